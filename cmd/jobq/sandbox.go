@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jobqdev/jobq/internal/localpg"
+	"github.com/jobqdev/jobq/migrate"
+)
+
+// sandboxDB is the database the sandbox creates, bootstraps and migrates.
+const sandboxDB = "jobq"
+
+func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: jobq sandbox [--] COMMAND [ARG...]
+
+Starts a throwaway PostgreSQL cluster in a temporary folder on a free loopback port, creates
+database "jobq", applies bootstrap and the migrations (and CREATE EXTENSION pgtap when pgTAP is
+installed), runs COMMAND with these variables set, then stops the cluster and deletes it:
+
+  DATABASE_URL_ADMIN     superuser postgres
+  DATABASE_URL_MIGRATOR  jobq_migrator
+  WORKER_DATABASE_URL    worker_runtime
+  DATABASE_URL           superuser postgres
+  PGHOST PGPORT PGUSER PGDATABASE   for psql and pg_prove (superuser)
+The exit status is COMMAND's. For development and tests only: trust authentication.`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	cluster, err := localpg.Start(ctx, localpg.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, "jobq sandbox:", err)
+		return 1
+	}
+	defer func() {
+		if err := cluster.Remove(); err != nil {
+			fmt.Fprintln(stderr, "jobq sandbox: remove cluster:", err)
+		}
+	}()
+	if err := prepareSandbox(ctx, cluster); err != nil {
+		fmt.Fprintln(stderr, "jobq sandbox:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "jobq sandbox: PostgreSQL on 127.0.0.1:%d, database %s (folder %s)\n", cluster.Port, sandboxDB, cluster.Dir)
+
+	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Env = append(os.Environ(),
+		"DATABASE_URL_ADMIN="+cluster.URL("postgres", sandboxDB),
+		"DATABASE_URL_MIGRATOR="+cluster.URL("jobq_migrator", sandboxDB),
+		"WORKER_DATABASE_URL="+cluster.URL("worker_runtime", sandboxDB),
+		"DATABASE_URL="+cluster.URL("postgres", sandboxDB),
+		"PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", cluster.Port), "PGUSER=postgres", "PGDATABASE="+sandboxDB,
+	)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(stderr, "jobq sandbox:", err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(os.Interrupt)
+		err = <-done
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exitErr):
+		return exitErr.ExitCode()
+	default:
+		fmt.Fprintln(stderr, "jobq sandbox:", err)
+		return 1
+	}
+}
+
+// prepareSandbox creates the database, bootstraps it and applies the migrations as the migrator.
+func prepareSandbox(ctx context.Context, cluster *localpg.Cluster) error {
+	admin, err := pgx.Connect(ctx, cluster.URL("postgres", "postgres"))
+	if err != nil {
+		return err
+	}
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+sandboxDB)
+	admin.Close(ctx)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, cluster.URL("postgres", sandboxDB))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := migrate.Bootstrap(ctx, conn, migrate.BootstrapOptions{}); err != nil {
+		return err
+	}
+	m, err := migrate.Open(ctx, cluster.URL("jobq_migrator", sandboxDB))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if _, err := m.Up(ctx); err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, `DO $$ BEGIN
+		IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pgtap') THEN
+			CREATE EXTENSION IF NOT EXISTS pgtap;
+		END IF;
+	END $$`)
+	return err
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Usage errors exit 2 and say what is wrong, before any connection is attempted.
+func TestCLIUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"NoCommand", nil, "usage: jobq <command>"},
+		{"UnknownCommand", []string{"frobnicate"}, `jobq: unknown command "frobnicate"`},
+		{"MigrateWithoutVerb", []string{"migrate"}, "migrate needs up, down or status"},
+		{"MigrateUnknownVerb", []string{"migrate", "sideways"}, `migrate: unknown verb "sideways" (up, down, status)`},
+		{"MigrateDownDryRun", []string{"migrate", "down", "--dry-run"}, "--dry-run goes with migrate up"},
+		{"MigrateStatusDryRun", []string{"migrate", "status", "--dry-run"}, "--dry-run goes with migrate up"},
+		{"MigrateUnknownFlag", []string{"migrate", "up", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"BootstrapUnknownFlag", []string{"bootstrap", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"SandboxWithoutCommand", []string{"sandbox"}, "usage: jobq sandbox"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runCLI(t, tc.args...)
+			require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			require.Contains(t, stderr, tc.stderr)
+			require.Empty(t, stdout)
+		})
+	}
+}
+
+func TestCLIHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runCLI(t, "help")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "usage: jobq <command>")
+}
+
+// Without --database-url and with the variables empty, the commands exit 2 and name the variable
+// they read. (t.Setenv: this test cannot run in parallel.)
+func TestCLIWithoutDatabaseURL(t *testing.T) {
+	for _, name := range []string{"DATABASE_URL", "DATABASE_URL_ADMIN", "DATABASE_URL_MIGRATOR"} {
+		t.Setenv(name, "")
+	}
+	t.Run("Migrate", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "migrate", "up")
+		require.Equal(t, 2, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		require.Contains(t, stderr, "DATABASE_URL_MIGRATOR")
+	})
+	t.Run("MigrateStatus", func(t *testing.T) {
+		code, _, stderr := runCLI(t, "migrate", "status")
+		require.Equal(t, 2, code)
+		require.Contains(t, stderr, "DATABASE_URL_MIGRATOR")
+	})
+	t.Run("Bootstrap", func(t *testing.T) {
+		code, _, stderr := runCLI(t, "bootstrap")
+		require.Equal(t, 2, code)
+		require.Contains(t, stderr, "DATABASE_URL_ADMIN")
+	})
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/dbtest"
+)
+
+func enqueue(t *testing.T, c *jobq.Client, task string, payload any, opts jobq.EnqueueOptions) int64 {
+	t.Helper()
+	id, err := c.Enqueue(context.Background(), task, payload, opts)
+	require.NoError(t, err)
+	return id
+}
+
+// GWT-12 and GWT-3 (up): ping is picked up; the probes answer; the process exits 0 on SIGTERM.
+func TestWorkerPingAndProbes(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	// Configured through the environment only.
+	w := startWorker(t, []string{"WORKER_DATABASE_URL=" + db.URL("worker_runtime"), "WORKER_CONCURRENCY=3", "WORKER_QUEUES=default,low"})
+
+	var readyAfter time.Duration
+	waitUntil(t, 5*time.Second, "/readyz 200", func() bool {
+		code, _ := w.get("/readyz")
+		readyAfter = time.Since(w.started)
+		return code == 200
+	})
+	t.Logf("ready %s after the process started", readyAfter.Round(time.Millisecond))
+	require.Less(t, readyAfter, time.Second, "ready within 1 s of start")
+	code, body := w.get("/healthz")
+	require.Equal(t, 200, code, body)
+	started := w.lines("runner started")
+	require.Len(t, started, 1)
+	require.Equal(t, float64(3), started[0]["concurrency"])
+	require.Equal(t, []any{"default", "low"}, started[0]["queues"])
+
+	id := enqueue(t, jobq.NewClient(admin), "ping", nil, jobq.EnqueueOptions{})
+	waitUntil(t, 10*time.Second, "ping succeeded", func() bool {
+		state, _ := liveOrFinished(t, admin, id)
+		return state == "succeeded"
+	})
+	waitUntil(t, 5*time.Second, "metrics", func() bool {
+		_, metrics := w.get("/metrics")
+		return strings.Contains(metrics, `jobq_jobs_completed_total{task="ping"} 1`)
+	})
+	_, metrics := w.get("/metrics")
+	for _, name := range []string{`jobq_jobs_claimed_total{task="ping"} 1`, "jobq_job_run_seconds_bucket", "jobq_leases_held 0", "jobq_listener_connected 1"} {
+		require.Contains(t, metrics, name)
+	}
+
+	w.signal(syscall.SIGTERM)
+	require.Equal(t, 0, w.wait(10*time.Second))
+	require.Len(t, w.lines("runner stopped"), 1)
+}
+
+func TestWorkerExecTask(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	dir := t.TempDir()
+	script := `payload=$(cat)
+printf '%s' "$payload" > "$OUT/$JOBQ_JOB_ID.json"
+echo "task=$JOBQ_TASK attempt=$JOBQ_ATTEMPT store=$JOBQ_STORE_ID db=${WORKER_DATABASE_URL:-none}"
+case "$payload" in *fail*) echo "it broke" >&2; exit 3;; esac`
+	startWorker(t, []string{"OUT=" + dir}, "--database-url", db.URL("worker_runtime"), "--exec-command", script)
+	c := jobq.NewClient(admin)
+	store := "6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11"
+	ok := enqueue(t, c, "exec", map[string]any{"hello": "world", "n": 1}, jobq.EnqueueOptions{StoreID: store})
+	bad := enqueue(t, c, "exec", map[string]any{"mode": "fail"}, jobq.EnqueueOptions{BackoffBase: time.Hour})
+
+	waitUntil(t, 10*time.Second, "exec jobs ran", func() bool {
+		s1, _ := liveOrFinished(t, admin, ok)
+		s2, _ := liveOrFinished(t, admin, bad)
+		return s1 == "succeeded" && s2 == "retry_pending"
+	})
+	got, err := os.ReadFile(filepath.Join(dir, strconv.FormatInt(ok, 10)+".json"))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"hello": "world", "n": 1}`, string(got), "the payload arrives on standard input")
+
+	var lastError string
+	require.NoError(t, admin.QueryRow(context.Background(), `SELECT last_error FROM jobq.jobs WHERE id = $1`, bad).Scan(&lastError))
+	require.Contains(t, lastError, "exit status 3")
+	require.Contains(t, lastError, "it broke", "the output's tail is kept")
+	require.Contains(t, lastError, "task=exec attempt=1 store= db=none", "JOBQ_* set; the database URL is not passed on")
+}
+
+func TestWorkerRefusesUnsafeRoles(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	for _, role := range []string{"postgres", "jobq_migrator"} {
+		t.Run(role, func(t *testing.T) {
+			t.Parallel()
+			w := startWorker(t, nil, "--database-url", db.URL(role))
+			require.Equal(t, 1, w.wait(10*time.Second))
+			require.Contains(t, w.stderr.String(), "WORKER.UNSAFE_ROLE")
+			require.Contains(t, w.stderr.String(), role)
+			lines := w.lines("refusing to start")
+			require.Len(t, lines, 1)
+			require.Equal(t, "WORKER.UNSAFE_ROLE", lines[0]["code"])
+		})
+	}
+}
+
+// SIGTERM while long jobs run: the worker stops claiming, lets short jobs finish, hands the long
+// ones back after the grace period (attempt unchanged) and exits 0 within the grace period.
+func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--concurrency", "3",
+		"--shutdown-grace", "2s", "--exec-command", `case "$(cat)" in *long*) sleep 30;; *) sleep 0.5;; esac`)
+	c := jobq.NewClient(admin)
+	long1 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
+	long2 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
+	short := enqueue(t, c, "exec", map[string]string{"kind": "short"}, jobq.EnqueueOptions{})
+	waitUntil(t, 10*time.Second, "three jobs running", func() bool {
+		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running'`) == 3
+	})
+
+	began := time.Now()
+	w.signal(syscall.SIGTERM)
+	// Claiming stops at once: a job enqueued now stays queued.
+	late := enqueue(t, c, "exec", map[string]string{"kind": "short"}, jobq.EnqueueOptions{})
+	require.Equal(t, 0, w.wait(10*time.Second), "exit 0 after a clean drain")
+	took := time.Since(began)
+	t.Logf("exited %s after SIGTERM (grace 2s)", took.Round(time.Millisecond))
+	require.Less(t, took, 4*time.Second)
+	require.GreaterOrEqual(t, took, 2*time.Second, "long jobs had their grace period")
+
+	state, attempt := liveOrFinished(t, admin, short)
+	require.Equal(t, "succeeded", state)
+	require.Equal(t, 1, attempt)
+	for _, id := range []int64{long1, long2} {
+		state, attempt := liveOrFinished(t, admin, id)
+		require.Equal(t, "queued", state, "handed back")
+		require.Equal(t, 0, attempt, "the handed-back attempt is not counted")
+	}
+	state, attempt = liveOrFinished(t, admin, late)
+	require.Equal(t, "queued", state)
+	require.Equal(t, 0, attempt)
+	require.Len(t, w.lines("job handed back at shutdown"), 2)
+}
+
+func TestWorkerSecondSignalStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--shutdown-grace", "1m",
+		"--exec-command", "sleep 30")
+	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
+	waitUntil(t, 10*time.Second, "job running", func() bool {
+		state, _ := liveOrFinished(t, admin, id)
+		return state == "running"
+	})
+	w.signal(syscall.SIGTERM)
+	waitUntil(t, 5*time.Second, "graceful shutdown started", func() bool {
+		return len(w.lines("shutting down: claiming stopped, waiting for running jobs")) == 1
+	})
+	began := time.Now()
+	w.signal(syscall.SIGTERM)
+	require.Equal(t, 1, w.wait(5*time.Second), "not a clean drain")
+	require.Less(t, time.Since(began), 3*time.Second)
+	state, attempt := liveOrFinished(t, admin, id)
+	require.Equal(t, "queued", state, "the cancelled job was still handed back")
+	require.Equal(t, 0, attempt)
+}
+
+// kill -9 of a worker holding leases: after the lease expires another worker rescues every job
+// and runs each exactly once more; none is lost.
+func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	const n = 5
+	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
+		"--lease", "2s", "--concurrency", strconv.Itoa(n), "--exec-command", "sleep 10")
+	c := jobq.NewClient(admin)
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{})
+	}
+	waitUntil(t, 10*time.Second, "worker-a holds every job", func() bool {
+		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND locked_by = 'worker-a'`) == n
+	})
+	a.signal(syscall.SIGKILL)
+	a.wait(5 * time.Second)
+
+	runs := filepath.Join(t.TempDir(), "runs")
+	startWorker(t, []string{"RUNS=" + runs}, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
+		"--lease", "2s", "--concurrency", strconv.Itoa(n), "--exec-command", `echo "$JOBQ_JOB_ID" >> "$RUNS"`)
+	waitUntil(t, 20*time.Second, "every job succeeded on worker-b", func() bool {
+		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == n
+	})
+	require.Equal(t, n, queryInt(t, admin,
+		`SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND attempt = 2 AND locked_by = 'worker-b'`, ids),
+		"each job ran exactly once more, on worker-b")
+	require.Equal(t, 0, queryInt(t, admin, `SELECT count(*) FROM jobq.jobs`))
+	body, err := os.ReadFile(runs)
+	require.NoError(t, err)
+	got := strings.Fields(string(body))
+	slices.Sort(got)
+	want := make([]string, n)
+	for i, id := range ids {
+		want[i] = strconv.FormatInt(id, 10)
+	}
+	slices.Sort(want)
+	require.Equal(t, want, got, "every job ran once on worker-b")
+}
+
+// SIGSTOP a worker past its lease: another worker rescues and completes the job; after SIGCONT
+// the first worker's heartbeat is refused, it cancels its handler and logs the lost lease, and
+// it writes nothing over the other worker's result.
+func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
+		"--lease", "2s", "--exec-command", "sleep 20")
+	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
+	waitUntil(t, 10*time.Second, "worker-a runs the job", func() bool {
+		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'worker-a'`, id) == 1
+	})
+	a.signal(syscall.SIGSTOP)
+
+	b := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
+		"--lease", "2s", "--exec-command", "true")
+	waitUntil(t, 20*time.Second, "worker-b completed the job", func() bool {
+		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id) == 1
+	})
+	require.Len(t, b.lines("job rescued"), 1)
+
+	a.signal(syscall.SIGCONT)
+	waitUntil(t, 10*time.Second, "worker-a logs the lost lease", func() bool {
+		for _, l := range a.lines("lease lost") {
+			if l["jobId"] == float64(id) {
+				return true
+			}
+		}
+		return false
+	})
+	waitUntil(t, 10*time.Second, "worker-a cancelled its handler", func() bool {
+		return len(a.lines("handler stopped after its lease was lost; result discarded")) == 1
+	})
+	var lockedBy string
+	var attempt int
+	require.NoError(t, admin.QueryRow(context.Background(),
+		`SELECT locked_by, attempt FROM jobq.job_history WHERE id = $1`, id).Scan(&lockedBy, &attempt))
+	require.Equal(t, "worker-b", lockedBy, "the zombie wrote nothing")
+	require.Equal(t, 2, attempt)
+	require.Empty(t, a.lines("job succeeded"))
+	require.Empty(t, a.lines("job failed"))
+
+	a.signal(syscall.SIGTERM)
+	require.Equal(t, 0, a.wait(10*time.Second))
+}

@@ -1,0 +1,82 @@
+package jobq
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Error is an error raised by the jobq SQL engine: a stable Code such as "JOB.LEASE_LOST", the
+// SQLSTATE it was raised with (class JQ), the message and the hint. Compare with errors.Is
+// against the sentinels below; they match on Code.
+type Error struct {
+	Code     string
+	SQLState string
+	Message  string
+	Hint     string
+	cause    error
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return e.Code
+	}
+	return e.Message
+}
+
+// Unwrap returns the *pgconn.PgError the engine raised, when there is one.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Is reports whether target is an *Error with the same Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels for the errors of jobq.error_codes. See the README's error table.
+var (
+	ErrInvalidArgument    = &Error{Code: "JOB.INVALID_ARGUMENT"}
+	ErrTaskRequired       = &Error{Code: "JOB.TASK_REQUIRED"}
+	ErrPayloadNotObject   = &Error{Code: "JOB.PAYLOAD_NOT_OBJECT"}
+	ErrUnknownJobKeyMode  = &Error{Code: "JOB.UNKNOWN_JOB_KEY_MODE"}
+	ErrMaxAttemptsInvalid = &Error{Code: "JOB.MAX_ATTEMPTS_INVALID"}
+	ErrLeaseInvalid       = &Error{Code: "JOB.LEASE_INVALID"}
+	ErrLeaseLost          = &Error{Code: "JOB.LEASE_LOST"}
+	ErrNotFound           = &Error{Code: "JOB.NOT_FOUND"}
+	ErrStateConflict      = &Error{Code: "JOB.STATE_CONFLICT"}
+	ErrUnknownSetting     = &Error{Code: "JOB.UNKNOWN_SETTING"}
+	ErrBootstrapMissing   = &Error{Code: "JOB.BOOTSTRAP_MISSING"}
+	// ErrUnsafeRole: a runner connected as a superuser, a BYPASSRLS role, or the owner (or a
+	// member of the owner) of the jobq schema. Runners connect as worker_runtime.
+	ErrUnsafeRole = &Error{Code: "WORKER.UNSAFE_ROLE"}
+	// ErrNotReady: the runner cannot reach the database, or is starting or stopping.
+	ErrNotReady = &Error{Code: "WORKER.NOT_READY"}
+	// ErrSchemaMissing: the jobq schema is not visible, or not at the version the runner expects.
+	ErrSchemaMissing = &Error{Code: "WORKER.SCHEMA_MISSING"}
+	// ErrUnknownTask: no task of this name is declared (enqueue), or no handler serves it (runner).
+	ErrUnknownTask = &Error{Code: "JOB.UNKNOWN_TASK"}
+	// ErrPayloadInvalid: the payload breaks its task's contract or does not decode into its type.
+	ErrPayloadInvalid = &Error{Code: "JOB.PAYLOAD_INVALID"}
+)
+
+// FromDB maps an error returned by the database to an *Error when PostgreSQL raised it with a
+// jobq SQLSTATE (class JQ), wrapping the original; any other error is returned as it is. It is
+// the one place where SQLSTATEs become Go errors.
+func FromDB(err error) error {
+	var pg *pgconn.PgError
+	if err == nil || !errors.As(err, &pg) || !strings.HasPrefix(pg.Code, "JQ") {
+		return err
+	}
+	code, _, _ := strings.Cut(pg.Message, ":")
+	return &Error{Code: code, SQLState: pg.Code, Message: pg.Message, Hint: pg.Hint, cause: err}
+}
+
+// wrap maps err with FromDB and prefixes what was being done.
+func wrap(err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("jobq: %s: %w", doing, FromDB(err))
+}

@@ -1,0 +1,336 @@
+// Package migrate installs jobq into a database: the cluster-scope bootstrap (roles), then the
+// embedded goose migrations of the jobq schema.
+//
+// The order is fixed: Bootstrap runs as a superuser, then Up runs as jobq_migrator. Up refuses to
+// run before Bootstrap with ErrBootstrapMissing, and two Up calls at once are safe: goose holds a
+// PostgreSQL advisory lock (a session locker) for the whole run.
+package migrate
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/bootstrap"
+	jobqsql "github.com/jobqdev/jobq/sql"
+)
+
+// VersionTable is where goose records the applied migrations. It lives in the jobq schema, so
+// the schema and its history are owned, and dropped, together.
+const VersionTable = "jobq.goose_db_version"
+
+// RequiredRoles are the roles bootstrap creates and the migrations grant to.
+var RequiredRoles = []string{"jobq_migrator", "worker_runtime", "worker_fanout_owner", "jobq_app", "jobq_app_gate", "jobq_operator"}
+
+// BootstrapOptions carry the passwords Bootstrap sets. An empty password leaves the role's
+// password as it is (a new role then has none).
+type BootstrapOptions struct {
+	MigratorPassword      string
+	WorkerRuntimePassword string
+}
+
+// Bootstrap applies bootstrap/*.sql in name order on conn, which must be a superuser (or
+// CREATEROLE) connection to the application database. It is idempotent.
+func Bootstrap(ctx context.Context, conn *pgx.Conn, opts BootstrapOptions) error {
+	for setting, value := range map[string]string{
+		"jobq.migrator_password":       opts.MigratorPassword,
+		"jobq.worker_runtime_password": opts.WorkerRuntimePassword,
+	} {
+		if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config($1, $2, false)", setting, value); err != nil {
+			return fmt.Errorf("bootstrap: %w", err)
+		}
+	}
+	defer func() {
+		// Do not leave passwords in a session the caller keeps using.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "RESET jobq.migrator_password; RESET jobq.worker_runtime_password")
+	}()
+	names, err := fs.Glob(bootstrap.Files, "*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		body, err := fs.ReadFile(bootstrap.Files, name)
+		if err != nil {
+			return err
+		}
+		if err := conn.PgConn().Exec(ctx, string(body)).Close(); err != nil {
+			return fmt.Errorf("bootstrap %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// MissingRoles returns the RequiredRoles that do not exist in the cluster of conn.
+func MissingRoles(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx,
+		`SELECT r FROM unnest($1::text[]) AS r WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles p WHERE p.rolname = r) ORDER BY r`,
+		RequiredRoles)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var missing []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		missing = append(missing, r)
+	}
+	return missing, rows.Err()
+}
+
+// Migrator applies the embedded migrations to one database.
+type Migrator struct {
+	db       *sql.DB
+	provider *goose.Provider
+}
+
+// Open connects to databaseURL (which should log in as jobq_migrator) and prepares the goose
+// provider. Close it when done.
+func Open(ctx context.Context, databaseURL string) (*Migrator, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: database URL: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: connect: %w", err)
+	}
+	m := &Migrator{db: db}
+	if err := m.checkBootstrap(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// goose probes a held lock every period; one second keeps concurrent installers quick.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 600))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	m.provider, err = goose.NewProvider(goose.DialectPostgres, db, jobqsql.Migrations,
+		goose.WithSessionLocker(locker),
+		goose.WithTableName(VersionTable),
+		goose.WithDisableGlobalRegistry(true),
+	)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return m, nil
+}
+
+// installPreamble creates, when missing, the jobq schema and goose's version table in it (with
+// goose's own layout and its version-0 row), under a transaction-scoped advisory lock so that
+// installers starting together take turns. It checks before creating, so it needs no CREATE right
+// on a database that already has both. `migrate up --dry-run` prints it first, so its output is
+// self-contained.
+const installPreamble = `SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('jobq.install'));
+DO $preamble$
+BEGIN
+    IF pg_catalog.to_regnamespace('jobq') IS NULL THEN
+        CREATE SCHEMA jobq;
+    END IF;
+    IF pg_catalog.to_regclass('jobq.goose_db_version') IS NULL THEN
+        CREATE TABLE jobq.goose_db_version (
+            id integer PRIMARY KEY GENERATED BY DEFAULT AS IDENTITY,
+            version_id bigint NOT NULL,
+            is_applied boolean NOT NULL,
+            tstamp timestamp NOT NULL DEFAULT now()
+        );
+        INSERT INTO jobq.goose_db_version (version_id, is_applied) VALUES (0, true);
+    END IF;
+END
+$preamble$;
+`
+
+// checkBootstrap refuses to go on before bootstrap. It changes nothing.
+func (m *Migrator) checkBootstrap(ctx context.Context) error {
+	missing, err := MissingRoles(ctx, m.db)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if len(missing) > 0 {
+		return &jobq.Error{
+			Code:    jobq.ErrBootstrapMissing.Code,
+			Message: fmt.Sprintf("JOB.BOOTSTRAP_MISSING: roles %s do not exist", strings.Join(missing, ", ")),
+			Hint:    "Apply bootstrap first (jobq bootstrap, or psql -f bootstrap/*.sql as a superuser), then run the migrations.",
+		}
+	}
+	return nil
+}
+
+// prepare runs installPreamble (one simple-protocol batch: one implicit transaction).
+func (m *Migrator) prepare(ctx context.Context) error {
+	if _, err := m.db.ExecContext(ctx, installPreamble); err != nil {
+		return fmt.Errorf("migrate: create schema jobq (is bootstrap/002_database.sql applied to this database?): %w", jobq.FromDB(err))
+	}
+	return nil
+}
+
+// installed reports whether goose's version table exists, without creating anything.
+func (m *Migrator) installed(ctx context.Context) (bool, error) {
+	var exists bool
+	err := m.db.QueryRowContext(ctx, `SELECT pg_catalog.to_regclass('jobq.goose_db_version') IS NOT NULL`).Scan(&exists)
+	return exists, err
+}
+
+// Close closes the connection.
+func (m *Migrator) Close() error { return m.db.Close() }
+
+// Up applies every pending migration and returns what it applied.
+func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
+	if err := m.prepare(ctx); err != nil {
+		return nil, err
+	}
+	res, err := m.provider.Up(ctx)
+	return res, wrapGoose(err)
+}
+
+// Down rolls back the newest applied migration.
+func (m *Migrator) Down(ctx context.Context) (*goose.MigrationResult, error) {
+	if err := m.prepare(ctx); err != nil {
+		return nil, err
+	}
+	res, err := m.provider.Down(ctx)
+	return res, wrapGoose(err)
+}
+
+// Status lists every migration with whether it is applied. It changes nothing: on a database
+// without jobq every migration is pending.
+func (m *Migrator) Status(ctx context.Context) ([]*goose.MigrationStatus, error) {
+	ok, err := m.installed(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if !ok {
+		var st []*goose.MigrationStatus
+		for _, src := range m.provider.ListSources() {
+			st = append(st, &goose.MigrationStatus{Source: src, State: goose.StatePending})
+		}
+		return st, nil
+	}
+	st, err := m.provider.Status(ctx)
+	return st, wrapGoose(err)
+}
+
+// WritePending writes the SQL of every pending migration to w, in order, for a DBA to review or
+// apply by hand (psql -1 -f, as jobq_migrator): the preamble that creates the schema and the
+// version table when missing, then each migration's Up section and its version row. It changes
+// nothing.
+func (m *Migrator) WritePending(ctx context.Context, w io.Writer) (int, error) {
+	st, err := m.Status(ctx)
+	if err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(w, "-- jobq: pending migrations, printed by jobq migrate up --dry-run\n%s\n", installPreamble)
+	n := 0
+	for _, s := range st {
+		if s.State != goose.StatePending {
+			continue
+		}
+		body, err := fs.ReadFile(jobqsql.Migrations, s.Source.Path)
+		if err != nil {
+			return n, err
+		}
+		fmt.Fprintf(w, "-- jobq migration %d (%s)\n", s.Source.Version, s.Source.Path)
+		if err := writeUpSection(w, string(body)); err != nil {
+			return n, err
+		}
+		fmt.Fprintf(w, "INSERT INTO %s (version_id, is_applied) VALUES (%d, true);\n\n", VersionTable, s.Source.Version)
+		n++
+	}
+	return n, nil
+}
+
+// writeUpSection copies the lines between "-- +goose Up" and "-- +goose Down", dropping the
+// goose annotations.
+func writeUpSection(w io.Writer, body string) error {
+	sc := bufio.NewScanner(strings.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	inUp := false
+	for sc.Scan() {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "-- +goose Up"):
+			inUp = true
+			continue
+		case strings.HasPrefix(trimmed, "-- +goose Down"):
+			return nil
+		case strings.HasPrefix(trimmed, "-- +goose"):
+			continue
+		}
+		if inUp {
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
+}
+
+// LatestVersion is the newest migration this binary embeds.
+func LatestVersion() (int64, error) {
+	names, err := fs.Glob(jobqsql.Migrations, "*.sql")
+	if err != nil {
+		return 0, err
+	}
+	var latest int64
+	for _, n := range names {
+		v, err := goose.NumericComponent(n)
+		if err != nil {
+			return 0, err
+		}
+		latest = max(latest, v)
+	}
+	return latest, nil
+}
+
+// ErrSchemaTooNew is returned by CheckVersion when the database holds migrations newer than this
+// binary knows: running against it could break the engine's expectations.
+var ErrSchemaTooNew = errors.New("the jobq schema is newer than this binary")
+
+// ErrSchemaBehind is returned by CheckVersion when migrations are pending.
+var ErrSchemaBehind = errors.New("the jobq schema is behind this binary; run jobq migrate up")
+
+// CheckVersion compares the database's applied jobq version with LatestVersion. It needs only
+// SELECT on the version table, so runtime roles can call it.
+func CheckVersion(ctx context.Context, q jobq.DB) (applied int64, err error) {
+	latest, err := LatestVersion()
+	if err != nil {
+		return 0, err
+	}
+	err = q.QueryRow(ctx, `SELECT coalesce(max(version_id), 0) FROM `+VersionTable+` WHERE is_applied`).Scan(&applied)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", VersionTable, err)
+	}
+	switch {
+	case applied > latest:
+		return applied, fmt.Errorf("%w: database at %d, binary knows %d", ErrSchemaTooNew, applied, latest)
+	case applied < latest:
+		return applied, fmt.Errorf("%w: database at %d, binary expects %d", ErrSchemaBehind, applied, latest)
+	}
+	return applied, nil
+}
+
+func wrapGoose(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("migrate: %w", jobq.FromDB(err))
+}

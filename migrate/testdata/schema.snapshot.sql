@@ -1,0 +1,1392 @@
+CREATE SCHEMA jobq;
+
+ALTER SCHEMA jobq OWNER TO jobq_migrator;
+
+COMMENT ON SCHEMA jobq IS 'jobq: a PostgreSQL-native job queue. Owned by jobq_migrator; runtime roles use its functions only.';
+
+CREATE TYPE jobq.job_spec AS (
+	task text,
+	payload jsonb,
+	queue text,
+	run_at timestamp with time zone,
+	priority integer,
+	max_attempts integer,
+	job_key text,
+	job_key_mode text,
+	store_id uuid,
+	timeout interval,
+	backoff_base interval,
+	backoff_max interval
+);
+
+ALTER TYPE jobq.job_spec OWNER TO jobq_migrator;
+
+COMMENT ON TYPE jobq.job_spec IS 'One job to enqueue; the fields of an element of jobq.enqueue_many''s JSON array.';
+
+CREATE TABLE jobq.jobs (
+    id bigint NOT NULL,
+    task text NOT NULL,
+    queue text DEFAULT 'default'::text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    store_id uuid,
+    priority smallint DEFAULT 0 NOT NULL,
+    run_at timestamp with time zone DEFAULT now() NOT NULL,
+    state text DEFAULT 'queued'::text NOT NULL,
+    attempt integer DEFAULT 0 NOT NULL,
+    max_attempts integer NOT NULL,
+    job_key text,
+    job_key_mode text,
+    locked_by text,
+    lease_token uuid,
+    claimed_at timestamp with time zone,
+    heartbeat_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    timeout interval,
+    deadline_at timestamp with time zone,
+    backoff_base interval,
+    backoff_max interval,
+    reason text,
+    last_error text,
+    error_code text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
+    CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
+    CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
+    CONSTRAINT jobs_job_key_check CHECK ((job_key <> ''::text)),
+    CONSTRAINT jobs_job_key_mode_check CHECK ((job_key_mode = ANY (ARRAY['replace'::text, 'preserve_run_at'::text, 'unsafe_dedupe'::text]))),
+    CONSTRAINT jobs_lease_matches_state CHECK (((state = 'running'::text) = ((lease_token IS NOT NULL) AND (locked_by IS NOT NULL) AND (lease_expires_at IS NOT NULL)))),
+    CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT jobs_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT jobs_queue_check CHECK ((queue <> ''::text)),
+    CONSTRAINT jobs_reason_check CHECK ((reason = ANY (ARRAY['error'::text, 'timed_out'::text, 'orphaned'::text, 'not_retryable'::text, 'exhausted'::text, 'skipped'::text, 'canceled'::text, 'deleted'::text, 'replaced'::text, 'requeued'::text]))),
+    CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text, 'running'::text]))),
+    CONSTRAINT jobs_task_check CHECK ((task <> ''::text)),
+    CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval))
+);
+
+ALTER TABLE jobq.jobs OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running). Written only through jobq functions; finished jobs move to jobq.job_history.';
+
+CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) RETURNS SETOF jobq.jobs
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_queue text;
+    v_left integer := p_max_jobs;
+    v_got integer;
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
+    END IF;
+    IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
+    END IF;
+    IF p_lease IS NULL OR p_lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
+    END IF;
+
+    FOREACH v_queue IN ARRAY p_queues LOOP
+        RETURN QUERY
+        WITH picked AS (
+            SELECT j.id
+            FROM jobq.jobs j
+            WHERE j.state IN ('queued', 'retry_pending')
+              AND j.queue = v_queue
+              AND j.run_at <= p_now
+            ORDER BY j.priority, j.run_at, j.id
+            LIMIT v_left
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE jobq.jobs j
+        SET state            = 'running',
+            attempt          = j.attempt + 1,
+            locked_by        = p_worker_id,
+            lease_token      = gen_random_uuid(),
+            claimed_at       = p_now,
+            heartbeat_at     = p_now,
+            lease_expires_at = p_now + p_lease,
+            deadline_at      = p_now + j.timeout,
+            updated_at       = p_now
+        FROM picked
+        WHERE j.id = picked.id
+        RETURNING j.*;
+        GET DIAGNOSTICS v_got = ROW_COUNT;
+        v_left := v_left - v_got;
+        EXIT WHEN v_left = 0;
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Locks the rows it claims (SKIP LOCKED).';
+
+CREATE FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_now constant timestamptz := now();
+    v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+    v_specs jobq.job_spec[];
+BEGIN
+    IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM jobq._validate_specs(p_specs, p_label_index);
+
+    v_specs := ARRAY(
+        SELECT ROW(btrim(s.task), coalesce(s.payload, '{}'), coalesce(s.queue, 'default'), coalesce(s.run_at, v_now),
+                   coalesce(s.priority, 0), coalesce(s.max_attempts, v_default_attempts), s.job_key,
+                   CASE WHEN s.job_key IS NOT NULL THEN coalesce(s.job_key_mode, 'replace') END, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        ORDER BY s.ordinality);
+
+    -- Keyless jobs: ids drawn first so each is reported at its input position.
+    RETURN QUERY
+    WITH src AS MATERIALIZED (
+        SELECT s.ordinality AS ord, nextval('jobq.jobs_id_seq'::regclass) AS id, s.*
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NULL
+    ), ins AS (
+        INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                               timeout, backoff_base, backoff_max)
+        OVERRIDING SYSTEM VALUE
+        SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+               src.timeout, src.backoff_base, src.backoff_max
+        FROM src
+    )
+    SELECT src.ord, src.id FROM src;
+
+    -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins.
+    RETURN QUERY
+    WITH positioned AS (
+        SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+    ), last_per_key AS (
+        SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
+               ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
+                   s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec AS spec
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+        ORDER BY coalesce(s.store_id, v_zero), s.job_key, s.ordinality DESC
+    )
+    SELECT p.ord, k.job_id
+    FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
+    JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
+
+    -- NOTIFY is a hint that work is due; identical notifications in one transaction are folded
+    -- into one by PostgreSQL, so a burst of enqueues wakes each queue's listeners once.
+    PERFORM pg_notify('jobq', q.queue)
+    FROM (SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now) AS q;
+END
+$$;
+
+ALTER FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. The one enqueue implementation behind jobq.enqueue and jobq.enqueue_many. Validates (raises the JOB.* errors of _validate_specs, writing nothing), applies defaults, inserts, NOTIFYs channel jobq with the queue name for due jobs. Returns (ord, job_id) for every input position.';
+
+CREATE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) RETURNS TABLE(store_key uuid, job_key text, job_id bigint)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_pending jobq.job_spec[] := p_specs;
+    v_store_keys uuid[] := '{}'::uuid[];
+    v_job_keys text[] := '{}'::text[];
+    v_job_ids bigint[] := '{}'::bigint[];
+    v_round_store_keys uuid[];
+    v_round_job_keys text[];
+    v_round_job_ids bigint[];
+    v_round integer := 0;
+BEGIN
+    WHILE cardinality(v_pending) > 0 LOOP
+        v_round := v_round + 1;
+        IF v_round > 50 THEN
+            RAISE EXCEPTION 'jobq internal error: job_key enqueue did not settle after 50 rounds';
+        END IF;
+
+        -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
+        WITH ins AS (
+            INSERT INTO jobq.jobs AS j (task, queue, payload, store_id, priority, run_at, max_attempts,
+                                        job_key, job_key_mode, timeout, backoff_base, backoff_max)
+            SELECT s.task, s.queue, s.payload, s.store_id, s.priority, s.run_at, s.max_attempts,
+                   s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max
+            FROM unnest(v_pending) AS s
+            ORDER BY coalesce(s.store_id, v_zero), s.job_key
+            ON CONFLICT ((coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid)), job_key)
+                WHERE job_key IS NOT NULL
+            DO UPDATE SET
+                task         = EXCLUDED.task,
+                queue        = EXCLUDED.queue,
+                payload      = EXCLUDED.payload,
+                priority     = EXCLUDED.priority,
+                max_attempts = EXCLUDED.max_attempts,
+                timeout      = EXCLUDED.timeout,
+                backoff_base = EXCLUDED.backoff_base,
+                backoff_max  = EXCLUDED.backoff_max,
+                job_key_mode = EXCLUDED.job_key_mode,
+                run_at       = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.run_at ELSE EXCLUDED.run_at END,
+                attempt      = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.attempt ELSE 0 END,
+                state        = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.state ELSE 'queued' END,
+                reason       = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.reason ELSE 'replaced' END,
+                last_error   = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.last_error END,
+                error_code   = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.error_code END,
+                updated_at   = now()
+            WHERE j.state <> 'running' AND EXCLUDED.job_key_mode <> 'unsafe_dedupe'
+            RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id
+        ), found AS (
+            SELECT i.store_key, i.key, i.id FROM ins i
+            UNION ALL
+            -- unsafe_dedupe: the live job that holds the key, as this statement saw it.
+            SELECT coalesce(j.store_id, v_zero), j.job_key, j.id
+            FROM jobq.jobs j
+            JOIN unnest(v_pending) AS s
+              ON coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero) AND j.job_key = s.job_key
+            WHERE s.job_key_mode = 'unsafe_dedupe'
+              AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = coalesce(s.store_id, v_zero) AND i.key = s.job_key)
+        )
+        SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}')
+        INTO v_round_store_keys, v_round_job_keys, v_round_job_ids
+        FROM found f;
+
+        -- replace / preserve_run_at keys held by a running job: it gives the key up; the next round inserts.
+        UPDATE jobq.jobs AS j
+        SET job_key = NULL, job_key_mode = NULL, updated_at = now()
+        FROM unnest(v_pending) AS s
+        LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
+          ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+        WHERE r.key IS NULL
+          AND s.job_key_mode <> 'unsafe_dedupe'
+          AND coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero)
+          AND j.job_key = s.job_key
+          AND j.state = 'running';
+
+        v_store_keys := v_store_keys || v_round_store_keys;
+        v_job_keys := v_job_keys || v_round_job_keys;
+        v_job_ids := v_job_ids || v_round_job_ids;
+
+        v_pending := ARRAY(
+            SELECT s
+            FROM unnest(v_pending) AS s
+            LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
+              ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+            WHERE r.key IS NULL);
+    END LOOP;
+
+    RETURN QUERY SELECT r.store_key, r.key, r.id FROM unnest(v_store_keys, v_job_keys, v_job_ids) AS r(store_key, key, id);
+END
+$$;
+
+ALTER FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) IS 'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
+
+CREATE FUNCTION jobq._raise(p_code text, p_detail text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_error jobq.error_codes;
+BEGIN
+    SELECT * INTO v_error FROM jobq.error_codes e WHERE e.code = p_code;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'jobq internal error: % is not in jobq.error_codes', p_code;
+    END IF;
+    RAISE EXCEPTION USING
+        ERRCODE = v_error.sqlstate,
+        MESSAGE = v_error.code || ': ' || p_detail,
+        HINT = v_error.hint;
+END
+$$;
+
+ALTER FUNCTION jobq._raise(p_code text, p_detail text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._raise(p_code text, p_detail text) IS 'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
+
+CREATE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) RETURNS TABLE(job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_base constant interval := jobq._setting_interval('backoff_base');
+    v_max constant interval := jobq._setting_interval('backoff_max');
+BEGIN
+    IF p_batch_size IS NULL OR p_batch_size < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(p_batch_size::text, 'NULL')));
+    END IF;
+
+    RETURN QUERY
+    WITH expired AS (
+        SELECT j.id,
+               CASE WHEN j.deadline_at <= p_now THEN 'timed_out' ELSE 'orphaned' END AS why,
+               CASE WHEN j.deadline_at <= p_now
+                    THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
+                    ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
+               END AS err
+        FROM jobq.jobs j
+        WHERE j.state = 'running'
+          AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
+        ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
+        LIMIT p_batch_size
+        FOR UPDATE SKIP LOCKED
+    ), dead AS (
+        DELETE FROM jobq.jobs AS j
+        USING expired e
+        WHERE j.id = e.id AND j.attempt >= j.max_attempts
+        RETURNING j AS job, e.why, e.err
+    ), buried AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, NULL) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
+                  jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
+    ), requeued AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'retry_pending',
+            run_at           = CASE WHEN e.why = 'orphaned' THEN p_now
+                                    ELSE p_now + jobq.backoff_delay(j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                               END,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            reason           = e.why,
+            last_error       = e.err,
+            error_code       = NULL,
+            updated_at       = p_now
+        FROM expired e
+        WHERE j.id = e.id AND j.attempt < j.max_attempts
+        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by
+    )
+    SELECT b.id, 'dead'::text, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
+    UNION ALL
+    SELECT r.id, 'retry_pending'::text, r.reason, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM requeued r;
+END
+$$;
+
+ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired.';
+
+CREATE FUNCTION jobq._revive(p_job_ids bigint[], p_action text) RETURNS SETOF bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_ids bigint[];
+BEGIN
+    WITH revived AS (
+        INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
+                               job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at)
+        OVERRIDING SYSTEM VALUE
+        SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
+               h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at
+        FROM jobq.job_history h
+        WHERE h.id = ANY (p_job_ids)
+        ORDER BY h.id
+        ON CONFLICT DO NOTHING
+        RETURNING jobq.jobs.id
+    ), gone AS (
+        DELETE FROM jobq.job_history AS h USING revived r WHERE h.id = r.id RETURNING h.id, h.state
+    ), audited AS (
+        INSERT INTO jobq.audit_log (action, job_id, detail)
+        SELECT p_action, g.id, jsonb_build_object('previous_state', g.state) FROM gone g
+    )
+    SELECT coalesce(array_agg(r.id ORDER BY r.id), '{}') INTO v_ids FROM revived r;
+
+    PERFORM pg_notify('jobq', q.queue)
+    FROM (SELECT DISTINCT j.queue FROM jobq.jobs j WHERE j.id = ANY (v_ids)) AS q;
+    RETURN QUERY SELECT unnest(v_ids);
+END
+$$;
+
+ALTER FUNCTION jobq._revive(p_job_ids bigint[], p_action text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) IS 'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
+
+CREATE FUNCTION jobq._setting_interval(p_name text) RETURNS interval
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT s.value::interval FROM jobq.settings s WHERE s.name = p_name AND s.kind = 'interval'
+$$;
+
+ALTER FUNCTION jobq._setting_interval(p_name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._setting_interval(p_name text) IS 'Private. The value of interval setting p_name from jobq.settings, NULL when there is none.';
+
+CREATE TABLE jobq.job_history (
+    id bigint NOT NULL,
+    task text NOT NULL,
+    queue text NOT NULL,
+    payload jsonb NOT NULL,
+    store_id uuid,
+    priority smallint NOT NULL,
+    run_at timestamp with time zone NOT NULL,
+    state text NOT NULL,
+    attempt integer NOT NULL,
+    max_attempts integer NOT NULL,
+    job_key text,
+    job_key_mode text,
+    locked_by text,
+    lease_token uuid,
+    claimed_at timestamp with time zone,
+    heartbeat_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    timeout interval,
+    deadline_at timestamp with time zone,
+    backoff_base interval,
+    backoff_max interval,
+    reason text,
+    last_error text,
+    error_code text,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    finished_at timestamp with time zone NOT NULL,
+    CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text])))
+);
+
+ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting.';
+
+CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) RETURNS SETOF jobq.job_history
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT p_job.id, p_job.task, p_job.queue, p_job.payload, p_job.store_id, p_job.priority, p_job.run_at,
+           p_state, p_job.attempt, p_job.max_attempts, p_job.job_key, p_job.job_key_mode, p_job.locked_by, p_job.lease_token,
+           p_job.claimed_at, p_job.heartbeat_at, p_job.lease_expires_at, p_job.timeout, p_job.deadline_at,
+           p_job.backoff_base, p_job.backoff_max, p_reason,
+           coalesce(p_error, p_job.last_error),
+           CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
+           p_job.created_at, pg_catalog.now(), pg_catalog.now()
+$$;
+
+ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row.';
+
+CREATE FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_bad record;
+    v_mixed record;
+    v_code text;
+    v_detail text;
+BEGIN
+    -- A cheap test finds the first bad spec; only that one is described.
+    SELECT s.ordinality AS position, s.* INTO v_bad
+    FROM unnest(p_specs) WITH ORDINALITY AS s
+    WHERE s.task IS NULL OR btrim(s.task) = ''
+       OR (s.payload IS NOT NULL AND jsonb_typeof(s.payload) <> 'object')
+       OR (s.job_key_mode IS NOT NULL AND s.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
+       OR s.max_attempts < 1
+       OR btrim(s.queue) = ''
+       OR s.job_key = ''
+       OR s.priority NOT BETWEEN -32768 AND 32767
+       OR s.timeout <= interval '0'
+       OR s.backoff_base <= interval '0'
+       OR s.backoff_max <= interval '0'
+       OR s.store_id = '00000000-0000-0000-0000-000000000000'::uuid
+    ORDER BY s.ordinality
+    LIMIT 1;
+    IF NOT FOUND THEN
+        -- Within one batch a key takes one mode: "last wins" is only defined for one mode.
+        SELECT min(s.ordinality) AS position, s.job_key INTO v_mixed
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+        GROUP BY s.store_id, s.job_key
+        HAVING count(DISTINCT coalesce(s.job_key_mode, 'replace')) > 1
+        ORDER BY 1
+        LIMIT 1;
+        IF FOUND THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('%sjob_key %L appears with different job_key_modes in one batch',
+                CASE WHEN p_label_index THEN format('job %s: ', v_mixed.position) ELSE '' END, v_mixed.job_key));
+        END IF;
+        RETURN;
+    END IF;
+
+    IF v_bad.task IS NULL OR btrim(v_bad.task) = '' THEN
+        v_code := 'JOB.TASK_REQUIRED';
+        v_detail := 'task is NULL or empty';
+    ELSIF v_bad.payload IS NOT NULL AND jsonb_typeof(v_bad.payload) <> 'object' THEN
+        v_code := 'JOB.PAYLOAD_NOT_OBJECT';
+        v_detail := format('payload is a JSON %s, not an object', jsonb_typeof(v_bad.payload));
+    ELSIF v_bad.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe') THEN
+        v_code := 'JOB.UNKNOWN_JOB_KEY_MODE';
+        v_detail := format('job_key_mode %L is not replace, preserve_run_at or unsafe_dedupe', v_bad.job_key_mode);
+    ELSIF v_bad.max_attempts < 1 THEN
+        v_code := 'JOB.MAX_ATTEMPTS_INVALID';
+        v_detail := format('max_attempts is %s; it must be at least 1', v_bad.max_attempts);
+    ELSIF btrim(v_bad.queue) = '' THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'queue is empty';
+    ELSIF v_bad.job_key = '' THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'job_key is empty; pass NULL for no key';
+    ELSIF v_bad.priority NOT BETWEEN -32768 AND 32767 THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := format('priority %s is outside -32768..32767', v_bad.priority);
+    ELSIF v_bad.timeout <= interval '0' THEN
+        v_code := 'JOB.LEASE_INVALID';
+        v_detail := format('timeout %s is not positive', v_bad.timeout);
+    ELSIF v_bad.store_id = '00000000-0000-0000-0000-000000000000'::uuid THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'store_id 00000000-0000-0000-0000-000000000000 is reserved for system jobs; pass NULL';
+    ELSE
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'backoff_base and backoff_max must be positive';
+    END IF;
+    PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.position, v_detail) ELSE v_detail END);
+END
+$$;
+
+ALTER FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first invalid spec (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT). Locks nothing.';
+
+CREATE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) RETURNS interval
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- Compared in seconds first: base * 2^(n-1) as an interval overflows long before n is large.
+    SELECT CASE
+        WHEN extract(epoch FROM p_base)::double precision * power(2::double precision, least(greatest(p_attempt, 1) - 1, 1000))
+             >= extract(epoch FROM p_max)::double precision
+        THEN p_max
+        ELSE p_base * power(2::double precision, least(greatest(p_attempt, 1) - 1, 1000))
+    END
+$$;
+
+ALTER FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) IS 'Upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(p_attempt-1)). Pure; locks nothing.';
+
+CREATE FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) RETURNS interval
+    LANGUAGE sql PARALLEL RESTRICTED
+    AS $$
+    SELECT jobq.backoff_ceiling(p_attempt, p_base, p_max) * (0.5 + random() / 2)
+$$;
+
+ALTER FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) IS 'Retry delay after attempt p_attempt: backoff_ceiling(...) * (0.5 + random()/2). Callers: fail_jobs, rescue_expired.';
+
+CREATE FUNCTION jobq.cancel_job(job_id bigint) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_previous text;
+    v_finished text;
+BEGIN
+    WITH gone AS (
+        DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'canceled', NULL, NULL) AS h
+        RETURNING jobq.job_history.id
+    )
+    SELECT (g.job).state INTO v_previous FROM gone g JOIN moved m ON m.id = (g.job).id;
+
+    IF v_previous IS NULL THEN
+        SELECT h.state INTO v_finished FROM jobq.job_history h WHERE h.id = cancel_job.job_id;
+        IF v_finished IS NULL THEN
+            PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', cancel_job.job_id));
+        END IF;
+        PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s already ended as %s', cancel_job.job_id, v_finished));
+    END IF;
+
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    VALUES ('cancel_job', cancel_job.job_id, jsonb_build_object('previous_state', v_previous));
+    RETURN 'canceled';
+END
+$$;
+
+ALTER FUNCTION jobq.cancel_job(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.cancel_job(job_id bigint) IS 'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (already ended).';
+
+CREATE FUNCTION jobq.claim_job(worker_id text, queues text[] DEFAULT ARRAY['default'::text], max_jobs integer DEFAULT 1, lease interval DEFAULT '00:00:30'::interval) RETURNS SETOF jobq.jobs
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now());
+END
+$$;
+
+ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). Caller: the runner (worker_runtime). Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000), JOB.LEASE_INVALID.';
+
+CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF NOT EXISTS (
+        SELECT 1 FROM jobq.complete_jobs(ARRAY[complete_job.job_id], ARRAY[complete_job.lease_token]) AS c
+        WHERE c.outcome = 'succeeded'
+    ) THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', complete_job.job_id));
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) IS 'Completes one attempt (the job moves to history as succeeded). Caller: runners, tests. Errors: JOB.LEASE_LOST when the job is not running under lease_token (nothing changes).';
+
+CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURNS TABLE(job_id bigint, outcome text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+
+    -- The rows are found through the primary key with id = ANY, so they are locked in id order, as
+    -- heartbeat_jobs locks them: a heartbeat and a finish of the same jobs cannot deadlock.
+    RETURN QUERY
+    WITH done AS (
+        DELETE FROM jobq.jobs AS j
+        WHERE j.id = ANY (complete_jobs.job_ids)
+          AND j.state = 'running'
+          AND (j.id, j.lease_token) IN (SELECT c.id, c.token FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token))
+        RETURNING j AS job
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.lease_token
+    )
+    -- A complete that already succeeded under this token (a retry whose first reply was lost)
+    -- reports succeeded again: completing is idempotent per lease.
+    SELECT c.id,
+           CASE WHEN m.id IS NOT NULL THEN 'succeeded'
+                WHEN EXISTS (SELECT 1 FROM jobq.job_history h
+                             WHERE h.id = c.id AND h.lease_token = c.token AND h.state = 'succeeded') THEN 'succeeded'
+                ELSE 'lease_lost' END
+    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
+    LEFT JOIN moved m ON m.id = c.id AND m.lease_token = c.token
+    ORDER BY c.ord;
+END
+$$;
+
+ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.delete_job(job_id bigint) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_row jsonb;
+BEGIN
+    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
+    IF v_row IS NULL THEN
+        DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
+    END IF;
+    IF v_row IS NULL THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', delete_job.job_id));
+    END IF;
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    VALUES ('delete_job', delete_job.job_id, jsonb_build_object('previous_state', v_row->>'state', 'job', v_row));
+    RETURN v_row->>'state';
+END
+$$;
+
+ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+
+CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RETURN (
+        SELECT e.job_id
+        FROM jobq._enqueue(ARRAY[ROW(enqueue.task, enqueue.payload, enqueue.queue, enqueue.run_at, enqueue.priority,
+                                     enqueue.max_attempts, enqueue.job_key, enqueue.job_key_mode, enqueue.store_id,
+                                     enqueue.timeout, enqueue.backoff_base, enqueue.backoff_max)::jobq.job_spec],
+                           false) AS e);
+END
+$$;
+
+ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.enqueue_many(jobs jsonb) RETURNS SETOF bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_specs jobq.job_spec[];
+    v_bad record;
+BEGIN
+    IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
+    END IF;
+    -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
+    -- not a silent default.
+    SELECT e.n AS position, jsonb_typeof(e.v) AS kind, k.key INTO v_bad
+    FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
+    LEFT JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v END) AS k(key)
+        ON k.key NOT IN ('task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key', 'job_key_mode',
+                         'store_id', 'timeout', 'backoff_base', 'backoff_max')
+    WHERE jsonb_typeof(e.v) <> 'object' OR k.key IS NOT NULL
+    ORDER BY e.n
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
+            WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
+            ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max)', v_bad.position, v_bad.key)
+        END);
+    END IF;
+
+    BEGIN
+        v_specs := ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, jobs) AS r);
+    EXCEPTION WHEN data_exception THEN
+        -- A field that does not parse as its type ("run_at": "soon"): find and name the element.
+        FOR v_i IN 1 .. jsonb_array_length(jobs) LOOP
+            BEGIN
+                PERFORM jsonb_populate_record(NULL::jobq.job_spec, jobs -> (v_i - 1));
+            EXCEPTION WHEN data_exception THEN
+                PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('job %s: %s', v_i, SQLERRM));
+            END;
+        END LOOP;
+        RAISE;
+    END;
+
+    RETURN QUERY
+    SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord;
+END
+$$;
+
+ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. Returns the ids in input order. Callers: applications, handlers, operators.';
+
+CREATE FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text DEFAULT NULL::text, retryable boolean DEFAULT true, retry_in interval DEFAULT NULL::interval) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_outcome text;
+BEGIN
+    SELECT f.outcome INTO v_outcome
+    FROM jobq.fail_jobs(ARRAY[fail_job.job_id], ARRAY[fail_job.lease_token], ARRAY[fail_job.error],
+                        ARRAY[fail_job.error_code], ARRAY[fail_job.retryable], ARRAY[fail_job.retry_in]) AS f;
+    IF v_outcome = 'lease_lost' THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', fail_job.job_id));
+    END IF;
+    RETURN v_outcome;
+END
+$$;
+
+ALTER FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) IS 'Fails one attempt and returns the job''s new state: retry_pending or dead. Caller: runners, tests. Errors: JOB.LEASE_LOST (nothing changes), JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_base constant interval := jobq._setting_interval('backoff_base');
+    v_max constant interval := jobq._setting_interval('backoff_max');
+    v_n constant integer := coalesce(cardinality(fail_jobs.job_ids), 0);
+BEGIN
+    IF cardinality(fail_jobs.lease_tokens) IS DISTINCT FROM v_n
+       OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.error_codes), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.retryable), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable and retry_in must have the same length');
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(fail_jobs.retry_in) AS r(d) WHERE r.d < interval '0') THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', 'retry_in must not be negative');
+    END IF;
+
+    RETURN QUERY
+    WITH input AS (
+        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord
+        FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
+                    fail_jobs.retryable, fail_jobs.retry_in) WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, ord)
+    ), dead AS (
+        DELETE FROM jobq.jobs AS j
+        USING input f
+        WHERE j.id = ANY (fail_jobs.job_ids)
+          AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
+          AND (NOT f.retryable OR j.attempt >= j.max_attempts)
+        RETURNING j AS job, f.err, f.code, CASE WHEN f.retryable THEN 'exhausted' ELSE 'not_retryable' END AS why
+    ), buried AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.lease_token
+    ), retried AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'retry_pending',
+            run_at           = now() + coalesce(f.retry_in,
+                                   jobq.backoff_delay(j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))),
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            reason           = 'error',
+            last_error       = f.err,
+            error_code       = f.code,
+            updated_at       = now()
+        FROM input f
+        WHERE j.id = ANY (fail_jobs.job_ids)
+          AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
+          AND f.retryable AND j.attempt < j.max_attempts
+        RETURNING j.id, f.token, j.run_at
+    )
+    SELECT f.id,
+           CASE WHEN r.id IS NOT NULL THEN 'retry_pending' WHEN b.id IS NOT NULL THEN 'dead' ELSE 'lease_lost' END,
+           r.run_at
+    FROM input f
+    LEFT JOIN retried r ON r.id = f.id AND r.token = f.token
+    LEFT JOIN buried b ON b.id = f.id AND b.lease_token = f.token
+    ORDER BY f.ord;
+END
+$$;
+
+ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed). errors[i] is kept as last_error (first 10,000 characters). Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in).';
+
+CREATE FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval DEFAULT '00:00:30'::interval) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_expires timestamptz;
+BEGIN
+    SELECT h.lease_expires_at INTO v_expires
+    FROM jobq.heartbeat_jobs(heartbeat.worker_id, ARRAY[heartbeat.job_id], ARRAY[heartbeat.lease_token], heartbeat.lease) AS h;
+    IF v_expires IS NULL THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token for worker %s',
+                                                     heartbeat.job_id, heartbeat.worker_id));
+    END IF;
+    RETURN v_expires;
+END
+$$;
+
+ALTER FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) IS 'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID.';
+
+CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, lease_expires_at timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
+    END IF;
+    IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+
+    -- Locks in id order (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of
+    -- the same jobs cannot deadlock.
+    RETURN QUERY
+    WITH held AS (
+        SELECT j.id
+        FROM jobq.jobs j
+        WHERE j.id = ANY (heartbeat_jobs.job_ids)
+          AND j.state = 'running'
+          AND j.locked_by = heartbeat_jobs.worker_id
+          AND (j.id, j.lease_token) IN (SELECT h.id, h.token FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token))
+        ORDER BY j.id
+        FOR UPDATE OF j
+    )
+    UPDATE jobq.jobs AS j
+    SET heartbeat_at     = now(),
+        lease_expires_at = now() + heartbeat_jobs.lease,
+        updated_at       = now()
+    FROM held
+    WHERE j.id = held.id
+    RETURNING j.id, j.lease_expires_at;
+END
+$$;
+
+ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.prune_history(batch_size integer DEFAULT 10000) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_cutoff constant timestamptz := now() - jobq._setting_interval('history_retention');
+    v_deleted bigint;
+BEGIN
+    IF prune_history.batch_size IS NULL OR prune_history.batch_size < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(prune_history.batch_size::text, 'NULL')));
+    END IF;
+    DELETE FROM jobq.job_history AS h
+    WHERE h.ctid = ANY (ARRAY(
+        SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
+    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    RETURN v_deleted;
+END
+$$;
+
+ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, lag interval)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT q.name, coalesce(pg_catalog.now() - head.run_at, interval '0')
+    FROM (
+        SELECT DISTINCT u.name FROM unnest(queue_lag.queues) AS u(name) WHERE u.name IS NOT NULL
+        UNION
+        SELECT DISTINCT j.queue FROM jobq.jobs j WHERE queue_lag.queues IS NULL
+    ) AS q
+    LEFT JOIN LATERAL (
+        SELECT j.run_at
+        FROM jobq.jobs j
+        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= pg_catalog.now()
+        ORDER BY j.priority, j.run_at, j.id
+        LIMIT 1
+    ) AS head ON true
+    ORDER BY q.name
+$$;
+
+ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due). Reveals no job content. Callers: runners (metrics), operators.';
+
+CREATE FUNCTION jobq.requeue_dead(task text DEFAULT NULL::text, finished_after timestamp with time zone DEFAULT NULL::timestamp with time zone, max_jobs integer DEFAULT 1000) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF requeue_dead.max_jobs IS NULL OR requeue_dead.max_jobs < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
+    END IF;
+    RETURN (
+        SELECT count(*)
+        FROM jobq._revive(ARRAY(
+            SELECT h.id FROM jobq.job_history h
+            WHERE h.state = 'dead'
+              AND (requeue_dead.task IS NULL OR h.task = requeue_dead.task)
+              AND (requeue_dead.finished_after IS NULL OR h.finished_at >= requeue_dead.finished_after)
+            ORDER BY h.finished_at, h.id
+            LIMIT requeue_dead.max_jobs
+            FOR UPDATE SKIP LOCKED), 'requeue_dead'));
+END
+$$;
+
+ALTER FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) IS 'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.rescue_expired(batch_size integer DEFAULT 1000) RETURNS TABLE(job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM jobq._rescue(rescue_expired.batch_size, now());
+END
+$$;
+
+ALTER FUNCTION jobq.rescue_expired(batch_size integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.retry_job(job_id bigint) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_state text;
+    v_queue text;
+BEGIN
+    SELECT j.state, j.queue INTO v_state, v_queue FROM jobq.jobs j WHERE j.id = retry_job.job_id FOR UPDATE;
+    IF FOUND THEN
+        IF v_state = 'running' THEN
+            PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is running; cancel it first or wait for it to end', retry_job.job_id));
+        END IF;
+        UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
+        INSERT INTO jobq.audit_log (action, job_id, detail)
+        VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
+        PERFORM pg_notify('jobq', v_queue);
+        RETURN 'queued';
+    END IF;
+
+    SELECT h.state INTO v_state FROM jobq.job_history h WHERE h.id = retry_job.job_id FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', retry_job.job_id));
+    ELSIF v_state = 'succeeded' THEN
+        PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s succeeded; enqueue a new job to run it again', retry_job.job_id));
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM jobq._revive(ARRAY[retry_job.job_id], 'retry_job')) THEN
+        PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s cannot be queued again: a live job holds its job_key', retry_job.job_id));
+    END IF;
+    RETURN 'queued';
+END
+$$;
+
+ALTER FUNCTION jobq.retry_job(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.retry_job(job_id bigint) IS 'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+
+CREATE FUNCTION jobq.set_setting(name text, value text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_setting jobq.settings;
+BEGIN
+    SELECT * INTO v_setting FROM jobq.settings s WHERE s.name = set_setting.name FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING', format('no setting is named %L', set_setting.name));
+    END IF;
+    BEGIN
+        CASE v_setting.kind
+            WHEN 'interval' THEN
+                IF set_setting.value::interval <= interval '0' THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'integer' THEN
+                IF set_setting.value::integer < 1 THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'boolean' THEN
+                PERFORM set_setting.value::boolean;
+            ELSE
+                NULL;
+        END CASE;
+        IF set_setting.value IS NULL THEN
+            RAISE invalid_parameter_value;
+        END IF;
+    EXCEPTION WHEN data_exception OR invalid_parameter_value OR invalid_text_representation THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a valid positive %s for setting %s', set_setting.value, v_setting.kind, set_setting.name));
+    END;
+
+    UPDATE jobq.settings AS s SET value = set_setting.value, updated_at = now() WHERE s.name = set_setting.name;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_setting', jsonb_build_object('name', set_setting.name, 'from', v_setting.value, 'to', set_setting.value));
+    RETURN set_setting.value;
+END
+$$;
+
+ALTER FUNCTION jobq.set_setting(name text, value text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING.';
+
+CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_run_at timestamptz;
+BEGIN
+    SELECT s.run_at INTO v_run_at
+    FROM jobq.snooze_jobs(ARRAY[snooze.job_id], ARRAY[snooze.lease_token], snooze.delay) AS s;
+    IF v_run_at IS NULL THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', snooze.job_id));
+    END IF;
+    RETURN v_run_at;
+END
+$$;
+
+ALTER FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) IS 'Returns one running job to the queue after delay without counting the attempt; returns the new run_at. Errors: JOB.LEASE_LOST, JOB.LEASE_INVALID (negative delay).';
+
+CREATE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '00:00:00'::interval) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
+    END IF;
+    IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+
+    RETURN QUERY
+    WITH back AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'queued',
+            run_at           = now() + snooze_jobs.delay,
+            attempt          = j.attempt - 1,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            updated_at       = now()
+        FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) AS s(id, token)
+        WHERE j.id = ANY (snooze_jobs.job_ids)
+          AND j.id = s.id AND j.lease_token = s.token AND j.state = 'running'
+        RETURNING j.id, s.token, j.run_at, j.queue
+    ), woken AS (
+        SELECT count(pg_notify('jobq', q.queue)) AS n
+        FROM (SELECT DISTINCT b.queue FROM back b WHERE snooze_jobs.delay = interval '0') AS q
+    )
+    SELECT s.id, CASE WHEN b.id IS NULL THEN 'lease_lost' ELSE 'queued' END, b.run_at
+    FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) WITH ORDINALITY AS s(id, token, ord)
+    LEFT JOIN back b ON b.id = s.id AND b.token = s.token
+    CROSS JOIN woken
+    ORDER BY s.ord;
+END
+$$;
+
+ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
+
+CREATE TABLE jobq.audit_log (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    actor text DEFAULT SESSION_USER NOT NULL,
+    action text NOT NULL,
+    job_id bigint,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL
+);
+
+ALTER TABLE jobq.audit_log OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.audit_log IS 'Operator actions (retry, cancel, delete, requeue, settings): actor is session_user.';
+
+ALTER TABLE jobq.audit_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME jobq.audit_log_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE jobq.error_codes (
+    code text NOT NULL,
+    sqlstate text NOT NULL,
+    meaning text NOT NULL,
+    hint text NOT NULL,
+    CONSTRAINT error_codes_code_check CHECK ((code ~ '^(JOB|WORKER)\.[A-Z_]+$'::text)),
+    CONSTRAINT error_codes_sqlstate_check CHECK ((sqlstate ~ '^JQ[0-9A-Z]{3}$'::text))
+);
+
+ALTER TABLE jobq.error_codes OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.error_codes IS 'Catalogue of the errors jobq raises: code in the message, SQLSTATE, meaning and hint.';
+
+CREATE TABLE jobq.goose_db_version (
+    id integer NOT NULL,
+    version_id bigint NOT NULL,
+    is_applied boolean NOT NULL,
+    tstamp timestamp without time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE jobq.goose_db_version OWNER TO jobq_migrator;
+
+ALTER TABLE jobq.goose_db_version ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME jobq.goose_db_version_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME jobq.jobs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE jobq.settings (
+    name text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    description text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT settings_kind_check CHECK ((kind = ANY (ARRAY['interval'::text, 'integer'::text, 'boolean'::text, 'text'::text])))
+);
+
+ALTER TABLE jobq.settings OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.settings IS 'Tunables of the engine and the runners; change them with jobq.set_setting(name, value).';
+
+ALTER TABLE ONLY jobq.audit_log
+    ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY jobq.error_codes
+    ADD CONSTRAINT error_codes_pkey PRIMARY KEY (code);
+
+ALTER TABLE ONLY jobq.error_codes
+    ADD CONSTRAINT error_codes_sqlstate_key UNIQUE (sqlstate);
+
+ALTER TABLE ONLY jobq.goose_db_version
+    ADD CONSTRAINT goose_db_version_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY jobq.job_history
+    ADD CONSTRAINT job_history_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY jobq.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY jobq.settings
+    ADD CONSTRAINT settings_pkey PRIMARY KEY (name);
+
+CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
+
+CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (task, finished_at) WHERE (state = 'dead'::text);
+
+CREATE INDEX job_history_finished_at_idx ON jobq.job_history USING brin (finished_at);
+
+CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
+
+CREATE INDEX jobs_deadline_idx ON jobq.jobs USING btree (deadline_at) WHERE ((state = 'running'::text) AND (deadline_at IS NOT NULL));
+
+CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key) WHERE (job_key IS NOT NULL);
+
+CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (state = 'running'::text);
+
+CREATE INDEX jobs_locked_by_idx ON jobq.jobs USING btree (locked_by) WHERE (state = 'running'::text);
+
+GRANT USAGE ON SCHEMA jobq TO worker_runtime;
+GRANT USAGE ON SCHEMA jobq TO jobq_app;
+GRANT USAGE ON SCHEMA jobq TO jobq_operator;
+
+GRANT SELECT ON TABLE jobq.jobs TO jobq_app;
+GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._raise(p_code text, p_detail text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._setting_interval(p_name text) FROM PUBLIC;
+
+GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
+GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.cancel_job(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.cancel_job(job_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.cancel_job(job_id bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.delete_job(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.delete_job(job_id bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.prune_history(batch_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.prune_history(batch_size integer) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.prune_history(batch_size integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.queue_lag(queues text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.rescue_expired(batch_size integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.rescue_expired(batch_size integer) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.rescue_expired(batch_size integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.retry_job(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.retry_job(job_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.retry_job(job_id bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_setting(name text, value text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_setting(name text, value text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) TO worker_runtime;
+
+GRANT SELECT ON TABLE jobq.audit_log TO jobq_operator;
+
+GRANT SELECT ON TABLE jobq.error_codes TO worker_runtime;
+GRANT SELECT ON TABLE jobq.error_codes TO jobq_app;
+GRANT SELECT ON TABLE jobq.error_codes TO jobq_operator;
+
+GRANT SELECT ON TABLE jobq.goose_db_version TO worker_runtime;
+GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_app;
+GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_operator;
+
+GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
+GRANT SELECT ON TABLE jobq.settings TO jobq_app;
+GRANT SELECT ON TABLE jobq.settings TO jobq_operator;

@@ -1,0 +1,34 @@
+BEGIN;
+SELECT plan(5);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+CREATE TEMP TABLE jobs AS
+SELECT jobq.enqueue('t', queue => 'q') AS queued,
+       jobq.enqueue('t', queue => 'r') AS running,
+       jobq.enqueue('t', queue => 's') AS retry_pending;
+CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['r', 's'], 2);
+SELECT is(jobq.fail_job((SELECT id FROM c WHERE queue = 's'), (SELECT lease_token FROM c WHERE queue = 's'), 'x'), 'retry_pending',
+          'setup: a queued, a running and a retry_pending job');
+
+SELECT results_eq(
+    $$ VALUES (jobq.cancel_job((SELECT queued FROM jobs))), (jobq.cancel_job((SELECT running FROM jobs))), (jobq.cancel_job((SELECT retry_pending FROM jobs))) $$,
+    $$ VALUES ('canceled'), ('canceled'), ('canceled') $$,
+    'cancel_job returns canceled for a queued, a running and a retry_pending job');
+SELECT is_empty($$ SELECT 1 FROM jobq.jobs WHERE id IN (SELECT unnest(ARRAY[queued, running, retry_pending]) FROM jobs) $$,
+                'canceled jobs are gone from jobq.jobs');
+SELECT results_eq(
+    $$ SELECT state, reason, finished_at FROM jobq.job_history WHERE id IN (SELECT unnest(ARRAY[queued, running, retry_pending]) FROM jobs) ORDER BY id $$,
+    $$ VALUES ('canceled'::text, 'canceled'::text, now()), ('canceled', 'canceled', now()), ('canceled', 'canceled', now()) $$,
+    'canceled jobs are in jobq.job_history as canceled, finished now');
+SELECT is((SELECT attempt FROM jobq.job_history WHERE id = (SELECT running FROM jobs)), 1, 'the canceled running job keeps its attempt count');
+
+SELECT * FROM finish();
+ROLLBACK;

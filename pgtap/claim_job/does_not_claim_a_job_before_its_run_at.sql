@@ -1,0 +1,26 @@
+BEGIN;
+SELECT plan(5);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+CREATE TEMP TABLE job AS SELECT jobq.enqueue('later', run_at => now() + interval '10 minutes', queue => 'q') AS id;
+
+SELECT is_empty($$ SELECT * FROM jobq.claim_job('w1', ARRAY['q']) $$, 'claim_job does not claim a job whose run_at is in the future');
+SELECT is_empty($$ SELECT * FROM jobq._claim('w1', ARRAY['q'], 1, '30 seconds', now() + interval '9 minutes 59 seconds') $$,
+                'the job is not claimed one second before its run_at');
+SELECT is((SELECT state FROM jobq.jobs WHERE id = (SELECT id FROM job)), 'queued', 'the job stays queued until it is due');
+SELECT results_eq(
+    $$ SELECT id, claimed_at, lease_expires_at FROM jobq._claim('w1', ARRAY['q'], 1, '30 seconds', now() + interval '10 minutes') $$,
+    $$ SELECT id, now() + interval '10 minutes', now() + interval '10 minutes 30 seconds' FROM job $$,
+    'the job is claimed once run_at has come, with the lease counted from the claim time');
+SELECT is((SELECT state FROM jobq.jobs WHERE id = (SELECT id FROM job)), 'running', 'the due job is running');
+
+SELECT * FROM finish();
+ROLLBACK;

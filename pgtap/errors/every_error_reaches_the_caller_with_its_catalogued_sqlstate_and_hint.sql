@@ -1,0 +1,49 @@
+-- One trigger per catalogued error: the caller sees the catalogued SQLSTATE, a message starting
+-- with the code, and the catalogued HINT.
+BEGIN;
+SELECT plan(2);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+CREATE FUNCTION pg_temp.error_of(p_sql text, OUT err_state text, OUT err_message text, OUT err_hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE p_sql;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT, err_hint = PG_EXCEPTION_HINT;
+END
+$$;
+
+CREATE TEMP TABLE job AS SELECT jobq.enqueue('t', queue => 'q') AS id, jobq.enqueue('t', queue => 'q2') AS done;
+CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['q', 'q2'], 2);
+SELECT lives_ok(format('SELECT jobq.complete_job(%s, %L)', (SELECT done FROM job), (SELECT lease_token FROM c WHERE queue = 'q2')),
+                'setup: one running job and one succeeded job');
+
+CREATE TEMP TABLE triggers (code text, sql text);
+INSERT INTO triggers VALUES
+    ('JOB.INVALID_ARGUMENT',     $$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 0) $$),
+    ('JOB.TASK_REQUIRED',        $$ SELECT jobq.enqueue(NULL) $$),
+    ('JOB.PAYLOAD_NOT_OBJECT',   $$ SELECT jobq.enqueue('t', '"x"') $$),
+    ('JOB.UNKNOWN_JOB_KEY_MODE', $$ SELECT jobq.enqueue('t', job_key => 'k', job_key_mode => 'upsert') $$),
+    ('JOB.MAX_ATTEMPTS_INVALID', $$ SELECT jobq.enqueue('t', max_attempts => -1) $$),
+    ('JOB.LEASE_INVALID',        $$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '-5 seconds') $$),
+    ('JOB.LEASE_LOST',           format('SELECT jobq.complete_job(%s, gen_random_uuid())', (SELECT id FROM job))),
+    ('JOB.NOT_FOUND',            format('SELECT jobq.cancel_job(%s)', (SELECT done FROM job) + 1000000)),
+    ('JOB.STATE_CONFLICT',       format('SELECT jobq.retry_job(%s)', (SELECT done FROM job))),
+    ('JOB.UNKNOWN_SETTING',      $$ SELECT jobq.set_setting('nope', '1') $$);
+
+SELECT results_eq(
+    $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint
+       FROM triggers t CROSS JOIN LATERAL pg_temp.error_of(t.sql) AS e ORDER BY t.code $$,
+    $$ SELECT code, sqlstate, code, hint FROM jobq.error_codes WHERE code <> 'JOB.BOOTSTRAP_MISSING' AND code NOT LIKE 'WORKER.%' ORDER BY code $$,
+    'each catalogued error reaches the caller with its SQLSTATE, its code at the start of the message, and its hint');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,29 @@
+-- One live job per (store_id, job_key); jobs without a store share one key space.
+BEGIN;
+SELECT plan(5);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+CREATE TEMP TABLE ids AS
+SELECT jobq.enqueue('sync', job_key => 'pgtap:sync', store_id => '11111111-1111-1111-1111-111111111111') AS store_a,
+       jobq.enqueue('sync', job_key => 'pgtap:sync', store_id => '22222222-2222-2222-2222-222222222222') AS store_b,
+       jobq.enqueue('sync', job_key => 'pgtap:sync') AS system_1;
+CREATE TEMP TABLE more AS
+SELECT jobq.enqueue('sync', '{"again": true}', job_key => 'pgtap:sync') AS system_2,
+       jobq.enqueue('sync', '{"again": true}', job_key => 'pgtap:sync', store_id => '11111111-1111-1111-1111-111111111111') AS store_a_2;
+
+SELECT isnt((SELECT store_a FROM ids), (SELECT store_b FROM ids), 'the same key in two stores makes two jobs');
+SELECT isnt((SELECT system_1 FROM ids), (SELECT store_a FROM ids), 'a system job (no store) does not share a key with a store''s job');
+SELECT is((SELECT system_2 FROM more), (SELECT system_1 FROM ids), 'system jobs with the same key share one key space');
+SELECT is((SELECT store_a_2 FROM more), (SELECT store_a FROM ids), 'the same key in the same store is the same job');
+SELECT is((SELECT count(*) FROM jobq.jobs WHERE job_key = 'pgtap:sync'), 3::bigint, 'three live jobs hold key sync: store a, store b, system');
+
+SELECT * FROM finish();
+ROLLBACK;

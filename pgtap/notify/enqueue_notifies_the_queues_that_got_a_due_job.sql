@@ -1,0 +1,52 @@
+-- NOTIFY is delivered only at commit, which a rolled-back test never reaches, so the check runs in
+-- a second session (dblink) that LISTENs on channel jobq, enqueues, deletes what it enqueued and
+-- commits (autocommit): the database is left as it was, and the session receives its own
+-- notifications. Where dblink or a passwordless loopback connection is not available (it is in
+-- jobq sandbox), the test says so and skips.
+BEGIN;
+SELECT plan(3);
+
+CREATE FUNCTION pg_temp.second_session() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    CREATE EXTENSION IF NOT EXISTS dblink;
+    PERFORM dblink_connect('notify_probe', format('host=%s port=%s dbname=%s user=%s',
+        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+        current_setting('port'), current_database(), current_user));
+    RETURN true;
+EXCEPTION WHEN OTHERS THEN
+    RETURN false;
+END
+$$;
+CREATE TEMP TABLE probe AS SELECT pg_temp.second_session() AS connected;
+
+SELECT CASE WHEN connected
+            THEN is(dblink_exec('notify_probe', 'LISTEN jobq'), 'LISTEN', 'setup: a second session listens on channel jobq')
+            ELSE skip('dblink or a passwordless loopback connection is not available', 1) END
+FROM probe;
+
+SELECT CASE WHEN connected
+            THEN is(dblink_exec('notify_probe', $$
+                DO $probe$
+                BEGIN
+                    PERFORM jobq.enqueue('notify_probe', queue => 'notify_probe_due');
+                    PERFORM jobq.enqueue_many('[{"task": "notify_probe", "queue": "notify_probe_many"},
+                                                {"task": "notify_probe", "queue": "notify_probe_many"}]');
+                    PERFORM jobq.enqueue('notify_probe', queue => 'notify_probe_later', run_at => now() + interval '1 hour');
+                    DELETE FROM jobq.jobs WHERE task = 'notify_probe';
+                END
+                $probe$ $$), 'DO',
+                'setup: the second session enqueued due jobs in two queues and a later job in a third, then removed them')
+            ELSE skip('dblink or a passwordless loopback connection is not available', 1) END
+FROM probe;
+
+SELECT CASE WHEN connected
+            THEN bag_eq(
+                $$ SELECT notify_name::text, extra FROM dblink_get_notify('notify_probe') $$,
+                $$ VALUES ('jobq', 'notify_probe_due'), ('jobq', 'notify_probe_many') $$,
+                'channel jobq gets one notification per queue that got a due job, with the queue name; a job not yet due notifies nothing')
+            ELSE skip('dblink or a passwordless loopback connection is not available', 1) END
+FROM probe;
+
+DO $$ BEGIN IF (SELECT connected FROM probe) THEN PERFORM dblink_disconnect('notify_probe'); END IF; END $$;
+SELECT * FROM finish();
+ROLLBACK;

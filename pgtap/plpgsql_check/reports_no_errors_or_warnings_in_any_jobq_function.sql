@@ -1,0 +1,25 @@
+BEGIN;
+SELECT plan(3);
+
+CREATE EXTENSION IF NOT EXISTS plpgsql_check;
+
+SELECT cmp_ok(
+    (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')),
+    '>=', 20::bigint, 'there are PL/pgSQL functions in jobq to check');
+SELECT is_empty(
+    $$ SELECT p.oid::regprocedure, c.lineno, c.message
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,
+            LATERAL plpgsql_check_function_tb(p.oid) c
+       WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')
+         AND c.level = 'error' $$,
+    'plpgsql_check reports no errors in any jobq function');
+SELECT is_empty(
+    $$ SELECT p.oid::regprocedure, c.level, c.lineno, c.message
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,
+            LATERAL plpgsql_check_function_tb(p.oid, extra_warnings => true, performance_warnings => true, security_warnings => true) c
+       WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') $$,
+    'plpgsql_check reports no warnings (extra, performance or security) in any jobq function');
+
+SELECT * FROM finish();
+ROLLBACK;

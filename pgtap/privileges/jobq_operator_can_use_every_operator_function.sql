@@ -1,0 +1,40 @@
+BEGIN;
+SELECT plan(19);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+SELECT function_privs_are('jobq', 'retry_job', ARRAY['bigint'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute retry_job');
+SELECT function_privs_are('jobq', 'cancel_job', ARRAY['bigint'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute cancel_job');
+SELECT function_privs_are('jobq', 'delete_job', ARRAY['bigint'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute delete_job');
+SELECT function_privs_are('jobq', 'requeue_dead', ARRAY['text', 'timestamptz', 'integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute requeue_dead');
+SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute set_setting');
+SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute rescue_expired');
+SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute prune_history');
+SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval'],
+                          'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue');
+SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue_many');
+SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval'], 'jobq_operator', ARRAY[]::text[],
+                          'jobq_operator cannot claim jobs (that is the runner''s)');
+SELECT table_privs_are('jobq', 'jobs', 'jobq_operator', ARRAY['SELECT'], 'jobq_operator can only read jobq.jobs');
+SELECT table_privs_are('jobq', 'job_history', 'jobq_operator', ARRAY['SELECT'], 'jobq_operator can only read jobq.job_history');
+SELECT table_privs_are('jobq', 'audit_log', 'jobq_operator', ARRAY['SELECT'], 'jobq_operator can only read jobq.audit_log');
+SELECT table_privs_are('jobq', 'settings', 'jobq_operator', ARRAY['SELECT'], 'jobq_operator can only read jobq.settings');
+
+SET LOCAL ROLE jobq_operator;
+SELECT is_empty($$ SELECT * FROM jobq.rescue_expired() $$, 'as jobq_operator, rescue_expired runs');
+SELECT is(jobq.prune_history(), 0::bigint, 'as jobq_operator, prune_history runs');
+SELECT is(jobq.requeue_dead(), 0::bigint, 'as jobq_operator, requeue_dead runs');
+SELECT throws_ok($$ UPDATE jobq.settings SET value = '1' WHERE name = 'default_max_attempts' $$, '42501', 'permission denied for table settings',
+                 'as jobq_operator, settings change only through set_setting (which audits)');
+SELECT throws_ok($$ DELETE FROM jobq.audit_log $$, '42501', 'permission denied for table audit_log', 'as jobq_operator, the audit log cannot be erased');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;

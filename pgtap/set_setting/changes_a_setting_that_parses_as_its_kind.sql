@@ -1,0 +1,26 @@
+BEGIN;
+SELECT plan(5);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+CREATE TEMP TABLE audit_before AS SELECT coalesce(max(id), 0) AS id FROM jobq.audit_log;
+
+SELECT is(jobq.set_setting('history_retention', '3 days'), '3 days', 'set_setting returns the new value');
+SELECT results_eq($$ SELECT value, updated_at FROM jobq.settings WHERE name = 'history_retention' $$,
+                  $$ VALUES ('3 days'::text, now()) $$, 'set_setting stores the value and the time of the change');
+SELECT results_eq(
+    $$ SELECT action, job_id, detail, actor FROM jobq.audit_log WHERE action = 'set_setting' AND id > (SELECT id FROM audit_before) $$,
+    $$ VALUES ('set_setting'::text, NULL::bigint, '{"name": "history_retention", "from": "7 days", "to": "3 days"}'::jsonb, session_user::text COLLATE "default") $$,
+    'set_setting writes one audit row with the old and the new value');
+SELECT is(jobq.set_setting('default_max_attempts', '7'), '7', 'an integer setting accepts a positive integer');
+SELECT is(jobq.set_setting('backoff_base', '500 milliseconds'), '500 milliseconds', 'an interval setting accepts any positive interval');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jobqdev/jobq"
+)
+
+// Error codes of the runner: the jobq sentinels (catalogued in jobq.error_codes), repeated here
+// so runner users find them beside Run. errors.Is matches them by Code.
+var (
+	// ErrUnsafeRole is returned by Run when the runner is connected as a role that could bypass
+	// the engine: a superuser, a BYPASSRLS role, or the owner (or a member of the owner) of the
+	// jobq schema. Runners connect as worker_runtime; the migrator's URL is never for runtime.
+	ErrUnsafeRole = jobq.ErrUnsafeRole
+	// ErrNotReady is reported by Ready when the database does not answer, or the runner is not
+	// running (starting or shutting down).
+	ErrNotReady = jobq.ErrNotReady
+	// ErrSchemaMissing is reported by Ready when the jobq schema is not visible or not at the
+	// version this binary expects (migrate.CheckVersion).
+	ErrSchemaMissing = jobq.ErrSchemaMissing
+	// ErrUnknownTask is the error_code of an attempt failed because no handler is registered
+	// for its task. The failure is retryable: a runner that knows the task may take it later.
+	ErrUnknownTask = jobq.ErrUnknownTask
+	// ErrPayloadInvalid is the error_code of an attempt whose payload does not decode into its
+	// task's payload type, and the error of a typed enqueue whose payload is unusable. Such an
+	// attempt fails without retry.
+	ErrPayloadInvalid = jobq.ErrPayloadInvalid
+)
+
+// ErrJobTimeout is the cause of a handler context cancelled because the job's timeout passed.
+var ErrJobTimeout = errors.New("jobq: job timed out")
+
+// ErrShutdown is the cause of a handler context cancelled because the runner is shutting down
+// and the grace period is over (or StopAndCancel was called). Such a job is handed back.
+var ErrShutdown = errors.New("jobq: runner shutting down")
+
+// codeError builds a runner error with the code of sentinel and a message.
+func codeError(sentinel *jobq.Error, hint, format string, args ...any) *jobq.Error {
+	return &jobq.Error{
+		Code:    sentinel.Code,
+		Message: sentinel.Code + ": " + fmt.Sprintf(format, args...),
+		Hint:    hint,
+	}
+}
+
+// handlerError carries what a handler asked for besides "this attempt failed".
+type handlerError struct {
+	err       error
+	permanent bool
+	retryIn   time.Duration
+	code      string
+	snooze    time.Duration
+	isSnooze  bool
+}
+
+func (e *handlerError) Error() string {
+	if e.isSnooze {
+		return fmt.Sprintf("snoozed for %s", e.snooze)
+	}
+	return e.err.Error()
+}
+
+func (e *handlerError) Unwrap() error { return e.err }
+
+func asHandlerError(err error) *handlerError {
+	var he *handlerError
+	if errors.As(err, &he) {
+		return he
+	}
+	return nil
+}
+
+// Permanent marks err as not worth retrying: the job becomes dead at once (reason
+// not_retryable), whatever attempts it has left.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	he := derive(err)
+	he.permanent = true
+	return he
+}
+
+// RetryIn fails the attempt with err and asks for the next attempt after d instead of the
+// computed backoff (a Retry-After, say). The job still becomes dead when it used max_attempts.
+func RetryIn(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	he := derive(err)
+	he.retryIn = d
+	return he
+}
+
+// WithCode fails the attempt with err and records code as the job's error_code.
+func WithCode(err error, code string) error {
+	if err == nil {
+		return nil
+	}
+	he := derive(err)
+	he.code = code
+	return he
+}
+
+// derive returns a copy of the handlerError in err, so Permanent, RetryIn and WithCode combine
+// in any order, or a new one wrapping err.
+func derive(err error) *handlerError {
+	if he := asHandlerError(err); he != nil {
+		c := *he
+		if err != error(he) {
+			c.err = err // keep what the caller wrapped around it
+		}
+		return &c
+	}
+	return &handlerError{err: err}
+}
+
+// Snooze, returned by a handler, puts the job back in the queue to run after d without using
+// an attempt (jobq.snooze).
+func Snooze(d time.Duration) error {
+	return &handlerError{err: errors.New("snoozed"), isSnooze: true, snooze: max(d, 0)}
+}

@@ -1,0 +1,298 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/jobqdev/jobq"
+)
+
+type finishKind int
+
+const (
+	finishComplete finishKind = iota
+	finishFail
+	finishSnooze
+)
+
+// finishItem is one result to write.
+type finishItem struct {
+	rj       *runningJob
+	kind     finishKind
+	failure  jobq.Failure  // finishFail
+	delay    time.Duration // finishSnooze
+	shutdown bool          // finishSnooze: handed back by a shutdown
+	duration time.Duration
+	err      error
+}
+
+// finisher writes results. It writes as soon as it is idle and gathers whatever arrives while a
+// write is in flight into the next one, so results are written at once when the runner is quiet
+// and in batches when it is busy: one complete_jobs and one fail_jobs call per batch.
+type finisher struct {
+	r       *Runner
+	mu      sync.Mutex
+	pending []finishItem
+	signal  chan struct{}
+	closing chan struct{}
+	limit   time.Duration // set by close: how long to keep trying to write what is left
+}
+
+// maxFinishBatch bounds one complete_jobs or fail_jobs call.
+const maxFinishBatch = 1000
+
+func newFinisher(r *Runner) *finisher {
+	return &finisher{r: r, signal: make(chan struct{}, 1), closing: make(chan struct{})}
+}
+
+// submit queues a result; it never blocks.
+func (f *finisher) submit(it finishItem) {
+	f.mu.Lock()
+	f.pending = append(f.pending, it)
+	f.mu.Unlock()
+	select {
+	case f.signal <- struct{}{}:
+	default:
+	}
+}
+
+// close makes run write what is pending, trying for at most limit, and return.
+func (f *finisher) close(limit time.Duration) {
+	f.mu.Lock()
+	f.limit = limit
+	f.mu.Unlock()
+	close(f.closing)
+}
+
+func (f *finisher) take() []finishItem {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := min(len(f.pending), maxFinishBatch)
+	batch := f.pending[:n:n]
+	f.pending = f.pending[n:]
+	if len(f.pending) > 0 {
+		select {
+		case f.signal <- struct{}{}:
+		default:
+		}
+	}
+	return batch
+}
+
+func (f *finisher) run() {
+	errs := newErrorLog(f.r.log, "writing job results failed; retrying")
+	var giveUp <-chan time.Time
+	for {
+		select {
+		case <-f.signal:
+		case <-f.closing:
+			if giveUp == nil {
+				f.mu.Lock()
+				giveUp = time.After(f.limit)
+				f.mu.Unlock()
+			}
+			batch := f.take()
+			if len(batch) == 0 {
+				return
+			}
+			if !f.write(batch, errs, giveUp) {
+				f.abandon()
+				return
+			}
+			continue
+		}
+		if batch := f.take(); len(batch) > 0 {
+			f.write(batch, errs, nil)
+		}
+	}
+}
+
+// abandon logs the results that could not be written before the shutdown deadline.
+func (f *finisher) abandon() {
+	f.mu.Lock()
+	left := f.pending
+	f.pending = nil
+	f.mu.Unlock()
+	for _, it := range left {
+		f.r.log.Error("job result not written before shutdown; the job runs again after its lease expires",
+			jobAttrs(it.rj.job)...)
+	}
+}
+
+// write writes batch, retrying with backoff while the database fails, until it succeeds or
+// giveUp fires (nil: never). It reports whether everything was written.
+func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.Time) bool {
+	var completes, fails, snoozes []finishItem
+	for _, it := range batch {
+		switch it.kind {
+		case finishComplete:
+			completes = append(completes, it)
+		case finishFail:
+			fails = append(fails, it)
+		case finishSnooze:
+			snoozes = append(snoozes, it)
+		}
+	}
+	wait := 50 * time.Millisecond
+	for {
+		var err error
+		if len(completes) > 0 {
+			if err = f.complete(completes); err == nil {
+				completes = nil
+			}
+		}
+		if err == nil && len(fails) > 0 {
+			if err = f.fail(fails); err == nil {
+				fails = nil
+			}
+		}
+		for err == nil && len(snoozes) > 0 {
+			if err = f.snooze(snoozes[0]); err == nil {
+				snoozes = snoozes[1:]
+			}
+		}
+		if err == nil {
+			errs.ok()
+			return true
+		}
+		errs.failed(err)
+		// Results that fail to write are retried with the ones that arrived meanwhile.
+		select {
+		case <-time.After(jitter(wait)):
+		case <-giveUp:
+			f.mu.Lock()
+			f.pending = append(append(append(f.pending, completes...), fails...), snoozes...)
+			f.mu.Unlock()
+			return false
+		}
+		wait = min(2*wait, 5*time.Second)
+		if giveUp == nil {
+			select {
+			case <-f.closing:
+				// A shutdown started while retrying: from now on retry within its limit.
+				f.mu.Lock()
+				f.pending = append(append(append(f.pending, completes...), fails...), snoozes...)
+				f.mu.Unlock()
+				select {
+				case f.signal <- struct{}{}:
+				default:
+				}
+				return false
+			default:
+			}
+		}
+	}
+}
+
+func (f *finisher) complete(items []finishItem) error {
+	leases := make([]jobq.Lease, len(items))
+	for i, it := range items {
+		leases[i] = it.rj.job.Lease()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
+	defer cancel()
+	outs, err := f.r.client.Complete(ctx, leases)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		f.r.finished(ctx, it, outs[i].Outcome, nil)
+	}
+	return nil
+}
+
+func (f *finisher) fail(items []finishItem) error {
+	failures := make([]jobq.Failure, len(items))
+	for i, it := range items {
+		failures[i] = it.failure
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
+	defer cancel()
+	outs, err := f.r.client.Fail(ctx, failures)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		f.r.finished(ctx, it, outs[i].Outcome, outs[i].RunAt)
+	}
+	return nil
+}
+
+func (f *finisher) snooze(it finishItem) error {
+	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
+	defer cancel()
+	runAt, err := f.r.client.Snooze(ctx, it.rj.job.Lease(), it.delay)
+	switch {
+	case errors.Is(err, jobq.ErrLeaseLost):
+		f.r.finished(ctx, it, "lease_lost", nil)
+		return nil
+	case err != nil:
+		return err
+	}
+	f.r.finished(ctx, it, "snoozed", &runAt)
+	return nil
+}
+
+// finished records what the engine did with one result: logs, metrics, the reporter.
+func (r *Runner) finished(ctx context.Context, it finishItem, outcome string, runAt *time.Time) {
+	job := it.rj.job
+	r.forget(it.rj)
+	attrs := append(jobAttrs(job), "duration", ms(it.duration))
+	switch outcome {
+	case "succeeded":
+		r.metrics.completed.WithLabelValues(job.Task).Inc()
+		r.log.Info("job succeeded", attrs...)
+	case "retry_pending":
+		r.metrics.failed.WithLabelValues(job.Task).Inc()
+		if runAt != nil {
+			attrs = append(attrs, "runAt", runAt.UTC().Format(time.RFC3339Nano))
+		}
+		r.log.Info("job retry", append(attrs, "error", firstLine(it.failure.Error))...)
+	case "dead":
+		r.metrics.failed.WithLabelValues(job.Task).Inc()
+		r.metrics.dead.WithLabelValues(job.Task).Inc()
+		reason := "exhausted"
+		if it.failure.Fatal {
+			reason = "not_retryable"
+		}
+		r.log.Error("job dead", append(attrs, "reason", reason, "error", firstLine(it.failure.Error))...)
+		if r.cfg.Reporter != nil {
+			d := DeadJob{JobID: job.ID, Task: job.Task, Queue: job.Queue, Attempt: job.Attempt,
+				Error: it.failure.Error, Reason: reason, Duration: it.duration}
+			if job.StoreID != nil {
+				d.StoreID = *job.StoreID
+			}
+			r.cfg.Reporter.ReportDead(ctx, d)
+		}
+	case "snoozed":
+		if runAt != nil {
+			attrs = append(attrs, "runAt", runAt.UTC().Format(time.RFC3339Nano))
+		}
+		if it.shutdown {
+			r.metrics.returned.WithLabelValues(job.Task).Inc()
+			r.log.Info("job handed back at shutdown", attrs...)
+		} else {
+			r.metrics.snoozed.WithLabelValues(job.Task).Inc()
+			r.log.Info("job snoozed", attrs...)
+		}
+	case "lease_lost":
+		r.metrics.leaseLost.WithLabelValues(job.Task).Inc()
+		r.log.Warn("lease lost", append(attrs, "during", kindName(it.kind),
+			"detail", "the engine refused the write: the job was rescued, cancelled or finished elsewhere")...)
+	default:
+		r.log.Error("unexpected outcome from the engine", append(attrs, "outcome", outcome)...)
+	}
+}
+
+func kindName(k finishKind) string {
+	switch k {
+	case finishComplete:
+		return "complete"
+	case finishFail:
+		return "fail"
+	default:
+		return "snooze"
+	}
+}

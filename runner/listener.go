@@ -1,0 +1,121 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ListenChannel is the channel jobq's enqueue NOTIFYs, with the queue name as payload.
+const ListenChannel = "jobq"
+
+// ListenerApplicationName is the application_name of the runner's LISTEN connection, so an
+// operator (or a test) can find it in pg_stat_activity.
+const ListenerApplicationName = "jobq-listener"
+
+const (
+	// listenerIdle is how long the listener waits for a notification before it checks that its
+	// connection still answers; a connection that went silently away is found within it.
+	listenerIdle    = 10 * time.Second
+	listenerPing    = 5 * time.Second
+	listenerBackoff = 100 * time.Millisecond
+	listenerMaxWait = 5 * time.Second
+)
+
+// listener keeps one dedicated connection LISTENing and wakes the claim loop on notifications
+// for the runner's queues. It reconnects with jittered backoff; after each (re)connect it
+// LISTENs again and wakes the claim loop at once, because notifications sent while it was away
+// are lost.
+type listener struct {
+	r *Runner
+}
+
+func newListener(r *Runner) *listener { return &listener{r: r} }
+
+func (l *listener) run(ctx context.Context) {
+	wait := listenerBackoff
+	errs := newErrorLog(l.r.log, "listener connection failed; polling goes on")
+	for ctx.Err() == nil {
+		conn, err := l.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			errs.failed(err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(jitter(wait)):
+			}
+			wait = min(2*wait, listenerMaxWait)
+			continue
+		}
+		errs.ok()
+		wait = listenerBackoff
+		l.r.metrics.listenerUp.Set(1)
+		l.r.log.Info("listening", "channel", ListenChannel, "pid", conn.PgConn().PID())
+		l.r.notify() // anything enqueued while we were not listening
+		err = l.wait(ctx, conn)
+		l.r.metrics.listenerUp.Set(0)
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = conn.Close(closeCtx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		l.r.log.Warn("listener connection lost; reconnecting", "error", errString(err))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(jitter(wait)):
+		}
+	}
+}
+
+func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
+	cfg := l.r.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = ListenerApplicationName
+	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(cctx, "LISTEN "+pgx.Identifier{ListenChannel}.Sanitize()); err != nil {
+		_ = conn.Close(context.Background())
+		return nil, err
+	}
+	return conn, nil
+}
+
+// wait waits for notifications until the connection fails or ctx ends. A wait that times out
+// means "check the connection and wait again": claiming does not depend on it, the claim loop
+// polls on its own.
+func (l *listener) wait(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, listenerIdle)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			if n.Channel == ListenChannel && (n.Payload == "" || slices.Contains(l.r.cfg.Queues, n.Payload)) {
+				l.r.notify()
+			}
+			continue
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
+			pctx, cancel := context.WithTimeout(ctx, listenerPing)
+			err = conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are one runner's Prometheus metrics, in a registry of its own (no global state):
+//
+//	jobq_jobs_claimed_total{task}           attempts claimed
+//	jobq_jobs_completed_total{task}         attempts that succeeded
+//	jobq_jobs_failed_total{task}            attempts that failed (retried or not)
+//	jobq_jobs_dead_total{task}              failed attempts that were final (the job is dead)
+//	jobq_jobs_lease_lost_total{task}        attempts whose lease was lost
+//	jobq_jobs_snoozed_total{task}           attempts snoozed by their handler
+//	jobq_jobs_handed_back_total{task}       attempts handed back by a shutdown
+//	jobq_jobs_rescued_total{outcome,reason} jobs this runner swept with rescue_expired
+//	jobq_job_run_seconds{task}              handler run time
+//	jobq_leases_held                        leases this runner holds now
+//	jobq_listener_connected                 1 while the LISTEN connection is up
+//	jobq_queue_lag_seconds{queue}           how long the next due job has waited (jobq.queue_lag)
+//	                                        at scrape time (0 when none is due)
+//
+// plus the Go runtime and process collectors.
+type metrics struct {
+	reg        *prometheus.Registry
+	claimed    *prometheus.CounterVec
+	completed  *prometheus.CounterVec
+	failed     *prometheus.CounterVec
+	dead       *prometheus.CounterVec
+	leaseLost  *prometheus.CounterVec
+	snoozed    *prometheus.CounterVec
+	returned   *prometheus.CounterVec
+	rescued    *prometheus.CounterVec
+	runTime    *prometheus.HistogramVec
+	listenerUp prometheus.Gauge
+}
+
+func newMetrics(r *Runner) *metrics {
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "jobq", Name: name, Help: help}, labels)
+	}
+	m := &metrics{
+		reg:       prometheus.NewRegistry(),
+		claimed:   counter("jobs_claimed_total", "Attempts claimed, by task.", "task"),
+		completed: counter("jobs_completed_total", "Attempts that succeeded, by task.", "task"),
+		failed:    counter("jobs_failed_total", "Attempts that failed, retried or not, by task.", "task"),
+		dead:      counter("jobs_dead_total", "Failed attempts that were final: the job is dead. By task.", "task"),
+		leaseLost: counter("jobs_lease_lost_total", "Attempts whose lease was lost (rescued, cancelled or deleted elsewhere), by task.", "task"),
+		snoozed:   counter("jobs_snoozed_total", "Attempts snoozed by their handler, by task.", "task"),
+		returned:  counter("jobs_handed_back_total", "Attempts handed back to the queue by a shutdown, by task.", "task"),
+		rescued:   counter("jobs_rescued_total", "Jobs swept by this runner's rescue_expired calls, by outcome and reason.", "outcome", "reason"),
+		runTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "jobq", Name: "job_run_seconds", Help: "Handler run time, by task.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
+		}, []string{"task"}),
+		listenerUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "listener_connected", Help: "1 while the LISTEN connection is up.",
+		}),
+	}
+	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
+		m.runTime, m.listenerUp,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "leases_held", Help: "Leases this runner holds now (running handlers and unwritten results).",
+		}, func() float64 { return float64(r.heldCount()) }),
+		&lagCollector{r: r, desc: prometheus.NewDesc("jobq_queue_lag_seconds",
+			"Age of the oldest due job (queued or retry_pending, run_at passed) per served queue, from the database's clock; 0 when none is due.",
+			[]string{"queue"}, nil)},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// Registry returns the runner's Prometheus registry, to add metrics or serve it elsewhere.
+func (r *Runner) Registry() *prometheus.Registry { return r.metrics.reg }
+
+// lagCollector reads the queue lag from the database at scrape time.
+type lagCollector struct {
+	r    *Runner
+	desc *prometheus.Desc
+
+	mu        sync.Mutex
+	lastError time.Time
+}
+
+func (c *lagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	// jobq.queue_lag reads the head of each queue's claim order for us: the runtime role has no
+	// access to job rows.
+	lags, err := c.r.client.QueueLag(ctx, c.r.cfg.Queues)
+	for _, l := range lags {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, l.Lag.Seconds(), l.Queue)
+	}
+	if err != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if time.Since(c.lastError) > 5*time.Minute {
+			c.lastError = time.Now()
+			c.r.log.Warn("jobq_queue_lag_seconds: reading the queue lag failed", "error", err.Error())
+		}
+	}
+}

@@ -1,0 +1,670 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/jobqdev/jobq"
+)
+
+// Defaults of Config.
+const (
+	DefaultConcurrency   = 10
+	DefaultPollInterval  = time.Second
+	DefaultShutdownGrace = 25 * time.Second
+	// DefaultLease is used when Config.Lease is zero and the setting default_lease cannot be read.
+	DefaultLease = 30 * time.Second
+	// DefaultQueue is the queue served when Config.Queues is empty.
+	DefaultQueue = "default"
+)
+
+const (
+	maxClaimBatch    = 1000             // claim_job accepts up to 10,000; a batch is bounded well below
+	dbCallTimeout    = 10 * time.Second // bound of one engine call
+	startRetryMax    = 5 * time.Second  // longest wait between start-up checks
+	errorLogInterval = 10 * time.Second // a repeated error is logged at most this often
+	hardStopWait     = time.Second      // how long StopAndCancel waits for handlers to return
+	finishDrainLimit = 10 * time.Second // how long a shutdown waits for results to be written
+)
+
+// Config configures a Runner. Only Pool is required; every other field has the default stated
+// on it.
+type Config struct {
+	// Pool is the database the runner works on. It should log in as worker_runtime: Run refuses
+	// a superuser, a BYPASSRLS role and the jobq schema's owner (ErrUnsafeRole). The runner uses
+	// it for claims, heartbeats, results, rescues and readiness checks, and opens one more,
+	// dedicated connection with the same settings to LISTEN. Size it at Concurrency plus a few
+	// connections, more if handlers use it too.
+	Pool *pgxpool.Pool
+
+	// WorkerID names this runner in the jobs it claims (locked_by). Default:
+	// "<hostname>-<pid>-<4 random hex digits>".
+	WorkerID string
+
+	// Queues are the queues served, in priority order: a later queue is served only when the
+	// earlier ones have no due job. Default: ["default"].
+	Queues []string
+
+	// Concurrency is the most handlers that run at once. Default: 10.
+	Concurrency int
+
+	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
+	// without a heartbeat is rescued (run again) by any runner. Default: the setting
+	// default_lease from jobq.settings, read at start (30 seconds as shipped).
+	Lease time.Duration
+
+	// HeartbeatInterval is how often the runner renews the leases it holds, in one
+	// heartbeat_jobs call. Default: a third of Lease.
+	HeartbeatInterval time.Duration
+
+	// PollInterval is how often the runner claims without having been notified. NOTIFY is only
+	// a hint; polling is the backstop. Default: 1 second.
+	PollInterval time.Duration
+
+	// RescueInterval is how often the runner calls jobq.rescue_expired to sweep jobs whose
+	// lease expired (their worker vanished) or whose timeout passed. Every runner may sweep;
+	// SKIP LOCKED keeps them apart. Default: half of Lease. Negative: never.
+	RescueInterval time.Duration
+
+	// ShutdownGrace is how long, after the context of Run ends, running handlers may go on
+	// before they are cancelled and their jobs handed back. Default: 25 seconds.
+	ShutdownGrace time.Duration
+
+	// Logger receives the runner's logs. Default: JSON lines on standard error.
+	Logger *slog.Logger
+
+	// Reporter is told about every job that dies (its final failure), for alerting. Default:
+	// none. See NewSentryReporter.
+	Reporter Reporter
+}
+
+// Reporter is told about final failures. ReportDead must not block for long: it runs on the
+// goroutine that writes results.
+type Reporter interface {
+	ReportDead(ctx context.Context, d DeadJob)
+}
+
+// DeadJob describes a job that died: its last attempt failed without a retry, or its worker
+// vanished on its last attempt (then only JobID, Error and Reason are known: rescue_expired
+// returns no more).
+type DeadJob struct {
+	JobID    int64
+	Task     string
+	StoreID  string
+	Queue    string
+	Attempt  int
+	Error    string
+	Reason   string // "error", "not_retryable", "orphaned", "timed_out"
+	Duration time.Duration
+}
+
+// Handler runs one attempt of a job. Returning nil completes the job; an error fails the
+// attempt (see Permanent, RetryIn, WithCode and Snooze for the variants). ctx is cancelled when
+// the lease is lost (cause jobq.ErrLeaseLost), the job's timeout passes (ErrJobTimeout) or the
+// runner shuts down (ErrShutdown); context.Cause tells which.
+type Handler interface {
+	Work(ctx context.Context, job *jobq.Job) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, job *jobq.Job) error
+
+// Work calls f.
+func (f HandlerFunc) Work(ctx context.Context, job *jobq.Job) error { return f(ctx, job) }
+
+// Runner claims and runs jobs. Create it with New, register handlers with Handle (or the typed
+// Handle functions), then call Run.
+type Runner struct {
+	cfg     Config
+	pool    *pgxpool.Pool
+	client  *jobq.Client
+	log     *slog.Logger
+	metrics *metrics
+
+	handlers map[string]Handler
+
+	state atomic.Int32
+	lease atomic.Int64 // the lease in use, set at start
+
+	mu     sync.Mutex
+	held   map[string]*runningJob // by lease token: running handlers and results not yet written
+	active int                    // handlers running
+
+	wake      chan struct{} // a claim is wanted now (notification, reconnect, rescue)
+	slotFreed chan struct{} // a handler returned
+
+	hardStop     chan struct{}
+	hardStopOnce sync.Once
+
+	workCtx    context.Context // parent of handler contexts; cancelled past the grace period
+	cancelWork context.CancelCauseFunc
+	jobs       sync.WaitGroup
+	fin        *finisher
+}
+
+const (
+	stateNew int32 = iota
+	stateStarting
+	stateRunning
+	stateStopping
+	stateStopped
+)
+
+// runningJob is one held lease: a handler that runs, or whose result is not written yet.
+type runningJob struct {
+	job     *jobq.Job
+	handler Handler
+	cancel  context.CancelCauseFunc
+	started time.Time
+	// guarded by Runner.mu
+	finishing bool // the handler returned
+	lost      bool // a heartbeat did not renew the lease
+}
+
+// New checks cfg, applies the defaults and returns a Runner. It does not touch the database.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("runner: Config.Pool is required")
+	}
+	if cfg.Concurrency < 0 || cfg.Lease < 0 || cfg.HeartbeatInterval < 0 || cfg.PollInterval < 0 || cfg.ShutdownGrace < 0 {
+		return nil, errors.New("runner: Concurrency, Lease, HeartbeatInterval, PollInterval and ShutdownGrace must not be negative")
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.ShutdownGrace == 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if len(cfg.Queues) == 0 {
+		cfg.Queues = []string{DefaultQueue}
+	}
+	for _, q := range cfg.Queues {
+		if q == "" {
+			return nil, errors.New("runner: Config.Queues holds an empty queue name")
+		}
+	}
+	cfg.Queues = append([]string(nil), cfg.Queues...)
+	if cfg.WorkerID == "" {
+		host, _ := os.Hostname()
+		if host == "" {
+			host = "jobq"
+		}
+		cfg.WorkerID = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.IntN(1<<16))
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	r := &Runner{
+		cfg:       cfg,
+		pool:      cfg.Pool,
+		client:    jobq.NewClient(cfg.Pool),
+		log:       cfg.Logger.With("workerId", cfg.WorkerID),
+		handlers:  make(map[string]Handler),
+		held:      make(map[string]*runningJob),
+		wake:      make(chan struct{}, 1),
+		slotFreed: make(chan struct{}, 1),
+		hardStop:  make(chan struct{}),
+	}
+	r.metrics = newMetrics(r)
+	r.fin = newFinisher(r)
+	return r, nil
+}
+
+// WorkerID returns the name this runner claims jobs under.
+func (r *Runner) WorkerID() string { return r.cfg.WorkerID }
+
+// Client returns a jobq.Client on the runner's pool, for handlers that enqueue follow-up jobs.
+func (r *Runner) Client() *jobq.Client { return r.client }
+
+// Pool returns the runner's pool.
+func (r *Runner) Pool() *pgxpool.Pool { return r.pool }
+
+// Lease returns the lease the runner claims with; zero before Run has started.
+func (r *Runner) Lease() time.Duration { return time.Duration(r.lease.Load()) }
+
+// Handle registers h for jobs of task name. It panics when name is empty, already registered,
+// or the runner has started: those are programming errors.
+func (r *Runner) Handle(name string, h Handler) {
+	if name == "" || h == nil {
+		panic("runner: Handle needs a task name and a handler")
+	}
+	if r.state.Load() != stateNew {
+		panic("runner: Handle called after Run")
+	}
+	if _, dup := r.handlers[name]; dup {
+		panic(fmt.Sprintf("runner: task %q is registered twice", name))
+	}
+	r.handlers[name] = h
+}
+
+// HandleFunc registers f for jobs of task name; see Handle.
+func (r *Runner) HandleFunc(name string, f func(ctx context.Context, job *jobq.Job) error) {
+	r.Handle(name, HandlerFunc(f))
+}
+
+// StopAndCancel stops a running Run without the grace period: running handlers are cancelled
+// at once (cause ErrShutdown), the leases of those that return within a second are handed back,
+// and Run returns. Jobs whose handlers have not returned by then are rescued after their lease
+// expires. Safe to call more than once, and before or after Run.
+func (r *Runner) StopAndCancel() {
+	r.hardStopOnce.Do(func() { close(r.hardStop) })
+}
+
+// Run works until ctx ends, then shuts down (see the package documentation) and returns nil
+// after a clean drain. Before it claims anything it waits until the database answers and the
+// jobq schema is at the version this binary expects (logging why it waits), and it returns an
+// ErrUnsafeRole error when the connected role is unsafe. Run may be called once.
+func (r *Runner) Run(ctx context.Context) error {
+	if !r.state.CompareAndSwap(stateNew, stateStarting) {
+		return errors.New("runner: Run called twice")
+	}
+	defer r.state.Store(stateStopped)
+	if err := r.start(ctx); err != nil {
+		if ctx.Err() != nil && !errors.Is(err, ErrUnsafeRole) {
+			return nil // stopped while waiting for the database
+		}
+		return err
+	}
+	r.state.Store(stateRunning)
+	r.log.Info("runner started", "queues", r.cfg.Queues, "concurrency", r.cfg.Concurrency,
+		"leaseMs", r.Lease().Milliseconds(), "pollIntervalMs", r.cfg.PollInterval.Milliseconds())
+
+	r.workCtx, r.cancelWork = context.WithCancelCause(context.WithoutCancel(ctx))
+	defer r.cancelWork(ErrShutdown)
+
+	// Heartbeats and the finisher outlive the claim loop: they serve the drain.
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var bg sync.WaitGroup
+	bg.Go(func() { r.heartbeatLoop(bgCtx) })
+	finDone := make(chan struct{})
+	go func() { defer close(finDone); r.fin.run() }()
+
+	loopCtx, stopLoops := context.WithCancel(ctx)
+	var loops sync.WaitGroup
+	l := newListener(r)
+	loops.Go(func() { l.run(loopCtx) })
+	if r.rescueInterval() > 0 {
+		loops.Go(func() { r.rescueLoop(loopCtx) })
+	}
+
+	r.claimLoop(loopCtx, r.hardStop)
+	r.state.Store(stateStopping)
+	stopLoops()
+	loops.Wait()
+
+	err := r.drain(ctx)
+
+	// Write what the handlers left, then stop renewing.
+	r.fin.close(r.finishDeadline())
+	<-finDone
+	stopBackground()
+	bg.Wait()
+	if n := r.heldCount(); n > 0 && err == nil {
+		err = fmt.Errorf("runner: stopped with %d job result(s) not written; their jobs run again after the lease expires", n)
+	}
+	r.log.Info("runner stopped", "clean", err == nil)
+	return err
+}
+
+// start waits until the runner may claim: a safe role, a visible schema at the expected
+// version, and the lease known.
+func (r *Runner) start(ctx context.Context) error {
+	wait := 100 * time.Millisecond
+	var lastLogged string
+	for {
+		err := r.checkStart(ctx)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, ErrUnsafeRole) {
+			r.log.Error("refusing to start", "code", ErrUnsafeRole.Code, "error", err.Error())
+			return err
+		}
+		if msg := err.Error(); msg != lastLogged {
+			r.log.Warn("waiting for the database before claiming", "error", msg)
+			lastLogged = msg
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.hardStop:
+			return ErrShutdown
+		case <-time.After(jitter(wait)):
+		}
+		wait = min(2*wait, startRetryMax)
+	}
+}
+
+func (r *Runner) checkStart(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
+	defer cancel()
+	if err := CheckRole(cctx, r.pool); err != nil {
+		return err
+	}
+	if err := r.checkSchema(cctx); err != nil {
+		return err
+	}
+	if r.cfg.Lease > 0 {
+		r.lease.Store(int64(r.cfg.Lease))
+		return nil
+	}
+	var lease time.Duration
+	err := r.pool.QueryRow(cctx, `SELECT value::interval FROM jobq.settings WHERE name = 'default_lease'`).Scan(&lease)
+	if err != nil || lease <= 0 {
+		r.log.Warn("cannot read setting default_lease; using the built-in default", "leaseMs", DefaultLease.Milliseconds(), "error", fmt.Sprint(err))
+		lease = DefaultLease
+	}
+	r.lease.Store(int64(lease))
+	return nil
+}
+
+func (r *Runner) heartbeatInterval() time.Duration {
+	if r.cfg.HeartbeatInterval > 0 {
+		return r.cfg.HeartbeatInterval
+	}
+	return max(r.Lease()/3, 10*time.Millisecond)
+}
+
+func (r *Runner) rescueInterval() time.Duration {
+	if r.cfg.RescueInterval != 0 {
+		return r.cfg.RescueInterval
+	}
+	return max(r.Lease()/2, 100*time.Millisecond)
+}
+
+func (r *Runner) finishDeadline() time.Duration {
+	select {
+	case <-r.hardStop:
+		return hardStopWait
+	default:
+		return finishDrainLimit
+	}
+}
+
+// notify asks the claim loop to claim now; it never blocks.
+func (r *Runner) notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// claimLoop claims whenever it is woken, polled, or a slot frees while more jobs may be due,
+// until ctx ends or a hard stop.
+func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
+	poll := time.NewTicker(r.cfg.PollInterval)
+	defer poll.Stop()
+	errs := newErrorLog(r.log, "claim failed")
+	want := true
+	for {
+		if want && ctx.Err() == nil {
+			want = r.claim(errs)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-hardStop:
+			return
+		case <-r.wake:
+			want = true
+		case <-poll.C:
+			want = true
+		case <-r.slotFreed:
+		}
+	}
+}
+
+// claim claims as many jobs as there are free slots and starts their handlers. It reports
+// whether more jobs may be due: every slot was filled, so the next free slot should claim again.
+func (r *Runner) claim(errs *errorLog) bool {
+	r.mu.Lock()
+	free := r.cfg.Concurrency - r.active
+	r.mu.Unlock()
+	if free <= 0 {
+		return true
+	}
+	n := min(free, maxClaimBatch)
+	lease := r.Lease()
+	// A claim is not cut short by a shutdown: jobs it took are run (and drained) like any other.
+	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
+	defer cancel()
+	jobs, err := r.client.Claim(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease)
+	if err != nil {
+		errs.failed(err)
+		return false
+	}
+	errs.ok()
+	for i := range jobs {
+		r.startJob(&jobs[i], lease)
+	}
+	return len(jobs) == n
+}
+
+// startJob registers the lease and runs the handler in its own goroutine.
+func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
+	h := r.handlers[job.Task]
+	ctx, cancel := context.WithCancelCause(r.workCtx)
+	rj := &runningJob{job: job, handler: h, cancel: cancel, started: time.Now()}
+	r.mu.Lock()
+	r.held[job.LeaseToken] = rj
+	r.active++
+	r.mu.Unlock()
+	r.metrics.claimed.WithLabelValues(job.Task).Inc()
+	attrs := append(jobAttrs(job), "queue", job.Queue)
+	// Pickup lag from the database's clock: claimed_at - run_at.
+	attrs = append(attrs, "lagMs", ms(job.ClaimedAt.Sub(job.RunAt)))
+	r.log.Info("job claimed", attrs...)
+
+	r.jobs.Go(func() {
+		defer cancel(nil)
+		var err error
+		if h == nil {
+			err = WithCode(fmt.Errorf("%s: no handler is registered for task %q on worker %s",
+				ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
+		} else {
+			runCtx := ctx
+			if job.DeadlineAt != nil {
+				// The job's timeout from the database's own timestamps: deadline_at and
+				// lease_expires_at were both set from now() by the claim.
+				timeout := job.DeadlineAt.Sub(job.LeaseExpiresAt.Add(-lease))
+				var stop context.CancelFunc
+				runCtx, stop = context.WithTimeoutCause(ctx, timeout, ErrJobTimeout)
+				defer stop()
+			}
+			err = r.callHandler(runCtx, h, job)
+			if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) {
+				err = fmt.Errorf("timed out after %s: %w", job.DeadlineAt.Sub(job.LeaseExpiresAt.Add(-lease)), err)
+			}
+		}
+		r.handlerReturned(rj, err, time.Since(rj.started))
+	})
+}
+
+// callHandler runs h, turning a panic into an error that carries the stack.
+func (r *Runner) callHandler(ctx context.Context, h Handler, job *jobq.Job) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n\n%s", p, debug.Stack())
+		}
+	}()
+	return h.Work(ctx, job)
+}
+
+// handlerReturned decides what to write for a finished handler and hands it to the finisher.
+func (r *Runner) handlerReturned(rj *runningJob, err error, d time.Duration) {
+	job := rj.job
+	r.mu.Lock()
+	rj.finishing = true
+	lost := rj.lost
+	r.active--
+	r.mu.Unlock()
+	select {
+	case r.slotFreed <- struct{}{}:
+	default:
+	}
+	r.metrics.runTime.WithLabelValues(job.Task).Observe(d.Seconds())
+
+	he := asHandlerError(err)
+	switch {
+	case lost:
+		// The lease is gone: any write would be refused, and someone else owns the job now.
+		r.forget(rj)
+		r.log.Warn("handler stopped after its lease was lost; result discarded",
+			append(jobAttrs(job), "duration", ms(d), "error", errString(err))...)
+	case err != nil && errors.Is(context.Cause(r.workCtx), ErrShutdown):
+		// Cancelled by the shutdown: hand the job back without using an attempt.
+		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, duration: d, err: err})
+	case err == nil:
+		r.fin.submit(finishItem{rj: rj, kind: finishComplete, duration: d})
+	case he != nil && he.isSnooze:
+		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: he.snooze, duration: d})
+	default:
+		f := jobq.Failure{Lease: job.Lease(), Error: err.Error()}
+		if he != nil {
+			f.Fatal = he.permanent
+			f.RetryIn = he.retryIn
+			f.ErrorCode = he.code
+		}
+		r.log.Warn("job failed", append(jobAttrs(job), "duration", ms(d), "error", firstLine(err.Error()),
+			"errorCode", f.ErrorCode, "retryable", !f.Fatal)...)
+		r.fin.submit(finishItem{rj: rj, kind: finishFail, failure: f, duration: d, err: err})
+	}
+}
+
+// forget drops a held lease.
+func (r *Runner) forget(rj *runningJob) {
+	r.mu.Lock()
+	delete(r.held, rj.job.LeaseToken)
+	r.mu.Unlock()
+}
+
+func (r *Runner) heldCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.held)
+}
+
+// drain waits for running handlers: up to ShutdownGrace, then it cancels them (their jobs are
+// handed back as they return). A hard stop skips the wait.
+func (r *Runner) drain(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { r.jobs.Wait(); close(done) }()
+	r.mu.Lock()
+	running := r.active
+	r.mu.Unlock()
+	if running > 0 {
+		r.log.Info("shutting down: claiming stopped, waiting for running jobs", "running", running,
+			"graceMs", r.cfg.ShutdownGrace.Milliseconds())
+	}
+	grace := time.NewTimer(r.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-grace.C:
+		r.mu.Lock()
+		running = r.active
+		r.mu.Unlock()
+		r.log.Warn("shutdown grace period over: cancelling running jobs and handing them back", "running", running)
+	case <-r.hardStop:
+		r.log.Warn("stopping now: cancelling running jobs")
+	}
+	r.cancelWork(ErrShutdown)
+	select {
+	case <-done:
+	case <-r.hardStop:
+		select {
+		case <-done:
+		case <-time.After(hardStopWait):
+			return errors.New("runner: stopped before every handler returned")
+		}
+	}
+	select {
+	case <-r.hardStop:
+		return errors.New("runner: stopped without a clean drain")
+	default:
+		return nil
+	}
+}
+
+// jitter returns d scaled by a random factor in [0.5, 1.5).
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.5 + rand.Float64()))
+}
+
+// jobAttrs are the log attributes every job line carries.
+func jobAttrs(job *jobq.Job) []any {
+	return []any{"taskName", job.Task, "jobId", job.ID, "storeId", deref(job.StoreID), "attempt", job.Attempt}
+}
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// errorLog logs a repeating failure once, then at most every errorLogInterval, and logs the
+// recovery.
+type errorLog struct {
+	log     *slog.Logger
+	msg     string
+	mu      sync.Mutex
+	failing bool
+	last    time.Time
+	count   int
+}
+
+func newErrorLog(log *slog.Logger, msg string) *errorLog { return &errorLog{log: log, msg: msg} }
+
+func (e *errorLog) failed(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.count++
+	if !e.failing || time.Since(e.last) >= errorLogInterval {
+		e.log.Warn(e.msg, "error", err.Error(), "failures", e.count)
+		e.last = time.Now()
+	}
+	e.failing = true
+}
+
+func (e *errorLog) ok() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failing {
+		e.log.Info(e.msg+": recovered", "failures", e.count)
+	}
+	e.failing, e.count = false, 0
+}
