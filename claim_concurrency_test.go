@@ -23,6 +23,7 @@ func TestClaimExactlyOnce(t *testing.T) {
 	t.Parallel()
 	const total, claimers = 10_000, 20
 	b := setupWith(t, setupOptions{WorkerConns: claimers})
+	b.define(t, "drain")
 
 	enqueued := b.enqueueMany(t, manyOptions{Count: total, Spec: jobq.JobSpec{Task: "drain"}})
 	require.Equal(t, total, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued'`))

@@ -69,20 +69,22 @@ const (
 	JobKeyUnsafeDedupe  JobKeyMode = "unsafe_dedupe"
 )
 
-// EnqueueOptions are the optional settings of one enqueue. The zero value enqueues on queue
-// "default" at priority 0, due now, with the default max attempts.
+// EnqueueOptions are the optional settings of one enqueue. The zero value enqueues due now with
+// the task's defaults (jobq.tasks: queue, priority, max attempts, timeout, backoff) and, where
+// the task declares none, the engine's: queue "default", priority 0, the setting
+// default_max_attempts.
 type EnqueueOptions struct {
-	Queue       string        // default "default"
-	Priority    int16         // lower runs first; default 0
+	Queue       string        // "" = the task's queue, else "default"
+	Priority    int16         // lower runs first; 0 = the task's priority, else 0
 	MaxAttempts int           // 0 = task or setting default_max_attempts (25)
 	JobKey      string        // "" = no key
 	JobKeyMode  JobKeyMode    // "" = replace
 	RunAt       time.Time     // zero = now (plus Delay)
 	Delay       time.Duration // added to the database's now() when RunAt is zero
-	StoreID     string        // "" = a system job
-	Timeout     time.Duration // 0 = no timeout
-	BackoffBase time.Duration // 0 = setting backoff_base
-	BackoffMax  time.Duration // 0 = setting backoff_max
+	StoreID     string        // "" = a system job, or the payload's "storeId" for a store-scoped task
+	Timeout     time.Duration // 0 = the task's timeout, else none
+	BackoffBase time.Duration // 0 = the task's, else setting backoff_base
+	BackoffMax  time.Duration // 0 = the task's, else setting backoff_max
 }
 
 // JobSpec is one job of an EnqueueMany batch.
@@ -170,18 +172,23 @@ func marshalPayload(payload any) ([]byte, error) {
 }
 
 // Enqueue adds one job and returns its id (the existing job's id when a job key matched).
-// payload is marshalled to JSON and must be an object.
+// payload is marshalled to JSON and must be an object that keeps the task's contract. The task
+// must be declared (jobq.ErrUnknownTask), a store-scoped task needs a store (StoreID or the
+// payload's "storeId", jobq.ErrStoreRequired) and a system task has none
+// (jobq.ErrStoreNotAllowed). Unless the caller has jobq_operator's rights, the job's store must be
+// the transaction's app.current_store_id, NULL for a system job (jobq.ErrTenantMismatch).
 func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts EnqueueOptions) (int64, error) {
 	body, err := marshalPayload(payload)
 	if err != nil {
 		return 0, fmt.Errorf("jobq: enqueue %s: payload: %w", task, err)
 	}
-	queue, mode := opts.Queue, string(opts.JobKeyMode)
-	if queue == "" {
-		queue = "default"
-	}
+	mode := string(opts.JobKeyMode)
 	if mode == "" {
 		mode = string(JobKeyReplace)
+	}
+	var priority *int16 // NULL lets the task's priority apply
+	if opts.Priority != 0 {
+		priority = &opts.Priority
 	}
 	var id int64
 	err = c.db.QueryRow(ctx, `
@@ -191,7 +198,7 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 			job_key => $5, job_key_mode => $6, max_attempts => $7, priority => $8, queue => $9,
 			store_id => $10::uuid, timeout => $11, backoff_base => $12, backoff_max => $13)`,
 		task, body, nullTime(opts.RunAt), interval(opts.Delay), nullString(opts.JobKey), mode,
-		nullInt(opts.MaxAttempts), opts.Priority, queue, nullString(opts.StoreID),
+		nullInt(opts.MaxAttempts), priority, nullString(opts.Queue), nullString(opts.StoreID),
 		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax),
 	).Scan(&id)
 	if err != nil {
@@ -223,8 +230,9 @@ func durationText(d time.Duration) string {
 }
 
 // EnqueueMany adds all specs in one statement and returns their ids in the same order. It is all
-// or nothing: one invalid spec fails the call and writes nothing. Delay is not supported here;
-// use RunAt.
+// or nothing: one invalid spec fails the call and writes nothing; each spec is checked as Enqueue
+// checks its job, so a caller without jobq_operator's rights enqueues the jobs of one store (or
+// only system jobs) per call. Delay is not supported here; use RunAt.
 func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, error) {
 	batch := make([]specJSON, len(specs))
 	for i, s := range specs {
@@ -382,4 +390,71 @@ func (c *Client) RescueExpired(ctx context.Context, batch int) ([]Rescue, error)
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Rescue])
 	return out, wrap(err, "rescue_expired")
+}
+
+// TaskScope says whether a task works across stores (system) or on one store (store).
+type TaskScope string
+
+// The task scopes.
+const (
+	ScopeSystem TaskScope = "system"
+	ScopeStore  TaskScope = "store"
+)
+
+// TaskDefinition declares a task in jobq.tasks. Enqueue refuses a task that is not declared, a
+// payload that breaks PayloadSchema, a store task without a store and a system task with one.
+type TaskDefinition struct {
+	Name  string    // kebab-case, e.g. "send-operator-invitation-email"
+	Scope TaskScope // "" = system
+	// PayloadSchema maps each payload key to its type: string, number, integer, boolean, object,
+	// array, uuid, date, timestamp or any; a key ending in "?" is optional. nil = anything.
+	PayloadSchema map[string]string
+	// Defaults an enqueue may override; zero = none (the global defaults apply).
+	MaxAttempts int
+	Queue       string
+	Priority    *int16
+	Timeout     time.Duration
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	Description string
+}
+
+// DefineTask declares def, or updates it when the task exists (a no-op when nothing changed).
+func (c *Client) DefineTask(ctx context.Context, def TaskDefinition) error {
+	scope := def.Scope
+	if scope == "" {
+		scope = ScopeSystem
+	}
+	schema := def.PayloadSchema
+	if schema == nil {
+		schema = map[string]string{}
+	}
+	doc, err := json.Marshal(schema)
+	if err != nil {
+		return fmt.Errorf("jobq: define_task %s: %w", def.Name, err)
+	}
+	_, err = c.db.Exec(ctx, `SELECT jobq.define_task(name => $1, scope => $2, payload_schema => $3::jsonb,
+		max_attempts => $4, queue => $5, priority => $6, timeout => $7, backoff_base => $8, backoff_max => $9,
+		description => $10)`,
+		def.Name, string(scope), doc, nullInt(def.MaxAttempts), nullString(def.Queue), def.Priority,
+		interval(def.Timeout), interval(def.BackoffBase), interval(def.BackoffMax), def.Description)
+	return wrap(err, "define_task "+def.Name)
+}
+
+// FanOut enqueues the store-scoped task once for every store (jobq.fan_out), in one statement:
+// payload plus {"storeId": ...}, job key keyTemplate with {storeId} replaced ("" =
+// "<task>:{storeId}"), under mode ("" = preserve_run_at), so running it twice adds no
+// duplicates. It returns the number of jobs enqueued or merged. Only worker_runtime may call it
+// (it lists every store through public.list_store_ids_for_fan_out).
+func (c *Client) FanOut(ctx context.Context, task string, payload any, keyTemplate string, mode JobKeyMode) (int, error) {
+	body, err := marshalPayload(payload)
+	if err != nil {
+		return 0, fmt.Errorf("jobq: fan_out %s: payload: %w", task, err)
+	}
+	if mode == "" {
+		mode = JobKeyPreserveRunAt
+	}
+	var n int
+	err = c.db.QueryRow(ctx, `SELECT jobq.fan_out($1, $2::jsonb, $3, $4)`, task, body, nullString(keyTemplate), string(mode)).Scan(&n)
+	return n, wrap(err, "fan_out "+task)
 }

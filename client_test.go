@@ -17,6 +17,8 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("EnqueueOptions", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "task")
+		b.defineStore(t, "send-mail")
 
 		id := b.enqueue(t, enqueueOptions{Task: "send-mail", Payload: map[string]any{"to": "ada@example.com"},
 			EnqueueOptions: jobq.EnqueueOptions{
@@ -61,16 +63,29 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("EnqueueManyInInputOrder", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "a", "b", "d", "e")
+		b.defineStore(t, "c")
 		at := time.Date(2031, 5, 17, 9, 30, 0, 0, time.UTC)
 
-		ids, err := b.app.EnqueueMany(b.ctx, []jobq.JobSpec{
+		specs := []jobq.JobSpec{
 			{Task: "a"},
 			{Task: "b", EnqueueOptions: jobq.EnqueueOptions{JobKey: "k1"}},
 			{Task: "c", Payload: payload{N: 3}, EnqueueOptions: jobq.EnqueueOptions{Queue: "q", Priority: 4, RunAt: at, StoreID: storeID, Timeout: time.Minute}},
 			{Task: "d", EnqueueOptions: jobq.EnqueueOptions{JobKey: "k1"}}, // same key: last spec wins
 			{Task: "e", EnqueueOptions: jobq.EnqueueOptions{JobKey: "k2", MaxAttempts: 3}},
-		})
-		require.NoError(t, err)
+		}
+		// A store's job goes in only in a transaction of that store; outside one the batch is
+		// refused, naming the job, and writes nothing.
+		_, err := b.app.EnqueueMany(b.ctx, specs)
+		require.ErrorIs(t, err, jobq.ErrTenantMismatch)
+		require.ErrorContains(t, err, "job 3: store "+storeID)
+		require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs`), "a refused batch writes nothing")
+
+		var ids []int64
+		require.NoError(t, b.inStore(b.appPool, storeID, func(c *jobq.Client) error {
+			ids, err = c.EnqueueMany(b.ctx, specs)
+			return err
+		}))
 		require.Len(t, ids, 5)
 		require.Equal(t, ids[1], ids[3], "one key, one job")
 		require.Len(t, map[int64]bool{ids[0]: true, ids[1]: true, ids[2]: true, ids[4]: true}, 4)
@@ -94,9 +109,15 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("JobKeyIsPerStore", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "task")
+		b.defineStore(t, "store-task")
 		const otherStore = "9a8b7c6d-0000-4000-8000-000000000001"
 		keyed := func(store string, n int) int64 {
-			return b.enqueue(t, enqueueOptions{Payload: payload{N: n}, EnqueueOptions: jobq.EnqueueOptions{JobKey: "expire-holds", StoreID: store}})
+			task := "task" // a system task; a store's job needs a store-scoped one
+			if store != "" {
+				task = "store-task"
+			}
+			return b.enqueue(t, enqueueOptions{Task: task, Payload: payload{N: n}, EnqueueOptions: jobq.EnqueueOptions{JobKey: "expire-holds", StoreID: store}})
 		}
 		system, first, second := keyed("", 1), keyed(storeID, 2), keyed(otherStore, 3)
 		require.Len(t, map[int64]bool{system: true, first: true, second: true}, 3, "stores share a key space")
@@ -111,6 +132,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("ClaimReturnsTheJob", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.defineStore(t, "resize")
 		id := b.enqueue(t, enqueueOptions{Task: "resize", Payload: map[string]int{"w": 640},
 			EnqueueOptions: jobq.EnqueueOptions{Priority: 2, MaxAttempts: 4, JobKey: "img:9", StoreID: storeID, Timeout: time.Minute}})
 
@@ -140,6 +162,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("ClaimQueueOrderAndPriority", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "task")
 		in := func(queue string, priority int16, delay time.Duration) int64 {
 			return b.enqueue(t, enqueueOptions{EnqueueOptions: jobq.EnqueueOptions{Queue: queue, Priority: priority, Delay: delay}})
 		}
@@ -173,6 +196,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("FailRetriesThenDies", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "flaky")
 		id := b.enqueue(t, enqueueOptions{Task: "flaky", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 2}})
 
 		first := b.claimOne(t, claimOptions{})
@@ -219,6 +243,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("FailNotRetryableAndRetryIn", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "fatal", "later")
 		fatal := b.enqueue(t, enqueueOptions{Task: "fatal", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 5}})
 		later := b.enqueue(t, enqueueOptions{Task: "later", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 5}})
 		jobs := b.claim(t, claimOptions{Max: 2})
@@ -246,6 +271,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("HeartbeatRenewsHeldLeasesOnly", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "task")
 		b.enqueueMany(t, manyOptions{Count: 3})
 		jobs := b.claim(t, claimOptions{Worker: "hb", Max: 3})
 		require.Len(t, jobs, 3)
@@ -276,6 +302,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("SnoozeKeepsTheAttempt", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "poll")
 		id := b.enqueue(t, enqueueOptions{Task: "poll"})
 		job := b.claimOne(t, claimOptions{})
 
@@ -302,6 +329,7 @@ func TestClientRoundTrip(t *testing.T) {
 	t.Run("RescueExpired", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		b.define(t, "orphan", "slow", "last", "alive")
 		short := 200 * time.Millisecond
 		orphan := b.enqueue(t, enqueueOptions{Task: "orphan"})
 		slow := b.enqueue(t, enqueueOptions{Task: "slow", EnqueueOptions: jobq.EnqueueOptions{Timeout: short, BackoffBase: time.Hour}})

@@ -59,6 +59,14 @@ var (
 	ErrUnknownTask = &Error{Code: "JOB.UNKNOWN_TASK"}
 	// ErrPayloadInvalid: the payload breaks its task's contract or does not decode into its type.
 	ErrPayloadInvalid = &Error{Code: "JOB.PAYLOAD_INVALID"}
+	// ErrStoreRequired: a store-scoped task was enqueued without a store id.
+	ErrStoreRequired = &Error{Code: "JOB.STORE_REQUIRED"}
+	// ErrStoreNotAllowed: a system task was enqueued with a store id.
+	ErrStoreNotAllowed = &Error{Code: "JOB.STORE_NOT_ALLOWED"}
+	// ErrInvalidTaskName: a task name that is not kebab-case.
+	ErrInvalidTaskName = &Error{Code: "JOB.INVALID_TASK_NAME"}
+	// ErrTenantMismatch: the job's store is not the session's app.current_store_id.
+	ErrTenantMismatch = &Error{Code: "JOB.TENANT_MISMATCH"}
 )
 
 // FromDB maps an error returned by the database to an *Error when PostgreSQL raised it with a

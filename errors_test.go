@@ -31,6 +31,12 @@ var sentinels = map[string]*jobq.Error{
 	"WORKER.UNSAFE_ROLE":       jobq.ErrUnsafeRole,
 	"WORKER.NOT_READY":         jobq.ErrNotReady,
 	"WORKER.SCHEMA_MISSING":    jobq.ErrSchemaMissing,
+	"JOB.UNKNOWN_TASK":         jobq.ErrUnknownTask,
+	"JOB.PAYLOAD_INVALID":      jobq.ErrPayloadInvalid,
+	"JOB.STORE_REQUIRED":       jobq.ErrStoreRequired,
+	"JOB.STORE_NOT_ALLOWED":    jobq.ErrStoreNotAllowed,
+	"JOB.INVALID_TASK_NAME":    jobq.ErrInvalidTaskName,
+	"JOB.TENANT_MISMATCH":      jobq.ErrTenantMismatch,
 }
 
 type catalogued struct {
@@ -116,6 +122,10 @@ func TestErrors(t *testing.T) {
 		b := setup(t)
 		cat := b.catalogue(t)
 		const otherToken = "00000000-0000-4000-8000-000000000000"
+		b.define(t, "errors-payload", "errors-mode", "errors-attempts", "errors-many", "errors-snooze", "errors-system-task")
+		b.defineStore(t, "errors-store-task")
+		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: "errors-contract",
+			PayloadSchema: map[string]string{"n": "integer", "note?": "string"}}))
 
 		cases := []struct {
 			name   string
@@ -147,6 +157,35 @@ func TestErrors(t *testing.T) {
 				})
 				return err
 			}, "task = 'errors-many'"},
+			{"EnqueueUndeclaredTask", "JOB.UNKNOWN_TASK", "task 'errors-undeclared' is not declared", func(t *testing.T) error {
+				_, err := b.app.Enqueue(b.ctx, "errors-undeclared", nil, jobq.EnqueueOptions{})
+				return err
+			}, "task = 'errors-undeclared'"},
+			{"EnqueuePayloadBreaksTheContract", "JOB.PAYLOAD_INVALID", `task errors-contract: key n must be an integer, not "one"`, func(t *testing.T) error {
+				_, err := b.app.Enqueue(b.ctx, "errors-contract", map[string]any{"n": "one"}, jobq.EnqueueOptions{})
+				return err
+			}, "task = 'errors-contract'"},
+			{"EnqueuePayloadLacksARequiredKey", "JOB.PAYLOAD_INVALID", "task errors-contract: required key n is missing", func(t *testing.T) error {
+				_, err := b.app.Enqueue(b.ctx, "errors-contract", map[string]any{"note": "no n"}, jobq.EnqueueOptions{})
+				return err
+			}, "task = 'errors-contract'"},
+			{"EnqueueStoreTaskWithoutAStore", "JOB.STORE_REQUIRED", "task errors-store-task is store-scoped", func(t *testing.T) error {
+				_, err := b.app.Enqueue(b.ctx, "errors-store-task", nil, jobq.EnqueueOptions{})
+				return err
+			}, "task = 'errors-store-task'"},
+			{"EnqueueSystemTaskWithAStore", "JOB.STORE_NOT_ALLOWED", "task errors-system-task is a system task; it got store " + storeID, func(t *testing.T) error {
+				_, err := b.app.Enqueue(b.ctx, "errors-system-task", nil, jobq.EnqueueOptions{StoreID: storeID})
+				return err
+			}, "task = 'errors-system-task'"},
+			{"EnqueueAnotherStoresJob", "JOB.TENANT_MISMATCH", "store " + storeID + " is not this session's store (app.current_store_id = unset)", func(t *testing.T) error {
+				_, err := b.app.Enqueue(b.ctx, "errors-store-task", map[string]string{"storeId": storeID}, jobq.EnqueueOptions{Queue: "errors-tenant"})
+				return err
+			}, "queue = 'errors-tenant'"},
+			{"DefineTaskNotKebabCase", "JOB.INVALID_TASK_NAME", "'Errors_Task' is not a kebab-case task name", func(t *testing.T) error {
+				err := b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: "Errors_Task"})
+				require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.tasks WHERE lower(name) = 'errors_task'`), "a refused declaration wrote a task")
+				return err
+			}, ""},
 			{"ClaimZeroLease", "JOB.LEASE_INVALID", "lease NULL is not positive", func(t *testing.T) error {
 				_, err := b.worker.Claim(b.ctx, "worker", []string{"errors-claim"}, 1, 0)
 				return err

@@ -17,8 +17,8 @@ import (
 )
 
 // bundle is one test's database and the clients on it. Workers (claim, heartbeat, complete, fail,
-// snooze, rescue) use worker_runtime, applications (enqueue) jobq_app, and only inspection and
-// time travel use the superuser.
+// snooze, rescue, task declarations, fan-out) use worker_runtime, applications (enqueue)
+// jobq_app, and only inspection and time travel use the superuser.
 type bundle struct {
 	ctx        context.Context
 	db         *dbtest.DB
@@ -49,6 +49,38 @@ func setupWith(t *testing.T, opts setupOptions) *bundle {
 	b.app = jobq.NewClient(b.appPool)
 	b.worker = jobq.NewClient(b.workerPool)
 	return b
+}
+
+// define declares system tasks without a payload contract, as a runner does at start-up
+// (worker_runtime); enqueue refuses a task that is not declared.
+func (b *bundle) define(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: name, Scope: jobq.ScopeSystem}))
+	}
+}
+
+// defineStore declares store-scoped tasks without a payload contract: each job needs a store.
+func (b *bundle) defineStore(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: name, Scope: jobq.ScopeStore}))
+	}
+}
+
+// inStore runs fn with a client on a transaction of pool whose app.current_store_id is store, as
+// an application enqueues a store's jobs; store "" runs fn on the pool itself (system jobs). The
+// transaction commits when fn returns nil.
+func (b *bundle) inStore(pool *pgxpool.Pool, store string, fn func(c *jobq.Client) error) error {
+	if store == "" {
+		return fn(jobq.NewClient(pool))
+	}
+	return pgx.BeginFunc(b.ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(b.ctx, `SELECT pg_catalog.set_config('app.current_store_id', $1, true)`, store); err != nil {
+			return err
+		}
+		return fn(jobq.NewClient(tx))
+	})
 }
 
 // conns acquires n connections of pool up front, so that goroutines released together each run
@@ -107,13 +139,19 @@ type enqueueOptions struct {
 	jobq.EnqueueOptions
 }
 
-// enqueue adds one job through the application client and returns its id.
+// enqueue adds one job through the application client and returns its id; a job of a store is
+// enqueued in a transaction of that store (inStore). The task must be declared (define).
 func (b *bundle) enqueue(t *testing.T, opts enqueueOptions) int64 {
 	t.Helper()
 	if opts.Task == "" {
 		opts.Task = "task"
 	}
-	id, err := b.app.Enqueue(b.ctx, opts.Task, opts.Payload, opts.EnqueueOptions)
+	var id int64
+	err := b.inStore(b.appPool, opts.StoreID, func(c *jobq.Client) error {
+		var err error
+		id, err = c.Enqueue(b.ctx, opts.Task, opts.Payload, opts.EnqueueOptions)
+		return err
+	})
 	require.NoError(t, err)
 	require.NotZero(t, id)
 	return id
@@ -126,6 +164,7 @@ type manyOptions struct {
 }
 
 // enqueueMany adds Count copies of Spec (payload {"n": i}) in chunks and returns the ids in order.
+// Spec is a system job of a declared task.
 func (b *bundle) enqueueMany(t *testing.T, opts manyOptions) []int64 {
 	t.Helper()
 	if opts.Chunk == 0 {

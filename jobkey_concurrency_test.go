@@ -62,6 +62,7 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
 			b := setupWith(t, setupOptions{AppConns: enqueuers + 2})
+			b.define(t, "keyed")
 			cs := conns(t, b.appPool, enqueuers)
 
 			for round := range rounds {
@@ -145,6 +146,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 			t.Parallel()
 			const senders, keys, batches = 10, 100, 8
 			b := setupWith(t, setupOptions{AppConns: senders + 2})
+			b.define(t, "keyed")
 			cs := conns(t, b.appPool, senders)
 
 			type sent struct {
@@ -223,6 +225,7 @@ func TestJobKeyRunningJob(t *testing.T) {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
 			b := setupWith(t, setupOptions{AppConns: enqueuers + 2})
+			b.define(t, "keyed")
 			cs := conns(t, b.appPool, enqueuers)
 			const key = "nightly-report"
 

@@ -27,6 +27,7 @@ type takeover struct {
 // clock an hour ahead (so A's lease counts as expired), makes them due and lets worker B claim them.
 func (b *bundle) takeOver(t *testing.T, n int) takeover {
 	t.Helper()
+	b.define(t, "zombie")
 	tk := takeover{
 		IDs: b.enqueueMany(t, manyOptions{Count: n, Spec: jobq.JobSpec{Task: "zombie"}}),
 		A:   make(map[int64]jobq.Job, n),
@@ -164,6 +165,7 @@ func TestZombieWorker(t *testing.T) {
 		t.Cleanup(sweeper.Release)
 		worker := conns(t, b.workerPool, 1)[0]
 
+		b.define(t, "zombie")
 		ids := b.enqueueMany(t, manyOptions{Count: n, Spec: jobq.JobSpec{Task: "zombie"}})
 		claimed := make(map[int64]jobq.Job, n)
 		for i, id := range ids {

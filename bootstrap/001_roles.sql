@@ -34,7 +34,7 @@ BEGIN
     FOR v_role IN
         SELECT *
         FROM (VALUES
-            ('jobq_migrator',       'LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', 'jobq.migrator_password'),
+            ('jobq_migrator',       'LOGIN INHERIT NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', 'jobq.migrator_password'),
             ('worker_runtime',      'LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', 'jobq.worker_runtime_password'),
             ('worker_fanout_owner', 'NOLOGIN NOSUPERUSER BYPASSRLS NOCREATEROLE NOCREATEDB',  NULL),
             ('jobq_app',            'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),

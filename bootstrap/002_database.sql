@@ -4,17 +4,16 @@
 -- 001_roles.sql and before the migrations. Idempotent.
 --
 -- The migrator may create the jobq schema in this database; the runtime roles may connect.
--- The migrator is also made a member of worker_fanout_owner and jobq_app_gate, WITHOUT inheritance,
--- only so it can hand them ownership of functions (PostgreSQL requires membership for
--- ALTER ... OWNER); no login role that runs jobs is ever a member.
+-- The migrator is also made a member of worker_fanout_owner and jobq_app_gate, so it can hand them
+-- ownership of functions and take it back in a Down migration (PostgreSQL requires membership for
+-- ALTER ... OWNER and REASSIGN OWNED). It gains nothing it lacks: BYPASSRLS is an attribute and is
+-- never inherited, and the migrator already owns the tables. No login role that runs jobs is ever
+-- a member of either.
 
 DO $bootstrap$
 BEGIN
     EXECUTE format('GRANT CONNECT, CREATE, TEMPORARY ON DATABASE %I TO jobq_migrator', pg_catalog.current_database());
     EXECUTE format('GRANT CONNECT ON DATABASE %I TO worker_runtime, jobq_app, jobq_operator', pg_catalog.current_database());
-    IF (SELECT r.rolinherit FROM pg_catalog.pg_roles r WHERE r.rolname = 'jobq_migrator') THEN
-        ALTER ROLE jobq_migrator NOINHERIT;
-    END IF;
     IF NOT EXISTS (
         SELECT 1
         FROM pg_catalog.pg_auth_members a

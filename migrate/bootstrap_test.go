@@ -97,8 +97,13 @@ func TestBootstrap(t *testing.T) {
 			JOIN pg_catalog.pg_roles m ON m.oid = a.member
 			WHERE a.roleid = 'worker_fanout_owner'::regrole ORDER BY 1`),
 			"only the migrator stays a member of worker_fanout_owner")
-		var inherit bool
-		require.NoError(t, admin.QueryRow(ctx, "SELECT rolinherit FROM pg_catalog.pg_roles WHERE rolname = 'jobq_migrator'").Scan(&inherit))
-		require.False(t, inherit, "the migrator does not inherit worker_fanout_owner's rights")
+		// The migrator may act for the owner roles (to hand them functions and take them back), but
+		// gains no BYPASSRLS (an attribute is never inherited), and they never gain its rights.
+		var bypass, ownerIsMember bool
+		require.NoError(t, admin.QueryRow(ctx, `SELECT rolbypassrls FROM pg_catalog.pg_roles WHERE rolname = 'jobq_migrator'`).Scan(&bypass))
+		require.False(t, bypass, "the migrator is not BYPASSRLS")
+		require.NoError(t, admin.QueryRow(ctx, `SELECT pg_has_role('worker_fanout_owner', 'jobq_migrator', 'MEMBER')
+			OR pg_has_role('jobq_app_gate', 'jobq_migrator', 'MEMBER')`).Scan(&ownerIsMember))
+		require.False(t, ownerIsMember, "neither owner role is a member of the migrator")
 	})
 }

@@ -8,6 +8,16 @@
 // vanished. Whether a lease is still held, when a retry runs and whether a job is dead are decided
 // by the database; Go timers only pace the calls.
 //
+// # Tasks
+//
+// The engine refuses to enqueue a task that jobq.tasks does not declare. A typed task (NewTask,
+// NewStoreTask) carries its declaration: its scope, the payload contract derived from its payload
+// type (PayloadSchemaOf) and its defaults. Handle and HandleStore register it, and Run declares
+// every registered declaration, and those of Config.Tasks, before it claims; declaring is
+// idempotent, so every runner of a service declares at each start. A task handled with
+// Runner.Handle declares nothing and keeps the declaration made elsewhere (in SQL, with
+// jobq.define_task, or in Config.Tasks).
+//
 // # The loop
 //
 // A dedicated connection LISTENs on channel "jobq" (payload: the queue name). A notification is

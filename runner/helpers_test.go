@@ -124,6 +124,25 @@ func (b *testBundle) waitState(t *testing.T, id int64, state string) jobRow {
 	return r
 }
 
+// define declares system tasks without a payload contract (as jobq.define_task from SQL does),
+// for tests whose handlers are untyped: Runner.Handle declares nothing. It runs as the superuser,
+// so tests that count worker_runtime sessions see none of it.
+func (b *testBundle) define(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		require.NoError(t, jobq.NewClient(b.admin).DefineTask(context.Background(), jobq.TaskDefinition{Name: name}))
+	}
+}
+
+// defineStore declares store-scoped tasks without a payload contract.
+func (b *testBundle) defineStore(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		require.NoError(t, jobq.NewClient(b.admin).DefineTask(context.Background(),
+			jobq.TaskDefinition{Name: name, Scope: jobq.ScopeStore}))
+	}
+}
+
 func (b *testBundle) enqueue(t *testing.T, task string, payload any, opts jobq.EnqueueOptions) int64 {
 	t.Helper()
 	id, err := b.client.Enqueue(context.Background(), task, payload, opts)

@@ -33,6 +33,7 @@ func scrape(t *testing.T, srv *httptest.Server) string {
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "ok", "bad", "block")
 	cfg := b.config()
 	cfg.Concurrency = 1
 	r, err := runner.New(cfg)

@@ -86,6 +86,13 @@ type Config struct {
 	// Reporter is told about every job that dies (its final failure), for alerting. Default:
 	// none. See NewSentryReporter.
 	Reporter Reporter
+
+	// Tasks are declared in jobq.tasks (Client.DefineTask) when Run starts, before the typed
+	// tasks registered with Handle and HandleStore: tasks this service enqueues but another
+	// process handles, or untyped tasks it handles with Runner.Handle (which declares nothing).
+	// A typed task's Definition fits here too. Each name may appear once, and not also as a
+	// typed task. Default: none.
+	Tasks []jobq.TaskDefinition
 }
 
 // Reporter is told about final failures. ReportDead must not block for long: it runs on the
@@ -132,9 +139,12 @@ type Runner struct {
 	metrics *metrics
 
 	handlers map[string]Handler
+	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
+	declared map[string]bool       // names in tasks
 
-	state atomic.Int32
-	lease atomic.Int64 // the lease in use, set at start
+	state       atomic.Int32
+	tasksLogged bool         // "tasks declared" was logged; touched only by start
+	lease       atomic.Int64 // the lease in use, set at start
 
 	mu     sync.Mutex
 	held   map[string]*runningJob // by lease token: running handlers and results not yet written
@@ -197,6 +207,17 @@ func New(cfg Config) (*Runner, error) {
 		}
 	}
 	cfg.Queues = append([]string(nil), cfg.Queues...)
+	declared := make(map[string]bool, len(cfg.Tasks))
+	for _, def := range cfg.Tasks {
+		if def.Name == "" {
+			return nil, errors.New("runner: Config.Tasks holds a task without a name")
+		}
+		if declared[def.Name] {
+			return nil, fmt.Errorf("runner: Config.Tasks declares task %q twice", def.Name)
+		}
+		declared[def.Name] = true
+	}
+	cfg.Tasks = append([]jobq.TaskDefinition(nil), cfg.Tasks...)
 	if cfg.WorkerID == "" {
 		host, _ := os.Hostname()
 		if host == "" {
@@ -213,6 +234,8 @@ func New(cfg Config) (*Runner, error) {
 		client:    jobq.NewClient(cfg.Pool),
 		log:       cfg.Logger.With("workerId", cfg.WorkerID),
 		handlers:  make(map[string]Handler),
+		tasks:     cfg.Tasks,
+		declared:  declared,
 		held:      make(map[string]*runningJob),
 		wake:      make(chan struct{}, 1),
 		slotFreed: make(chan struct{}, 1),
@@ -235,8 +258,10 @@ func (r *Runner) Pool() *pgxpool.Pool { return r.pool }
 // Lease returns the lease the runner claims with; zero before Run has started.
 func (r *Runner) Lease() time.Duration { return time.Duration(r.lease.Load()) }
 
-// Handle registers h for jobs of task name. It panics when name is empty, already registered,
-// or the runner has started: those are programming errors.
+// Handle registers h for jobs of task name. It declares nothing: the task must be declared in
+// jobq.tasks otherwise (jobq.define_task, Config.Tasks), and keeps that declaration. It panics
+// when name is empty, already registered, or the runner has started: those are programming
+// errors.
 func (r *Runner) Handle(name string, h Handler) {
 	if name == "" || h == nil {
 		panic("runner: Handle needs a task name and a handler")
@@ -248,6 +273,36 @@ func (r *Runner) Handle(name string, h Handler) {
 		panic(fmt.Sprintf("runner: task %q is registered twice", name))
 	}
 	r.handlers[name] = h
+}
+
+// handleTyped registers h for the typed task def.Name and def for Run to declare.
+func (r *Runner) handleTyped(def jobq.TaskDefinition, h Handler) {
+	if def.Name != "" && r.declared[def.Name] {
+		panic(fmt.Sprintf("runner: task %q is declared in Config.Tasks and as a typed task", def.Name))
+	}
+	r.Handle(def.Name, h)
+	r.tasks = append(r.tasks, def)
+	r.declared[def.Name] = true
+}
+
+// Tasks returns the declarations Run makes at start: Config.Tasks, then the typed tasks in the
+// order they were registered.
+func (r *Runner) Tasks() []jobq.TaskDefinition {
+	return append([]jobq.TaskDefinition(nil), r.tasks...)
+}
+
+// DeclareTasks declares every task of Tasks in jobq.tasks now, each in its own statement
+// (Client.DefineTask on the runner's pool); a declaration that changes nothing leaves its row as
+// it was, updated_at included. Run calls it before it claims; a service that enqueues its own
+// typed tasks before Run may call it first. An error the engine raises (such as
+// jobq.ErrInvalidTaskName) names the task.
+func (r *Runner) DeclareTasks(ctx context.Context) error {
+	for _, def := range r.tasks {
+		if err := r.client.DefineTask(ctx, def); err != nil {
+			return fmt.Errorf("runner: declare task %q: %w", def.Name, err)
+		}
+	}
+	return nil
 }
 
 // HandleFunc registers f for jobs of task name; see Handle.
@@ -265,15 +320,21 @@ func (r *Runner) StopAndCancel() {
 
 // Run works until ctx ends, then shuts down (see the package documentation) and returns nil
 // after a clean drain. Before it claims anything it waits until the database answers and the
-// jobq schema is at the version this binary expects (logging why it waits), and it returns an
-// ErrUnsafeRole error when the connected role is unsafe. Run may be called once.
+// jobq schema is at the version this binary expects, then declares its tasks (DeclareTasks),
+// retrying while the database is down and logging why it waits. It returns an ErrUnsafeRole
+// error when the connected role is unsafe, and the engine's error when it refuses a
+// declaration (jobq.ErrInvalidTaskName, jobq.ErrInvalidArgument, ...). Run may be called once.
 func (r *Runner) Run(ctx context.Context) error {
 	if !r.state.CompareAndSwap(stateNew, stateStarting) {
 		return errors.New("runner: Run called twice")
 	}
 	defer r.state.Store(stateStopped)
 	if err := r.start(ctx); err != nil {
-		if ctx.Err() != nil && !errors.Is(err, ErrUnsafeRole) {
+		var refused *startRefused
+		if errors.As(err, &refused) {
+			return refused.err
+		}
+		if ctx.Err() != nil {
 			return nil // stopped while waiting for the database
 		}
 		return err
@@ -329,8 +390,9 @@ func (r *Runner) start(ctx context.Context) error {
 		if err == nil {
 			return nil
 		}
-		if errors.Is(err, ErrUnsafeRole) {
-			r.log.Error("refusing to start", "code", ErrUnsafeRole.Code, "error", err.Error())
+		var refused *startRefused
+		if errors.As(err, &refused) {
+			r.log.Error("refusing to start", "code", refused.code, "error", err.Error())
 			return err
 		}
 		if msg := err.Error(); msg != lastLogged {
@@ -352,10 +414,30 @@ func (r *Runner) checkStart(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
 	if err := CheckRole(cctx, r.pool); err != nil {
+		if errors.Is(err, ErrUnsafeRole) {
+			return &startRefused{code: ErrUnsafeRole.Code, err: err}
+		}
 		return err
 	}
 	if err := r.checkSchema(cctx); err != nil {
 		return err
+	}
+	if err := r.DeclareTasks(cctx); err != nil {
+		// The engine refusing a declaration will refuse it again: a programming error, not an
+		// outage.
+		var je *jobq.Error
+		if errors.As(err, &je) && je.SQLState != "" {
+			return &startRefused{code: je.Code, err: err}
+		}
+		return err
+	}
+	if len(r.tasks) > 0 && !r.tasksLogged {
+		names := make([]string, len(r.tasks))
+		for i, def := range r.tasks {
+			names[i] = def.Name
+		}
+		r.log.Info("tasks declared", "tasks", names)
+		r.tasksLogged = true
 	}
 	if r.cfg.Lease > 0 {
 		r.lease.Store(int64(r.cfg.Lease))
@@ -370,6 +452,15 @@ func (r *Runner) checkStart(ctx context.Context) error {
 	r.lease.Store(int64(lease))
 	return nil
 }
+
+// startRefused is a start-up check that failed for good: Run returns err without retrying.
+type startRefused struct {
+	code string
+	err  error
+}
+
+func (e *startRefused) Error() string { return e.err.Error() }
+func (e *startRefused) Unwrap() error { return e.err }
 
 func (r *Runner) heartbeatInterval() time.Duration {
 	if r.cfg.HeartbeatInterval > 0 {

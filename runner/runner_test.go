@@ -22,6 +22,7 @@ import (
 func TestRunnerRunsJobsConcurrently(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "work")
 	cfg := b.config()
 	cfg.Concurrency = 4
 	r, err := runner.New(cfg)
@@ -68,6 +69,7 @@ func TestRunnerRunsJobsConcurrently(t *testing.T) {
 func TestRunnerFailures(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "fail")
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
 	var attempts sync.Map
@@ -147,6 +149,7 @@ func TestRunnerFailures(t *testing.T) {
 func TestRunnerPanicFailsTheJobAndGoesOn(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "explode", "ping")
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
 	r.HandleFunc("explode", func(ctx context.Context, job *jobq.Job) error {
@@ -170,6 +173,7 @@ func TestRunnerPanicFailsTheJobAndGoesOn(t *testing.T) {
 func TestRunnerUnknownTaskIsRetried(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "nobody-handles-this")
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
 	start(t, r)
@@ -182,6 +186,7 @@ func TestRunnerUnknownTaskIsRetried(t *testing.T) {
 func TestRunnerCancelsHandlerWhenLeaseIsLost(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "block")
 	cfg := b.config()
 	cfg.Lease = time.Second // heartbeat every 333 ms
 	r, err := runner.New(cfg)
@@ -218,6 +223,7 @@ func TestRunnerCancelsHandlerWhenLeaseIsLost(t *testing.T) {
 func TestRunnerHeartbeatKeepsTheLease(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "slow")
 	cfg := b.config()
 	cfg.Lease = time.Second // the runner's own rescue sweeps every 500 ms
 	r, err := runner.New(cfg)
@@ -240,6 +246,7 @@ func TestRunnerHeartbeatKeepsTheLease(t *testing.T) {
 func TestRunnerJobTimeoutCancelsHandler(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "slow")
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
 	causes := make(chan error, 1)
@@ -266,6 +273,7 @@ func TestRunnerJobTimeoutCancelsHandler(t *testing.T) {
 func TestRunnerPickupLatency(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "latency")
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
 	startedAt := make(chan time.Time, 1)
@@ -306,6 +314,7 @@ func TestRunnerPickupLatency(t *testing.T) {
 func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "ping")
 	cfg := b.config()
 	cfg.PollInterval = time.Second
 	r, err := runner.New(cfg)
@@ -360,6 +369,7 @@ func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
 func TestRunnerGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "short", "long")
 	cfg := b.config()
 	cfg.ShutdownGrace = 500 * time.Millisecond
 	r, err := runner.New(cfg)
@@ -404,6 +414,7 @@ func TestRunnerGracefulShutdown(t *testing.T) {
 func TestRunnerStopAndCancel(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "long")
 	cfg := b.config()
 	cfg.ShutdownGrace = time.Minute
 	r, err := runner.New(cfg)
@@ -460,6 +471,7 @@ func TestRunnerRefusesUnsafeRoles(t *testing.T) {
 func TestRunnerBatchesCompletions(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	b.define(t, "quick")
 	ctx := context.Background()
 	_, err := b.admin.Exec(ctx, fmt.Sprintf(`ALTER DATABASE %q SET track_functions = 'pl'`, b.db.Name))
 	require.NoError(t, err)

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"reflect"
 
 	"github.com/jackc/pgx/v5"
 
@@ -27,16 +29,62 @@ import (
 //		return send(ctx, job.Args.To, job.Args.Subject)
 //	})
 //
-// T must marshal to a JSON object (a struct, usually).
+// A Task also carries its declaration for jobq.tasks (Definition): the runner that handles it
+// declares it at start-up, so the engine refuses, from any language, a payload that breaks the
+// contract derived from T (see PayloadSchemaOf). T must marshal to a JSON object (a struct,
+// usually).
 type Task[T any] struct {
 	name     string
 	defaults jobq.EnqueueOptions
+	def      jobq.TaskDefinition
 }
 
-// NewTask declares the task name with payload type T. defaults are the enqueue options every
-// enqueue of the task starts from (queue, max attempts, timeout, backoff, job key mode...).
+// NewTask declares the system task name (kebab-case, such as "send-email") with payload type T.
+// defaults are the enqueue options every enqueue of the task starts from (queue, max attempts,
+// timeout, backoff, job key mode...). The task's declaration (Definition) has scope system, the
+// payload contract PayloadSchemaOf derives from T, and as the task's defaults in jobq.tasks
+// MaxAttempts, Queue, Priority (when not 0), Timeout, BackoffBase and BackoffMax of defaults;
+// zero fields declare no default (the engine's settings apply). The name is checked when the
+// task is declared: the runner refuses to start with an ErrInvalidTaskName error.
 func NewTask[T any](name string, defaults jobq.EnqueueOptions) Task[T] {
-	return Task[T]{name: name, defaults: defaults}
+	return newTask[T](name, jobq.ScopeSystem, defaults)
+}
+
+func newTask[T any](name string, scope jobq.TaskScope, defaults jobq.EnqueueOptions) Task[T] {
+	def := jobq.TaskDefinition{
+		Name:          name,
+		Scope:         scope,
+		PayloadSchema: PayloadSchemaOf(reflect.TypeFor[T](), scope),
+		MaxAttempts:   defaults.MaxAttempts,
+		Queue:         defaults.Queue,
+		Timeout:       defaults.Timeout,
+		BackoffBase:   defaults.BackoffBase,
+		BackoffMax:    defaults.BackoffMax,
+	}
+	if defaults.Priority != 0 {
+		p := defaults.Priority
+		def.Priority = &p
+	}
+	return Task[T]{name: name, defaults: defaults, def: def}
+}
+
+// WithDescription returns the task with description text in its declaration (jobq.tasks
+// description, for operators). The default is no description.
+func (t Task[T]) WithDescription(text string) Task[T] {
+	t.def.Description = text
+	return t
+}
+
+// Definition returns the task's declaration for jobq.tasks: what a runner that handles the task
+// declares at start-up, and what a service that only enqueues it may put in Config.Tasks.
+func (t Task[T]) Definition() jobq.TaskDefinition {
+	def := t.def
+	def.PayloadSchema = maps.Clone(t.def.PayloadSchema)
+	if t.def.Priority != nil {
+		p := *t.def.Priority
+		def.Priority = &p
+	}
+	return def
 }
 
 // Name returns the task name.
@@ -107,19 +155,31 @@ type StoreTask[T StoreScoped] struct {
 	Task[T]
 }
 
-// NewStoreTask declares the store-scoped task name with payload type T; see NewTask.
+// NewStoreTask declares the store-scoped task name with payload type T; see NewTask. Its
+// declaration has scope store, and in its payload contract the key storeId, when T's encoding
+// has one of type string, is a uuid.
 func NewStoreTask[T StoreScoped](name string, defaults jobq.EnqueueOptions) StoreTask[T] {
-	return StoreTask[T]{Task: NewTask[T](name, defaults)}
+	return StoreTask[T]{Task: newTask[T](name, jobq.ScopeStore, defaults)}
+}
+
+// WithDescription returns the task with description text in its declaration; see
+// Task.WithDescription.
+func (t StoreTask[T]) WithDescription(text string) StoreTask[T] {
+	t.Task = t.Task.WithDescription(text)
+	return t
 }
 
 // Enqueue adds one job of this task for the payload's store. It refuses, with an
-// ErrPayloadInvalid error and without writing, a payload whose store id is empty.
+// ErrPayloadInvalid error and without writing, a payload whose store id is empty. Unless the
+// caller has jobq_operator's rights, db must be in a transaction whose app.current_store_id is
+// that store (WithTenant; a store-scoped handler's tx is one): the engine refuses any other
+// store with jobq.ErrTenantMismatch. Use Client.FanOut to enqueue the task for every store.
 func (t StoreTask[T]) Enqueue(ctx context.Context, db jobq.DB, payload T, opts *jobq.EnqueueOptions) (int64, error) {
 	spec, err := t.Spec(payload, opts)
 	if err != nil {
 		return 0, err
 	}
-	return jobq.NewClient(db).Enqueue(ctx, t.name, payload, spec.EnqueueOptions)
+	return jobq.NewClient(db).Enqueue(ctx, t.name, spec.Payload, spec.EnqueueOptions)
 }
 
 // Spec returns the job as a jobq.JobSpec for Client.EnqueueMany, with the payload's store.
@@ -140,11 +200,12 @@ type Job[T any] struct {
 	Args T
 }
 
-// Handle registers fn for task t on r. The payload is decoded into a T before fn runs; a
-// payload that does not decode fails the attempt without retry (error code
-// JOB.PAYLOAD_INVALID). It panics like Runner.Handle.
+// Handle registers fn for task t on r, and t's declaration (Definition), which Run declares in
+// jobq.tasks before it claims. The payload is decoded into a T before fn runs; a payload that
+// does not decode fails the attempt without retry (error code JOB.PAYLOAD_INVALID). It panics
+// like Runner.Handle, and when Config.Tasks declares t's name too.
 func Handle[T any](r *Runner, t Task[T], fn func(ctx context.Context, job *Job[T]) error) {
-	r.Handle(t.name, HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
+	r.handleTyped(t.Definition(), HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
 		typed, err := decode[T](job)
 		if err != nil {
 			return err
@@ -153,12 +214,14 @@ func Handle[T any](r *Runner, t Task[T], fn func(ctx context.Context, job *Job[T
 	}))
 }
 
-// HandleStore registers fn for the store-scoped task t on r. fn runs inside WithTenant for the
-// job's store: tx is a transaction with app.current_store_id set, committed when fn returns nil.
-// A job whose store_id is missing or differs from its payload's fails without retry (error code
-// JOB.PAYLOAD_INVALID). It panics like Runner.Handle.
+// HandleStore registers fn for the store-scoped task t on r, and t's declaration, which Run
+// declares in jobq.tasks before it claims. fn runs inside WithTenant for the job's store: tx is
+// a transaction with app.current_store_id set, committed when fn returns nil; row-level security
+// confines what fn reads and writes through tx to that store, and an enqueue through tx may add
+// jobs of that store only. A job whose store_id is missing or differs from its payload's fails
+// without retry (error code JOB.PAYLOAD_INVALID). It panics like Handle.
 func HandleStore[T StoreScoped](r *Runner, t StoreTask[T], fn func(ctx context.Context, tx pgx.Tx, job *Job[T]) error) {
-	r.Handle(t.name, HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
+	r.handleTyped(t.Definition(), HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
 		typed, err := decode[T](job)
 		if err != nil {
 			return err

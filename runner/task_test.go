@@ -3,6 +3,7 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,13 @@ func TestTypedTask(t *testing.T) {
 	})
 	t.Run("StoreTaskRunsInItsTenant", func(t *testing.T) {
 		payload := AggregateDailySalesForStore{StoreID: storeA, TargetDate: "2026-05-05"}
-		id, err := aggregateTask.Enqueue(ctx, b.pool, payload, &jobq.EnqueueOptions{JobKey: "aggregate_daily_sales:" + storeA + ":2026-05-05"})
+		// A store's job is enqueued in a transaction of that store.
+		var id int64
+		err := runner.WithTenant(ctx, b.pool, storeA, func(ctx context.Context, tx pgx.Tx) error {
+			var err error
+			id, err = aggregateTask.Enqueue(ctx, tx, payload, &jobq.EnqueueOptions{JobKey: "aggregate_daily_sales:" + storeA + ":2026-05-05"})
+			return err
+		})
 		require.NoError(t, err)
 		got := <-aggregates
 		require.Equal(t, payload, got.args)
@@ -97,7 +104,13 @@ func TestTypedTask(t *testing.T) {
 		require.Equal(t, 0, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'aggregate-daily-sales-for-store' AND store_id IS NULL`))
 	})
 	t.Run("UndecodablePayloadDiesAtOnce", func(t *testing.T) {
-		id := b.enqueue(t, "greet", map[string]any{"count": "three"}, jobq.EnqueueOptions{MaxAttempts: 5})
+		// The runner declared greet with the contract of Greeting: the engine refuses a payload
+		// that breaks it before any runner sees it.
+		_, err := b.client.Enqueue(ctx, "greet", map[string]any{"name": "Ada", "count": "three"}, jobq.EnqueueOptions{MaxAttempts: 5})
+		require.ErrorIs(t, err, jobq.ErrPayloadInvalid)
+		require.ErrorContains(t, err, `key count must be an integer, not "three"`)
+		// An integer too large for Go's int keeps the contract and still does not decode.
+		id := b.enqueue(t, "greet", json.RawMessage(`{"name": "Ada", "count": 99999999999999999999}`), jobq.EnqueueOptions{MaxAttempts: 5})
 		row := b.waitState(t, id, "dead")
 		require.Equal(t, runner.ErrPayloadInvalid.Code, row.ErrorCode)
 		require.Equal(t, 1, row.Attempt)

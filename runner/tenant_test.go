@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -90,4 +91,153 @@ func TestWithTenant(t *testing.T) {
 		err := runner.WithTenant(ctx, b.pool, "", func(ctx context.Context, tx pgx.Tx) error { return nil })
 		require.Error(t, err)
 	})
+}
+
+// reservationTable creates public.reservation as an application would: store-scoped rows under
+// forced row-level security keyed on jobq.current_store_id(), readable and writable by
+// worker_runtime, with rows of stores A and B.
+func reservationTable(t *testing.T, b *testBundle) {
+	t.Helper()
+	_, err := b.admin.Exec(context.Background(), `
+		CREATE TABLE public.reservation (id serial PRIMARY KEY, store_id uuid NOT NULL, state text NOT NULL);
+		ALTER TABLE public.reservation ENABLE ROW LEVEL SECURITY;
+		ALTER TABLE public.reservation FORCE ROW LEVEL SECURITY;
+		CREATE POLICY reservation_store ON public.reservation USING (store_id = jobq.current_store_id());
+		GRANT SELECT, UPDATE, INSERT, DELETE ON public.reservation TO worker_runtime;
+		GRANT USAGE ON SEQUENCE public.reservation_id_seq TO worker_runtime;
+		INSERT INTO public.reservation (store_id, state) VALUES
+			('`+storeA+`', 'tentative'), ('`+storeA+`', 'tentative'),
+			('`+storeB+`', 'tentative'), ('`+storeB+`', 'confirmed');`)
+	require.NoError(t, err)
+}
+
+// reservations returns store's reservation states in id order, read as the superuser.
+func (b *testBundle) reservations(t *testing.T, store string) []string {
+	t.Helper()
+	rows, err := b.admin.Query(context.Background(), `SELECT state FROM public.reservation WHERE store_id = $1 ORDER BY id`, store)
+	require.NoError(t, err)
+	states, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return states
+}
+
+// GWT-13: a store task's handler that changes "every row" changes only its store's rows; it
+// cannot write a row of another store, and another store's rows stay as they were.
+func TestGWT13StoreTaskIsConfinedToItsStore(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	reservationTable(t, b)
+	ctx := context.Background()
+	expire := runner.NewStoreTask[ExpireTentativeForStore]("expire-tentative-for-store", jobq.EnqueueOptions{MaxAttempts: 1})
+
+	type seen struct {
+		updated        int64 // rows of the unfiltered UPDATE
+		updatedOther   int64 // rows of an UPDATE aimed at store B
+		deletedOther   int64 // rows of a DELETE aimed at store B
+		insertOtherErr error // an INSERT of a row of store B
+	}
+	results := make(chan seen, 1)
+	r, err := runner.New(b.config())
+	require.NoError(t, err)
+	runner.HandleStore(r, expire, func(ctx context.Context, tx pgx.Tx, job *runner.Job[ExpireTentativeForStore]) error {
+		var s seen
+		tag, err := tx.Exec(ctx, `UPDATE public.reservation SET state = 'expired'`) // every row it can see
+		if err != nil {
+			return err
+		}
+		s.updated = tag.RowsAffected()
+		if _, err := tx.Exec(ctx, `INSERT INTO public.reservation (store_id, state) VALUES ($1, 'created')`, job.Args.StoreID); err != nil {
+			return err
+		}
+		// In a savepoint, so the refusal does not end the handler's transaction.
+		s.insertOtherErr = pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+			_, err := sp.Exec(ctx, `INSERT INTO public.reservation (store_id, state) VALUES ($1, 'sneaked-in')`, storeB)
+			return err
+		})
+		if tag, err = tx.Exec(ctx, `UPDATE public.reservation SET state = 'hijacked' WHERE store_id = $1`, storeB); err != nil {
+			return err
+		}
+		s.updatedOther = tag.RowsAffected()
+		if tag, err = tx.Exec(ctx, `DELETE FROM public.reservation WHERE store_id = $1`, storeB); err != nil {
+			return err
+		}
+		s.deletedOther = tag.RowsAffected()
+		results <- s
+		return nil
+	})
+	start(t, r)
+
+	var id int64
+	require.NoError(t, r.WithTenant(ctx, storeA, func(ctx context.Context, tx pgx.Tx) error {
+		id, err = expire.Enqueue(ctx, tx, ExpireTentativeForStore{StoreID: storeA}, nil)
+		return err
+	}))
+	s := <-results
+	require.Equal(t, "succeeded", b.waitState(t, id, "succeeded").State)
+
+	require.Equal(t, int64(2), s.updated, "the unfiltered UPDATE reached store A's two rows only")
+	require.ErrorContains(t, s.insertOtherErr, `new row violates row-level security policy for table "reservation"`)
+	require.Zero(t, s.updatedOther, "store B's rows are invisible to the handler")
+	require.Zero(t, s.deletedOther, "store B's rows are invisible to the handler")
+	require.Equal(t, []string{"expired", "expired", "created"}, b.reservations(t, storeA))
+	require.Equal(t, []string{"tentative", "confirmed"}, b.reservations(t, storeB), "store B's rows are untouched")
+
+	t.Run("EmptyStoreIsRefused", func(t *testing.T) {
+		called := false
+		err := r.WithTenant(ctx, "", func(ctx context.Context, tx pgx.Tx) error { called = true; return nil })
+		require.ErrorContains(t, err, "WithTenant needs a store id")
+		require.False(t, called, "fn ran without a store")
+	})
+}
+
+// A system task's handler runs with no store: the engine refuses its enqueue of a store's job
+// (JOB.TENANT_MISMATCH) unless it enqueues inside WithTenant for that store.
+func TestSystemTaskEnqueuesStoreJobsOnlyInItsTenant(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.define(t, "plan-expiries")
+	expire := runner.NewStoreTask[ExpireTentativeForStore]("expire-tentative-for-store",
+		jobq.EnqueueOptions{Queue: "handled-elsewhere"})
+
+	type seen struct {
+		outside, outsideTyped, otherStore error
+		inside                            error
+		insideID                          int64
+	}
+	results := make(chan seen, 1)
+	cfg := b.config()
+	cfg.Tasks = []jobq.TaskDefinition{expire.Definition()} // enqueued here, handled elsewhere
+	r, err := runner.New(cfg)
+	require.NoError(t, err)
+	r.HandleFunc("plan-expiries", func(ctx context.Context, job *jobq.Job) error {
+		var s seen
+		_, s.outside = r.Client().Enqueue(ctx, expire.Name(), ExpireTentativeForStore{StoreID: storeA},
+			jobq.EnqueueOptions{StoreID: storeA, Queue: "handled-elsewhere"})
+		_, s.outsideTyped = expire.Enqueue(ctx, r.Pool(), ExpireTentativeForStore{StoreID: storeA}, nil)
+		s.inside = r.WithTenant(ctx, storeA, func(ctx context.Context, tx pgx.Tx) error {
+			var err error
+			s.insideID, err = expire.Enqueue(ctx, tx, ExpireTentativeForStore{StoreID: storeA}, nil)
+			return err
+		})
+		s.otherStore = r.WithTenant(ctx, storeA, func(ctx context.Context, tx pgx.Tx) error {
+			_, err := expire.Enqueue(ctx, tx, ExpireTentativeForStore{StoreID: storeB}, nil)
+			return err
+		})
+		results <- s
+		return nil
+	})
+	start(t, r)
+
+	id := b.enqueue(t, "plan-expiries", nil, jobq.EnqueueOptions{})
+	s := <-results
+	b.waitState(t, id, "succeeded")
+	require.ErrorIs(t, s.outside, jobq.ErrTenantMismatch)
+	require.ErrorContains(t, s.outside, "store "+storeA+" is not this session's store (app.current_store_id = unset)")
+	require.ErrorIs(t, s.outsideTyped, jobq.ErrTenantMismatch)
+	require.NoError(t, s.inside)
+	require.ErrorIs(t, s.otherStore, jobq.ErrTenantMismatch)
+	require.ErrorContains(t, s.otherStore, "store "+storeB+" is not this session's store (app.current_store_id = "+storeA+")")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'expire-tentative-for-store'`), "only store A's job")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND store_id = $2 AND queue = 'handled-elsewhere'`,
+		s.insideID, storeA))
 }

@@ -125,13 +125,25 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 		var owner string
 		require.NoError(t, admin.QueryRow(ctx, "SELECT nspowner::regrole::text FROM pg_catalog.pg_namespace WHERE nspname = 'jobq'").Scan(&owner))
 		require.Equal(t, "jobq_migrator", owner)
-		require.Empty(t, queryStrings(t, admin, `
-			SELECT 'relation ' || c.relname FROM pg_catalog.pg_class c
+		// Every object of schema jobq is owned by jobq_migrator but, by design, the four functions
+		// an application may call: jobq_app_gate owns them, so that row-level security confines
+		// them to the caller's store.
+		require.Equal(t, []string{
+			"function jobq.cancel_job(bigint) jobq_app_gate",
+			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) jobq_app_gate",
+			"function jobq.enqueue_many(jsonb) jobq_app_gate",
+			"function jobq.retry_job(bigint) jobq_app_gate",
+		}, queryStrings(t, admin, `
+			SELECT 'relation ' || c.relname || ' ' || c.relowner::regrole FROM pg_catalog.pg_class c
 			WHERE c.relnamespace = 'jobq'::regnamespace AND c.relowner <> 'jobq_migrator'::regrole
 			UNION ALL
-			SELECT 'function ' || p.oid::regprocedure FROM pg_catalog.pg_proc p
-			WHERE p.pronamespace = 'jobq'::regnamespace AND p.proowner <> 'jobq_migrator'::regrole`),
-			"every object of schema jobq is owned by jobq_migrator")
+			SELECT 'function ' || p.oid::regprocedure || ' ' || p.proowner::regrole FROM pg_catalog.pg_proc p
+			WHERE p.pronamespace = 'jobq'::regnamespace AND p.proowner <> 'jobq_migrator'::regrole
+			ORDER BY 1`),
+			"every object of schema jobq is owned by jobq_migrator, but the four gate functions")
+		require.Equal(t, "worker_fanout_owner", queryStrings(t, admin,
+			`SELECT proowner::regrole::text FROM pg_catalog.pg_proc WHERE oid = 'public.list_store_ids_for_fan_out()'::regprocedure`)[0],
+			"the store fan-out's lister is owned by the BYPASSRLS role nobody logs in as")
 
 		applied, err := migrate.CheckVersion(ctx, connect(t, cluster.URL("worker_runtime", "app")))
 		require.NoError(t, err)

@@ -29,14 +29,15 @@ renews their leases and writes their results, all through the jobq SQL engine. S
 finish for --shutdown-grace, then hands the rest back to the queue; a second signal stops at once.
 Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad flags.
 
-Built-in tasks:
+Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object as payload):
   ping   completes at once (smoke test)
   exec   runs --exec-command with /bin/sh -c, the payload as JSON on standard input and
          JOBQ_JOB_ID, JOBQ_TASK, JOBQ_QUEUE, JOBQ_ATTEMPT, JOBQ_MAX_ATTEMPTS, JOBQ_STORE_ID in its
          environment; exit status 0 completes the job, anything else fails the attempt with the
          tail of the output kept in last_error. The command's environment is the worker's less
          WORKER_DATABASE_URL, SENTRY_DSN, DATABASE_URL_MIGRATOR and DATABASE_URL_ADMIN. Without
-         --exec-command the task is not served (its jobs fail with JOB.UNKNOWN_TASK and retry).
+         --exec-command the task is neither declared nor served (its jobs fail with
+         JOB.UNKNOWN_TASK and retry).
 
 Every flag can also be set by the environment variable named in its description; the flag wins.
 `
@@ -191,6 +192,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		PollInterval:      f.pollInterval,
 		ShutdownGrace:     f.shutdownGrace,
 		Logger:            log,
+		Tasks:             builtinTasks(f),
 	}
 	var reporter *runner.SentryReporter
 	if f.sentryDSN != "" {
@@ -262,6 +264,22 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	return 0
+}
+
+// builtinTasks are the declarations of the built-in tasks this worker serves: ping, and exec when
+// a command is configured. Both are system tasks without a payload contract (any JSON object).
+func builtinTasks(f *workerFlags) []jobq.TaskDefinition {
+	defs := []jobq.TaskDefinition{{
+		Name: "ping", Scope: jobq.ScopeSystem,
+		Description: "jobq worker built-in: completes at once (smoke test).",
+	}}
+	if f.execCommand != "" {
+		defs = append(defs, jobq.TaskDefinition{
+			Name: "exec", Scope: jobq.ScopeSystem,
+			Description: "jobq worker built-in: runs --exec-command with the payload as JSON on standard input.",
+		})
+	}
+	return defs
 }
 
 // registerBuiltins registers ping and, when a command is configured, exec.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -127,6 +128,13 @@ func cleanEnv() []string {
 
 func (w *workerProc) lines(msg string) []map[string]any { return w.logs.lines(msg) }
 
+// waitStarted waits until the worker has started its runner: it has declared its built-in tasks
+// (ping, and exec when it serves it), so they may be enqueued.
+func (w *workerProc) waitStarted() {
+	w.t.Helper()
+	waitUntil(w.t, 10*time.Second, "runner started", func() bool { return len(w.lines("runner started")) == 1 })
+}
+
 // get fetches path from the worker's health server and returns the status and body.
 func (w *workerProc) get(path string) (int, string) {
 	w.t.Helper()
@@ -216,4 +224,14 @@ func liveOrFinished(t *testing.T, pool *pgxpool.Pool, id int64) (state string, a
 		UNION ALL SELECT state, attempt FROM jobq.job_history WHERE id = $1`, id).Scan(&state, &attempt)
 	require.NoError(t, err)
 	return state, attempt
+}
+
+// queryTexts runs a query returning one text column on pool and collects it.
+func queryTexts(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) []string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql, args...)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -98,11 +99,17 @@ func TestWorkerSentryOneEventPerDeadJob(t *testing.T) {
 	w := startWorker(t, []string{"SENTRY_DSN=" + dsn}, "--database-url", db.URL("worker_runtime"),
 		"--exec-command", `echo "card declined for $JOBQ_JOB_ID" >&2; exit 1`)
 
+	w.waitStarted()
+
 	c := jobq.NewClient(admin)
 	store := "0b7d1e6e-2f0a-4a5e-8d0c-3c1f4a9b6e21"
-	diesAtOnce := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 1, StoreID: store})
 	diesSecond := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 2, BackoffBase: 100 * time.Millisecond})
 	retries := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 5, BackoffBase: time.Hour})
+	// The worker declared exec as a system task. For a dead job of a store, the test declares
+	// exec store-scoped from SQL (the declaration holds until a worker starts again); the worker
+	// runs exec jobs whatever their scope.
+	require.NoError(t, c.DefineTask(context.Background(), jobq.TaskDefinition{Name: "exec", Scope: jobq.ScopeStore}))
+	diesAtOnce := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 1, StoreID: store})
 	waitUntil(t, 15*time.Second, "two dead jobs and one retry", func() bool {
 		s1, _ := liveOrFinished(t, admin, diesAtOnce)
 		s2, _ := liveOrFinished(t, admin, diesSecond)

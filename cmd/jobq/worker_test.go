@@ -47,6 +47,9 @@ func TestWorkerPingAndProbes(t *testing.T) {
 	require.Equal(t, float64(3), started[0]["concurrency"])
 	require.Equal(t, []any{"default", "low"}, started[0]["queues"])
 
+	// ping is declared at start; exec, not served without --exec-command, is not.
+	require.Equal(t, []string{"ping system {}"}, queryTexts(t, admin,
+		`SELECT name || ' ' || scope || ' ' || payload_schema::text FROM jobq.tasks ORDER BY name`))
 	id := enqueue(t, jobq.NewClient(admin), "ping", nil, jobq.EnqueueOptions{})
 	waitUntil(t, 10*time.Second, "ping succeeded", func() bool {
 		state, _ := liveOrFinished(t, admin, id)
@@ -75,10 +78,16 @@ func TestWorkerExecTask(t *testing.T) {
 printf '%s' "$payload" > "$OUT/$JOBQ_JOB_ID.json"
 echo "task=$JOBQ_TASK attempt=$JOBQ_ATTEMPT store=$JOBQ_STORE_ID db=${WORKER_DATABASE_URL:-none}"
 case "$payload" in *fail*) echo "it broke" >&2; exit 3;; esac`
-	startWorker(t, []string{"OUT=" + dir}, "--database-url", db.URL("worker_runtime"), "--exec-command", script)
+	w := startWorker(t, []string{"OUT=" + dir}, "--database-url", db.URL("worker_runtime"), "--exec-command", script)
+	w.waitStarted()
+	// Served, exec is declared: a system task whose payload may be any JSON object.
+	var scope, schema string
+	require.NoError(t, admin.QueryRow(context.Background(), `SELECT scope, payload_schema::text FROM jobq.tasks WHERE name = 'exec'`).
+		Scan(&scope, &schema))
+	require.Equal(t, "system", scope)
+	require.JSONEq(t, `{}`, schema)
 	c := jobq.NewClient(admin)
-	store := "6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11"
-	ok := enqueue(t, c, "exec", map[string]any{"hello": "world", "n": 1}, jobq.EnqueueOptions{StoreID: store})
+	ok := enqueue(t, c, "exec", map[string]any{"hello": "world", "n": 1}, jobq.EnqueueOptions{})
 	bad := enqueue(t, c, "exec", map[string]any{"mode": "fail"}, jobq.EnqueueOptions{BackoffBase: time.Hour})
 
 	waitUntil(t, 10*time.Second, "exec jobs ran", func() bool {
@@ -122,6 +131,7 @@ func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
 	admin := db.Pool(t, "postgres", 2)
 	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--concurrency", "3",
 		"--shutdown-grace", "2s", "--exec-command", `case "$(cat)" in *long*) sleep 30;; *) sleep 0.5;; esac`)
+	w.waitStarted()
 	c := jobq.NewClient(admin)
 	long1 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
 	long2 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
@@ -160,6 +170,7 @@ func TestWorkerSecondSignalStopsAtOnce(t *testing.T) {
 	admin := db.Pool(t, "postgres", 2)
 	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--shutdown-grace", "1m",
 		"--exec-command", "sleep 30")
+	w.waitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
 	waitUntil(t, 10*time.Second, "job running", func() bool {
 		state, _ := liveOrFinished(t, admin, id)
@@ -187,6 +198,7 @@ func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
 	const n = 5
 	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
 		"--lease", "2s", "--concurrency", strconv.Itoa(n), "--exec-command", "sleep 10")
+	a.waitStarted()
 	c := jobq.NewClient(admin)
 	ids := make([]int64, n)
 	for i := range ids {
@@ -229,6 +241,7 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	admin := db.Pool(t, "postgres", 2)
 	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
 		"--lease", "2s", "--exec-command", "sleep 20")
+	a.waitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
 	waitUntil(t, 10*time.Second, "worker-a runs the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'worker-a'`, id) == 1

@@ -23,6 +23,56 @@ ALTER TYPE jobq.job_spec OWNER TO jobq_migrator;
 
 COMMENT ON TYPE jobq.job_spec IS 'One job to enqueue; the fields of an element of jobq.enqueue_many''s JSON array.';
 
+CREATE FUNCTION jobq._caller() RETURNS name
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT CASE WHEN pg_catalog.current_setting('role') = 'none' THEN session_user
+                ELSE pg_catalog.current_setting('role')::name END
+$$;
+
+ALTER FUNCTION jobq._caller() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._caller() IS 'Private. The role the caller acts as (SET ROLE, else session_user).';
+
+CREATE FUNCTION jobq._caller_reaches(p_store_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT p_store_id = jobq.current_store_id()
+        OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+$$;
+
+ALTER FUNCTION jobq._caller_reaches(p_store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._caller_reaches(p_store_id uuid) IS 'Private. Whether the caller of a gate function reaches a store''s row: its store is the session''s jobq.current_store_id(), or the caller has jobq_operator''s rights. (System rows, store_id NULL, are reached by the policies separately.)';
+
+CREATE FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_bad record;
+    v_session constant uuid := jobq.current_store_id();
+BEGIN
+    IF current_user <> 'jobq_app_gate' OR pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+        RETURN;
+    END IF;
+    SELECT s.ordinality AS position, s.store_id INTO v_bad
+    FROM unnest(p_specs) WITH ORDINALITY AS s
+    WHERE s.store_id IS NOT NULL AND s.store_id IS DISTINCT FROM v_session
+    ORDER BY s.ordinality
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.TENANT_MISMATCH', format('%sstore %s is not this session''s store (app.current_store_id = %s)',
+            CASE WHEN p_label_index THEN format('job %s: ', v_bad.position) ELSE '' END,
+            v_bad.store_id, coalesce(v_session::text, 'unset')));
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inside a gate function (current_user jobq_app_gate) and for a caller without jobq_operator''s rights, raises JOB.TENANT_MISMATCH for the first store job whose store_id is not the session''s store (system jobs pass). The row policy is the backstop; this gives the clear error.';
+
 CREATE TABLE jobq.jobs (
     id bigint NOT NULL,
     task text NOT NULL,
@@ -64,6 +114,8 @@ CREATE TABLE jobq.jobs (
     CONSTRAINT jobs_task_check CHECK ((task <> ''::text)),
     CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval))
 );
+
+ALTER TABLE ONLY jobq.jobs FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.jobs OWNER TO jobq_migrator;
 
@@ -132,67 +184,58 @@ CREATE FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) RE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
-    v_now constant timestamptz := now();
-    v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
     v_specs jobq.job_spec[];
 BEGIN
     IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
         RETURN;
     END IF;
     PERFORM jobq._validate_specs(p_specs, p_label_index);
-
-    v_specs := ARRAY(
-        SELECT ROW(btrim(s.task), coalesce(s.payload, '{}'), coalesce(s.queue, 'default'), coalesce(s.run_at, v_now),
-                   coalesce(s.priority, 0), coalesce(s.max_attempts, v_default_attempts), s.job_key,
-                   CASE WHEN s.job_key IS NOT NULL THEN coalesce(s.job_key_mode, 'replace') END, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec
-        FROM unnest(p_specs) WITH ORDINALITY AS s
-        ORDER BY s.ordinality);
-
-    -- Keyless jobs: ids drawn first so each is reported at its input position.
-    RETURN QUERY
-    WITH src AS MATERIALIZED (
-        SELECT s.ordinality AS ord, nextval('jobq.jobs_id_seq'::regclass) AS id, s.*
-        FROM unnest(v_specs) WITH ORDINALITY AS s
-        WHERE s.job_key IS NULL
-    ), ins AS (
-        INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
-                               timeout, backoff_base, backoff_max)
-        OVERRIDING SYSTEM VALUE
-        SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
-               src.timeout, src.backoff_base, src.backoff_max
-        FROM src
-    )
-    SELECT src.ord, src.id FROM src;
-
-    -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins.
-    RETURN QUERY
-    WITH positioned AS (
-        SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
-        FROM unnest(v_specs) WITH ORDINALITY AS s
-        WHERE s.job_key IS NOT NULL
-    ), last_per_key AS (
-        SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
-               ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
-                   s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec AS spec
-        FROM unnest(v_specs) WITH ORDINALITY AS s
-        WHERE s.job_key IS NOT NULL
-        ORDER BY coalesce(s.store_id, v_zero), s.job_key, s.ordinality DESC
-    )
-    SELECT p.ord, k.job_id
-    FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
-    JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
-
-    -- NOTIFY is a hint that work is due; identical notifications in one transaction are folded
-    -- into one by PostgreSQL, so a burst of enqueues wakes each queue's listeners once.
-    PERFORM pg_notify('jobq', q.queue)
-    FROM (SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now) AS q;
+    v_specs := jobq._resolve_tasks(p_specs, p_label_index);
+    PERFORM jobq._check_tenant(v_specs, p_label_index);
+    RETURN QUERY SELECT i.ord, i.job_id FROM jobq._insert_specs(v_specs, p_label_index) AS i;
 END
 $$;
 
 ALTER FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. The one enqueue implementation behind jobq.enqueue and jobq.enqueue_many. Validates (raises the JOB.* errors of _validate_specs, writing nothing), applies defaults, inserts, NOTIFYs channel jobq with the queue name for due jobs. Returns (ord, job_id) for every input position.';
+COMMENT ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. The one enqueue implementation behind jobq.enqueue, jobq.enqueue_many and jobq.fan_out: validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the tenant (JOB.TENANT_MISMATCH), then inserts. Writes nothing when it raises. Returns (ord, job_id) for every input position.';
+
+CREATE FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_scope text;
+BEGIN
+    SELECT t.scope INTO v_scope FROM jobq.tasks t WHERE t.name = p_task;
+    IF v_scope IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', p_task));
+    ELSIF v_scope <> 'store' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('fan_out needs a store-scoped task; %s is a system task', p_task));
+    END IF;
+    IF p_payload IS NULL OR jsonb_typeof(p_payload) <> 'object' THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the fan-out payload must be a JSON object');
+    END IF;
+    IF p_job_key_template IS NOT NULL AND position('{storeId}' IN p_job_key_template) = 0 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('job_key_template %L must contain {storeId}, or every store would share one key', p_job_key_template));
+    END IF;
+
+    RETURN (
+        SELECT count(*)::integer
+        FROM jobq._enqueue(ARRAY(
+            SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), NULL, p_run_at, NULL, NULL,
+                       replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
+                       p_job_key_mode, s.id, NULL, NULL, NULL)::jobq.job_spec
+            FROM unnest(p_store_ids) AS s(id)
+            WHERE s.id IS NOT NULL
+            ORDER BY s.id), true));
+END
+$$;
+
+ALTER FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) IS 'Private to jobq.fan_out (EXECUTE for worker_runtime, which fan_out runs as). Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs. worker_runtime could call it with store ids of its own choosing; it creates no more than fan_out could (store jobs), and a store id that is no store only makes a job that finds no rows.';
 
 CREATE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) RETURNS TABLE(store_key uuid, job_key text, job_id bigint)
     LANGUAGE plpgsql
@@ -292,6 +335,97 @@ ALTER FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) OWNER TO jobq_migrat
 
 COMMENT ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) IS 'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
 
+CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_now constant timestamptz := now();
+    v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+    v_specs jobq.job_spec[];
+BEGIN
+    IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM jobq._validate_specs(p_specs, p_label_index);
+
+    v_specs := ARRAY(
+        SELECT ROW(btrim(s.task), coalesce(s.payload, '{}'), coalesce(s.queue, 'default'), coalesce(s.run_at, v_now),
+                   coalesce(s.priority, 0), coalesce(s.max_attempts, v_default_attempts), s.job_key,
+                   CASE WHEN s.job_key IS NOT NULL THEN coalesce(s.job_key_mode, 'replace') END, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        ORDER BY s.ordinality);
+
+    -- Keyless jobs: ids drawn first so each is reported at its input position.
+    RETURN QUERY
+    WITH src AS MATERIALIZED (
+        SELECT s.ordinality AS ord, nextval('jobq.jobs_id_seq'::regclass) AS id, s.*
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NULL
+    ), ins AS (
+        INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                               timeout, backoff_base, backoff_max)
+        OVERRIDING SYSTEM VALUE
+        SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+               src.timeout, src.backoff_base, src.backoff_max
+        FROM src
+    )
+    SELECT src.ord, src.id FROM src;
+
+    -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins.
+    RETURN QUERY
+    WITH positioned AS (
+        SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+    ), last_per_key AS (
+        SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
+               ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
+                   s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec AS spec
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+        ORDER BY coalesce(s.store_id, v_zero), s.job_key, s.ordinality DESC
+    )
+    SELECT p.ord, k.job_id
+    FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
+    JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
+
+    -- NOTIFY is a hint that work is due; identical notifications in one transaction are folded
+    -- into one by PostgreSQL, so a burst of enqueues wakes each queue's listeners once.
+    PERFORM pg_notify('jobq', q.queue)
+    FROM (SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now) AS q;
+END
+$$;
+
+ALTER FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, NOTIFYs channel jobq per queue with a due job. Returns (ord, job_id).';
+
+CREATE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    SELECT CASE p_type
+        WHEN 'any'       THEN true
+        WHEN 'string'    THEN jsonb_typeof(p_value) = 'string'
+        WHEN 'number'    THEN jsonb_typeof(p_value) = 'number'
+        WHEN 'integer'   THEN jsonb_typeof(p_value) = 'number' AND (p_value #>> '{}') ~ '^-?[0-9]+$'
+        WHEN 'boolean'   THEN jsonb_typeof(p_value) = 'boolean'
+        WHEN 'object'    THEN jsonb_typeof(p_value) = 'object'
+        WHEN 'array'     THEN jsonb_typeof(p_value) = 'array'
+        WHEN 'uuid'      THEN jsonb_typeof(p_value) = 'string'
+                              AND (p_value #>> '{}') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+        WHEN 'date'      THEN jsonb_typeof(p_value) = 'string' AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+        WHEN 'timestamp' THEN jsonb_typeof(p_value) = 'string'
+                              AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$'
+        ELSE false
+    END
+$_$;
+
+ALTER FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) IS 'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date, timestamp, any).';
+
 CREATE FUNCTION jobq._raise(p_code text, p_detail text) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -377,6 +511,66 @@ ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone
 
 COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired.';
 
+CREATE FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) RETURNS jobq.job_spec[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_uuid constant text := '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+    v_bad record;
+    v_code text;
+    v_detail text;
+BEGIN
+    SELECT s.ordinality AS position, s.task, s.store_id, s.payload, t.name AS known, t.scope,
+           CASE WHEN t.name IS NOT NULL THEN jobq.payload_problem(t.payload_schema, coalesce(s.payload, '{}')) END AS problem
+    INTO v_bad
+    FROM unnest(p_specs) WITH ORDINALITY AS s
+    LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
+    WHERE t.name IS NULL
+       OR jobq.payload_problem(t.payload_schema, coalesce(s.payload, '{}')) IS NOT NULL
+       OR (t.scope = 'system' AND s.store_id IS NOT NULL)
+       OR (t.scope = 'store' AND s.store_id IS NULL AND NOT coalesce(s.payload ->> 'storeId' ~* v_uuid, false))
+       OR (t.scope = 'store' AND s.store_id IS NOT NULL AND s.payload ? 'storeId'
+           AND (CASE WHEN s.payload ->> 'storeId' ~* v_uuid THEN (s.payload ->> 'storeId')::uuid END) IS DISTINCT FROM s.store_id)
+    ORDER BY s.ordinality
+    LIMIT 1;
+
+    IF FOUND THEN
+        IF v_bad.known IS NULL THEN
+            v_code := 'JOB.UNKNOWN_TASK';
+            v_detail := format('task %L is not declared', v_bad.task);
+        ELSIF v_bad.problem IS NOT NULL THEN
+            v_code := 'JOB.PAYLOAD_INVALID';
+            v_detail := format('task %s: %s', v_bad.task, v_bad.problem);
+        ELSIF v_bad.scope = 'system' THEN
+            v_code := 'JOB.STORE_NOT_ALLOWED';
+            v_detail := format('task %s is a system task; it got store %s', v_bad.task, v_bad.store_id);
+        ELSIF v_bad.store_id IS NULL THEN
+            v_code := 'JOB.STORE_REQUIRED';
+            v_detail := format('task %s is store-scoped; pass store_id or a storeId in the payload', v_bad.task);
+        ELSE
+            v_code := 'JOB.PAYLOAD_INVALID';
+            v_detail := format('task %s: payload storeId %s differs from store_id %s', v_bad.task, v_bad.payload ->> 'storeId', v_bad.store_id);
+        END IF;
+        PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.position, v_detail) ELSE v_detail END);
+    END IF;
+
+    RETURN ARRAY(
+        SELECT ROW(s.task, s.payload, coalesce(s.queue, t.queue), s.run_at, coalesce(s.priority, t.priority),
+                   coalesce(s.max_attempts, t.max_attempts), s.job_key, s.job_key_mode,
+                   CASE WHEN t.scope = 'store' THEN coalesce(s.store_id, (s.payload ->> 'storeId')::uuid) END,
+                   coalesce(s.timeout, t.timeout), coalesce(s.backoff_base, t.backoff_base),
+                   coalesce(s.backoff_max, t.backoff_max))::jobq.job_spec
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        JOIN jobq.tasks t ON t.name = btrim(s.task)
+        ORDER BY s.ordinality);
+END
+$_$;
+
+ALTER FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED) and returns the specs with the task''s defaults and store id filled in, in input order.';
+
 CREATE FUNCTION jobq._revive(p_job_ids bigint[], p_action text) RETURNS SETOF bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -454,6 +648,8 @@ CREATE TABLE jobq.job_history (
     finished_at timestamp with time zone NOT NULL,
     CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text])))
 );
+
+ALTER TABLE ONLY jobq.job_history FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
 
@@ -613,7 +809,7 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.cancel_job(job_id bigint) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.cancel_job(job_id bigint) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.cancel_job(job_id bigint) IS 'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (already ended).';
 
@@ -688,6 +884,75 @@ ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) OWNER T
 
 COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.current_store_id() RETURNS uuid
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $_$
+    SELECT CASE WHEN s.v ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN s.v::uuid END
+    FROM (SELECT pg_catalog.current_setting('app.current_store_id', true) AS v) AS s
+$_$;
+
+ALTER FUNCTION jobq.current_store_id() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.current_store_id() IS 'The store of this session or transaction: app.current_store_id as a uuid, or NULL when unset, empty (left behind by an ended SET LOCAL) or not a uuid — so policies fail closed. Used by every tenant policy.';
+
+CREATE FUNCTION jobq.define_task(name text, scope text DEFAULT 'system'::text, payload_schema jsonb DEFAULT '{}'::jsonb, max_attempts integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, description text DEFAULT ''::text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_bad text;
+BEGIN
+    IF define_task.name IS NULL OR define_task.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(define_task.name) > 100 THEN
+        PERFORM jobq._raise('JOB.INVALID_TASK_NAME', format('%L is not a kebab-case task name', define_task.name));
+    END IF;
+    IF define_task.scope IS NULL OR define_task.scope NOT IN ('system', 'store') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('scope %L is not system or store', define_task.scope));
+    END IF;
+    IF define_task.payload_schema IS NULL OR jsonb_typeof(define_task.payload_schema) <> 'object' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'payload_schema must be a JSON object of key: type');
+    END IF;
+    SELECT format('payload_schema key %s has type %s; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any', c.key, c.value)
+    INTO v_bad
+    FROM jsonb_each(define_task.payload_schema) AS c(key, value)
+    WHERE jsonb_typeof(c.value) <> 'string'
+       OR c.value #>> '{}' NOT IN ('string', 'number', 'integer', 'boolean', 'object', 'array', 'uuid', 'date', 'timestamp', 'any')
+       OR rtrim(c.key, '?') = ''
+    LIMIT 1;
+    IF v_bad IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', v_bad);
+    END IF;
+    IF define_task.max_attempts < 1 THEN
+        PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', define_task.max_attempts));
+    END IF;
+    IF define_task.timeout <= interval '0' OR define_task.backoff_base <= interval '0' OR define_task.backoff_max <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', 'timeout, backoff_base and backoff_max must be positive');
+    END IF;
+    IF define_task.queue = '' OR define_task.priority NOT BETWEEN -32768 AND 32767 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue must not be empty and priority must fit -32768..32767');
+    END IF;
+
+    INSERT INTO jobq.tasks AS t (name, scope, payload_schema, max_attempts, queue, priority, timeout,
+                                 backoff_base, backoff_max, description)
+    VALUES (define_task.name, define_task.scope, define_task.payload_schema, define_task.max_attempts, define_task.queue,
+            define_task.priority, define_task.timeout, define_task.backoff_base, define_task.backoff_max,
+            coalesce(define_task.description, ''))
+    ON CONFLICT ON CONSTRAINT tasks_pkey DO UPDATE SET
+        scope = EXCLUDED.scope, payload_schema = EXCLUDED.payload_schema, max_attempts = EXCLUDED.max_attempts,
+        queue = EXCLUDED.queue, priority = EXCLUDED.priority, timeout = EXCLUDED.timeout,
+        backoff_base = EXCLUDED.backoff_base, backoff_max = EXCLUDED.backoff_max, description = EXCLUDED.description,
+        updated_at = now()
+    WHERE (t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base, t.backoff_max, t.description)
+          IS DISTINCT FROM
+          (EXCLUDED.scope, EXCLUDED.payload_schema, EXCLUDED.max_attempts, EXCLUDED.queue, EXCLUDED.priority,
+           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description);
+    RETURN define_task.name;
+END
+$_$;
+
+ALTER FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) IS 'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override. Callers: migrations, operators, runners at start-up. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID.';
+
 CREATE FUNCTION jobq.delete_job(job_id bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -726,7 +991,7 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT.';
 
@@ -779,7 +1044,7 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. Returns the ids in input order. Callers: applications, handlers, operators.';
 
@@ -872,6 +1137,20 @@ ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text
 
 COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed). errors[i] is kept as last_error (first 10,000 characters). Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in).';
 
+CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RETURN jobq._enqueue_for_stores(fan_out.child_task, fan_out.payload, fan_out.job_key_template, fan_out.job_key_mode,
+                                    fan_out.run_at, ARRAY(SELECT f.store_id FROM public.list_store_ids_for_fan_out() AS f));
+END
+$$;
+
+ALTER FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. SECURITY INVOKER: only a role that may list the stores (worker_runtime) can call it. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
+
 CREATE FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval DEFAULT '00:00:30'::interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -931,6 +1210,28 @@ $$;
 ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+
+CREATE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN NOT p_payload ? k.name THEN format('required key %s is missing', k.name)
+                ELSE format('key %s must be %s %s, not %s', k.name,
+                            CASE WHEN c.type IN ('integer', 'object', 'array', 'any') THEN 'an' ELSE 'a' END, c.type,
+                            p_payload -> k.name)
+           END
+    FROM jsonb_each_text(p_schema) AS c(key, type)
+    CROSS JOIN LATERAL (SELECT rtrim(c.key, '?') AS name, c.key LIKE '%?' AS optional) AS k
+    WHERE (NOT k.optional AND NOT p_payload ? k.name)
+       OR (p_payload ? k.name AND NOT jobq._json_type_ok(p_payload -> k.name, c.type)
+           -- An optional key may be given as null.
+           AND NOT (k.optional AND jsonb_typeof(p_payload -> k.name) = 'null'))
+    ORDER BY c.key
+    LIMIT 1
+$$;
+
+ALTER FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) IS 'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be a date, not 5"), or NULL when it keeps it. Pure; callers: enqueue, tests, applications that check before enqueueing.';
 
 CREATE FUNCTION jobq.prune_history(batch_size integer DEFAULT 10000) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1050,7 +1351,7 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.retry_job(job_id bigint) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.retry_job(job_id bigint) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.retry_job(job_id bigint) IS 'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
 
@@ -1236,6 +1537,33 @@ ALTER TABLE jobq.settings OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.settings IS 'Tunables of the engine and the runners; change them with jobq.set_setting(name, value).';
 
+CREATE TABLE jobq.tasks (
+    name text NOT NULL,
+    scope text DEFAULT 'system'::text NOT NULL,
+    payload_schema jsonb DEFAULT '{}'::jsonb NOT NULL,
+    max_attempts integer,
+    queue text,
+    priority smallint,
+    timeout interval,
+    backoff_base interval,
+    backoff_max interval,
+    description text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tasks_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
+    CONSTRAINT tasks_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
+    CONSTRAINT tasks_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT tasks_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
+    CONSTRAINT tasks_payload_schema_check CHECK ((jsonb_typeof(payload_schema) = 'object'::text)),
+    CONSTRAINT tasks_queue_check CHECK ((queue <> ''::text)),
+    CONSTRAINT tasks_scope_check CHECK ((scope = ANY (ARRAY['system'::text, 'store'::text]))),
+    CONSTRAINT tasks_timeout_check CHECK ((timeout > '00:00:00'::interval))
+);
+
+ALTER TABLE jobq.tasks OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.tasks IS 'The task registry: name (kebab-case), scope (system or store), payload contract and defaults. Written by jobq.define_task.';
+
 ALTER TABLE ONLY jobq.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
 
@@ -1257,6 +1585,9 @@ ALTER TABLE ONLY jobq.jobs
 ALTER TABLE ONLY jobq.settings
     ADD CONSTRAINT settings_pkey PRIMARY KEY (name);
 
+ALTER TABLE ONLY jobq.tasks
+    ADD CONSTRAINT tasks_pkey PRIMARY KEY (name);
+
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
 CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (task, finished_at) WHERE (state = 'dead'::text);
@@ -1273,33 +1604,98 @@ CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (s
 
 CREATE INDEX jobs_locked_by_idx ON jobq.jobs USING btree (locked_by) WHERE (state = 'running'::text);
 
+ALTER TABLE jobq.job_history ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app USING (((store_id IS NULL) OR (store_id = jobq.current_store_id())));
+
+CREATE POLICY job_history_engine ON jobq.job_history TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY job_history_gate_delete ON jobq.job_history FOR DELETE TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY job_history_gate_insert ON jobq.job_history FOR INSERT TO jobq_app_gate WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY job_history_gate_read ON jobq.job_history FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY job_history_gate_update ON jobq.job_history FOR UPDATE TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id))) WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator USING (true);
+
+ALTER TABLE jobq.jobs ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY jobs_app_read ON jobq.jobs FOR SELECT TO jobq_app USING (((store_id IS NULL) OR (store_id = jobq.current_store_id())));
+
+CREATE POLICY jobs_engine ON jobq.jobs TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY jobs_gate_delete ON jobq.jobs FOR DELETE TO jobq_app_gate USING (jobq._caller_reaches(store_id));
+
+CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id))) WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator USING (true);
+
 GRANT USAGE ON SCHEMA jobq TO worker_runtime;
 GRANT USAGE ON SCHEMA jobq TO jobq_app;
 GRANT USAGE ON SCHEMA jobq TO jobq_operator;
+GRANT USAGE ON SCHEMA jobq TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._caller() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._caller() TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.jobs TO jobq_app;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.jobs TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._raise(p_code text, p_detail text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._setting_interval(p_name text) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO worker_runtime;
@@ -1324,6 +1720,16 @@ GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO work
 REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.current_store_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app_gate;
+GRANT ALL ON FUNCTION jobq.current_store_id() TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app;
+GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.delete_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.delete_job(job_id bigint) TO jobq_operator;
 
@@ -1343,11 +1749,20 @@ GRANT ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text,
 REVOKE ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) TO worker_runtime;
+
 REVOKE ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq.prune_history(batch_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.prune_history(batch_size integer) TO worker_runtime;
@@ -1378,15 +1793,27 @@ REVOKE ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], d
 GRANT ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) TO worker_runtime;
 
 GRANT SELECT ON TABLE jobq.audit_log TO jobq_operator;
+GRANT INSERT ON TABLE jobq.audit_log TO jobq_app_gate;
+
+GRANT USAGE ON SEQUENCE jobq.audit_log_id_seq TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.error_codes TO worker_runtime;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_app;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_operator;
+GRANT SELECT ON TABLE jobq.error_codes TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.goose_db_version TO worker_runtime;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_app;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_operator;
 
+GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
+
 GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app;
 GRANT SELECT ON TABLE jobq.settings TO jobq_operator;
+GRANT SELECT ON TABLE jobq.settings TO jobq_app_gate;
+
+GRANT SELECT ON TABLE jobq.tasks TO worker_runtime;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_app;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_operator;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_app_gate;

@@ -11,6 +11,10 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('t');
+SELECT FROM jobq.define_task('pgtap-bulk');
 
 CREATE TEMP TABLE named (name text, id bigint);
 INSERT INTO named VALUES
@@ -18,8 +22,8 @@ INSERT INTO named VALUES
     ('dead',    jobq.enqueue('t', queue => 'd')),
     ('cancel',  jobq.enqueue('t', queue => 'x')),
     ('delete',  jobq.enqueue('t', queue => 'y')),
-    ('bulk1',   jobq.enqueue('pgtap_bulk', queue => 'b')),
-    ('bulk2',   jobq.enqueue('pgtap_bulk', queue => 'b'));
+    ('bulk1',   jobq.enqueue('pgtap-bulk', queue => 'b')),
+    ('bulk2',   jobq.enqueue('pgtap-bulk', queue => 'b'));
 CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['d', 'b'], 3);
 SELECT is((SELECT count(*) FROM jobq.fail_jobs(ARRAY(SELECT id FROM c), ARRAY(SELECT lease_token FROM c), NULL,
                                                retryable => ARRAY[false, false, false]) WHERE outcome = 'dead'),
@@ -32,7 +36,7 @@ SELECT is(jobq.retry_job((SELECT id FROM named WHERE name = 'waiting')), 'queued
 SELECT is(jobq.retry_job((SELECT id FROM named WHERE name = 'dead')), 'queued', 'jobq_operator retries a dead job');
 SELECT is(jobq.cancel_job((SELECT id FROM named WHERE name = 'cancel')), 'canceled', 'jobq_operator cancels a job');
 SELECT is(jobq.delete_job((SELECT id FROM named WHERE name = 'delete')), 'queued', 'jobq_operator deletes a job');
-SELECT is(jobq.requeue_dead(task => 'pgtap_bulk'), 2::bigint, 'jobq_operator requeues two dead jobs');
+SELECT is(jobq.requeue_dead(task => 'pgtap-bulk'), 2::bigint, 'jobq_operator requeues two dead jobs');
 SELECT is(jobq.set_setting('history_retention', '14 days'), '14 days', 'jobq_operator changes a setting');
 RESET ROLE;
 

@@ -9,11 +9,15 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('sync-store', scope => 'store');
+SELECT FROM jobq.define_task('ping');
 
 CREATE TEMP TABLE job AS
 SELECT jobq.enqueue(
-    task         => '  sync_store  ',
-    payload      => '{"storeId": "s-1", "full": true}',
+    task         => '  sync-store  ',
+    payload      => '{"storeId": "11111111-1111-1111-1111-111111111111", "full": true}',
     run_at       => now() + interval '5 minutes',
     job_key      => 'pgtap:sync:s-1',
     max_attempts => 4,
@@ -27,7 +31,7 @@ SELECT jobq.enqueue(
 SELECT results_eq(
     $$ SELECT task, payload, run_at, job_key, max_attempts, priority, queue, store_id, timeout, backoff_base, backoff_max
        FROM jobq.jobs WHERE id = (SELECT id FROM job) $$,
-    $$ VALUES ('sync_store'::text, '{"storeId": "s-1", "full": true}'::jsonb, now() + interval '5 minutes',
+    $$ VALUES ('sync-store'::text, '{"storeId": "11111111-1111-1111-1111-111111111111", "full": true}'::jsonb, now() + interval '5 minutes',
                'pgtap:sync:s-1'::text, 4, (-3)::smallint, 'sync'::text, '11111111-1111-1111-1111-111111111111'::uuid,
                interval '2 minutes', interval '7 seconds', interval '10 minutes') $$,
     'enqueue stores every option it is given (task trimmed)');

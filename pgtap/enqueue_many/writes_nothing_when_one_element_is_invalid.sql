@@ -10,11 +10,18 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('ok');
+SELECT FROM jobq.define_task('ok-too');
+SELECT FROM jobq.define_task('a');
+SELECT FROM jobq.define_task('b');
+SELECT FROM jobq.define_task('c');
 
 CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs;
 
 SELECT throws_ok(
-    $$ SELECT jobq.enqueue_many('[{"task": "ok"}, {"task": ""}, {"task": "ok too"}]') $$,
+    $$ SELECT jobq.enqueue_many('[{"task": "ok"}, {"task": ""}, {"task": "ok-too"}]') $$,
     'JQ101', 'JOB.TASK_REQUIRED: job 2: task is NULL or empty',
     'enqueue_many names the position of an element without a task');
 SELECT throws_ok(

@@ -2,7 +2,7 @@
 -- and every catalogued code is raised by some function (JOB.BOOTSTRAP_MISSING excepted: the
 -- first migration raises it before any function exists).
 BEGIN;
-SELECT plan(3);
+SELECT plan(5);
 
 CREATE TEMP TABLE raised AS
 SELECT DISTINCT m[1] AS code
@@ -16,6 +16,16 @@ SELECT is_empty($$ SELECT code FROM raised EXCEPT SELECT code FROM jobq.error_co
                 'every error code named in a jobq function is in jobq.error_codes');
 SELECT is_empty($$ SELECT code FROM jobq.error_codes WHERE code <> 'JOB.BOOTSTRAP_MISSING' AND code NOT LIKE 'WORKER.%' EXCEPT SELECT code FROM raised $$,
                 'every catalogued JOB code but JOB.BOOTSTRAP_MISSING is raised by some jobq function (WORKER codes are the runner''s)');
+
+-- The errors of the task registry and of tenancy.
+SELECT results_eq(
+    $$ SELECT sqlstate, code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ4%' ORDER BY sqlstate $$,
+    $$ VALUES ('JQ401'::text, 'JOB.UNKNOWN_TASK'::text), ('JQ402', 'JOB.PAYLOAD_INVALID'), ('JQ403', 'JOB.STORE_REQUIRED'),
+              ('JQ404', 'JOB.STORE_NOT_ALLOWED'), ('JQ405', 'JOB.INVALID_TASK_NAME'), ('JQ406', 'JOB.TENANT_MISMATCH') $$,
+    'the catalogue holds JQ401 to JQ406: unknown task, invalid payload, store required, store not allowed, invalid task name, tenant mismatch');
+SELECT is_empty(
+    $$ SELECT code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ4%' EXCEPT SELECT code FROM raised $$,
+    'each of JQ401 to JQ406 is raised by some jobq function');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -11,6 +11,10 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('t');
+SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store', payload_schema => '{"n": "integer"}');
 
 CREATE FUNCTION pg_temp.error_of(p_sql text, OUT err_state text, OUT err_message text, OUT err_hint text)
 LANGUAGE plpgsql AS $$
@@ -37,7 +41,16 @@ INSERT INTO triggers VALUES
     ('JOB.LEASE_LOST',           format('SELECT jobq.complete_job(%s, gen_random_uuid())', (SELECT id FROM job))),
     ('JOB.NOT_FOUND',            format('SELECT jobq.cancel_job(%s)', (SELECT done FROM job) + 1000000)),
     ('JOB.STATE_CONFLICT',       format('SELECT jobq.retry_job(%s)', (SELECT done FROM job))),
-    ('JOB.UNKNOWN_SETTING',      $$ SELECT jobq.set_setting('nope', '1') $$);
+    ('JOB.UNKNOWN_SETTING',      $$ SELECT jobq.set_setting('nope', '1') $$),
+    ('JOB.UNKNOWN_TASK',         $$ SELECT jobq.enqueue('pgtap-undeclared-task') $$),
+    ('JOB.PAYLOAD_INVALID',      $$ SELECT jobq.enqueue('pgtap-store-task', '{"n": "x"}', store_id => '11111111-1111-1111-1111-111111111111') $$),
+    ('JOB.STORE_REQUIRED',       $$ SELECT jobq.enqueue('pgtap-store-task', '{"n": 1}') $$),
+    ('JOB.STORE_NOT_ALLOWED',    $$ SELECT jobq.enqueue('t', store_id => '11111111-1111-1111-1111-111111111111') $$),
+    ('JOB.INVALID_TASK_NAME',    $$ SELECT jobq.define_task('Bad_Name') $$),
+    -- A superuser has jobq_operator's rights and reaches every store: the mismatch needs jobq_app
+    -- (the SET LOCAL ROLE ends with the subtransaction the error rolls back).
+    ('JOB.TENANT_MISMATCH',      $$ SET LOCAL ROLE jobq_app;
+                                    SELECT jobq.enqueue('pgtap-store-task', '{"n": 1}', store_id => '11111111-1111-1111-1111-111111111111') $$);
 
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint

@@ -11,9 +11,12 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('charge-card', scope => 'store');
 
 CREATE TEMP TABLE job AS
-SELECT jobq.enqueue('charge_card', '{"order": 42}', queue => 'pgtap_billing', job_key => 'pgtap:charge:42', max_attempts => 2,
+SELECT jobq.enqueue('charge-card', '{"order": 42}', queue => 'pgtap_billing', job_key => 'pgtap:charge:42', max_attempts => 2,
                     store_id => '33333333-3333-3333-3333-333333333333', priority => 2) AS id;
 CREATE TEMP TABLE created AS SELECT created_at FROM jobq.jobs WHERE id = (SELECT id FROM job);
 CREATE TEMP TABLE c1 AS SELECT * FROM jobq.claim_job('w', ARRAY['pgtap_billing']);
@@ -27,7 +30,7 @@ SELECT results_eq(
     $$ SELECT task, queue, payload, store_id, job_key, priority, state, reason, attempt, max_attempts, last_error, error_code,
               created_at, finished_at
        FROM jobq.job_history WHERE id = (SELECT id FROM job) $$,
-    $$ SELECT 'charge_card'::text, 'pgtap_billing'::text, '{"order": 42}'::jsonb, '33333333-3333-3333-3333-333333333333'::uuid,
+    $$ SELECT 'charge-card'::text, 'pgtap_billing'::text, '{"order": 42}'::jsonb, '33333333-3333-3333-3333-333333333333'::uuid,
               'pgtap:charge:42'::text, 2::smallint, 'dead'::text, 'exhausted'::text, 2, 2, 'card declined again'::text, 'DECLINED_2'::text,
               created_at, now()
        FROM created $$,

@@ -1,4 +1,6 @@
--- One live job per (store_id, job_key); jobs without a store share one key space.
+-- One live job per (store_id, job_key); jobs without a store share one key space. A task is either
+-- store-scoped or system, so the store jobs are of task sync and the system jobs of task sync-system;
+-- the key space does not depend on the task.
 BEGIN;
 SELECT plan(5);
 
@@ -10,13 +12,17 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('sync', scope => 'store');
+SELECT FROM jobq.define_task('sync-system');
 
 CREATE TEMP TABLE ids AS
 SELECT jobq.enqueue('sync', job_key => 'pgtap:sync', store_id => '11111111-1111-1111-1111-111111111111') AS store_a,
        jobq.enqueue('sync', job_key => 'pgtap:sync', store_id => '22222222-2222-2222-2222-222222222222') AS store_b,
-       jobq.enqueue('sync', job_key => 'pgtap:sync') AS system_1;
+       jobq.enqueue('sync-system', job_key => 'pgtap:sync') AS system_1;
 CREATE TEMP TABLE more AS
-SELECT jobq.enqueue('sync', '{"again": true}', job_key => 'pgtap:sync') AS system_2,
+SELECT jobq.enqueue('sync-system', '{"again": true}', job_key => 'pgtap:sync') AS system_2,
        jobq.enqueue('sync', '{"again": true}', job_key => 'pgtap:sync', store_id => '11111111-1111-1111-1111-111111111111') AS store_a_2;
 
 SELECT isnt((SELECT store_a FROM ids), (SELECT store_b FROM ids), 'the same key in two stores makes two jobs');

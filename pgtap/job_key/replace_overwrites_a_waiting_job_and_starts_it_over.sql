@@ -11,6 +11,10 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('digest');
+SELECT FROM jobq.define_task('digest-v2');
 
 CREATE TEMP TABLE first AS
 SELECT jobq.enqueue('digest', '{"v": 1}', job_key => 'pgtap:digest:7', max_attempts => 5, queue => 'pgtap_digest') AS id;
@@ -21,14 +25,14 @@ SELECT is(jobq.fail_job((SELECT id FROM claimed), (SELECT lease_token FROM claim
           'retry_pending', 'setup: the keyed job failed once and waits for its retry');
 
 CREATE TEMP TABLE second AS
-SELECT jobq.enqueue('digest_v2', '{"v": 2}', run_at => now() + interval '10 minutes', job_key => 'pgtap:digest:7',
+SELECT jobq.enqueue('digest-v2', '{"v": 2}', run_at => now() + interval '10 minutes', job_key => 'pgtap:digest:7',
                     max_attempts => 8, priority => 4, queue => 'pgtap_digests') AS id;
 
 SELECT is((SELECT id FROM second), (SELECT id FROM first), 'replace returns the id of the job that holds the key');
 SELECT is((SELECT count(*) FROM jobq.jobs WHERE job_key = 'pgtap:digest:7'), 1::bigint, 'replace creates no second job');
 SELECT results_eq(
     $$ SELECT task, payload, run_at, max_attempts, priority, queue FROM jobq.jobs WHERE id = (SELECT id FROM first) $$,
-    $$ VALUES ('digest_v2'::text, '{"v": 2}'::jsonb, now() + interval '10 minutes', 8, 4::smallint, 'pgtap_digests'::text) $$,
+    $$ VALUES ('digest-v2'::text, '{"v": 2}'::jsonb, now() + interval '10 minutes', 8, 4::smallint, 'pgtap_digests'::text) $$,
     'replace overwrites task, payload, run_at, max_attempts, priority and queue');
 SELECT results_eq(
     $$ SELECT state, attempt, reason FROM jobq.jobs WHERE id = (SELECT id FROM first) $$,

@@ -10,9 +10,12 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('send-email');
 
 CREATE TEMP TABLE job AS
-SELECT jobq.enqueue('send_email', '{"to": "a@example.com"}', queue => 'pgtap_mail') AS id;
+SELECT jobq.enqueue('send-email', '{"to": "a@example.com"}', queue => 'pgtap_mail') AS id;
 
 SELECT is((SELECT state FROM jobq.jobs WHERE id = (SELECT id FROM job)), 'queued',
           'enqueue puts the new job in jobq.jobs as queued');
@@ -43,7 +46,7 @@ SELECT is_empty($$ SELECT 1 FROM jobq.jobs WHERE id = (SELECT id FROM job) $$,
 SELECT results_eq(
     $$ SELECT state, reason, attempt, task, queue, payload, locked_by, finished_at
        FROM jobq.job_history WHERE id = (SELECT id FROM job) $$,
-    $$ VALUES ('succeeded'::text, NULL::text, 1, 'send_email'::text, 'pgtap_mail'::text,
+    $$ VALUES ('succeeded'::text, NULL::text, 1, 'send-email'::text, 'pgtap_mail'::text,
                '{"to": "a@example.com"}'::jsonb, 'worker-1'::text, now()) $$,
     'the completed job is in jobq.job_history as succeeded, keeping task, queue, payload, attempt and worker');
 SELECT is((SELECT count(*) FROM jobq.job_history WHERE id = (SELECT id FROM job)), 1::bigint,

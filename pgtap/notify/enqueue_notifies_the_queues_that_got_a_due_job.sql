@@ -1,7 +1,8 @@
 -- NOTIFY is delivered only at commit, which a rolled-back test never reaches, so the check runs in
 -- a second session (dblink) that LISTENs on channel jobq, enqueues, deletes what it enqueued and
 -- commits (autocommit): the database is left as it was, and the session receives its own
--- notifications. Where dblink or a passwordless loopback connection is not available (it is in
+-- notifications. It declares task notify-probe for the enqueues when it is not declared, and
+-- removes it again. Where dblink or a passwordless loopback connection is not available (it is in
 -- jobq sandbox), the test says so and skips.
 BEGIN;
 SELECT plan(3);
@@ -27,12 +28,20 @@ FROM probe;
 SELECT CASE WHEN connected
             THEN is(dblink_exec('notify_probe', $$
                 DO $probe$
+                DECLARE
+                    v_declared boolean := EXISTS (SELECT 1 FROM jobq.tasks WHERE name = 'notify-probe');
                 BEGIN
-                    PERFORM jobq.enqueue('notify_probe', queue => 'notify_probe_due');
-                    PERFORM jobq.enqueue_many('[{"task": "notify_probe", "queue": "notify_probe_many"},
-                                                {"task": "notify_probe", "queue": "notify_probe_many"}]');
-                    PERFORM jobq.enqueue('notify_probe', queue => 'notify_probe_later', run_at => now() + interval '1 hour');
-                    DELETE FROM jobq.jobs WHERE task = 'notify_probe';
+                    IF NOT v_declared THEN
+                        PERFORM jobq.define_task('notify-probe');
+                    END IF;
+                    PERFORM jobq.enqueue('notify-probe', queue => 'notify_probe_due');
+                    PERFORM jobq.enqueue_many('[{"task": "notify-probe", "queue": "notify_probe_many"},
+                                                {"task": "notify-probe", "queue": "notify_probe_many"}]');
+                    PERFORM jobq.enqueue('notify-probe', queue => 'notify_probe_later', run_at => now() + interval '1 hour');
+                    DELETE FROM jobq.jobs WHERE task = 'notify-probe';
+                    IF NOT v_declared THEN
+                        DELETE FROM jobq.tasks WHERE name = 'notify-probe';
+                    END IF;
                 END
                 $probe$ $$), 'DO',
                 'setup: the second session enqueued due jobs in two queues and a later job in a third, then removed them')

@@ -1,6 +1,6 @@
 -- worker_runtime may call the engine's runtime functions, and they work end to end under it.
 BEGIN;
-SELECT plan(27);
+SELECT plan(37);
 
 -- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
 -- Everything is rolled back at the end.
@@ -10,6 +10,9 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('t');
 
 SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval'],
                           'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute enqueue');
@@ -26,6 +29,14 @@ SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'worker_ru
 SELECT function_privs_are('jobq', 'snooze_jobs', ARRAY['bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze_jobs');
 SELECT function_privs_are('jobq', 'queue_lag', ARRAY['text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute queue_lag');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute prune_history');
+SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text'],
+                          'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute define_task (runners declare their tasks at start-up)');
+SELECT function_privs_are('jobq', 'payload_problem', ARRAY['jsonb', 'jsonb'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute payload_problem');
+SELECT function_privs_are('jobq', 'current_store_id', ARRAY[]::text[], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute current_store_id');
+SELECT function_privs_are('jobq', 'fan_out', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fan_out');
+SELECT function_privs_are('jobq', '_enqueue_for_stores', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz', 'uuid[]'], 'worker_runtime', ARRAY['EXECUTE'],
+                          'worker_runtime can execute _enqueue_for_stores, which fan_out runs as worker_runtime');
+SELECT function_privs_are('public', 'list_store_ids_for_fan_out', ARRAY[]::text[], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute public.list_store_ids_for_fan_out');
 
 -- The same, by calling them as worker_runtime.
 SET LOCAL ROLE worker_runtime;
@@ -51,6 +62,12 @@ SELECT results_eq($$ SELECT outcome FROM jobq.fail_jobs(ARRAY[(SELECT id FROM c2
 SELECT is_empty($$ SELECT * FROM jobq.rescue_expired() $$, 'as worker_runtime, rescue_expired runs (nothing has expired)');
 SELECT is(jobq.prune_history(), 0::bigint, 'as worker_runtime, prune_history runs (nothing is old enough)');
 SELECT ok(jobq.backoff_delay(3, '1 second', '1 minute') BETWEEN interval '2 seconds' AND interval '4 seconds', 'as worker_runtime, backoff_delay is callable');
+SELECT is(jobq.define_task('pgtap-runtime-task', description => 'declared by a runner'), 'pgtap-runtime-task', 'as worker_runtime, define_task declares a task');
+SELECT lives_ok($$ SELECT jobq.payload_problem('{"n": "integer"}', '{}') $$, 'as worker_runtime, payload_problem can check a payload');
+SELECT is(jobq.current_store_id(), NULL::uuid, 'as worker_runtime, current_store_id is callable (no store set: NULL)');
+RESET ROLE;
+SELECT is((SELECT description FROM jobq.tasks WHERE name = 'pgtap-runtime-task'), 'declared by a runner', 'the task worker_runtime declared is in jobq.tasks');
+SET LOCAL ROLE worker_runtime;
 RESET ROLE;
 
 SELECT results_eq($$ SELECT state, count(*) FROM jobq.job_history WHERE queue = 'rt' GROUP BY state ORDER BY state $$,

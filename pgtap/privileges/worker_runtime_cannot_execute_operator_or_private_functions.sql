@@ -9,16 +9,24 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('t');
 
 SELECT function_privs_are('jobq', 'retry_job', ARRAY['bigint'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute retry_job');
 SELECT function_privs_are('jobq', 'cancel_job', ARRAY['bigint'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute cancel_job');
 SELECT function_privs_are('jobq', 'delete_job', ARRAY['bigint'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute delete_job');
 SELECT function_privs_are('jobq', 'requeue_dead', ARRAY['text', 'timestamptz', 'integer'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute requeue_dead');
 SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute set_setting');
-SELECT is_empty(
+-- One private function is granted to worker_runtime by design: jobq._enqueue_for_stores, the
+-- SECURITY DEFINER half of the SECURITY INVOKER jobq.fan_out (which runs as worker_runtime).
+SELECT set_eq(
     $$ SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.proname LIKE '\_%' AND has_function_privilege('worker_runtime', p.oid, 'EXECUTE') $$,
-    'worker_runtime can execute no private (_-prefixed) jobq function');
+    $$ VALUES ('jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure),
+              ('jobq._json_type_ok(jsonb, text)'::regprocedure) $$,
+    'worker_runtime can execute no private (_-prefixed) jobq function but _enqueue_for_stores (behind fan_out) and '
+    '_json_type_ok (the pure type test behind payload_problem)');
 
 CREATE TEMP TABLE job AS SELECT jobq.enqueue('t') AS id;
 GRANT SELECT ON job TO worker_runtime;

@@ -1,5 +1,5 @@
 BEGIN;
-SELECT plan(18);
+SELECT plan(21);
 
 SELECT table_privs_are('jobq', 'jobs', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on jobq.jobs');
 SELECT table_privs_are('jobq', 'job_history', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on jobq.job_history');
@@ -7,6 +7,7 @@ SELECT table_privs_are('jobq', 'audit_log', 'worker_runtime', ARRAY[]::text[], '
 SELECT table_privs_are('jobq', 'settings', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.settings');
 SELECT table_privs_are('jobq', 'error_codes', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.error_codes');
 SELECT sequence_privs_are('jobq', 'jobs_id_seq', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on jobq.jobs_id_seq');
+SELECT table_privs_are('jobq', 'tasks', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.tasks');
 
 SET LOCAL ROLE worker_runtime;
 SELECT throws_ok($$ SELECT * FROM jobq.jobs $$, '42501', 'permission denied for table jobs', 'as worker_runtime, SELECT on jobq.jobs is denied');
@@ -22,6 +23,8 @@ SELECT throws_ok($$ UPDATE jobq.settings SET value = '1' WHERE name = 'default_m
 SELECT throws_ok($$ TRUNCATE jobq.job_history $$, '42501', 'permission denied for table job_history', 'as worker_runtime, TRUNCATE of jobq.job_history is denied');
 SELECT throws_ok($$ SELECT nextval('jobq.jobs_id_seq') $$, '42501', 'permission denied for sequence jobs_id_seq', 'as worker_runtime, nextval on jobq.jobs_id_seq is denied');
 SELECT isnt_empty($$ SELECT name, value FROM jobq.settings $$, 'as worker_runtime, jobq.settings can be read');
+SELECT throws_ok($$ INSERT INTO jobq.tasks (name) VALUES ('pgtap-forged') $$, '42501', 'permission denied for table tasks', 'as worker_runtime, INSERT into jobq.tasks is denied (define_task validates)');
+SELECT throws_ok($$ UPDATE jobq.tasks SET scope = 'system' $$, '42501', 'permission denied for table tasks', 'as worker_runtime, UPDATE of jobq.tasks is denied');
 RESET ROLE;
 
 SELECT * FROM finish();

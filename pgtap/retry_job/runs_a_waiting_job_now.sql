@@ -9,6 +9,9 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
+-- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
+-- idempotent and puts back a task whose declaration differs).
+SELECT FROM jobq.define_task('t');
 
 CREATE TEMP TABLE jobs AS
 SELECT jobq.enqueue('t', queue => 'q', run_at => now() + interval '1 day') AS scheduled,

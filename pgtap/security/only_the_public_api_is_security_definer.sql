@@ -1,14 +1,32 @@
 -- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot);
--- private helpers (_-prefixed) and pure helpers run as the caller.
+-- private helpers (_-prefixed) and pure helpers run as the caller. One private helper is a definer
+-- by design: jobq._enqueue_for_stores, behind the SECURITY INVOKER jobq.fan_out, executable by
+-- worker_runtime only. Outside jobq, public.list_store_ids_for_fan_out is the one definer jobq adds.
 BEGIN;
-SELECT plan(1);
+SELECT plan(4);
 
 SELECT set_eq(
-    $$ SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'jobq' AND p.prosecdef $$,
+    $$ SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname NOT LIKE '\_%' $$,
     $$ VALUES ('enqueue'), ('enqueue_many'), ('claim_job'), ('heartbeat'), ('heartbeat_jobs'), ('complete_job'), ('complete_jobs'),
               ('fail_job'), ('fail_jobs'), ('snooze'), ('snooze_jobs'), ('queue_lag'), ('rescue_expired'), ('prune_history'), ('retry_job'), ('cancel_job'),
-              ('delete_job'), ('requeue_dead'), ('set_setting') $$,
-    'exactly the public API functions are SECURITY DEFINER; no _-prefixed helper is');
+              ('delete_job'), ('requeue_dead'), ('set_setting'), ('define_task') $$,
+    'exactly the public API functions of jobq are SECURITY DEFINER (fan_out, which runs as its caller, is not)');
+SELECT set_eq(
+    $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
+    $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])') $$,
+    'the one _-prefixed SECURITY DEFINER helper is jobq._enqueue_for_stores');
+SELECT set_eq(
+    $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
+       WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,
+    $$ VALUES ('worker_runtime') $$,
+    'jobq._enqueue_for_stores is executable by worker_runtime only (besides its owner)');
+SELECT set_eq(
+    $$ SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = 'public' AND p.prosecdef $$,
+    $$ VALUES ('public.list_store_ids_for_fan_out()'::regprocedure) $$,
+    'in schema public, public.list_store_ids_for_fan_out is the one SECURITY DEFINER function');
 
 SELECT * FROM finish();
 ROLLBACK;

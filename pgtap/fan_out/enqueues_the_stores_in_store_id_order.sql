@@ -1,0 +1,32 @@
+-- The stores are listed and their jobs enqueued in store id order (not in the order public.store
+-- holds them), keyed or not, so concurrent fan-outs lock keys in one order.
+BEGIN;
+SELECT plan(5);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+-- Known stores: A, B and C, and no other (rolled back with the rest).
+DELETE FROM public.store;
+INSERT INTO public.store (id, name) VALUES ('cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'pgtap C'), ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'pgtap A'), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'pgtap B');
+SELECT FROM jobq.define_task('pgtap-expire-tentative', scope => 'store', payload_schema => '{"storeId": "uuid", "targetDate": "date"}',
+                             queue => 'pgtap_maintenance');
+
+SET LOCAL ROLE worker_runtime;
+SELECT results_eq($$ SELECT store_id FROM public.list_store_ids_for_fan_out() $$, $$ VALUES ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa'::uuid), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb'), ('cccccccc-cccc-4ccc-8ccc-cccccccccccc') $$,
+                  'list_store_ids_for_fan_out returns the stores in id order');
+SELECT is(jobq.fan_out('pgtap-expire-tentative', '{"targetDate": "2024-05-01"}', 'expire_tentative:{storeId}'), 3, 'setup: a keyed fan-out');
+SELECT is(jobq.fan_out('pgtap-expire-tentative', '{"targetDate": "2024-05-02"}'), 3, 'setup: a fan-out with the default key <task>:{storeId}');
+RESET ROLE;
+SELECT results_eq($$ SELECT store_id FROM jobq.jobs WHERE job_key LIKE 'expire_tentative:%' ORDER BY id $$, $$ VALUES ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa'::uuid), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb'), ('cccccccc-cccc-4ccc-8ccc-cccccccccccc') $$,
+                  'the keyed jobs were enqueued in store id order');
+SELECT results_eq($$ SELECT store_id FROM jobq.jobs WHERE job_key = 'pgtap-expire-tentative:' || store_id ORDER BY id $$, $$ VALUES ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa'::uuid), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb'), ('cccccccc-cccc-4ccc-8ccc-cccccccccccc') $$,
+                  'the jobs with the default key <task>:{storeId} were enqueued in store id order');
+
+SELECT * FROM finish();
+ROLLBACK;

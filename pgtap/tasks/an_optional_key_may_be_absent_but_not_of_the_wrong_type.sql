@@ -1,0 +1,31 @@
+-- A contract key ending in "?" is optional: the payload may leave it out, but when it is there its
+-- value must have the type.
+BEGIN;
+SELECT plan(7);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+
+SELECT FROM jobq.define_task('pgtap-notify', payload_schema => '{"userId": "integer", "note?": "string", "at?": "timestamp"}');
+CREATE TEMP TABLE before AS SELECT count(*) AS n FROM jobq.jobs;
+
+SELECT lives_ok($$ SELECT jobq.enqueue('pgtap-notify', '{"userId": 1}') $$, 'optional keys may be absent');
+SELECT lives_ok($$ SELECT jobq.enqueue('pgtap-notify', '{"userId": 1, "note": "hi", "at": "2024-05-01T10:00:00Z"}') $$,
+                'optional keys of the right type are accepted');
+SELECT is((SELECT count(*) FROM jobq.jobs), (SELECT n FROM before) + 2, 'setup: both were enqueued');
+SELECT throws_ok($$ SELECT jobq.enqueue('pgtap-notify', '{"userId": 1, "note": 5}') $$,
+    'JQ402', 'JOB.PAYLOAD_INVALID: task pgtap-notify: key note must be a string, not 5', 'an optional key of the wrong type is refused, named without its "?"');
+SELECT throws_ok($$ SELECT jobq.enqueue('pgtap-notify', '{"userId": 1, "at": "tomorrow"}') $$,
+    'JQ402', 'JOB.PAYLOAD_INVALID: task pgtap-notify: key at must be a timestamp, not "tomorrow"', 'so is another optional key of the wrong type');
+SELECT throws_ok($$ SELECT jobq.enqueue('pgtap-notify', '{"note": "hi"}') $$,
+    'JQ402', 'JOB.PAYLOAD_INVALID: task pgtap-notify: required key userId is missing', 'an optional key does not make the required ones optional');
+SELECT is((SELECT count(*) FROM jobq.jobs), (SELECT n FROM before) + 2, 'the refused payloads wrote nothing');
+
+SELECT * FROM finish();
+ROLLBACK;

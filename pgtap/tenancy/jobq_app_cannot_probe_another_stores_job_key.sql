@@ -1,0 +1,57 @@
+-- Job keys are per store: a key that store B holds tells store A nothing. The same key in A, in
+-- every job_key_mode, makes or finds A's own job and never touches or returns B's.
+BEGIN;
+SELECT plan(7);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store');
+SELECT FROM jobq.define_task('pgtap-system-task');
+
+-- Store A (aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa) and store B (bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb)
+-- each have a live job and a finished (canceled) one; so does the system (no store). Set up as the
+-- superuser, who reaches every store.
+CREATE TEMP TABLE named (name text, id bigint);
+INSERT INTO named VALUES
+    ('a_live',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_a')),
+    ('a_done',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_done')),
+    ('b_live',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_b')),
+    ('b_done',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_done')),
+    ('system_live', jobq.enqueue('pgtap-system-task', queue => 'pgtap_system')),
+    ('system_done', jobq.enqueue('pgtap-system-task', queue => 'pgtap_done'));
+SELECT is((SELECT count(*) FROM (SELECT id FROM named WHERE name LIKE '%\_done') AS d CROSS JOIN LATERAL jobq.cancel_job(d.id) AS c),
+          3::bigint, 'setup: a live and a finished job in store A, in store B and in the system');
+GRANT SELECT ON named TO PUBLIC;
+CREATE TEMP TABLE snapshot AS
+SELECT 'jobs' AS t, to_jsonb(j) AS r FROM jobq.jobs j UNION ALL SELECT 'job_history', to_jsonb(h) FROM jobq.job_history h;
+
+CREATE TEMP TABLE b_keyed AS SELECT jobq.enqueue('pgtap-store-task', '{"v": "b"}', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', job_key => 'pgtap:nightly',
+                                                 run_at => now() + interval '1 day') AS id;
+GRANT SELECT ON b_keyed TO PUBLIC;
+CREATE TEMP TABLE b_snapshot AS SELECT * FROM jobq.jobs WHERE id = (SELECT id FROM b_keyed);
+
+SET LOCAL ROLE jobq_app;
+SET LOCAL app.current_store_id = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+CREATE TEMP TABLE probes AS
+SELECT jobq.enqueue('pgtap-store-task', '{"v": "a1"}', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', job_key => 'pgtap:nightly', job_key_mode => 'unsafe_dedupe') AS dedupe,
+       jobq.enqueue('pgtap-store-task', '{"v": "a2"}', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', job_key => 'pgtap:nightly', job_key_mode => 'preserve_run_at') AS preserve,
+       jobq.enqueue('pgtap-store-task', '{"v": "a3"}', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', job_key => 'pgtap:nightly') AS replace_;
+SELECT isnt((SELECT dedupe FROM probes), (SELECT id FROM b_keyed), 'unsafe_dedupe with B''s key in store A does not return B''s job');
+SELECT is((SELECT preserve FROM probes), (SELECT dedupe FROM probes), 'preserve_run_at with the key finds A''s own job');
+SELECT is((SELECT replace_ FROM probes), (SELECT dedupe FROM probes), 'replace with the key finds A''s own job');
+SELECT is((SELECT count(*) FROM jobq.jobs WHERE job_key = 'pgtap:nightly'), 1::bigint, 'store A sees one job with the key: its own');
+RESET ROLE;
+SELECT is_empty($$ SELECT * FROM jobq.jobs WHERE id = (SELECT id FROM b_keyed) EXCEPT SELECT * FROM b_snapshot $$,
+                'B''s job with the key is untouched: payload, run_at, state');
+SELECT results_eq($$ SELECT store_id, payload FROM jobq.jobs WHERE job_key = 'pgtap:nightly' ORDER BY store_id $$,
+                  $$ VALUES ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa'::uuid, '{"v": "a3"}'::jsonb), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', '{"v": "b"}') $$,
+                  'two live jobs hold the key, one per store');
+
+SELECT * FROM finish();
+ROLLBACK;

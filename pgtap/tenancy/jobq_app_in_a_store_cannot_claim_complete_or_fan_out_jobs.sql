@@ -1,0 +1,50 @@
+-- Running jobs and fanning out are the runner's: jobq_app cannot execute claim_job, complete_job,
+-- fan_out, _enqueue_for_stores or list_store_ids_for_fan_out, whatever store it is in.
+BEGIN;
+SELECT plan(7);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store');
+SELECT FROM jobq.define_task('pgtap-system-task');
+
+-- Store A (aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa) and store B (bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb)
+-- each have a live job and a finished (canceled) one; so does the system (no store). Set up as the
+-- superuser, who reaches every store.
+CREATE TEMP TABLE named (name text, id bigint);
+INSERT INTO named VALUES
+    ('a_live',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_a')),
+    ('a_done',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_done')),
+    ('b_live',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_b')),
+    ('b_done',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_done')),
+    ('system_live', jobq.enqueue('pgtap-system-task', queue => 'pgtap_system')),
+    ('system_done', jobq.enqueue('pgtap-system-task', queue => 'pgtap_done'));
+SELECT is((SELECT count(*) FROM (SELECT id FROM named WHERE name LIKE '%\_done') AS d CROSS JOIN LATERAL jobq.cancel_job(d.id) AS c),
+          3::bigint, 'setup: a live and a finished job in store A, in store B and in the system');
+GRANT SELECT ON named TO PUBLIC;
+CREATE TEMP TABLE snapshot AS
+SELECT 'jobs' AS t, to_jsonb(j) AS r FROM jobq.jobs j UNION ALL SELECT 'job_history', to_jsonb(h) FROM jobq.job_history h;
+
+SET LOCAL ROLE jobq_app;
+SET LOCAL app.current_store_id = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('pgtap-app', ARRAY['pgtap_a']) $$, '42501', 'permission denied for function claim_job',
+                 'as jobq_app in store A, claim_job is denied');
+SELECT throws_ok($$ SELECT jobq.complete_job(1, gen_random_uuid()) $$, '42501', 'permission denied for function complete_job',
+                 'as jobq_app in store A, complete_job is denied');
+SELECT throws_ok($$ SELECT jobq.fan_out('pgtap-store-task') $$, '42501', 'permission denied for function fan_out',
+                 'as jobq_app in store A, fan_out is denied');
+SELECT throws_ok($$ SELECT jobq._enqueue_for_stores('pgtap-store-task', '{}', NULL, NULL, NULL, ARRAY['bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb']::uuid[]) $$, '42501',
+                 'permission denied for function _enqueue_for_stores', 'as jobq_app in store A, _enqueue_for_stores is denied');
+SELECT throws_ok($$ SELECT * FROM public.list_store_ids_for_fan_out() $$, '42501', 'permission denied for function list_store_ids_for_fan_out',
+                 'as jobq_app in store A, list_store_ids_for_fan_out is denied');
+RESET ROLE;
+SELECT is((SELECT state FROM jobq.jobs WHERE id = (SELECT id FROM named WHERE name = 'a_live')), 'queued', 'A''s job stays queued');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,45 @@
+-- jobq_app's direct reads (sql/00008_tenancy.sql): "its store's jobs and system jobs (store_id
+-- NULL)". With app.current_store_id = A, that is A's rows and the system rows, nothing else.
+BEGIN;
+SELECT plan(4);
+
+-- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
+-- Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+UPDATE jobq.settings s SET value = d.value
+FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
+             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
+WHERE s.name = d.name;
+SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store');
+SELECT FROM jobq.define_task('pgtap-system-task');
+
+-- Store A (aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa) and store B (bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb)
+-- each have a live job and a finished (canceled) one; so does the system (no store). Set up as the
+-- superuser, who reaches every store.
+CREATE TEMP TABLE named (name text, id bigint);
+INSERT INTO named VALUES
+    ('a_live',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_a')),
+    ('a_done',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_done')),
+    ('b_live',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_b')),
+    ('b_done',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_done')),
+    ('system_live', jobq.enqueue('pgtap-system-task', queue => 'pgtap_system')),
+    ('system_done', jobq.enqueue('pgtap-system-task', queue => 'pgtap_done'));
+SELECT is((SELECT count(*) FROM (SELECT id FROM named WHERE name LIKE '%\_done') AS d CROSS JOIN LATERAL jobq.cancel_job(d.id) AS c),
+          3::bigint, 'setup: a live and a finished job in store A, in store B and in the system');
+GRANT SELECT ON named TO PUBLIC;
+CREATE TEMP TABLE snapshot AS
+SELECT 'jobs' AS t, to_jsonb(j) AS r FROM jobq.jobs j UNION ALL SELECT 'job_history', to_jsonb(h) FROM jobq.job_history h;
+
+SET LOCAL ROLE jobq_app;
+SET LOCAL app.current_store_id = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+SELECT set_eq($$ SELECT id FROM jobq.jobs WHERE store_id IS NOT NULL $$, $$ SELECT id FROM named WHERE name = 'a_live' $$,
+              'of the store jobs in jobq.jobs, jobq_app in store A reads A''s');
+SELECT set_eq($$ SELECT id FROM jobq.jobs $$, $$ SELECT id FROM named WHERE name IN ('a_live', 'system_live') $$,
+              'jobq_app in store A reads A''s live jobs and the live system jobs');
+SELECT set_eq($$ SELECT id FROM jobq.job_history $$, $$ SELECT id FROM named WHERE name IN ('a_done', 'system_done') $$,
+              'jobq_app in store A reads A''s finished jobs and the finished system jobs');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;
