@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -457,4 +458,330 @@ func (c *Client) FanOut(ctx context.Context, task string, payload any, keyTempla
 	var n int
 	err = c.db.QueryRow(ctx, `SELECT jobq.fan_out($1, $2::jsonb, $3, $4)`, task, body, nullString(keyTemplate), string(mode)).Scan(&n)
 	return n, wrap(err, "fan_out "+task)
+}
+
+// ConcurrencyPolicy says what a schedule does when a slot comes while the job of its previous
+// slot is still live (waiting or running).
+type ConcurrencyPolicy string
+
+// The concurrency policies of a schedule.
+const (
+	// ConcurrencyAllow runs the new slot anyway (the default).
+	ConcurrencyAllow ConcurrencyPolicy = "allow"
+	// ConcurrencyForbid skips the new slot (jobq.schedule_runs records it, reason forbid).
+	ConcurrencyForbid ConcurrencyPolicy = "forbid"
+	// ConcurrencyReplace cancels the previous job (reason replaced) and runs the new one.
+	ConcurrencyReplace ConcurrencyPolicy = "replace"
+)
+
+// Backfill says which missed slots within a schedule's backfill window run after downtime.
+type Backfill string
+
+// The backfill modes of a schedule.
+const (
+	// BackfillAll runs every missed slot within the window (the default).
+	BackfillAll Backfill = "all"
+	// BackfillLatest runs only the latest missed slot; the others are recorded as superseded.
+	BackfillLatest Backfill = "latest"
+)
+
+// DefaultBackfillWindow is the backfill window of a ScheduleDefinition whose BackfillWindow is
+// zero: missed slots younger than this run, older ones are recorded as skipped (reason late).
+const DefaultBackfillWindow = 15 * time.Minute
+
+// ScheduleDefinition declares a cron schedule (jobq.schedule): the system task Task is enqueued
+// once per slot of Cron in time zone Timezone. Only Name, Cron and Task are required; every
+// other field's zero value is the default stated on it.
+type ScheduleDefinition struct {
+	// Name identifies the schedule (kebab-case, at most 100 characters), e.g. "nightly-report".
+	Name string
+	// Cron is a 5-field cron expression (minute hour day-of-month month day-of-week) or a macro
+	// such as @daily; see the README ("Scheduling").
+	Cron string
+	// Task is the declared system task each slot enqueues. A store-scoped task is refused:
+	// schedule a system task that fans out (Client.FanOut).
+	Task string
+	// Payload is marshalled to a JSON object; nil is {}. Each job's payload is this object plus
+	// {SlotKey: the slot's instant in UTC, RFC 3339}.
+	Payload any
+	// Timezone is the IANA zone whose wall clock Cron reads, e.g. "Asia/Tokyo". Default: "UTC".
+	Timezone string
+	// ConcurrencyPolicy applies when a slot comes while the previous slot's job is live.
+	// Default: ConcurrencyAllow.
+	ConcurrencyPolicy ConcurrencyPolicy
+	// BackfillWindow is how old a missed slot may be and still run after downtime. Default:
+	// DefaultBackfillWindow (15 minutes).
+	BackfillWindow time.Duration
+	// Backfill chooses which missed slots within the window run. Default: BackfillAll.
+	Backfill Backfill
+	// Jitter delays each slot's job by a fixed pseudo-random part of it (derived from the
+	// schedule and the slot), to spread schedules that share a slot. Default: 0.
+	Jitter time.Duration
+	// SlotKey is the payload key that carries the slot's instant. Default: "slotAt".
+	SlotKey string
+	// NoSlotKey adds no slot key to the payload. Default: false (the key is added).
+	NoSlotKey bool
+	// Queue, Priority and MaxAttempts override the task's defaults for the schedule's jobs;
+	// zero keeps the task's (then the engine's) defaults.
+	Queue       string
+	Priority    int16
+	MaxAttempts int
+	// Disabled keeps the schedule declared but enqueues nothing. Default: false (enabled).
+	Disabled bool
+}
+
+// Schedule declares def, or updates the schedule of that name, and returns its next slot. It is
+// idempotent: a declaration that differs in nothing changes nothing (updated_at included). A new
+// schedule, or a changed cron or time zone, starts at the first slot after the database's
+// now(); other changes keep the schedule's place. Errors: ErrInvalidCron, ErrInvalidTimezone,
+// ErrUnknownTask, ErrInvalidArgument (name, store-scoped task, policy), ErrPayloadNotObject,
+// ErrMaxAttemptsInvalid.
+func (c *Client) Schedule(ctx context.Context, def ScheduleDefinition) (time.Time, error) {
+	body, err := marshalPayload(def.Payload)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("jobq: schedule %s: payload: %w", def.Name, err)
+	}
+	tz := def.Timezone
+	if tz == "" {
+		tz = "UTC"
+	}
+	policy := def.ConcurrencyPolicy
+	if policy == "" {
+		policy = ConcurrencyAllow
+	}
+	backfill := def.Backfill
+	if backfill == "" {
+		backfill = BackfillAll
+	}
+	window := def.BackfillWindow
+	if window == 0 {
+		window = DefaultBackfillWindow
+	}
+	var slotKey *string
+	if !def.NoSlotKey {
+		k := def.SlotKey
+		if k == "" {
+			k = "slotAt"
+		}
+		slotKey = &k
+	}
+	var priority *int16
+	if def.Priority != 0 {
+		priority = &def.Priority
+	}
+	var next time.Time
+	err = c.db.QueryRow(ctx, `SELECT jobq.schedule(name => $1, cron => $2, task => $3, payload => $4::jsonb,
+		timezone => $5, concurrency_policy => $6, backfill_window => $7, backfill => $8, jitter => $9,
+		slot_key => $10, queue => $11, priority => $12, max_attempts => $13, enabled => $14)`,
+		def.Name, def.Cron, def.Task, body, tz, string(policy),
+		pgtype.Interval{Microseconds: window.Microseconds(), Valid: true}, string(backfill),
+		pgtype.Interval{Microseconds: max(def.Jitter, 0).Microseconds(), Valid: true},
+		slotKey, nullString(def.Queue), priority, nullInt(def.MaxAttempts), !def.Disabled,
+	).Scan(&next)
+	if err != nil {
+		return time.Time{}, wrap(err, "schedule "+def.Name)
+	}
+	return next, nil
+}
+
+// Unschedule removes the schedule name and its run records (jobq.unschedule, audited); jobs it
+// already enqueued stay. It needs jobq_operator's rights. Errors: ErrUnknownSchedule.
+func (c *Client) Unschedule(ctx context.Context, name string) error {
+	_, err := c.db.Exec(ctx, `SELECT jobq.unschedule($1)`, name)
+	return wrap(err, "unschedule "+name)
+}
+
+// WorkerState is a runner's state in jobq.workers.
+type WorkerState string
+
+// The worker states. A runner is told its state by every WorkerHeartbeat and obeys it.
+const (
+	// WorkerActive claims and runs jobs.
+	WorkerActive WorkerState = "active"
+	// WorkerDraining claims nothing new and finishes the jobs it holds (jobq.drain_worker).
+	WorkerDraining WorkerState = "draining"
+	// WorkerDetached claims nothing and its leases were rescued (jobq.detach_worker).
+	WorkerDetached WorkerState = "detached"
+	// WorkerLost missed its heartbeats for longer than the setting worker_timeout; maintain
+	// rescued its leases. A lost worker that heartbeats again is active.
+	WorkerLost WorkerState = "lost"
+	// WorkerStopped exited cleanly (DeregisterWorker).
+	WorkerStopped WorkerState = "stopped"
+)
+
+// WorkerInfo describes a runner to RegisterWorker.
+type WorkerInfo struct {
+	ID          string   // the runner's worker id (locked_by of its claims)
+	Node        string   // the host it runs on
+	PID         int      // its process id; 0 = unknown
+	Queues      []string // the queues it serves, at least one
+	Concurrency int      // the most jobs it runs at once, at least 1
+	Version     string   // the runner's version, free text
+}
+
+// Settings are the engine's tunables (jobq.settings) as register_worker and worker_heartbeat
+// return them.
+type Settings struct {
+	// Values holds every setting as stored: name → text.
+	Values map[string]string
+	// Intervals holds the settings of kind interval, parsed by PostgreSQL.
+	Intervals map[string]time.Duration
+}
+
+// Interval returns the interval setting name, and false when there is none.
+func (s Settings) Interval(name string) (time.Duration, bool) {
+	d, ok := s.Intervals[name]
+	return d, ok
+}
+
+// settingsSQL turns the settings object a worker function returns (column settings) into its
+// interval settings in seconds, so PostgreSQL, not Go, parses interval text.
+const settingsSQL = `(SELECT coalesce(jsonb_object_agg(e.key, extract(epoch FROM e.value::interval)), '{}')
+	FROM jsonb_each_text(settings) AS e JOIN jobq.settings AS s ON s.name = e.key AND s.kind = 'interval')`
+
+func decodeSettings(values, seconds []byte) (Settings, error) {
+	s := Settings{Values: map[string]string{}, Intervals: map[string]time.Duration{}}
+	if err := json.Unmarshal(values, &s.Values); err != nil {
+		return s, err
+	}
+	var secs map[string]float64
+	if err := json.Unmarshal(seconds, &secs); err != nil {
+		return s, err
+	}
+	for name, v := range secs {
+		s.Intervals[name] = time.Duration(math.Round(v*1e6)) * time.Microsecond
+	}
+	return s, nil
+}
+
+// RegisterWorker registers (or re-registers) a runner as active in jobq.workers and returns the
+// settings it should apply. Errors: ErrInvalidArgument.
+func (c *Client) RegisterWorker(ctx context.Context, w WorkerInfo) (Settings, error) {
+	var values, seconds []byte
+	var pid *int
+	if w.PID != 0 {
+		pid = &w.PID
+	}
+	err := c.db.QueryRow(ctx, `SELECT settings, `+settingsSQL+`
+		FROM jobq.register_worker($1, $2, $3, $4, $5, $6) AS settings`,
+		w.ID, w.Node, pid, w.Queues, w.Concurrency, w.Version).Scan(&values, &seconds)
+	if err != nil {
+		return Settings{}, wrap(err, "register_worker")
+	}
+	s, err := decodeSettings(values, seconds)
+	return s, wrap(err, "register_worker")
+}
+
+// WorkerHeartbeat records that workerID is alive with running jobs in hand, and returns the
+// state it must obey (draining and detached runners stop claiming) and the current settings.
+// Errors: ErrUnknownWorker (not registered: register again).
+func (c *Client) WorkerHeartbeat(ctx context.Context, workerID string, running int) (WorkerState, Settings, error) {
+	var state string
+	var values, seconds []byte
+	err := c.db.QueryRow(ctx, `SELECT state, settings, `+settingsSQL+` FROM jobq.worker_heartbeat($1, $2)`,
+		workerID, running).Scan(&state, &values, &seconds)
+	if err != nil {
+		return "", Settings{}, wrap(err, "worker_heartbeat")
+	}
+	s, err := decodeSettings(values, seconds)
+	return WorkerState(state), s, wrap(err, "worker_heartbeat")
+}
+
+// DeregisterWorker marks workerID stopped after a clean exit and gives up its leadership, if it
+// holds it, so another runner takes over at once.
+func (c *Client) DeregisterWorker(ctx context.Context, workerID string) error {
+	_, err := c.db.Exec(ctx, `SELECT jobq.deregister_worker($1)`, workerID)
+	return wrap(err, "deregister_worker")
+}
+
+// DrainWorker asks workerID to stop claiming and finish the jobs it holds (jobq.drain_worker,
+// audited; needs jobq_operator's rights). Errors: ErrUnknownWorker.
+func (c *Client) DrainWorker(ctx context.Context, workerID string) error {
+	_, err := c.db.Exec(ctx, `SELECT jobq.drain_worker($1)`, workerID)
+	return wrap(err, "drain_worker")
+}
+
+// ResumeWorker undoes a drain: workerID claims again at its next heartbeat (jobq.resume_worker,
+// audited; needs jobq_operator's rights). Errors: ErrUnknownWorker.
+func (c *Client) ResumeWorker(ctx context.Context, workerID string) error {
+	_, err := c.db.Exec(ctx, `SELECT jobq.resume_worker($1)`, workerID)
+	return wrap(err, "resume_worker")
+}
+
+// DetachWorker stops workerID claiming and rescues every lease it holds now; its late writes
+// are refused (jobq.detach_worker, audited; needs jobq_operator's rights). It returns the number
+// of leases taken. Errors: ErrUnknownWorker.
+func (c *Client) DetachWorker(ctx context.Context, workerID string) (int, error) {
+	var n int
+	err := c.db.QueryRow(ctx, `SELECT jobq.detach_worker($1)`, workerID).Scan(&n)
+	return n, wrap(err, "detach_worker")
+}
+
+// AcquireLeadership takes the leadership for workerID when nobody holds a live lease on it, or
+// renews it, for ttl (0 = the function's default, 15 seconds). It returns the fencing epoch and
+// true while workerID leads, 0 and false when another worker does. The epoch grows on every
+// change of leader; pass it to Maintain. Errors: ErrInvalidArgument, ErrLeaseInvalid.
+func (c *Client) AcquireLeadership(ctx context.Context, workerID string, ttl time.Duration) (int64, bool, error) {
+	var epoch *int64
+	var err error
+	if ttl > 0 {
+		err = c.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1, $2)`, workerID, interval(ttl)).Scan(&epoch)
+	} else {
+		err = c.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1)`, workerID).Scan(&epoch)
+	}
+	if err != nil {
+		return 0, false, wrap(err, "acquire_leadership")
+	}
+	if epoch == nil {
+		return 0, false, nil
+	}
+	return *epoch, true, nil
+}
+
+// MaintainResult is what one jobq.maintain call did (or, fenced, why it did nothing).
+type MaintainResult struct {
+	// Fenced is true when the caller does not lead with the epoch it passed: nothing was done.
+	Fenced bool `json:"fenced"`
+	// Epoch is the epoch passed; nil for an unfenced call.
+	Epoch *int64 `json:"epoch"`
+	// CurrentEpoch and Holder name the leadership as it is, when Fenced.
+	CurrentEpoch int64   `json:"current_epoch"`
+	Holder       *string `json:"holder"`
+	// SlotsEnqueued and SlotsSkipped count the cron slots handled: jobs enqueued, and slots
+	// recorded as skipped (late, forbid, superseded).
+	SlotsEnqueued int `json:"slots_enqueued"`
+	SlotsSkipped  int `json:"slots_skipped"`
+	// LostWorkers are the workers marked lost (heartbeat older than worker_timeout); their
+	// leases were rescued.
+	LostWorkers []string `json:"lost_workers"`
+	// Rescued counts the expired leases and timed-out jobs swept.
+	Rescued int `json:"rescued"`
+	// HistoryPruned counts the history rows deleted past history_retention.
+	HistoryPruned int64 `json:"history_pruned"`
+}
+
+// Did reports whether the call did any work.
+func (m MaintainResult) Did() bool {
+	return m.SlotsEnqueued+m.SlotsSkipped+len(m.LostWorkers)+m.Rescued > 0 || m.HistoryPruned > 0
+}
+
+// Maintain runs jobq.maintain: due cron slots, lost workers, expired leases and timeouts,
+// retention, each batched. With a workerID it is fenced: it acts only while workerID leads with
+// epoch, and otherwise returns Fenced and changes nothing. An empty workerID calls it unfenced
+// (as pg_cron does), which is safe too. Errors: ErrInvalidArgument.
+func (c *Client) Maintain(ctx context.Context, workerID string, epoch int64) (MaintainResult, error) {
+	var worker *string
+	var ep *int64
+	if workerID != "" {
+		worker, ep = &workerID, &epoch
+	}
+	var doc []byte
+	if err := c.db.QueryRow(ctx, `SELECT jobq.maintain($1, $2)`, worker, ep).Scan(&doc); err != nil {
+		return MaintainResult{}, wrap(err, "maintain")
+	}
+	var m MaintainResult
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return MaintainResult{}, fmt.Errorf("jobq: maintain: decode %s: %w", doc, err)
+	}
+	return m, nil
 }

@@ -67,6 +67,14 @@ var (
 	ErrInvalidTaskName = &Error{Code: "JOB.INVALID_TASK_NAME"}
 	// ErrTenantMismatch: the job's store is not the session's app.current_store_id.
 	ErrTenantMismatch = &Error{Code: "JOB.TENANT_MISMATCH"}
+	// ErrInvalidCron: a cron expression that does not parse or never fires.
+	ErrInvalidCron = &Error{Code: "JOB.INVALID_CRON"}
+	// ErrInvalidTimezone: a time zone PostgreSQL does not know.
+	ErrInvalidTimezone = &Error{Code: "JOB.INVALID_TIMEZONE"}
+	// ErrUnknownSchedule: no schedule has this name.
+	ErrUnknownSchedule = &Error{Code: "JOB.UNKNOWN_SCHEDULE"}
+	// ErrUnknownWorker: no worker has this id.
+	ErrUnknownWorker = &Error{Code: "JOB.UNKNOWN_WORKER"}
 )
 
 // FromDB maps an error returned by the database to an *Error when PostgreSQL raised it with a

@@ -56,6 +56,38 @@ func TestReadmeSQLExamplesRun(t *testing.T) {
 	require.Positive(t, history, "the examples should have finished some jobs")
 }
 
+// TestReadmeSchedulingExamplesRun runs every ```sql block of the README's "Scheduling" section, in
+// order, as the superuser of a fresh migrated database, but the pg_cron one (pg_cron is not
+// installed here).
+func TestReadmeSchedulingExamplesRun(t *testing.T) {
+	t.Parallel()
+	section := readmeSection(t, "Scheduling")
+	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(section, -1)
+	require.GreaterOrEqual(t, len(blocks), 5, "the Scheduling section should hold its examples")
+
+	db := dbtest.New(t)
+	pool := db.Pool(t, "postgres", 1)
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	ran := 0
+	for i, b := range blocks {
+		if strings.Contains(b[1], "cron.schedule(") {
+			continue
+		}
+		err := conn.Conn().PgConn().Exec(ctx, b[1]).Close()
+		require.NoError(t, err, "README Scheduling example %d failed:\n%s", i+1, b[1])
+		ran++
+	}
+	require.Equal(t, len(blocks)-1, ran, "only the pg_cron block is skipped")
+	var leaders, detached int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM jobq.audit_log WHERE action = 'leader_changed'`).Scan(&leaders))
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM jobq.workers WHERE state = 'detached'`).Scan(&detached))
+	require.Equal(t, 1, leaders)
+	require.Equal(t, 1, detached)
+}
+
 // TestReadmeErrorTableMatchesCatalogue keeps the README's error table equal to jobq.error_codes.
 func TestReadmeErrorTableMatchesCatalogue(t *testing.T) {
 	t.Parallel()
@@ -78,19 +110,25 @@ func TestReadmeErrorTableMatchesCatalogue(t *testing.T) {
 	require.Equal(t, want, table[1], "README error table differs from jobq.error_codes; regenerate it from the catalogue")
 }
 
-// TestReadmeGoExampleBuilds builds the README's Go example as a program of this module: the
-// front door's code must compile against the API as it is.
+// TestReadmeGoExampleBuilds builds the README's Go examples (the Go API section's and the
+// Scheduling section's) as programs of this module: the front door's code must compile against
+// the API as it is.
 func TestReadmeGoExampleBuilds(t *testing.T) {
 	t.Parallel()
-	section := readmeSection(t, "Go API")
-	block := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(section)
-	require.NotNil(t, block, "the Go API section should hold a Go example")
+	for _, title := range []string{"Go API", "Scheduling"} {
+		t.Run(strings.ReplaceAll(title, " ", ""), func(t *testing.T) {
+			t.Parallel()
+			section := readmeSection(t, title)
+			block := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(section)
+			require.NotNil(t, block, "the %s section should hold a Go example", title)
 
-	dir, err := os.MkdirTemp(".", "_readme") // "_": ./... patterns skip it
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(block[1]), 0o644))
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", os.DevNull, "./"+filepath.Base(dir))
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's Go example does not build:\n%s", out)
+			dir, err := os.MkdirTemp(".", "_readme") // "_": ./... patterns skip it
+			require.NoError(t, err)
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(block[1]), 0o644))
+			cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", os.DevNull, "./"+filepath.Base(dir))
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "the README's %s Go example does not build:\n%s", title, out)
+		})
+	}
 }

@@ -4,9 +4,12 @@
 //
 // The runner holds no queue logic of its own. Every state change is a call to the SQL engine
 // through jobq.Client: claim_job to take jobs, heartbeat_jobs to renew leases, complete_jobs and
-// fail_jobs to end attempts, snooze to hand a job back, rescue_expired to sweep jobs whose worker
-// vanished. Whether a lease is still held, when a retry runs and whether a job is dead are decided
-// by the database; Go timers only pace the calls.
+// fail_jobs to end attempts, snooze to hand a job back; register_worker and worker_heartbeat to
+// say it is alive and learn what it must do; acquire_leadership and maintain, on one runner at a
+// time, for everything periodic. Whether a lease is still held, when a retry runs, whether a job
+// is dead, who leads, whether a leader may still act and whether a worker may claim are decided
+// by the database; Go timers only pace the calls, and the runner obeys the answers. Time always
+// comes from the database.
 //
 // # Tasks
 //
@@ -17,6 +20,64 @@
 // idempotent, so every runner of a service declares at each start. A task handled with
 // Runner.Handle declares nothing and keeps the declaration made elsewhere (in SQL, with
 // jobq.define_task, or in Config.Tasks).
+//
+// # Schedules
+//
+// Config.Schedules declares cron schedules (jobq.schedule) when Run starts, after the tasks, so
+// a schedule may name a typed task of the same runner (Task.Schedule builds the declaration).
+// Declaring is idempotent: a schedule that differs in nothing is left exactly as it was, so every
+// runner of a service declares at each start. A schedule removed from the code stays until
+// jobq.unschedule removes it. Schedules fire only through the leader's maintain (or pg_cron's):
+// the slot (schedule, instant) is a primary key, so a slot gets one job however many callers
+// tick at once.
+//
+// # Workers
+//
+// At start the runner registers in jobq.workers (register_worker: worker id, host name, pid,
+// queues, concurrency, Config.Version) and then heartbeats its row every
+// worker_heartbeat_interval (5 seconds as shipped) with the number of running handlers. Each
+// answer carries the state the engine holds for the worker and the current settings, and the
+// runner obeys within that heartbeat:
+//
+//   - active: it claims.
+//   - draining (jobq.drain_worker): it claims nothing new and finishes the jobs it holds; /readyz
+//     answers 503 with WORKER.NOT_READY ("draining"), so a load balancer stops sending it work,
+//     while /healthz stays 200. jobq.resume_worker makes it active again: it claims at once.
+//   - detached (jobq.detach_worker): it stops claiming for good, even if resumed later (restart
+//     the process to serve again); its leases were rescued by the engine, so its handlers are
+//     cancelled at their next lease heartbeat (cause jobq.ErrLeaseLost) and any result they
+//     write is refused.
+//
+// Until that heartbeat answers, the runner may still claim: the engine's claim_job does not
+// look at the worker's state.
+//
+// Settings apply without a restart: poll_interval (unless Config.PollInterval is set),
+// default_lease (unless Config.Lease is set; the lease heartbeat follows it),
+// worker_heartbeat_interval, leader_ttl and maintain_interval are read again at every worker
+// heartbeat; each change is logged ("settings applied") and re-arms the timers that use it.
+// When Run returns, the runner deregisters (deregister_worker: state stopped), which also hands
+// its leadership over at once. A runner that dies without deregistering is marked lost by the
+// leader's maintain after worker_timeout, and its leases are rescued then.
+//
+// # Leadership
+//
+// Every runner (unless Config.NoLeader) calls acquire_leadership every leader_ttl / 3 (15
+// seconds / 3 as shipped). The engine gives the leadership to one worker at a time, with a lease
+// of leader_ttl and a fencing epoch that grows whenever the leader changes. The runner that
+// holds it calls maintain(worker id, epoch) every maintain_interval (1 second as shipped):
+// maintain enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired
+// leases and timed-out jobs, and prunes history. It logs what each call did (at info level when
+// it did anything, at debug otherwise). maintain acts only while that worker holds that epoch,
+// and holds the leadership row until it commits, so a leader that was paused (GC, SIGSTOP, a
+// network partition) past its lease and wakes up gets "fenced" and changes nothing: the runner
+// then stops acting as leader at once and goes on as a follower. A leader that dies is replaced
+// when its lease lapses (within leader_ttl plus one renewal period); one that stops cleanly is
+// replaced at the next renewal of another runner. Leadership changes are logged ("leadership
+// acquired", "leadership lost", "maintain fenced", "leadership given up").
+//
+// Rescuing jobs whose worker vanished is maintain's work: only the leader sweeps. At least one
+// runner per database must be able to lead, or pg_cron must call jobq.maintain(), or expired
+// leases are never rescued and schedules never fire.
 //
 // # The loop
 //
@@ -45,5 +106,6 @@
 //
 // One log/slog line per claim, success, failure, retry, death, lost lease and hand-back, each
 // with taskName, jobId, storeId (empty for system jobs) and attempt; lines about a finished
-// handler add duration, in milliseconds.
+// handler add duration, in milliseconds. Besides: leadership changes, each maintain that did
+// something, worker state changes (draining, active, detached) and setting changes.
 package runner

@@ -20,7 +20,8 @@ const readyTimeout = 2 * time.Second
 //
 //	GET /healthz  200 whenever the process serves, database or not (liveness).
 //	GET /readyz   200 when Ready returns nil, else 503 with a JSON body naming
-//	              WORKER.NOT_READY or WORKER.SCHEMA_MISSING.
+//	              WORKER.NOT_READY (also while the worker is draining or detached, so a
+//	              load balancer stops routing to it) or WORKER.SCHEMA_MISSING.
 //	GET /metrics  the runner's Prometheus metrics (its own registry).
 func (r *Runner) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
@@ -54,8 +55,10 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 }
 
 // Ready reports whether the runner can do its work now: it is running (not starting or
-// shutting down), the database answers, and the jobq schema is visible and at the version this
-// binary expects. The error is an ErrNotReady or ErrSchemaMissing *jobq.Error.
+// shutting down), the engine has not told it to drain or detached it, the database answers,
+// and the jobq schema is visible and at the version this binary expects. The error is an
+// ErrNotReady or ErrSchemaMissing *jobq.Error. A draining or detached runner is alive (its
+// /healthz answers 200) and finishes what it holds, but is not ready: it takes no new work.
 func (r *Runner) Ready(ctx context.Context) error {
 	switch r.state.Load() {
 	case stateNew, stateStarting:
@@ -65,6 +68,9 @@ func (r *Runner) Ready(ctx context.Context) error {
 		return codeError(ErrNotReady, "", "the runner has not started claiming yet")
 	case stateStopping, stateStopped:
 		return codeError(ErrNotReady, "", "the runner is shutting down")
+	}
+	if why, hint := r.worker.notReady(); why != "" {
+		return codeError(ErrNotReady, hint, "%s", why)
 	}
 	return r.checkDatabase(ctx)
 }

@@ -8,17 +8,25 @@ import (
 )
 
 // heartbeatLoop renews every held lease once per heartbeat interval, in one heartbeat_jobs call.
+// The interval follows the lease in use: when a setting changes it, the next renewal is due one
+// new interval after the last one.
 func (r *Runner) heartbeatLoop(ctx context.Context) {
-	t := time.NewTicker(r.heartbeatInterval())
-	defer t.Stop()
 	errs := newErrorLog(r.log, "heartbeat failed")
+	last := time.Now()
+	t := time.NewTimer(r.heartbeatInterval())
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-r.tuned():
+			t.Reset(time.Until(last.Add(r.heartbeatInterval())))
+			continue
 		case <-t.C:
-			r.heartbeat(ctx, errs)
 		}
+		last = time.Now()
+		r.heartbeat(ctx, errs)
+		t.Reset(r.heartbeatInterval())
 	}
 }
 

@@ -18,12 +18,21 @@ import (
 //	jobq_jobs_lease_lost_total{task}        attempts whose lease was lost
 //	jobq_jobs_snoozed_total{task}           attempts snoozed by their handler
 //	jobq_jobs_handed_back_total{task}       attempts handed back by a shutdown
-//	jobq_jobs_rescued_total{outcome,reason} jobs this runner swept with rescue_expired
+//	jobq_maintain_rescued_total             jobs this runner's maintain calls swept back to the
+//	                                        queue or to dead (expired leases, timeouts)
 //	jobq_job_run_seconds{task}              handler run time
 //	jobq_leases_held                        leases this runner holds now
 //	jobq_listener_connected                 1 while the LISTEN connection is up
 //	jobq_queue_lag_seconds{queue}           how long the next due job has waited (jobq.queue_lag)
 //	                                        at scrape time (0 when none is due)
+//	jobq_leader                             1 while this runner leads, else 0
+//	jobq_leader_epoch                       the fencing epoch this runner last led with (0: never)
+//	jobq_maintain_runs_total{result}        maintain calls: ok, fenced (stale epoch: nothing done)
+//	                                        or error
+//	jobq_schedule_slots_total{outcome}      cron slots this runner's maintain handled: enqueued
+//	                                        or skipped
+//	jobq_worker_state{state}                1 for the state the engine last gave this worker
+//	                                        (active, draining, detached), 0 for the others
 //
 // plus the Go runtime and process collectors.
 type metrics struct {
@@ -35,9 +44,15 @@ type metrics struct {
 	leaseLost  *prometheus.CounterVec
 	snoozed    *prometheus.CounterVec
 	returned   *prometheus.CounterVec
-	rescued    *prometheus.CounterVec
+	rescued    prometheus.Counter
 	runTime    *prometheus.HistogramVec
 	listenerUp prometheus.Gauge
+
+	leader        prometheus.Gauge
+	leaderEpoch   prometheus.Gauge
+	maintainRuns  *prometheus.CounterVec
+	scheduleSlots *prometheus.CounterVec
+	workerState   *prometheus.GaugeVec
 }
 
 func newMetrics(r *Runner) *metrics {
@@ -53,7 +68,8 @@ func newMetrics(r *Runner) *metrics {
 		leaseLost: counter("jobs_lease_lost_total", "Attempts whose lease was lost (rescued, cancelled or deleted elsewhere), by task.", "task"),
 		snoozed:   counter("jobs_snoozed_total", "Attempts snoozed by their handler, by task.", "task"),
 		returned:  counter("jobs_handed_back_total", "Attempts handed back to the queue by a shutdown, by task.", "task"),
-		rescued:   counter("jobs_rescued_total", "Jobs swept by this runner's rescue_expired calls, by outcome and reason.", "outcome", "reason"),
+		rescued: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "maintain_rescued_total",
+			Help: "Jobs swept by this runner's maintain calls as leader: expired leases and timeouts."}),
 		runTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "jobq", Name: "job_run_seconds", Help: "Handler run time, by task.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
@@ -61,9 +77,29 @@ func newMetrics(r *Runner) *metrics {
 		listenerUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "listener_connected", Help: "1 while the LISTEN connection is up.",
 		}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "leader", Help: "1 while this runner leads (the engine gave it the leadership and maintain was not fenced).",
+		}),
+		leaderEpoch: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "leader_epoch", Help: "The fencing epoch this runner last led with; 0 when it never led.",
+		}),
+		maintainRuns:  counter("maintain_runs_total", "jobq.maintain calls of this runner as leader, by result: ok, fenced (it did nothing) or error.", "result"),
+		scheduleSlots: counter("schedule_slots_total", "Cron slots handled by this runner's maintain calls, by outcome: enqueued or skipped.", "outcome"),
+		workerState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "worker_state", Help: "1 for the state the engine last gave this worker (active, draining, detached), 0 for the others.",
+		}, []string{"state"}),
+	}
+	for _, result := range []string{"ok", "fenced", "error"} {
+		m.maintainRuns.WithLabelValues(result)
+	}
+	for _, outcome := range []string{"enqueued", "skipped"} {
+		m.scheduleSlots.WithLabelValues(outcome)
+	}
+	for _, state := range []string{"active", "draining", "detached"} {
+		m.workerState.WithLabelValues(state)
 	}
 	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
-		m.runTime, m.listenerUp,
+		m.runTime, m.listenerUp, m.leader, m.leaderEpoch, m.maintainRuns, m.scheduleSlots, m.workerState,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "leases_held", Help: "Leases this runner holds now (running handlers and unwritten results).",
 		}, func() float64 { return float64(r.heldCount()) }),

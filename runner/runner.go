@@ -20,12 +20,26 @@ import (
 // Defaults of Config.
 const (
 	DefaultConcurrency   = 10
-	DefaultPollInterval  = time.Second
 	DefaultShutdownGrace = 25 * time.Second
-	// DefaultLease is used when Config.Lease is zero and the setting default_lease cannot be read.
-	DefaultLease = 30 * time.Second
 	// DefaultQueue is the queue served when Config.Queues is empty.
 	DefaultQueue = "default"
+)
+
+// Built-in values of the engine's settings, used only when jobq.settings lacks one (the shipped
+// settings have the same values). The settings themselves are read from the database at start
+// and at every worker heartbeat.
+const (
+	// DefaultPollInterval is used when Config.PollInterval is zero and the setting poll_interval
+	// is missing.
+	DefaultPollInterval = time.Second
+	// DefaultLease is used when Config.Lease is zero and the setting default_lease is missing.
+	DefaultLease = 30 * time.Second
+	// DefaultWorkerHeartbeatInterval is used when the setting worker_heartbeat_interval is missing.
+	DefaultWorkerHeartbeatInterval = 5 * time.Second
+	// DefaultLeaderTTL is used when the setting leader_ttl is missing.
+	DefaultLeaderTTL = 15 * time.Second
+	// DefaultMaintainInterval is used when the setting maintain_interval is missing.
+	DefaultMaintainInterval = time.Second
 )
 
 const (
@@ -59,22 +73,36 @@ type Config struct {
 	Concurrency int
 
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
-	// without a heartbeat is rescued (run again) by any runner. Default: the setting
-	// default_lease from jobq.settings, read at start (30 seconds as shipped).
+	// without a heartbeat is rescued (run again) by the leader's jobq.maintain. Default: the
+	// setting default_lease (30 seconds as shipped), read at start and at every worker
+	// heartbeat; a change applies to the next claims.
 	Lease time.Duration
 
 	// HeartbeatInterval is how often the runner renews the leases it holds, in one
-	// heartbeat_jobs call. Default: a third of Lease.
+	// heartbeat_jobs call. Default: a third of the lease in use.
 	HeartbeatInterval time.Duration
 
 	// PollInterval is how often the runner claims without having been notified. NOTIFY is only
-	// a hint; polling is the backstop. Default: 1 second.
+	// a hint; polling is the backstop. Default: the setting poll_interval (1 second as
+	// shipped), read at start and at every worker heartbeat.
 	PollInterval time.Duration
 
-	// RescueInterval is how often the runner calls jobq.rescue_expired to sweep jobs whose
-	// lease expired (their worker vanished) or whose timeout passed. Every runner may sweep;
-	// SKIP LOCKED keeps them apart. Default: half of Lease. Negative: never.
-	RescueInterval time.Duration
+	// NoLeader keeps this runner from ever taking the leadership, so it never calls
+	// jobq.maintain (cron slots, lost workers, rescue of expired leases, retention). Default:
+	// false: every runner competes for the leadership and exactly one leads at a time. At
+	// least one runner per database should be able to lead, or pg_cron should call
+	// jobq.maintain(); otherwise expired leases are never rescued and schedules never fire.
+	NoLeader bool
+
+	// Schedules are declared in jobq.schedules (Client.Schedule) when Run starts, after the
+	// tasks, so a schedule may name a task this runner declares. Declaring is idempotent: a
+	// schedule that differs in nothing is left as it was. A schedule removed from this list
+	// stays in the database until jobq.unschedule removes it. Default: none.
+	Schedules []jobq.ScheduleDefinition
+
+	// Version is recorded in jobq.workers for operators. Default: the main module's version
+	// from the build information ("(devel)" for a development build).
+	Version string
 
 	// ShutdownGrace is how long, after the context of Run ends, running handlers may go on
 	// before they are cancelled and their jobs handed back. Default: 25 seconds.
@@ -101,9 +129,10 @@ type Reporter interface {
 	ReportDead(ctx context.Context, d DeadJob)
 }
 
-// DeadJob describes a job that died: its last attempt failed without a retry, or its worker
-// vanished on its last attempt (then only JobID, Error and Reason are known: rescue_expired
-// returns no more).
+// DeadJob describes a job that died on this runner: its last attempt failed and the engine did
+// not retry it. A job that dies because its worker vanished, or outlived its timeout without
+// its worker, is swept by the leader's jobq.maintain, which reports only a count
+// (jobq_maintain_rescued_total); it is not reported here.
 type DeadJob struct {
 	JobID    int64
 	Task     string
@@ -111,7 +140,7 @@ type DeadJob struct {
 	Queue    string
 	Attempt  int
 	Error    string
-	Reason   string // "error", "not_retryable", "orphaned", "timed_out"
+	Reason   string // "exhausted" (no attempt left) or "not_retryable" (Permanent)
 	Duration time.Duration
 }
 
@@ -142,15 +171,23 @@ type Runner struct {
 	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
 	declared map[string]bool       // names in tasks
 
-	state       atomic.Int32
-	tasksLogged bool         // "tasks declared" was logged; touched only by start
-	lease       atomic.Int64 // the lease in use, set at start
+	schedules []jobq.ScheduleDefinition // declared by Run after the tasks
+
+	state           atomic.Int32
+	tasksLogged     bool // "tasks declared" was logged; touched only by start
+	schedulesLogged bool // "schedule declared" was logged; touched only by start
+
+	tune   atomic.Pointer[tunables] // effective settings; nil before start
+	tuneMu sync.Mutex
+	tuneCh chan struct{} // closed (and replaced) whenever tune changes
+	worker workerStatus
+	leader leaderStatus
 
 	mu     sync.Mutex
 	held   map[string]*runningJob // by lease token: running handlers and results not yet written
 	active int                    // handlers running
 
-	wake      chan struct{} // a claim is wanted now (notification, reconnect, rescue)
+	wake      chan struct{} // a claim is wanted now (notification, reconnect, rescue, resume)
 	slotFreed chan struct{} // a handler returned
 
 	hardStop     chan struct{}
@@ -192,9 +229,6 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
@@ -218,6 +252,20 @@ func New(cfg Config) (*Runner, error) {
 		declared[def.Name] = true
 	}
 	cfg.Tasks = append([]jobq.TaskDefinition(nil), cfg.Tasks...)
+	scheduled := make(map[string]bool, len(cfg.Schedules))
+	for _, def := range cfg.Schedules {
+		if def.Name == "" || def.Cron == "" || def.Task == "" {
+			return nil, errors.New("runner: Config.Schedules holds a schedule without a name, a cron expression or a task")
+		}
+		if scheduled[def.Name] {
+			return nil, fmt.Errorf("runner: Config.Schedules declares schedule %q twice", def.Name)
+		}
+		scheduled[def.Name] = true
+	}
+	cfg.Schedules = append([]jobq.ScheduleDefinition(nil), cfg.Schedules...)
+	if cfg.Version == "" {
+		cfg.Version = buildVersion()
+	}
 	if cfg.WorkerID == "" {
 		host, _ := os.Hostname()
 		if host == "" {
@@ -236,10 +284,12 @@ func New(cfg Config) (*Runner, error) {
 		handlers:  make(map[string]Handler),
 		tasks:     cfg.Tasks,
 		declared:  declared,
+		schedules: cfg.Schedules,
 		held:      make(map[string]*runningJob),
 		wake:      make(chan struct{}, 1),
 		slotFreed: make(chan struct{}, 1),
 		hardStop:  make(chan struct{}),
+		tuneCh:    make(chan struct{}),
 	}
 	r.metrics = newMetrics(r)
 	r.fin = newFinisher(r)
@@ -255,8 +305,22 @@ func (r *Runner) Client() *jobq.Client { return r.client }
 // Pool returns the runner's pool.
 func (r *Runner) Pool() *pgxpool.Pool { return r.pool }
 
-// Lease returns the lease the runner claims with; zero before Run has started.
-func (r *Runner) Lease() time.Duration { return time.Duration(r.lease.Load()) }
+// Lease returns the lease the runner claims with now; zero before Run has started.
+func (r *Runner) Lease() time.Duration {
+	if t := r.tune.Load(); t != nil {
+		return t.lease
+	}
+	return 0
+}
+
+// PollInterval returns how often the runner claims without a notification now; zero before Run
+// has started.
+func (r *Runner) PollInterval() time.Duration {
+	if t := r.tune.Load(); t != nil {
+		return t.poll
+	}
+	return 0
+}
 
 // Handle registers h for jobs of task name. It declares nothing: the task must be declared in
 // jobq.tasks otherwise (jobq.define_task, Config.Tasks), and keeps that declaration. It panics
@@ -320,10 +384,13 @@ func (r *Runner) StopAndCancel() {
 
 // Run works until ctx ends, then shuts down (see the package documentation) and returns nil
 // after a clean drain. Before it claims anything it waits until the database answers and the
-// jobq schema is at the version this binary expects, then declares its tasks (DeclareTasks),
-// retrying while the database is down and logging why it waits. It returns an ErrUnsafeRole
-// error when the connected role is unsafe, and the engine's error when it refuses a
-// declaration (jobq.ErrInvalidTaskName, jobq.ErrInvalidArgument, ...). Run may be called once.
+// jobq schema is at the version this binary expects, then declares its tasks (DeclareTasks) and
+// schedules (DeclareSchedules) and registers itself in jobq.workers, retrying while the
+// database is down and logging why it waits. It returns an ErrUnsafeRole error when the
+// connected role is unsafe, and the engine's error when it refuses a declaration
+// (jobq.ErrInvalidTaskName, jobq.ErrInvalidCron, jobq.ErrInvalidArgument, ...). When it
+// returns after having started it deregisters the worker (jobq.deregister_worker), which also
+// hands its leadership over at once. Run may be called once.
 func (r *Runner) Run(ctx context.Context) error {
 	if !r.state.CompareAndSwap(stateNew, stateStarting) {
 		return errors.New("runner: Run called twice")
@@ -340,16 +407,23 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	r.state.Store(stateRunning)
+	tune := r.tune.Load()
 	r.log.Info("runner started", "queues", r.cfg.Queues, "concurrency", r.cfg.Concurrency,
-		"leaseMs", r.Lease().Milliseconds(), "pollIntervalMs", r.cfg.PollInterval.Milliseconds())
+		"leaseMs", tune.lease.Milliseconds(), "pollIntervalMs", tune.poll.Milliseconds(),
+		"workerHeartbeatMs", tune.workerHeartbeat.Milliseconds(), "leader", !r.cfg.NoLeader, "version", r.cfg.Version)
+	defer r.deregister()
 
 	r.workCtx, r.cancelWork = context.WithCancelCause(context.WithoutCancel(ctx))
 	defer r.cancelWork(ErrShutdown)
 
-	// Heartbeats and the finisher outlive the claim loop: they serve the drain.
+	// Heartbeats, the leadership and the finisher outlive the claim loop: they serve the drain.
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var bg sync.WaitGroup
 	bg.Go(func() { r.heartbeatLoop(bgCtx) })
+	bg.Go(func() { r.workerLoop(bgCtx) })
+	if !r.cfg.NoLeader {
+		bg.Go(func() { r.leaderLoop(bgCtx) })
+	}
 	finDone := make(chan struct{})
 	go func() { defer close(finDone); r.fin.run() }()
 
@@ -357,9 +431,6 @@ func (r *Runner) Run(ctx context.Context) error {
 	var loops sync.WaitGroup
 	l := newListener(r)
 	loops.Go(func() { l.run(loopCtx) })
-	if r.rescueInterval() > 0 {
-		loops.Go(func() { r.rescueLoop(loopCtx) })
-	}
 
 	r.claimLoop(loopCtx, r.hardStop)
 	r.state.Store(stateStopping)
@@ -439,17 +510,23 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		r.log.Info("tasks declared", "tasks", names)
 		r.tasksLogged = true
 	}
-	if r.cfg.Lease > 0 {
-		r.lease.Store(int64(r.cfg.Lease))
-		return nil
+	if err := r.declareSchedules(cctx); err != nil {
+		var je *jobq.Error
+		if errors.As(err, &je) && je.SQLState != "" {
+			return &startRefused{code: je.Code, err: err}
+		}
+		return err
 	}
-	var lease time.Duration
-	err := r.pool.QueryRow(cctx, `SELECT value::interval FROM jobq.settings WHERE name = 'default_lease'`).Scan(&lease)
-	if err != nil || lease <= 0 {
-		r.log.Warn("cannot read setting default_lease; using the built-in default", "leaseMs", DefaultLease.Milliseconds(), "error", fmt.Sprint(err))
-		lease = DefaultLease
+	settings, err := r.client.RegisterWorker(cctx, r.workerInfo())
+	if err != nil {
+		var je *jobq.Error
+		if errors.As(err, &je) && je.SQLState != "" {
+			return &startRefused{code: je.Code, err: err}
+		}
+		return err
 	}
-	r.lease.Store(int64(lease))
+	r.worker.setState(r, jobq.WorkerActive)
+	r.applySettings(settings)
 	return nil
 }
 
@@ -467,13 +544,6 @@ func (r *Runner) heartbeatInterval() time.Duration {
 		return r.cfg.HeartbeatInterval
 	}
 	return max(r.Lease()/3, 10*time.Millisecond)
-}
-
-func (r *Runner) rescueInterval() time.Duration {
-	if r.cfg.RescueInterval != 0 {
-		return r.cfg.RescueInterval
-	}
-	return max(r.Lease()/2, 100*time.Millisecond)
 }
 
 func (r *Runner) finishDeadline() time.Duration {
@@ -494,14 +564,16 @@ func (r *Runner) notify() {
 }
 
 // claimLoop claims whenever it is woken, polled, or a slot frees while more jobs may be due,
-// until ctx ends or a hard stop.
+// until ctx ends or a hard stop. It claims nothing while the engine says this worker is
+// draining or detached. A change of the poll interval re-arms the poll timer with the new one.
 func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
-	poll := time.NewTicker(r.cfg.PollInterval)
+	lastPoll := time.Now()
+	poll := time.NewTimer(r.PollInterval())
 	defer poll.Stop()
 	errs := newErrorLog(r.log, "claim failed")
 	want := true
 	for {
-		if want && ctx.Err() == nil {
+		if want && ctx.Err() == nil && r.worker.mayClaim() {
 			want = r.claim(errs)
 		}
 		select {
@@ -513,6 +585,11 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			want = true
 		case <-poll.C:
 			want = true
+			lastPoll = time.Now()
+			poll.Reset(r.PollInterval())
+		case <-r.tuned():
+			// The next poll is due one new interval after the last one (at once when that passed).
+			poll.Reset(time.Until(lastPoll.Add(r.PollInterval())))
 		case <-r.slotFreed:
 		}
 	}

@@ -225,7 +225,7 @@ func TestRunnerHeartbeatKeepsTheLease(t *testing.T) {
 	b := setup(t)
 	b.define(t, "slow")
 	cfg := b.config()
-	cfg.Lease = time.Second // the runner's own rescue sweeps every 500 ms
+	cfg.Lease = time.Second // the leader's maintain sweeps expired leases every second
 	r, err := runner.New(cfg)
 	require.NoError(t, err)
 	r.HandleFunc("slow", func(ctx context.Context, job *jobq.Job) error {

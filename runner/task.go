@@ -90,6 +90,20 @@ func (t Task[T]) Definition() jobq.TaskDefinition {
 // Name returns the task name.
 func (t Task[T]) Name() string { return t.name }
 
+// Schedule returns a schedule that enqueues this task with payload at every slot of cron, for
+// Config.Schedules; set the other fields of the result (Timezone, ConcurrencyPolicy,
+// BackfillWindow...) as needed. Each job's payload is payload's JSON object plus the slot's
+// instant (UTC, RFC 3339) under the key "slotAt": a field `json:"slotAt,omitempty"` of type
+// string in T reads it. Only system tasks can be scheduled: the engine refuses a store-scoped one; schedule
+// a system task that fans out instead.
+//
+//	cfg.Schedules = []jobq.ScheduleDefinition{
+//		ReportTask.Schedule("nightly-report", "0 3 * * *", Report{Kind: "sales"}),
+//	}
+func (t Task[T]) Schedule(name, cron string, payload T) jobq.ScheduleDefinition {
+	return jobq.ScheduleDefinition{Name: name, Cron: cron, Task: t.name, Payload: payload}
+}
+
 // Enqueue adds one job of this task on db (a pool, a connection, or the caller's transaction).
 // opts, when not nil, override the task's defaults field by field: a zero field keeps the
 // default.

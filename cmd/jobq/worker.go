@@ -24,8 +24,13 @@ import (
 const workerUsage = `usage: jobq worker [flags]
 
 Runs jobs as worker_runtime: LISTENs for new jobs (and polls), claims them, runs their handlers,
-renews their leases and writes their results, all through the jobq SQL engine. Serves /healthz,
-/readyz and /metrics on --health-addr. SIGTERM or SIGINT stops claiming and lets running jobs
+renews their leases and writes their results, all through the jobq SQL engine. Registers in
+jobq.workers and heartbeats it: jobq.drain_worker stops its claims (held jobs finish),
+jobq.resume_worker restarts them, jobq.detach_worker stops them for good; setting changes
+(jobq.set_setting) apply at the next heartbeat. Unless --no-leader, competes for the leadership:
+the leader runs jobq.maintain (cron slots, lost workers, rescue of expired leases, retention)
+every maintain_interval, fenced by its epoch. Serves /healthz, /readyz and /metrics on
+--health-addr. SIGTERM or SIGINT stops claiming and lets running jobs
 finish for --shutdown-grace, then hands the rest back to the queue; a second signal stops at once.
 Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad flags.
 
@@ -57,6 +62,7 @@ type workerFlags struct {
 	execTimeout       time.Duration
 	workerID          string
 	logLevel          string
+	noLeader          bool
 }
 
 func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
@@ -83,7 +89,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	env["concurrency"] = "WORKER_CONCURRENCY"
 	str(&f.queues, "queues", "WORKER_QUEUES", runner.DefaultQueue, "comma-separated queues to serve, in priority order")
 	dur(&f.lease, "lease", "WORKER_LEASE", 0, "lease per claim and heartbeat; 0 = the setting default_lease, 30s as shipped")
-	dur(&f.pollInterval, "poll-interval", "WORKER_POLL_INTERVAL", runner.DefaultPollInterval, "how often to claim without a notification")
+	dur(&f.pollInterval, "poll-interval", "WORKER_POLL_INTERVAL", 0, "how often to claim without a notification; 0 = the setting poll_interval, 1s as shipped")
 	dur(&f.heartbeatInterval, "heartbeat-interval", "WORKER_HEARTBEAT_INTERVAL", 0, "how often to renew held leases; 0 = a third of the lease")
 	dur(&f.shutdownGrace, "shutdown-grace", "WORKER_SHUTDOWN_GRACE", runner.DefaultShutdownGrace,
 		"how long running jobs may finish after SIGTERM before they are handed back")
@@ -93,6 +99,8 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	dur(&f.execTimeout, "exec-timeout", "WORKER_EXEC_TIMEOUT", runner.DefaultExecTimeout, "longest run of one exec job")
 	str(&f.workerID, "worker-id", "WORKER_ID", "", "name of this worker in locked_by; empty = host-pid-random")
 	str(&f.logLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
+	fs.BoolVar(&f.noLeader, "no-leader", false, "never take the leadership, so never run jobq.maintain (cron slots, rescue of lost jobs, retention) ($WORKER_NO_LEADER)")
+	env["no-leader"] = "WORKER_NO_LEADER"
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -119,8 +127,8 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	if f.concurrency < 1 {
 		return nil, usageError{"--concurrency must be at least 1"}
 	}
-	if f.lease < 0 || f.pollInterval <= 0 || f.heartbeatInterval < 0 || f.shutdownGrace <= 0 || f.execTimeout <= 0 {
-		return nil, usageError{"--lease and --heartbeat-interval must not be negative; --poll-interval, --shutdown-grace and --exec-timeout must be positive"}
+	if f.lease < 0 || f.pollInterval < 0 || f.heartbeatInterval < 0 || f.shutdownGrace <= 0 || f.execTimeout <= 0 {
+		return nil, usageError{"--lease, --poll-interval and --heartbeat-interval must not be negative; --shutdown-grace and --exec-timeout must be positive"}
 	}
 	return f, nil
 }
@@ -193,6 +201,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ShutdownGrace:     f.shutdownGrace,
 		Logger:            log,
 		Tasks:             builtinTasks(f),
+		NoLeader:          f.noLeader,
 	}
 	var reporter *runner.SentryReporter
 	if f.sentryDSN != "" {

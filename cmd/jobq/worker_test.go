@@ -196,7 +196,9 @@ func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
 	db := dbtest.New(t)
 	admin := db.Pool(t, "postgres", 2)
 	const n = 5
-	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
+	// worker-a never leads: the rescue is then maintain's of worker-b, the leader, at once (a
+	// killed leader is replaced after leader_ttl: TestWorkerLeaderKilledAnotherTakesOver).
+	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a", "--no-leader",
 		"--lease", "2s", "--concurrency", strconv.Itoa(n), "--exec-command", "sleep 10")
 	a.waitStarted()
 	c := jobq.NewClient(admin)
@@ -239,7 +241,9 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	admin := db.Pool(t, "postgres", 2)
-	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
+	// worker-a never leads, so the paused process is not the leader: worker-b's maintain
+	// rescues the job as soon as its lease expires.
+	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a", "--no-leader",
 		"--lease", "2s", "--exec-command", "sleep 20")
 	a.waitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
@@ -253,7 +257,12 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	waitUntil(t, 20*time.Second, "worker-b completed the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id) == 1
 	})
-	require.Len(t, b.lines("job rescued"), 1)
+	require.NotEmpty(t, b.lines("leadership acquired"))
+	rescued := 0
+	for _, l := range b.lines("maintain") {
+		rescued += int(l["rescued"].(float64))
+	}
+	require.Equal(t, 1, rescued, "worker-b's maintain rescued the job")
 
 	a.signal(syscall.SIGCONT)
 	waitUntil(t, 10*time.Second, "worker-a logs the lost lease", func() bool {

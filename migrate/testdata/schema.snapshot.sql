@@ -4,6 +4,20 @@ ALTER SCHEMA jobq OWNER TO jobq_migrator;
 
 COMMENT ON SCHEMA jobq IS 'jobq: a PostgreSQL-native job queue. Owned by jobq_migrator; runtime roles use its functions only.';
 
+CREATE TYPE jobq.cron_fields AS (
+	minutes integer[],
+	hours integer[],
+	days integer[],
+	months integer[],
+	dows integer[],
+	any_day boolean,
+	any_dow boolean
+);
+
+ALTER TYPE jobq.cron_fields OWNER TO jobq_migrator;
+
+COMMENT ON TYPE jobq.cron_fields IS 'A parsed cron expression: the matching values of each field, and whether each day field is *.';
+
 CREATE TYPE jobq.job_spec AS (
 	task text,
 	payload jsonb,
@@ -22,6 +36,40 @@ CREATE TYPE jobq.job_spec AS (
 ALTER TYPE jobq.job_spec OWNER TO jobq_migrator;
 
 COMMENT ON TYPE jobq.job_spec IS 'One job to enqueue; the fields of an element of jobq.enqueue_many''s JSON array.';
+
+CREATE FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_epoch bigint;
+    v_previous_epoch bigint;
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    IF p_ttl IS NULL OR p_ttl <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('ttl %s is not positive', coalesce(p_ttl::text, 'NULL')));
+    END IF;
+    SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
+    UPDATE jobq.leader AS l
+    SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
+        acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
+        holder           = p_worker_id,
+        lease_expires_at = p_now + p_ttl
+    WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
+    RETURNING l.epoch INTO v_epoch;
+    IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('leader_changed', jsonb_build_object('worker_id', p_worker_id, 'epoch', v_epoch));
+    END IF;
+    RETURN v_epoch;
+END
+$$;
+
+ALTER FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) IS 'Private. The leadership at time p_now; see jobq.acquire_leadership.';
 
 CREATE FUNCTION jobq._caller() RETURNS name
     LANGUAGE sql STABLE
@@ -72,6 +120,26 @@ $$;
 ALTER FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inside a gate function (current_user jobq_app_gate) and for a caller without jobq_operator''s rights, raises JOB.TENANT_MISMATCH for the first store job whose store_id is not the session''s store (system jobs pass). The row policy is the backstop; this gives the clear error.';
+
+CREATE FUNCTION jobq._check_timezone(p_timezone text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_timezone IS NULL OR p_timezone = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_TIMEZONE', 'the time zone is empty');
+    END IF;
+    PERFORM now() AT TIME ZONE p_timezone;
+    RETURN p_timezone;
+EXCEPTION WHEN invalid_parameter_value THEN
+    PERFORM jobq._raise('JOB.INVALID_TIMEZONE', format('time zone %L is not recognized', p_timezone));
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._check_timezone(p_timezone text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_timezone(p_timezone text) IS 'Private. Returns p_timezone when PostgreSQL knows it; raises JOB.INVALID_TIMEZONE.';
 
 CREATE TABLE jobq.jobs (
     id bigint NOT NULL,
@@ -142,6 +210,11 @@ BEGIN
     IF p_lease IS NULL OR p_lease <= interval '0' THEN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
     END IF;
+    -- A registered worker that an operator drained or detached claims nothing, from the moment
+    -- of the drain or detach (not only from its next heartbeat).
+    IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
+        RETURN;
+    END IF;
 
     FOREACH v_queue IN ARRAY p_queues LOOP
         RETURN QUERY
@@ -177,7 +250,153 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Locks the rows it claims (SKIP LOCKED).';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached. Locks the rows it claims (SKIP LOCKED).';
+
+CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_item text;
+    v_base text;
+    v_step integer;
+    v_from integer;
+    v_to integer;
+    v_values integer[] := '{}'::integer[];
+    v_parts text[];
+BEGIN
+    IF p_field IS NULL OR p_field = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field is empty', p_name));
+    END IF;
+    FOREACH v_item IN ARRAY string_to_array(upper(p_field), ',') LOOP
+        v_parts := string_to_array(v_item, '/');
+        IF cardinality(v_parts) > 2 OR v_parts[1] = '' THEN
+            PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field item %L is not *, a value, a range or a step', p_name, v_item));
+        END IF;
+        v_base := v_parts[1];
+        v_step := 1;
+        IF cardinality(v_parts) = 2 THEN
+            IF v_parts[2] !~ '^[0-9]{1,4}$' OR v_parts[2]::integer = 0 THEN
+                PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field step %L must be a positive number', p_name, v_parts[2]));
+            END IF;
+            v_step := v_parts[2]::integer;
+        END IF;
+
+        IF v_base IN ('*', '?') THEN
+            IF v_base = '?' AND p_name NOT IN ('day-of-month', 'day-of-week') THEN
+                PERFORM jobq._raise('JOB.INVALID_CRON', format('? is only allowed in the day fields, not in %s', p_name));
+            END IF;
+            v_from := p_lo;
+            v_to := p_hi;
+        ELSE
+            v_parts := string_to_array(v_base, '-');
+            IF cardinality(v_parts) > 2 THEN
+                PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field range %L has more than one -', p_name, v_item));
+            END IF;
+            v_from := jobq._cron_value(v_parts[1], p_name, p_lo, p_hi, p_names);
+            IF cardinality(v_parts) = 2 THEN
+                v_to := jobq._cron_value(v_parts[2], p_name, p_lo, p_hi, p_names);
+            ELSIF cardinality(string_to_array(v_item, '/')) = 2 THEN
+                v_to := p_hi;   -- a/n means a-max/n
+            ELSE
+                v_to := v_from;
+            END IF;
+            IF v_from > v_to THEN
+                PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field range %L runs backwards', p_name, v_item));
+            END IF;
+        END IF;
+        v_values := v_values || ARRAY(SELECT g FROM generate_series(v_from, v_to, v_step) AS g);
+    END LOOP;
+    RETURN ARRAY(SELECT DISTINCT v FROM unnest(v_values) AS v ORDER BY v);
+END
+$_$;
+
+ALTER FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) IS 'Private. The sorted values a cron field matches (p_lo..p_hi); raises JOB.INVALID_CRON naming the field.';
+
+CREATE FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_t timestamp := date_trunc('minute', p_after AT TIME ZONE p_timezone) + interval '1 minute';
+    v_limit constant timestamp := (p_after AT TIME ZONE p_timezone) + interval '10 years';
+    v_next integer;
+    v_dom_ok boolean;
+    v_dow_ok boolean;
+    v_slot timestamptz;
+BEGIN
+    WHILE v_t <= v_limit LOOP
+        IF NOT extract(month FROM v_t)::integer = ANY (p_fields.months) THEN
+            v_t := date_trunc('month', v_t) + interval '1 month';
+            CONTINUE;
+        END IF;
+        v_dom_ok := extract(day FROM v_t)::integer = ANY (p_fields.days);
+        v_dow_ok := extract(dow FROM v_t)::integer = ANY (p_fields.dows);
+        IF NOT (CASE WHEN p_fields.any_day OR p_fields.any_dow THEN v_dom_ok AND v_dow_ok ELSE v_dom_ok OR v_dow_ok END) THEN
+            v_t := date_trunc('day', v_t) + interval '1 day';
+            CONTINUE;
+        END IF;
+        IF NOT extract(hour FROM v_t)::integer = ANY (p_fields.hours) THEN
+            SELECT min(h) INTO v_next FROM unnest(p_fields.hours) AS h WHERE h > extract(hour FROM v_t)::integer;
+            v_t := CASE WHEN v_next IS NULL THEN date_trunc('day', v_t) + interval '1 day'
+                        ELSE date_trunc('day', v_t) + make_interval(hours => v_next) END;
+            CONTINUE;
+        END IF;
+        IF NOT extract(minute FROM v_t)::integer = ANY (p_fields.minutes) THEN
+            SELECT min(m) INTO v_next FROM unnest(p_fields.minutes) AS m WHERE m > extract(minute FROM v_t)::integer;
+            v_t := CASE WHEN v_next IS NULL THEN date_trunc('hour', v_t) + interval '1 hour'
+                        ELSE date_trunc('hour', v_t) + make_interval(mins => v_next) END;
+            CONTINUE;
+        END IF;
+        v_slot := v_t AT TIME ZONE p_timezone;
+        -- Around a DST change a later wall-clock time can map to an earlier instant: slots must
+        -- strictly increase.
+        IF v_slot > p_after THEN
+            RETURN v_slot;
+        END IF;
+        v_t := v_t + interval '1 minute';
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) IS 'Private. The first slot of parsed cron fields strictly after p_after in time zone p_timezone, NULL when none within ten years.';
+
+CREATE FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_value integer;
+BEGIN
+    IF p_text IS NULL OR p_text = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field has an empty value (two commas or a dangling -?)', p_name));
+    ELSIF p_text ~ '^[0-9]{1,4}$' THEN
+        v_value := p_text::integer;
+    ELSIF p_names IS NOT NULL AND array_position(p_names, p_text) IS NOT NULL THEN
+        v_value := p_lo + array_position(p_names, p_text) - 1;
+    ELSE
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field value %L is not a number%s', p_name, p_text,
+            CASE WHEN p_names IS NULL THEN '' ELSE ' or a name' END));
+    END IF;
+    -- 7 is Sunday too.
+    IF p_name = 'day-of-week' AND v_value = 7 THEN
+        RETURN 7;
+    END IF;
+    IF v_value < p_lo OR v_value > p_hi THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s field value %s is outside %s-%s', p_name, v_value, p_lo, p_hi));
+    END IF;
+    RETURN v_value;
+END
+$_$;
+
+ALTER FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) IS 'Private. One cron field value: a number within range or a name; raises JOB.INVALID_CRON.';
 
 CREATE FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
@@ -199,6 +418,42 @@ $$;
 ALTER FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. The one enqueue implementation behind jobq.enqueue, jobq.enqueue_many and jobq.fan_out: validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the tenant (JOB.TENANT_MISMATCH), then inserts. Writes nothing when it raises. Returns (ord, job_id) for every input position.';
+
+CREATE FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer DEFAULT 100) RETURNS TABLE(schedule text, slot_at timestamp with time zone, outcome text, reason text, job_id bigint)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_s jobq.schedules;
+    v_message text;
+BEGIN
+    FOR v_s IN
+        SELECT * FROM jobq.schedules s
+        WHERE s.enabled AND s.next_slot_at <= p_now
+        ORDER BY s.next_slot_at
+        LIMIT p_max_schedules
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        BEGIN
+            RETURN QUERY SELECT v_s.name, r.slot_at, r.outcome, r.reason, r.job_id FROM jobq._run_schedule(v_s, p_now, 1000) AS r;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS v_message = MESSAGE_TEXT;
+            INSERT INTO jobq.schedule_runs AS r (schedule, slot_at, outcome, reason, detail)
+            VALUES (v_s.name, v_s.next_slot_at, 'skipped', 'error', jsonb_build_object('error', v_message))
+            ON CONFLICT DO NOTHING;
+            UPDATE jobq.schedules AS s
+            SET next_slot_at = jobq._cron_next(v_s.fields, p_now, v_s.timezone), updated_at = now()
+            WHERE s.name = v_s.name;
+            schedule := v_s.name; slot_at := v_s.next_slot_at; outcome := 'skipped'; reason := 'error'; job_id := NULL;
+            RETURN NEXT;
+        END;
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) IS 'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others.';
 
 CREATE FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -426,6 +681,73 @@ ALTER FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) OWNER TO jobq_migr
 
 COMMENT ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) IS 'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date, timestamp, any).';
 
+CREATE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_leader jobq.leader;
+    v_enqueued integer;
+    v_skipped integer;
+    v_lost text[];
+    v_rescued integer;
+    v_pruned bigint;
+    v_worker text;
+    v_retention constant interval := jobq._setting_interval('history_retention');
+BEGIN
+    IF (p_worker_id IS NULL) <> (p_epoch IS NULL) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'pass both worker_id and epoch (fenced), or neither (unfenced)');
+    END IF;
+    IF p_worker_id IS NOT NULL THEN
+        -- Held until commit: no other worker can take the leadership while this call acts.
+        SELECT * INTO v_leader FROM jobq.leader l FOR SHARE;
+        IF v_leader.holder IS DISTINCT FROM p_worker_id OR v_leader.epoch <> p_epoch OR v_leader.lease_expires_at <= p_now THEN
+            RETURN jsonb_build_object('fenced', true, 'epoch', p_epoch, 'current_epoch', v_leader.epoch,
+                                      'holder', v_leader.holder);
+        END IF;
+    END IF;
+
+    SELECT (count(*) FILTER (WHERE d.outcome = 'enqueued'))::integer, (count(*) FILTER (WHERE d.outcome = 'skipped'))::integer
+    INTO v_enqueued, v_skipped
+    FROM jobq._enqueue_due_slots(p_now, 100) AS d;
+
+    -- Silent workers: an active one is marked lost (a draining or detached one keeps the state
+    -- an operator gave it); the leases of every silent worker are rescued now.
+    WITH lost AS (
+        UPDATE jobq.workers AS w SET state = 'lost', state_changed_at = p_now
+        WHERE w.state = 'active'
+          AND w.heartbeat_at < p_now - jobq._setting_interval('worker_timeout')
+        RETURNING w.id
+    )
+    SELECT coalesce(array_agg(lost.id ORDER BY lost.id), '{}') INTO v_lost FROM lost;
+    v_rescued := 0;
+    FOR v_worker IN
+        SELECT w.id FROM jobq.workers w
+        WHERE w.heartbeat_at < p_now - jobq._setting_interval('worker_timeout')
+          AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
+    LOOP
+        v_rescued := v_rescued + jobq._release_worker_leases(v_worker, p_now);
+    END LOOP;
+
+    v_rescued := v_rescued + (SELECT count(*)::integer FROM jobq._rescue(1000, p_now));
+
+    DELETE FROM jobq.job_history AS h
+    WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < p_now - v_retention LIMIT 10000));
+    GET DIAGNOSTICS v_pruned = ROW_COUNT;
+    DELETE FROM jobq.schedule_runs AS r
+    WHERE r.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.schedule_runs o WHERE o.created_at < p_now - v_retention LIMIT 10000));
+    DELETE FROM jobq.workers AS w
+    WHERE w.state IN ('stopped', 'lost') AND w.state_changed_at < p_now - v_retention;
+
+    RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
+                              'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned);
+END
+$$;
+
+ALTER FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) IS 'Private. jobq.maintain at time p_now.';
+
 CREATE FUNCTION jobq._raise(p_code text, p_detail text) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -447,6 +769,25 @@ $$;
 ALTER FUNCTION jobq._raise(p_code text, p_detail text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._raise(p_code text, p_detail text) IS 'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
+
+CREATE FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_n integer;
+BEGIN
+    UPDATE jobq.jobs AS j SET lease_expires_at = p_now, updated_at = p_now
+    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    PERFORM 1 FROM jobq._rescue(greatest(v_n, 1) + 1000, p_now);
+    RETURN v_n;
+END
+$$;
+
+ALTER FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) IS 'Private. Ends every lease a worker holds at p_now and sweeps: its jobs go back to the queue (orphaned).';
 
 CREATE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) RETURNS TABLE(job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql
@@ -521,18 +862,36 @@ DECLARE
     v_code text;
     v_detail text;
 BEGIN
-    SELECT s.ordinality AS position, s.task, s.store_id, s.payload, t.name AS known, t.scope,
-           CASE WHEN t.name IS NOT NULL THEN jobq.payload_problem(t.payload_schema, coalesce(s.payload, '{}')) END AS problem
+    WITH specs AS (
+        SELECT s.ordinality AS position, btrim(s.task) AS task, coalesce(s.payload, '{}') AS payload, s.store_id
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+    ), contract AS (
+        SELECT t.name AS task, rtrim(c.key, '?') AS key, c.key LIKE '%?' AS optional, c.type
+        FROM jobq.tasks t
+        CROSS JOIN LATERAL jsonb_each_text(t.payload_schema) AS c(key, type)
+        WHERE t.name IN (SELECT DISTINCT s.task FROM specs s)
+    ), broken_contract AS (
+        SELECT DISTINCT s.position
+        FROM specs s
+        JOIN contract k ON k.task = s.task
+        WHERE (NOT k.optional AND NOT s.payload ? k.key)
+           OR (s.payload ? k.key
+               AND NOT jobq._json_type_ok(s.payload -> k.key, k.type)
+               AND NOT (k.optional AND jsonb_typeof(s.payload -> k.key) = 'null'))
+    )
+    SELECT s.position, s.task, s.store_id, s.payload, t.name AS known, t.scope,
+           CASE WHEN t.name IS NOT NULL THEN jobq.payload_problem(t.payload_schema, s.payload) END AS problem
     INTO v_bad
-    FROM unnest(p_specs) WITH ORDINALITY AS s
-    LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
+    FROM specs s
+    LEFT JOIN jobq.tasks t ON t.name = s.task
     WHERE t.name IS NULL
-       OR jobq.payload_problem(t.payload_schema, coalesce(s.payload, '{}')) IS NOT NULL
+       OR s.position IN (SELECT b.position FROM broken_contract b)
        OR (t.scope = 'system' AND s.store_id IS NOT NULL)
        OR (t.scope = 'store' AND s.store_id IS NULL AND NOT coalesce(s.payload ->> 'storeId' ~* v_uuid, false))
        OR (t.scope = 'store' AND s.store_id IS NOT NULL AND s.payload ? 'storeId'
+           AND (s.payload ->> 'storeId') IS DISTINCT FROM s.store_id::text
            AND (CASE WHEN s.payload ->> 'storeId' ~* v_uuid THEN (s.payload ->> 'storeId')::uuid END) IS DISTINCT FROM s.store_id)
-    ORDER BY s.ordinality
+    ORDER BY s.position
     LIMIT 1;
 
     IF FOUND THEN
@@ -569,7 +928,7 @@ $_$;
 
 ALTER FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED) and returns the specs with the task''s defaults and store id filled in, in input order.';
+COMMENT ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), set-based, and returns the specs with the task''s defaults and store id filled in, in input order.';
 
 CREATE FUNCTION jobq._revive(p_job_ids bigint[], p_action text) RETURNS SETOF bigint
     LANGUAGE plpgsql
@@ -607,6 +966,156 @@ ALTER FUNCTION jobq._revive(p_job_ids bigint[], p_action text) OWNER TO jobq_mig
 
 COMMENT ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) IS 'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
 
+CREATE TABLE jobq.schedules (
+    name text NOT NULL,
+    cron text NOT NULL,
+    fields jobq.cron_fields NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    task text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    slot_key text DEFAULT 'slotAt'::text,
+    queue text,
+    priority smallint,
+    max_attempts integer,
+    concurrency_policy text DEFAULT 'allow'::text NOT NULL,
+    backfill_window interval DEFAULT '00:15:00'::interval NOT NULL,
+    backfill text DEFAULT 'all'::text NOT NULL,
+    jitter interval DEFAULT '00:00:00'::interval NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
+    next_slot_at timestamp with time zone,
+    last_slot_at timestamp with time zone,
+    last_job_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT schedules_backfill_check CHECK ((backfill = ANY (ARRAY['all'::text, 'latest'::text]))),
+    CONSTRAINT schedules_backfill_window_check CHECK ((backfill_window >= '00:00:00'::interval)),
+    CONSTRAINT schedules_concurrency_policy_check CHECK ((concurrency_policy = ANY (ARRAY['allow'::text, 'forbid'::text, 'replace'::text]))),
+    CONSTRAINT schedules_jitter_check CHECK ((jitter >= '00:00:00'::interval)),
+    CONSTRAINT schedules_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT schedules_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
+    CONSTRAINT schedules_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT schedules_queue_check CHECK ((queue <> ''::text)),
+    CONSTRAINT schedules_slot_key_check CHECK ((slot_key <> ''::text))
+);
+
+ALTER TABLE jobq.schedules OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.schedules IS 'Cron schedules: one job of task per slot. Written by jobq.schedule / jobq.unschedule; advanced by jobq.maintain.';
+
+CREATE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) RETURNS TABLE(slot_at timestamp with time zone, outcome text, reason text, job_id bigint)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_window_start constant timestamptz := p_now - p_s.backfill_window;
+    v_slot timestamptz := p_s.next_slot_at;
+    v_slots timestamptz[] := '{}'::timestamptz[];
+    v_first_in_window timestamptz;
+    v_previous bigint := p_s.last_job_id;
+    v_job bigint;
+    v_at timestamptz;
+    v_last timestamptz := p_s.last_slot_at;
+    v_iso text;
+BEGIN
+    -- A late stretch (downtime): one row, naming its first slot; none of it runs.
+    IF v_slot < v_window_start THEN
+        v_first_in_window := jobq._cron_next(p_s.fields, v_window_start - interval '1 microsecond', p_s.timezone);
+        INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+        VALUES (p_s.name, v_slot, 'skipped', 'late',
+                jsonb_build_object('late_before', v_window_start, 'resumes_at', v_first_in_window,
+                                   'backfill_window', p_s.backfill_window::text))
+        ON CONFLICT DO NOTHING;
+        slot_at := v_slot; outcome := 'skipped'; reason := 'late'; job_id := NULL;
+        RETURN NEXT;
+        v_last := v_slot;
+        v_slot := v_first_in_window;
+    END IF;
+
+    WHILE v_slot IS NOT NULL AND v_slot <= p_now AND cardinality(v_slots) < p_max_slots LOOP
+        v_slots := v_slots || v_slot;
+        v_slot := jobq._cron_next(p_s.fields, v_slot, p_s.timezone);
+    END LOOP;
+
+    FOREACH v_at IN ARRAY v_slots LOOP
+        v_last := v_at;
+        IF p_s.backfill = 'latest' AND v_at < v_slots[cardinality(v_slots)] THEN
+            INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason)
+            VALUES (p_s.name, v_at, 'skipped', 'superseded') ON CONFLICT DO NOTHING;
+            slot_at := v_at; outcome := 'skipped'; reason := 'superseded'; job_id := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        IF p_s.concurrency_policy <> 'allow' AND v_previous IS NOT NULL
+           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = v_previous) THEN
+            IF p_s.concurrency_policy = 'forbid' THEN
+                INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+                VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
+                ON CONFLICT DO NOTHING;
+                slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
+            -- replace: the previous run is canceled; its lease, if running, stops working.
+            WITH gone AS (
+                DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
+            )
+            INSERT INTO jobq.job_history
+            SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h;
+        END IF;
+
+        -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
+        INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome)
+        VALUES (p_s.name, v_at, 'enqueued') ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            CONTINUE;
+        END IF;
+        v_iso := to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+        SELECT e.job_id INTO v_job
+        FROM jobq._enqueue(ARRAY[ROW(
+            p_s.task,
+            CASE WHEN p_s.slot_key IS NULL THEN p_s.payload ELSE p_s.payload || jsonb_build_object(p_s.slot_key, v_iso) END,
+            p_s.queue,
+            v_at + p_s.jitter * ((hashtext(p_s.name || v_iso)::bigint + 2147483648) / 4294967295.0),
+            p_s.priority, p_s.max_attempts,
+            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+        UPDATE jobq.schedule_runs AS r SET job_id = v_job WHERE r.schedule = p_s.name AND r.slot_at = v_at;
+        v_previous := v_job;
+        slot_at := v_at; outcome := 'enqueued'; reason := NULL; job_id := v_job;
+        RETURN NEXT;
+    END LOOP;
+
+    UPDATE jobq.schedules AS s
+    SET next_slot_at = v_slot, last_slot_at = v_last, last_job_id = v_previous, updated_at = now()
+    WHERE s.name = p_s.name;
+END
+$$;
+
+ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy, one job per slot with job key schedule:<name>:<slot>. Returns one row per slot handled.';
+
+CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_previous text;
+BEGIN
+    SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
+    IF v_previous IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
+    END IF;
+    UPDATE jobq.workers AS w SET state = p_state, state_changed_at = now() WHERE w.id = p_worker_id;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES (p_action, jsonb_build_object('worker_id', p_worker_id, 'previous_state', v_previous, 'state', p_state));
+    RETURN v_previous;
+END
+$$;
+
+ALTER FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) IS 'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
+
 CREATE FUNCTION jobq._setting_interval(p_name text) RETURNS interval
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -617,6 +1126,17 @@ $$;
 ALTER FUNCTION jobq._setting_interval(p_name text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._setting_interval(p_name text) IS 'Private. The value of interval setting p_name from jobq.settings, NULL when there is none.';
+
+CREATE FUNCTION jobq._settings_json() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(jsonb_object_agg(s.name, s.value), '{}') FROM jobq.settings s
+$$;
+
+ALTER FUNCTION jobq._settings_json() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settings_json() IS 'Private. Every setting as {name: value}.';
 
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
@@ -752,6 +1272,17 @@ ALTER FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boole
 
 COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first invalid spec (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT). Locks nothing.';
 
+CREATE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '00:00:15'::interval) RETURNS bigint
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jobq._acquire_leadership(acquire_leadership.worker_id, acquire_leadership.ttl, now())
+$$;
+
+ALTER FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
+
 CREATE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) RETURNS interval
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -884,6 +1415,88 @@ ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) OWNER T
 
 COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text DEFAULT 'UTC'::text) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jobq._cron_next(jobq.cron_parse(cron_next.expr), cron_next.after, jobq._check_timezone(cron_next.timezone))
+$$;
+
+ALTER FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) IS 'The first slot of cron expression expr strictly after instant after, with wall-clock fields read in time zone timezone (default UTC); NULL when it never fires within ten years. Pure apart from the tz database. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE.';
+
+CREATE FUNCTION jobq.cron_parse(expr text) RETURNS jobq.cron_fields
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_expr text := btrim(cron_parse.expr);
+    v_f text[];
+    v_dows integer[];
+BEGIN
+    IF v_expr IS NULL OR v_expr = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', 'the expression is empty');
+    END IF;
+    v_expr := CASE lower(v_expr)
+        WHEN '@yearly' THEN '0 0 1 1 *'
+        WHEN '@annually' THEN '0 0 1 1 *'
+        WHEN '@monthly' THEN '0 0 1 * *'
+        WHEN '@weekly' THEN '0 0 * * 0'
+        WHEN '@daily' THEN '0 0 * * *'
+        WHEN '@midnight' THEN '0 0 * * *'
+        WHEN '@hourly' THEN '0 * * * *'
+        ELSE v_expr
+    END;
+    IF v_expr LIKE '@%' THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s is not a known macro (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)', v_expr));
+    END IF;
+    v_f := regexp_split_to_array(v_expr, '\s+');
+    IF cardinality(v_f) <> 5 THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%L has %s fields; cron has 5: minute hour day-of-month month day-of-week',
+                                                    cron_parse.expr, cardinality(v_f)));
+    END IF;
+    -- * and a/n cover 0-6; 7 is accepted as a value (Sunday, as 0).
+    v_dows := jobq._cron_field(v_f[5], 'day-of-week', 0, 6, ARRAY['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT']);
+    RETURN ROW(
+        jobq._cron_field(v_f[1], 'minute', 0, 59, NULL),
+        jobq._cron_field(v_f[2], 'hour', 0, 23, NULL),
+        jobq._cron_field(v_f[3], 'day-of-month', 1, 31, NULL),
+        jobq._cron_field(v_f[4], 'month', 1, 12, ARRAY['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC']),
+        ARRAY(SELECT DISTINCT CASE WHEN d = 7 THEN 0 ELSE d END FROM unnest(v_dows) AS d ORDER BY 1),
+        EXISTS (SELECT 1 FROM unnest(string_to_array(v_f[3], ',')) AS i WHERE i ~ '^[*?](/1)?$'),
+        EXISTS (SELECT 1 FROM unnest(string_to_array(v_f[5], ',')) AS i WHERE i ~ '^[*?](/1)?$')
+    )::jobq.cron_fields;
+END
+$_$;
+
+ALTER FUNCTION jobq.cron_parse(expr text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.cron_parse(expr text) IS 'Parses a 5-field cron expression or macro into jobq.cron_fields. Pure. Errors: JOB.INVALID_CRON naming the field.';
+
+CREATE FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text DEFAULT 'UTC'::text, max_slots integer DEFAULT 1000) RETURNS SETOF timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_fields constant jobq.cron_fields := jobq.cron_parse(cron_slots.expr);
+    v_zone constant text := jobq._check_timezone(cron_slots.timezone);
+    v_at timestamptz := cron_slots.from_at;
+    v_n integer := 0;
+BEGIN
+    LOOP
+        v_at := jobq._cron_next(v_fields, v_at, v_zone);
+        EXIT WHEN v_at IS NULL OR v_at > cron_slots.to_at OR v_n >= cron_slots.max_slots;
+        v_n := v_n + 1;
+        RETURN NEXT v_at;
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) IS 'Every slot of cron expression expr in (from_at, to_at] in time zone timezone, at most max_slots. For previews and tests. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE.';
+
 CREATE FUNCTION jobq.current_store_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $_$
@@ -976,6 +1589,44 @@ $$;
 ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+
+CREATE FUNCTION jobq.deregister_worker(worker_id text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
+    WHERE w.id = deregister_worker.worker_id;
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
+$$;
+
+ALTER FUNCTION jobq.deregister_worker(worker_id text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.deregister_worker(worker_id text) IS 'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit.';
+
+CREATE FUNCTION jobq.detach_worker(worker_id text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM jobq._set_worker_state(detach_worker.worker_id, 'detached', 'detach_worker');
+    RETURN jobq._release_worker_leases(detach_worker.worker_id, now());
+END
+$$;
+
+ALTER FUNCTION jobq.detach_worker(worker_id text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+
+CREATE FUNCTION jobq.drain_worker(worker_id text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT FROM jobq._set_worker_state(drain_worker.worker_id, 'draining', 'drain_worker')
+$$;
+
+ALTER FUNCTION jobq.drain_worker(worker_id text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it stops claiming at its next heartbeat and finishes the jobs it holds. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1211,6 +1862,17 @@ ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_token
 
 COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.maintain(worker_id text DEFAULT NULL::text, epoch bigint DEFAULT NULL::bigint) RETURNS jsonb
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jobq._maintain(maintain.worker_id, maintain.epoch, now())
+$$;
+
+ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+
 CREATE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1280,6 +1942,30 @@ ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due). Reveals no job content. Callers: runners (metrics), operators.';
 
+CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF register_worker.worker_id IS NULL OR btrim(register_worker.worker_id) = '' OR register_worker.node IS NULL
+       OR register_worker.queues IS NULL OR cardinality(register_worker.queues) = 0
+       OR register_worker.concurrency IS NULL OR register_worker.concurrency < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id, node, queues (non-empty) and concurrency (>= 1) are required');
+    END IF;
+    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
+    VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
+            register_worker.concurrency, coalesce(register_worker.version, ''))
+    ON CONFLICT ON CONSTRAINT workers_pkey DO UPDATE SET
+        node = EXCLUDED.node, pid = EXCLUDED.pid, queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency,
+        version = EXCLUDED.version, state = 'active', started_at = now(), heartbeat_at = now(), state_changed_at = now();
+    RETURN jobq._settings_json();
+END
+$$;
+
+ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT.';
+
 CREATE FUNCTION jobq.requeue_dead(task text DEFAULT NULL::text, finished_after timestamp with time zone DEFAULT NULL::timestamp with time zone, max_jobs integer DEFAULT 1000) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1318,6 +2004,17 @@ ALTER FUNCTION jobq.rescue_expired(batch_size integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.resume_worker(worker_id text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT FROM jobq._set_worker_state(resume_worker.worker_id, 'active', 'resume_worker')
+$$;
+
+ALTER FUNCTION jobq.resume_worker(worker_id text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.resume_worker(worker_id text) IS 'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+
 CREATE FUNCTION jobq.retry_job(job_id bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1354,6 +2051,97 @@ $$;
 ALTER FUNCTION jobq.retry_job(job_id bigint) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.retry_job(job_id bigint) IS 'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+
+CREATE FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT 'UTC'::text, concurrency_policy text DEFAULT 'allow'::text, backfill_window interval DEFAULT '00:15:00'::interval, backfill text DEFAULT 'all'::text, jitter interval DEFAULT '00:00:00'::interval, slot_key text DEFAULT 'slotAt'::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, enabled boolean DEFAULT true) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_fields jobq.cron_fields;
+    v_scope text;
+    v_schema jsonb;
+    v_problem text;
+    v_next timestamptz;
+    v_changed boolean;
+BEGIN
+    IF schedule.name IS NULL OR schedule.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(schedule.name) > 100 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('schedule name %L is not kebab-case', schedule.name));
+    END IF;
+    v_fields := jobq.cron_parse(schedule.cron);
+    PERFORM jobq._check_timezone(schedule.timezone);
+    SELECT t.scope, t.payload_schema INTO v_scope, v_schema FROM jobq.tasks t WHERE t.name = schedule.task;
+    IF v_scope IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', schedule.task));
+    ELSIF v_scope <> 'system' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('schedules run system tasks; %s is store-scoped (schedule a system task that calls jobq.fan_out)', schedule.task));
+    END IF;
+    IF schedule.payload IS NULL OR jsonb_typeof(schedule.payload) <> 'object' THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the schedule payload must be a JSON object');
+    END IF;
+    IF schedule.concurrency_policy IS NULL OR schedule.concurrency_policy NOT IN ('allow', 'forbid', 'replace') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('concurrency_policy %L is not allow, forbid or replace', schedule.concurrency_policy));
+    END IF;
+    IF schedule.backfill IS NULL OR schedule.backfill NOT IN ('all', 'latest') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('backfill %L is not all or latest', schedule.backfill));
+    END IF;
+    IF schedule.backfill_window IS NULL OR schedule.backfill_window < interval '0'
+       OR schedule.jitter IS NULL OR schedule.jitter < interval '0' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'backfill_window and jitter must be zero or positive');
+    END IF;
+    IF schedule.max_attempts < 1 THEN
+        PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', schedule.max_attempts));
+    END IF;
+    IF schedule.slot_key = '' OR schedule.queue = '' OR schedule.priority NOT BETWEEN -32768 AND 32767
+       OR schedule.enabled IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            'slot_key and queue must not be empty, priority must fit -32768..32767, and enabled must not be NULL');
+    END IF;
+    -- The jobs it will enqueue must keep the task's contract (with the slot key filled in).
+    v_problem := jobq.payload_problem(v_schema, CASE WHEN schedule.slot_key IS NULL THEN schedule.payload
+        ELSE schedule.payload || jsonb_build_object(schedule.slot_key, '2000-01-01T00:00:00Z') END);
+    IF v_problem IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_INVALID', format('schedule %s, task %s: %s', schedule.name, schedule.task, v_problem));
+    END IF;
+    v_next := jobq._cron_next(v_fields, now(), schedule.timezone);
+    IF v_next IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%L never fires', schedule.cron));
+    END IF;
+
+    INSERT INTO jobq.schedules AS s (name, cron, fields, timezone, task, payload, slot_key, queue, priority, max_attempts,
+                                     concurrency_policy, backfill_window, backfill, jitter, enabled, next_slot_at)
+    VALUES (schedule.name, schedule.cron, v_fields, schedule.timezone, schedule.task, schedule.payload, schedule.slot_key,
+            schedule.queue, schedule.priority, schedule.max_attempts, schedule.concurrency_policy, schedule.backfill_window,
+            schedule.backfill, schedule.jitter, schedule.enabled, v_next)
+    ON CONFLICT ON CONSTRAINT schedules_pkey DO UPDATE SET
+        cron = EXCLUDED.cron, fields = EXCLUDED.fields, timezone = EXCLUDED.timezone, task = EXCLUDED.task,
+        payload = EXCLUDED.payload, slot_key = EXCLUDED.slot_key, queue = EXCLUDED.queue, priority = EXCLUDED.priority,
+        max_attempts = EXCLUDED.max_attempts, concurrency_policy = EXCLUDED.concurrency_policy,
+        backfill_window = EXCLUDED.backfill_window, backfill = EXCLUDED.backfill, jitter = EXCLUDED.jitter,
+        enabled = EXCLUDED.enabled,
+        next_slot_at = CASE WHEN (s.cron, s.timezone) IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.timezone) OR s.next_slot_at IS NULL
+                            THEN EXCLUDED.next_slot_at ELSE s.next_slot_at END,
+        updated_at = now()
+    WHERE (s.cron, s.timezone, s.task, s.payload, s.slot_key, s.queue, s.priority, s.max_attempts, s.concurrency_policy,
+           s.backfill_window, s.backfill, s.jitter, s.enabled)
+          IS DISTINCT FROM
+          (EXCLUDED.cron, EXCLUDED.timezone, EXCLUDED.task, EXCLUDED.payload, EXCLUDED.slot_key, EXCLUDED.queue,
+           EXCLUDED.priority, EXCLUDED.max_attempts, EXCLUDED.concurrency_policy, EXCLUDED.backfill_window,
+           EXCLUDED.backfill, EXCLUDED.jitter, EXCLUDED.enabled);
+    v_changed := FOUND;
+    IF v_changed THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('schedule', jsonb_build_object('schedule', schedule.name, 'cron', schedule.cron, 'task', schedule.task,
+                                               'timezone', schedule.timezone, 'enabled', schedule.enabled));
+    END IF;
+
+    RETURN (SELECT s.next_slot_at FROM jobq.schedules s WHERE s.name = schedule.name);
+END
+$_$;
+
+ALTER FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) IS 'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID.';
 
 CREATE FUNCTION jobq.set_setting(name text, value text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1462,6 +2250,56 @@ ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay int
 
 COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.unschedule(name text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_row jsonb;
+BEGIN
+    DELETE FROM jobq.schedules AS s WHERE s.name = unschedule.name
+    RETURNING jsonb_build_object('cron', s.cron, 'task', s.task, 'timezone', s.timezone) INTO v_row;
+    IF v_row IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SCHEDULE', format('schedule %L', unschedule.name));
+    END IF;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('unschedule', jsonb_build_object('schedule', unschedule.name) || v_row);
+END
+$$;
+
+ALTER FUNCTION jobq.unschedule(name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.unschedule(name text) IS 'Removes schedule name and its run records; its jobs already enqueued stay. Audited. Caller: operators. Errors: JOB.UNKNOWN_SCHEDULE.';
+
+CREATE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0) RETURNS TABLE(state text, settings jsonb)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_state text;
+BEGIN
+    UPDATE jobq.workers AS w
+    SET heartbeat_at = now(),
+        running = coalesce(worker_heartbeat.running, 0),
+        -- A worker marked lost that heartbeats again is back (its old leases were rescued and
+        -- their tokens no longer work); drained and detached workers stay so.
+        state = CASE WHEN w.state = 'lost' THEN 'active' ELSE w.state END,
+        state_changed_at = CASE WHEN w.state = 'lost' THEN now() ELSE w.state_changed_at END
+    WHERE w.id = worker_heartbeat.worker_id
+    RETURNING w.state INTO v_state;
+    IF v_state IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', worker_heartbeat.worker_id));
+    END IF;
+    state := v_state;
+    settings := jobq._settings_json();
+    RETURN NEXT;
+END
+$$;
+
+ALTER FUNCTION jobq.worker_heartbeat(worker_id text, running integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) IS 'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. Errors: JOB.UNKNOWN_WORKER.';
+
 CREATE TABLE jobq.audit_log (
     id bigint NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
@@ -1524,6 +2362,35 @@ ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE jobq.leader (
+    singleton boolean DEFAULT true NOT NULL,
+    holder text,
+    epoch bigint DEFAULT 0 NOT NULL,
+    acquired_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    CONSTRAINT leader_singleton_check CHECK (singleton)
+);
+
+ALTER TABLE jobq.leader OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.leader IS 'The one leadership: holder, fencing epoch (grows on every change of leader) and lease.';
+
+CREATE TABLE jobq.schedule_runs (
+    schedule text NOT NULL,
+    slot_at timestamp with time zone NOT NULL,
+    outcome text NOT NULL,
+    reason text,
+    job_id bigint,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT schedule_runs_outcome_check CHECK ((outcome = ANY (ARRAY['enqueued'::text, 'skipped'::text]))),
+    CONSTRAINT schedule_runs_reason_check CHECK ((reason = ANY (ARRAY['late'::text, 'forbid'::text, 'superseded'::text, 'error'::text])))
+);
+
+ALTER TABLE jobq.schedule_runs OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.schedule_runs IS 'One row per handled slot of a schedule: the job it enqueued, or why it was skipped. The primary key makes a slot run once.';
+
 CREATE TABLE jobq.settings (
     name text NOT NULL,
     kind text NOT NULL,
@@ -1564,6 +2431,27 @@ ALTER TABLE jobq.tasks OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.tasks IS 'The task registry: name (kebab-case), scope (system or store), payload contract and defaults. Written by jobq.define_task.';
 
+CREATE TABLE jobq.workers (
+    id text NOT NULL,
+    node text NOT NULL,
+    pid integer,
+    queues text[] NOT NULL,
+    concurrency integer NOT NULL,
+    version text DEFAULT ''::text NOT NULL,
+    running integer DEFAULT 0 NOT NULL,
+    state text DEFAULT 'active'::text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
+    state_changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT workers_concurrency_check CHECK ((concurrency >= 1)),
+    CONSTRAINT workers_id_check CHECK ((id <> ''::text)),
+    CONSTRAINT workers_state_check CHECK ((state = ANY (ARRAY['active'::text, 'draining'::text, 'detached'::text, 'lost'::text, 'stopped'::text])))
+);
+
+ALTER TABLE jobq.workers OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.workers IS 'Registered runners: node, pid, queues, concurrency, load (running), heartbeat and state.';
+
 ALTER TABLE ONLY jobq.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
 
@@ -1582,11 +2470,23 @@ ALTER TABLE ONLY jobq.job_history
 ALTER TABLE ONLY jobq.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY jobq.leader
+    ADD CONSTRAINT leader_pkey PRIMARY KEY (singleton);
+
+ALTER TABLE ONLY jobq.schedule_runs
+    ADD CONSTRAINT schedule_runs_pkey PRIMARY KEY (schedule, slot_at);
+
+ALTER TABLE ONLY jobq.schedules
+    ADD CONSTRAINT schedules_pkey PRIMARY KEY (name);
+
 ALTER TABLE ONLY jobq.settings
     ADD CONSTRAINT settings_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY jobq.tasks
     ADD CONSTRAINT tasks_pkey PRIMARY KEY (name);
+
+ALTER TABLE ONLY jobq.workers
+    ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
 
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
@@ -1603,6 +2503,16 @@ CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id
 CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (state = 'running'::text);
 
 CREATE INDEX jobs_locked_by_idx ON jobq.jobs USING btree (locked_by) WHERE (state = 'running'::text);
+
+CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (created_at);
+
+CREATE INDEX schedules_due_idx ON jobq.schedules USING btree (next_slot_at) WHERE enabled;
+
+ALTER TABLE ONLY jobq.schedule_runs
+    ADD CONSTRAINT schedule_runs_schedule_fkey FOREIGN KEY (schedule) REFERENCES jobq.schedules(name) ON DELETE CASCADE;
+
+ALTER TABLE ONLY jobq.schedules
+    ADD CONSTRAINT schedules_task_fkey FOREIGN KEY (task) REFERENCES jobq.tasks(name);
 
 ALTER TABLE jobq.job_history ENABLE ROW LEVEL SECURITY;
 
@@ -1641,6 +2551,8 @@ GRANT USAGE ON SCHEMA jobq TO jobq_app;
 GRANT USAGE ON SCHEMA jobq TO jobq_operator;
 GRANT USAGE ON SCHEMA jobq TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._caller() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller() TO jobq_app_gate;
 
@@ -1650,14 +2562,36 @@ GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._check_timezone(p_timezone text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_timezone(p_timezone text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq._check_timezone(p_timezone text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq._check_timezone(p_timezone text) TO jobq_operator;
+
 GRANT SELECT ON TABLE jobq.jobs TO jobq_app;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.jobs TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_app;
+GRANT ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_app;
+GRANT ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) TO worker_runtime;
@@ -1674,8 +2608,15 @@ GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._raise(p_code text, p_detail text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app_gate;
+GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) FROM PUBLIC;
 
@@ -1685,7 +2626,16 @@ GRANT ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index
 REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
+GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._setting_interval(p_name text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
@@ -1696,6 +2646,10 @@ GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason t
 
 REVOKE ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO worker_runtime;
@@ -1720,6 +2674,21 @@ GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO work
 REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.cron_parse(expr text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.cron_parse(expr text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.cron_parse(expr text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.cron_parse(expr text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.current_store_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app_gate;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO worker_runtime;
@@ -1732,6 +2701,16 @@ GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jso
 
 REVOKE ALL ON FUNCTION jobq.delete_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.delete_job(job_id bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.deregister_worker(worker_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.deregister_worker(worker_id text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.deregister_worker(worker_id text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.detach_worker(worker_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.detach_worker(worker_id text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.drain_worker(worker_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.drain_worker(worker_id text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO worker_runtime;
@@ -1758,6 +2737,10 @@ GRANT ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token 
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO jobq_app;
@@ -1772,6 +2755,10 @@ REVOKE ALL ON FUNCTION jobq.queue_lag(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) TO jobq_operator;
 
@@ -1779,9 +2766,16 @@ REVOKE ALL ON FUNCTION jobq.rescue_expired(batch_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.rescue_expired(batch_size integer) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.rescue_expired(batch_size integer) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.resume_worker(worker_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.resume_worker(worker_id text) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.retry_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.retry_job(job_id bigint) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.retry_job(job_id bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.set_setting(name text, value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_setting(name text, value text) TO jobq_operator;
@@ -1791,6 +2785,13 @@ GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interva
 
 REVOKE ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.unschedule(name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.unschedule(name text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) TO jobq_operator;
 
 GRANT SELECT ON TABLE jobq.audit_log TO jobq_operator;
 GRANT INSERT ON TABLE jobq.audit_log TO jobq_app_gate;
@@ -1808,6 +2809,12 @@ GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_operator;
 
 GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.leader TO jobq_operator;
+GRANT SELECT ON TABLE jobq.leader TO worker_runtime;
+
+GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_operator;
+GRANT SELECT ON TABLE jobq.schedule_runs TO worker_runtime;
+
 GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app;
 GRANT SELECT ON TABLE jobq.settings TO jobq_operator;
@@ -1817,3 +2824,6 @@ GRANT SELECT ON TABLE jobq.tasks TO worker_runtime;
 GRANT SELECT ON TABLE jobq.tasks TO jobq_app;
 GRANT SELECT ON TABLE jobq.tasks TO jobq_operator;
 GRANT SELECT ON TABLE jobq.tasks TO jobq_app_gate;
+
+GRANT SELECT ON TABLE jobq.workers TO jobq_operator;
+GRANT SELECT ON TABLE jobq.workers TO worker_runtime;

@@ -2,7 +2,7 @@
 -- and every catalogued code is raised by some function (JOB.BOOTSTRAP_MISSING excepted: the
 -- first migration raises it before any function exists).
 BEGIN;
-SELECT plan(5);
+SELECT plan(7);
 
 CREATE TEMP TABLE raised AS
 SELECT DISTINCT m[1] AS code
@@ -26,6 +26,16 @@ SELECT results_eq(
 SELECT is_empty(
     $$ SELECT code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ4%' EXCEPT SELECT code FROM raised $$,
     'each of JQ401 to JQ406 is raised by some jobq function');
+
+-- The errors of cron, schedules and workers. JQ604 is not used.
+SELECT results_eq(
+    $$ SELECT sqlstate, code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ6%' ORDER BY sqlstate $$,
+    $$ VALUES ('JQ601'::text, 'JOB.INVALID_CRON'::text), ('JQ602', 'JOB.INVALID_TIMEZONE'), ('JQ603', 'JOB.UNKNOWN_SCHEDULE'),
+              ('JQ605', 'JOB.UNKNOWN_WORKER') $$,
+    'the catalogue holds JQ601, JQ602, JQ603 and JQ605: invalid cron, invalid time zone, unknown schedule, unknown worker (no JQ604)');
+SELECT is_empty(
+    $$ SELECT code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ6%' EXCEPT SELECT code FROM raised $$,
+    'each of the JQ6 errors is raised by some jobq function');
 
 SELECT * FROM finish();
 ROLLBACK;

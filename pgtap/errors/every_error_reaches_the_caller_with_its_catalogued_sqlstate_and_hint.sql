@@ -15,6 +15,9 @@ WHERE s.name = d.name;
 -- idempotent and puts back a task whose declaration differs).
 SELECT FROM jobq.define_task('t');
 SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store', payload_schema => '{"n": "integer"}');
+-- No schedule and no worker of the names the triggers below look up.
+DELETE FROM jobq.schedules WHERE name = 'pgtap-no-such-schedule';
+DELETE FROM jobq.workers WHERE id = 'pgtap-no-such-worker';
 
 CREATE FUNCTION pg_temp.error_of(p_sql text, OUT err_state text, OUT err_message text, OUT err_hint text)
 LANGUAGE plpgsql AS $$
@@ -50,7 +53,11 @@ INSERT INTO triggers VALUES
     -- A superuser has jobq_operator's rights and reaches every store: the mismatch needs jobq_app
     -- (the SET LOCAL ROLE ends with the subtransaction the error rolls back).
     ('JOB.TENANT_MISMATCH',      $$ SET LOCAL ROLE jobq_app;
-                                    SELECT jobq.enqueue('pgtap-store-task', '{"n": 1}', store_id => '11111111-1111-1111-1111-111111111111') $$);
+                                    SELECT jobq.enqueue('pgtap-store-task', '{"n": 1}', store_id => '11111111-1111-1111-1111-111111111111') $$),
+    ('JOB.INVALID_CRON',         $$ SELECT jobq.cron_parse('61 * * * *') $$),
+    ('JOB.INVALID_TIMEZONE',     $$ SELECT jobq.cron_next('@daily', now(), 'Mars/Olympus_Mons') $$),
+    ('JOB.UNKNOWN_SCHEDULE',     $$ SELECT jobq.unschedule('pgtap-no-such-schedule') $$),
+    ('JOB.UNKNOWN_WORKER',       $$ SELECT * FROM jobq.worker_heartbeat('pgtap-no-such-worker') $$);
 
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint

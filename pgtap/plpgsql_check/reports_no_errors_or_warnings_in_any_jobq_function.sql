@@ -14,11 +14,13 @@ SELECT is_empty(
        WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')
          AND c.level = 'error' $$,
     'plpgsql_check reports no errors in any jobq function');
-SELECT is_empty(
-    $$ SELECT p.oid::regprocedure, c.level, c.lineno, c.message
-       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,
-            LATERAL plpgsql_check_function_tb(p.oid, extra_warnings => true, performance_warnings => true, security_warnings => true) c
-       WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') $$,
+CREATE TEMP TABLE warnings AS
+SELECT p.oid::regprocedure::text AS proc, c.level, c.lineno, c.message
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,
+     LATERAL plpgsql_check_function_tb(p.oid, extra_warnings => true, performance_warnings => true, security_warnings => true) c
+WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql');
+
+SELECT is_empty($$ SELECT * FROM warnings $$,
     'plpgsql_check reports no warnings (extra, performance or security) in any jobq function');
 
 SELECT * FROM finish();

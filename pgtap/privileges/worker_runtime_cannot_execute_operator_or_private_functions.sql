@@ -18,15 +18,22 @@ SELECT function_privs_are('jobq', 'cancel_job', ARRAY['bigint'], 'worker_runtime
 SELECT function_privs_are('jobq', 'delete_job', ARRAY['bigint'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute delete_job');
 SELECT function_privs_are('jobq', 'requeue_dead', ARRAY['text', 'timestamptz', 'integer'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute requeue_dead');
 SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute set_setting');
--- One private function is granted to worker_runtime by design: jobq._enqueue_for_stores, the
--- SECURITY DEFINER half of the SECURITY INVOKER jobq.fan_out (which runs as worker_runtime).
+-- Private functions granted to worker_runtime by design: jobq._enqueue_for_stores, the SECURITY
+-- DEFINER half of the SECURITY INVOKER jobq.fan_out (which runs as worker_runtime); and the pure
+-- helpers the SECURITY INVOKER functions payload_problem and cron_* call (they read and write
+-- nothing), with _raise for their errors.
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.proname LIKE '\_%' AND has_function_privilege('worker_runtime', p.oid, 'EXECUTE') $$,
     $$ VALUES ('jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure),
-              ('jobq._json_type_ok(jsonb, text)'::regprocedure) $$,
+              ('jobq._json_type_ok(jsonb, text)'::regprocedure),
+              ('jobq._cron_field(text, text, integer, integer, text[])'::regprocedure),
+              ('jobq._cron_value(text, text, integer, integer, text[])'::regprocedure),
+              ('jobq._cron_next(jobq.cron_fields, timestamptz, text)'::regprocedure),
+              ('jobq._check_timezone(text)'::regprocedure),
+              ('jobq._raise(text, text)'::regprocedure) $$,
     'worker_runtime can execute no private (_-prefixed) jobq function but _enqueue_for_stores (behind fan_out) and '
-    '_json_type_ok (the pure type test behind payload_problem)');
+    'the pure helpers of payload_problem and the cron functions');
 
 CREATE TEMP TABLE job AS SELECT jobq.enqueue('t') AS id;
 GRANT SELECT ON job TO worker_runtime;
@@ -39,7 +46,7 @@ SELECT throws_ok($$ SELECT jobq.delete_job((SELECT id FROM job)) $$, '42501', 'p
 SELECT throws_ok($$ SELECT jobq.set_setting('default_max_attempts', '1') $$, '42501', 'permission denied for function set_setting', 'as worker_runtime, set_setting is denied');
 SELECT throws_ok($$ SELECT * FROM jobq._claim('w', ARRAY['default'], 1, '30 seconds', now() + interval '1 day') $$, '42501',
                  'permission denied for function _claim', 'as worker_runtime, the private _claim (which moves the clock) is denied');
-SELECT throws_ok($$ SELECT jobq._raise('JOB.NOT_FOUND', 'x') $$, '42501', 'permission denied for function _raise', 'as worker_runtime, the private _raise is denied');
+SELECT throws_ok($$ SELECT jobq._raise('JOB.NOT_FOUND', 'x') $$, 'JQ202', NULL, 'as worker_runtime, _raise only raises a catalogued error');
 RESET ROLE;
 
 SELECT is_empty($$ SELECT * FROM jobq.jobs EXCEPT SELECT * FROM snapshot $$, 'the denied calls changed nothing');

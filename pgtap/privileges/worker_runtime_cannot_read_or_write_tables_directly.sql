@@ -1,5 +1,5 @@
 BEGIN;
-SELECT plan(21);
+SELECT plan(25);
 
 SELECT table_privs_are('jobq', 'jobs', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on jobq.jobs');
 SELECT table_privs_are('jobq', 'job_history', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on jobq.job_history');
@@ -8,6 +8,10 @@ SELECT table_privs_are('jobq', 'settings', 'worker_runtime', ARRAY['SELECT'], 'w
 SELECT table_privs_are('jobq', 'error_codes', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.error_codes');
 SELECT sequence_privs_are('jobq', 'jobs_id_seq', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on jobq.jobs_id_seq');
 SELECT table_privs_are('jobq', 'tasks', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.tasks');
+SELECT table_privs_are('jobq', 'schedules', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.schedules (schedule writes it)');
+SELECT table_privs_are('jobq', 'schedule_runs', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.schedule_runs (maintain writes it)');
+SELECT table_privs_are('jobq', 'workers', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.workers (register_worker and worker_heartbeat write it)');
+SELECT table_privs_are('jobq', 'leader', 'worker_runtime', ARRAY['SELECT'], 'worker_runtime can only read jobq.leader (acquire_leadership writes it)');
 
 SET LOCAL ROLE worker_runtime;
 SELECT throws_ok($$ SELECT * FROM jobq.jobs $$, '42501', 'permission denied for table jobs', 'as worker_runtime, SELECT on jobq.jobs is denied');

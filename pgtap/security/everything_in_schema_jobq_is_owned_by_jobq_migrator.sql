@@ -2,7 +2,7 @@
 -- functions an application may call (enqueue, enqueue_many, retry_job, cancel_job) are owned by
 -- jobq_app_gate, so that row-level security confines them to the caller's store.
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
 
 SELECT schema_owner_is('jobq', 'jobq_migrator', 'schema jobq is owned by jobq_migrator');
 SELECT is_empty(
@@ -21,6 +21,13 @@ SELECT is_empty(
     $$ SELECT c.oid::regclass, pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(c.relowner) <> 'jobq_migrator' $$,
     'every jobq table, index and sequence is owned by jobq_migrator');
+SELECT results_eq(
+    $$ SELECT o.name, pg_get_userbyid(c.relowner)::text COLLATE "default" FROM unnest(ARRAY['jobq.schedules', 'jobq.schedule_runs', 'jobq.workers', 'jobq.leader']) AS o(name)
+       LEFT JOIN pg_class c ON c.oid = to_regclass(o.name)
+       UNION ALL SELECT 'jobq.cron_fields', pg_get_userbyid(t.typowner)::text COLLATE "default" FROM pg_type t WHERE t.oid = to_regtype('jobq.cron_fields') $$,
+    $$ VALUES ('jobq.schedules'::text, 'jobq_migrator'::text), ('jobq.schedule_runs', 'jobq_migrator'), ('jobq.workers', 'jobq_migrator'),
+              ('jobq.leader', 'jobq_migrator'), ('jobq.cron_fields', 'jobq_migrator') $$,
+    'the scheduler''s tables (schedules, schedule_runs, workers, leader) and type (cron_fields) exist and are jobq_migrator''s');
 SELECT is_empty(
     $$ SELECT t.oid::regtype FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(t.typowner) <> 'jobq_migrator' $$,

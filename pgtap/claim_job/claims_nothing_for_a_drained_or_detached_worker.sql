@@ -1,0 +1,27 @@
+-- A worker an operator drained or detached claims nothing from that moment: the engine checks its
+-- registered state, so it cannot even take back the job detach_worker just rescued from it.
+BEGIN;
+SELECT plan(5);
+
+-- Known state, whatever database this runs in. Everything is rolled back at the end.
+DELETE FROM jobq.jobs;
+DELETE FROM jobq.job_history;
+DELETE FROM jobq.workers;
+SELECT FROM jobq.define_task('pgtap-x');
+SELECT jobq.enqueue('pgtap-x', queue => 'pgtap_q') FROM generate_series(1, 3);
+SELECT FROM jobq.register_worker('pgtap-wa', 'node', 1, ARRAY['pgtap_q'], 1);
+SELECT FROM jobq.register_worker('pgtap-wb', 'node', 2, ARRAY['pgtap_q'], 1);
+
+SELECT is((SELECT count(*) FROM jobq.claim_job('pgtap-wa', ARRAY['pgtap_q'], 1, '30 seconds')), 1::bigint,
+          'an active registered worker claims');
+SELECT is(jobq.detach_worker('pgtap-wa'), 1, 'detach_worker rescues its one lease');
+SELECT is_empty($$ SELECT * FROM jobq.claim_job('pgtap-wa', ARRAY['pgtap_q'], 3, '30 seconds') $$,
+                'the detached worker claims nothing, not even the job rescued from it');
+SELECT FROM jobq.drain_worker('pgtap-wb');
+SELECT is_empty($$ SELECT * FROM jobq.claim_job('pgtap-wb', ARRAY['pgtap_q'], 3, '30 seconds') $$,
+                'a draining worker claims nothing');
+SELECT is((SELECT count(*) FROM jobq.claim_job('pgtap-unregistered', ARRAY['pgtap_q'], 3, '30 seconds')), 3::bigint,
+          'a caller that never registered is not affected');
+
+SELECT * FROM finish();
+ROLLBACK;

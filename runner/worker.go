@@ -1,0 +1,239 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/jobqdev/jobq"
+)
+
+// deregisterTimeout bounds the deregister_worker call of a runner that stops.
+const deregisterTimeout = 5 * time.Second
+
+// tunables are the intervals the runner works with now: Config values given explicitly, else the
+// engine's settings (jobq.settings, re-read at every worker heartbeat), else the built-in
+// defaults.
+type tunables struct {
+	poll             time.Duration // claim without a notification
+	lease            time.Duration // per claim and lease heartbeat
+	workerHeartbeat  time.Duration // worker_heartbeat
+	leaderTTL        time.Duration // acquire_leadership's ttl; renewed every third of it
+	maintainInterval time.Duration // maintain, while leading
+}
+
+// tunablesFrom computes the tunables from cfg and the engine's settings s.
+func tunablesFrom(cfg *Config, s jobq.Settings) tunables {
+	setting := func(name string, def time.Duration) time.Duration {
+		if d, ok := s.Interval(name); ok && d > 0 {
+			return d
+		}
+		return def
+	}
+	explicit := func(v time.Duration, name string, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return setting(name, def)
+	}
+	return tunables{
+		poll:             explicit(cfg.PollInterval, "poll_interval", DefaultPollInterval),
+		lease:            explicit(cfg.Lease, "default_lease", DefaultLease),
+		workerHeartbeat:  setting("worker_heartbeat_interval", DefaultWorkerHeartbeatInterval),
+		leaderTTL:        setting("leader_ttl", DefaultLeaderTTL),
+		maintainInterval: setting("maintain_interval", DefaultMaintainInterval),
+	}
+}
+
+// applySettings makes the engine's settings s effective: it logs what changed and wakes the
+// loops whose timers depend on it, so a change applies without a restart.
+func (r *Runner) applySettings(s jobq.Settings) {
+	next := tunablesFrom(&r.cfg, s)
+	prev := r.tune.Swap(&next)
+	if prev == nil || *prev == next {
+		return
+	}
+	r.log.Info("settings applied", "leaseMs", next.lease.Milliseconds(), "pollIntervalMs", next.poll.Milliseconds(),
+		"workerHeartbeatMs", next.workerHeartbeat.Milliseconds(), "leaderTtlMs", next.leaderTTL.Milliseconds(),
+		"maintainIntervalMs", next.maintainInterval.Milliseconds())
+	r.tuneMu.Lock()
+	close(r.tuneCh)
+	r.tuneCh = make(chan struct{})
+	r.tuneMu.Unlock()
+}
+
+// tuned returns a channel that is closed when the tunables change next.
+func (r *Runner) tuned() <-chan struct{} {
+	r.tuneMu.Lock()
+	defer r.tuneMu.Unlock()
+	return r.tuneCh
+}
+
+func (r *Runner) tunables() tunables {
+	if t := r.tune.Load(); t != nil {
+		return *t
+	}
+	return tunablesFrom(&r.cfg, jobq.Settings{})
+}
+
+// workerInfo is what register_worker records about this runner.
+func (r *Runner) workerInfo() jobq.WorkerInfo {
+	host, _ := os.Hostname()
+	return jobq.WorkerInfo{ID: r.cfg.WorkerID, Node: host, PID: os.Getpid(), Queues: r.cfg.Queues,
+		Concurrency: r.cfg.Concurrency, Version: r.cfg.Version}
+}
+
+// buildVersion is the main module's version from the build information.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// workerStatus is the state the engine last gave this runner (jobq.workers.state) and what it
+// allows.
+type workerStatus struct {
+	mu       sync.Mutex
+	state    jobq.WorkerState
+	detached bool // told it was detached: it claims no more, whatever it is told later
+}
+
+// mayClaim reports whether the runner may claim: the engine's last answer was active, and it
+// was never detached.
+func (w *workerStatus) mayClaim() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state == jobq.WorkerActive && !w.detached
+}
+
+// notReady returns why the worker's state keeps it from being ready and what undoes it, or "".
+func (w *workerStatus) notReady() (why, hint string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.detached:
+		return "the worker was detached (jobq.detach_worker): it claims no more jobs", "Restart the worker to serve again."
+	case w.state == jobq.WorkerDraining:
+		return "the worker is draining (jobq.drain_worker): it claims no new jobs and finishes the ones it holds",
+			"jobq.resume_worker(worker_id) undoes a drain."
+	}
+	return "", ""
+}
+
+// setState records state and returns the previous one.
+func (w *workerStatus) setState(r *Runner, state jobq.WorkerState) (prev jobq.WorkerState, wasDetached bool) {
+	w.mu.Lock()
+	prev, wasDetached = w.state, w.detached
+	w.state = state
+	if state == jobq.WorkerDetached {
+		w.detached = true
+	}
+	w.mu.Unlock()
+	for _, s := range []jobq.WorkerState{jobq.WorkerActive, jobq.WorkerDraining, jobq.WorkerDetached} {
+		v := 0.0
+		if s == state {
+			v = 1
+		}
+		r.metrics.workerState.WithLabelValues(string(s)).Set(v)
+	}
+	return prev, wasDetached
+}
+
+// workerLoop heartbeats the runner's jobq.workers row every worker_heartbeat_interval with the
+// number of running handlers, obeys the state the engine answers and applies its settings.
+func (r *Runner) workerLoop(ctx context.Context) {
+	errs := newErrorLog(r.log, "worker heartbeat failed")
+	last := time.Now()
+	t := time.NewTimer(r.tunables().workerHeartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.tuned():
+			t.Reset(time.Until(last.Add(r.tunables().workerHeartbeat)))
+			continue
+		case <-t.C:
+		}
+		last = time.Now()
+		r.workerHeartbeat(ctx, errs)
+		t.Reset(r.tunables().workerHeartbeat)
+	}
+}
+
+// workerHeartbeat makes one worker_heartbeat call and obeys its answer.
+func (r *Runner) workerHeartbeat(ctx context.Context, errs *errorLog) {
+	r.mu.Lock()
+	running := r.active
+	r.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
+	defer cancel()
+	state, settings, err := r.client.WorkerHeartbeat(cctx, r.cfg.WorkerID, running)
+	if errors.Is(err, jobq.ErrUnknownWorker) {
+		// The row was pruned (the worker was lost or stopped long ago): register again.
+		r.log.Warn("worker not registered; registering again", "error", err.Error())
+		settings, err = r.client.RegisterWorker(cctx, r.workerInfo())
+		state = jobq.WorkerActive
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			errs.failed(err)
+		}
+		return
+	}
+	errs.ok()
+	if state == jobq.WorkerStopped {
+		// Another process deregistered this id while this one runs (two runners share a worker
+		// id, or an operator's doing): register again so the row tells the truth.
+		r.log.Warn("worker row says stopped while this runner runs; registering again (is the worker id shared?)")
+		if settings, err = r.client.RegisterWorker(cctx, r.workerInfo()); err != nil {
+			errs.failed(err)
+			return
+		}
+		state = jobq.WorkerActive
+	}
+	r.applySettings(settings)
+	r.obey(state)
+}
+
+// obey applies the state the engine gave this worker: active claims, draining and detached do
+// not. The database decides the state; the runner only follows it.
+func (r *Runner) obey(state jobq.WorkerState) {
+	prev, wasDetached := r.worker.setState(r, state)
+	if state == prev {
+		return
+	}
+	switch state {
+	case jobq.WorkerActive:
+		if wasDetached {
+			r.log.Warn("worker resumed after it was detached: it claims no more jobs until it is restarted", "state", state)
+			return
+		}
+		r.log.Info("worker active: claiming again", "previousState", prev)
+		r.notify()
+	case jobq.WorkerDraining:
+		r.mu.Lock()
+		running := r.active
+		r.mu.Unlock()
+		r.log.Info("worker draining: claiming stopped; held jobs finish", "running", running)
+	case jobq.WorkerDetached:
+		r.log.Warn("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")
+	default:
+		r.log.Warn("unexpected worker state from the engine; not claiming", "state", state)
+	}
+}
+
+// deregister marks the worker stopped (and hands its leadership over) as Run returns.
+func (r *Runner) deregister() {
+	ctx, cancel := context.WithTimeout(context.Background(), deregisterTimeout)
+	defer cancel()
+	if err := r.client.DeregisterWorker(ctx, r.cfg.WorkerID); err != nil {
+		r.log.Warn("deregister_worker failed; the worker will be marked lost after worker_timeout", "error", err.Error())
+		return
+	}
+	r.log.Info("worker deregistered")
+}
