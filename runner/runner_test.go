@@ -354,7 +354,8 @@ func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
 	}
 	var fresh int
 	waitFor(t, 10*time.Second, "a new listener", func() bool { fresh = listenerPID(); return fresh != 0 && fresh != old })
-	waitFor(t, 5*time.Second, "reconnect logged", func() bool { return len(b.logs.lines("listening")) >= 2 })
+	// The new connection shows in pg_stat_activity before it has LISTENed and logged so.
+	waitFor(t, 15*time.Second, "reconnect logged", func() bool { return len(b.logs.lines("listening")) >= 2 })
 
 	// The new listener works: with polling far away, a notification still wakes the runner.
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT clock_timestamp() FROM jobq.enqueue('ping')`).Scan(&enqueued))

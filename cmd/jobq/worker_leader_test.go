@@ -111,8 +111,12 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 	t.Logf("takeover %s after kill -9 of the leader (leader_ttl 2s, renewals every 667ms); epoch %d -> %d",
 		takeover.Round(time.Millisecond), epoch, newEpoch)
 	require.Less(t, takeover, 2*time.Second+667*time.Millisecond+time.Second, "within the TTL, one renewal period and a margin")
-	acquired := workers[other].lines("leadership acquired")
-	require.NotEmpty(t, acquired)
+	// The row changes before the new leader's log line is written and read: wait for the line.
+	var acquired []map[string]any
+	waitUntil(t, 5*time.Second, "the new leader logs its leadership", func() bool {
+		acquired = workers[other].lines("leadership acquired")
+		return len(acquired) > 0 && acquired[len(acquired)-1]["epoch"] == float64(newEpoch)
+	})
 	require.Equal(t, float64(newEpoch), acquired[len(acquired)-1]["epoch"])
 
 	// Maintain goes on under the new leader: a slot due after the kill is enqueued, once, and run.

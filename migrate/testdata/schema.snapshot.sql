@@ -542,16 +542,27 @@ BEGIN
                 error_code   = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.error_code END,
                 updated_at   = now()
             WHERE j.state <> 'running' AND EXCLUDED.job_key_mode <> 'unsafe_dedupe'
+              -- A job that would not change is left as it is (found below): a repeated
+              -- fan-out rewrites no row.
+              AND NOT ((j.task, j.queue, j.payload, j.priority, j.max_attempts, j.timeout, j.backoff_base, j.backoff_max,
+                        j.job_key_mode)
+                       IS NOT DISTINCT FROM
+                       (EXCLUDED.task, EXCLUDED.queue, EXCLUDED.payload, EXCLUDED.priority, EXCLUDED.max_attempts,
+                        EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.job_key_mode)
+                       AND (EXCLUDED.job_key_mode = 'preserve_run_at'
+                            OR (j.run_at = EXCLUDED.run_at AND j.attempt = 0 AND j.state = 'queued'
+                                AND j.last_error IS NULL AND j.error_code IS NULL)))
             RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id
         ), found AS (
             SELECT i.store_key, i.key, i.id FROM ins i
             UNION ALL
-            -- unsafe_dedupe: the live job that holds the key, as this statement saw it.
+            -- The live job that holds the key, as this statement saw it: under unsafe_dedupe any,
+            -- otherwise a waiting one left unchanged because nothing differed.
             SELECT coalesce(j.store_id, v_zero), j.job_key, j.id
             FROM jobq.jobs j
             JOIN unnest(v_pending) AS s
               ON coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero) AND j.job_key = s.job_key
-            WHERE s.job_key_mode = 'unsafe_dedupe'
+            WHERE (s.job_key_mode = 'unsafe_dedupe' OR j.state <> 'running')
               AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = coalesce(s.store_id, v_zero) AND i.key = s.job_key)
         )
         SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}')
