@@ -460,12 +460,13 @@ CREATE FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_scope text;
+    v_task jobq.tasks;
+    v_problem text;
 BEGIN
-    SELECT t.scope INTO v_scope FROM jobq.tasks t WHERE t.name = p_task;
-    IF v_scope IS NULL THEN
+    SELECT * INTO v_task FROM jobq.tasks t WHERE t.name = p_task;
+    IF v_task.name IS NULL THEN
         PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', p_task));
-    ELSIF v_scope <> 'store' THEN
+    ELSIF v_task.scope <> 'store' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('fan_out needs a store-scoped task; %s is a system task', p_task));
     END IF;
     IF p_payload IS NULL OR jsonb_typeof(p_payload) <> 'object' THEN
@@ -475,13 +476,21 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
             format('job_key_template %L must contain {storeId}, or every store would share one key', p_job_key_template));
     END IF;
+    -- Every job gets the same payload but for its storeId: the contract is checked once, on the
+    -- payload with a storeId, and the task's defaults are applied here, so the 10,000 specs of a
+    -- large fan-out skip the per-spec resolution of jobq._enqueue.
+    v_problem := jobq.payload_problem(v_task.payload_schema,
+                                      p_payload || jsonb_build_object('storeId', '00000000-0000-4000-8000-000000000000'));
+    IF v_problem IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_INVALID', format('task %s: %s', p_task, v_problem));
+    END IF;
 
     RETURN (
         SELECT count(*)::integer
-        FROM jobq._enqueue(ARRAY(
-            SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), NULL, p_run_at, NULL, NULL,
-                       replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
-                       p_job_key_mode, s.id, NULL, NULL, NULL)::jobq.job_spec
+        FROM jobq._insert_specs(ARRAY(
+            SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), v_task.queue, p_run_at, v_task.priority,
+                       v_task.max_attempts, replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
+                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max)::jobq.job_spec
             FROM unnest(p_store_ids) AS s(id)
             WHERE s.id IS NOT NULL
             ORDER BY s.id), true));
