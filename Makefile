@@ -42,7 +42,7 @@ deps:
 		$$sudo apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.24 or newer is required on PATH"; exit 1; }
+	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.26 or newer is required on PATH"; exit 1; }
 
 clean:
 	rm -rf $(BIN)

@@ -1,6 +1,6 @@
 module github.com/jobqdev/jobq
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/getsentry/sentry-go v0.50.0
