@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jobqdev/jobq/internal/dbtest"
 	"github.com/jobqdev/jobq/migrate"
 )
 
@@ -21,15 +22,15 @@ func rolPassword(t *testing.T, conn *pgx.Conn, role string) *string {
 // run in order: each starts from the roles the previous one left.
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
-	cluster := startCluster(t)
-	createDatabase(t, cluster, "app")
-	admin := connect(t, cluster.URL("postgres", "app"))
+	cluster := dbtest.StartCluster(t)
+	dbtest.CreateDatabase(t, cluster, "app")
+	admin := dbtest.Connect(t, cluster.URL("postgres", "app"))
 	ctx := testCtx(t)
 
 	// Given: bootstrap without passwords on a cluster where it never ran.
 	require.NoError(t, migrate.Bootstrap(ctx, admin, migrate.BootstrapOptions{}))
 	require.Equal(t, migrate.RequiredRoles,
-		queryStrings(t, admin, "SELECT rolname::text FROM pg_catalog.pg_roles WHERE rolname = ANY($1) ORDER BY array_position($1, rolname::text)", migrate.RequiredRoles),
+		dbtest.QueryStrings(t, admin, "SELECT rolname::text FROM pg_catalog.pg_roles WHERE rolname = ANY($1) ORDER BY array_position($1, rolname::text)", migrate.RequiredRoles),
 		"bootstrap creates every required role")
 	require.Nil(t, rolPassword(t, admin, "worker_runtime"), "a new role gets no password unless one is passed")
 	require.Nil(t, rolPassword(t, admin, "jobq_migrator"))
@@ -92,7 +93,7 @@ func TestBootstrap(t *testing.T) {
 
 		require.NoError(t, migrate.Bootstrap(ctx, admin, migrate.BootstrapOptions{}))
 
-		require.Equal(t, []string{"jobq_migrator"}, queryStrings(t, admin, `
+		require.Equal(t, []string{"jobq_migrator"}, dbtest.QueryStrings(t, admin, `
 			SELECT m.rolname::text FROM pg_catalog.pg_auth_members a
 			JOIN pg_catalog.pg_roles m ON m.oid = a.member
 			WHERE a.roleid = 'worker_fanout_owner'::regrole ORDER BY 1`),

@@ -46,7 +46,7 @@ func TestLatestVersionIsTheNewestEmbeddedMigration(t *testing.T) {
 func TestConcurrentInstallersApplyEachMigrationOnce(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	cluster := startCluster(t)
+	cluster := dbtest.StartCluster(t)
 	bootstrapDatabase(t, cluster, "app")
 
 	const installers = 4
@@ -87,17 +87,17 @@ func TestConcurrentInstallersApplyEachMigrationOnce(t *testing.T) {
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	require.Equal(t, embeddedVersions(t), all, "across the installers every migration was applied exactly once")
 
-	admin := connect(t, cluster.URL("postgres", "app"))
+	admin := dbtest.Connect(t, cluster.URL("postgres", "app"))
 	require.Equal(t, append([]string{"0:1"}, versionCounts(embeddedVersions(t))...),
-		queryStrings(t, admin, "SELECT version_id || ':' || count(*) FROM jobq.goose_db_version GROUP BY version_id ORDER BY version_id"),
+		dbtest.QueryStrings(t, admin, "SELECT version_id || ':' || count(*) FROM jobq.goose_db_version GROUP BY version_id ORDER BY version_id"),
 		"the version table holds one row per version")
 	v, err := migrate.CheckVersion(ctx, admin)
 	require.NoError(t, err)
 	require.Equal(t, all[len(all)-1], v)
 
-	want := dumpSchema(t, dbtest.New(t).URL("postgres"))
-	got := dumpSchema(t, cluster.URL("postgres", "app"))
-	requireSameSchema(t, want, got, "concurrently installed schema vs the sandbox's")
+	want := dbtest.DumpSchema(t, dbtest.New(t).URL("postgres"))
+	got := dbtest.DumpSchema(t, cluster.URL("postgres", "app"))
+	dbtest.RequireSameSchema(t, want, got, "concurrently installed schema vs the sandbox's")
 }
 
 // Open only connects and checks the bootstrap: many simultaneous Opens on a new database succeed
@@ -105,7 +105,7 @@ func TestConcurrentInstallersApplyEachMigrationOnce(t *testing.T) {
 func TestConcurrentOpenOnNewDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	cluster := startCluster(t)
+	cluster := dbtest.StartCluster(t)
 	const rounds, openers = 10, 16
 	for round := range rounds {
 		name := "app" + strconv.Itoa(round)
@@ -133,7 +133,7 @@ func TestConcurrentOpenOnNewDatabase(t *testing.T) {
 			require.NoError(t, err, "database %s, opener %d", name, i)
 		}
 		var schemas int
-		require.NoError(t, connect(t, cluster.URL("postgres", name)).QueryRow(ctx,
+		require.NoError(t, dbtest.Connect(t, cluster.URL("postgres", name)).QueryRow(ctx,
 			"SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = 'jobq'").Scan(&schemas))
 		require.Zero(t, schemas, "Open (and Status) must change nothing: the schema appears with Up")
 	}
@@ -153,10 +153,10 @@ func TestDownToZeroThenUpRestoresTheSchema(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
 	db := dbtest.New(t)
-	admin := connect(t, db.URL("postgres"))
-	before := dumpSchema(t, db.URL("postgres"))
+	admin := dbtest.Connect(t, db.URL("postgres"))
+	before := dbtest.DumpSchema(t, db.URL("postgres"))
 	defaultACL := func() []string {
-		return queryStrings(t, admin, `SELECT d.defaclrole::regrole || ' ' || d.defaclobjtype::text || ' ' || coalesce(d.defaclnamespace::regnamespace::text, '-') || ' ' || d.defaclacl::text
+		return dbtest.QueryStrings(t, admin, `SELECT d.defaclrole::regrole || ' ' || d.defaclobjtype::text || ' ' || coalesce(d.defaclnamespace::regnamespace::text, '-') || ' ' || d.defaclacl::text
 			FROM pg_catalog.pg_default_acl d ORDER BY 1`)
 	}
 	aclBefore := defaultACL()
@@ -191,7 +191,7 @@ func TestDownToZeroThenUpRestoresTheSchema(t *testing.T) {
 	require.Equal(t, want, rolledBack, "every migration is rolled back, newest first")
 
 	t.Run("NothingIsLeftBehind", func(t *testing.T) {
-		require.Empty(t, queryStrings(t, admin, `
+		require.Empty(t, dbtest.QueryStrings(t, admin, `
 			SELECT 'relation ' || c.relname FROM pg_catalog.pg_class c
 			WHERE c.relnamespace = 'jobq'::regnamespace AND c.relname NOT IN ('goose_db_version', 'goose_db_version_id_seq', 'goose_db_version_pkey')
 			UNION ALL
@@ -209,7 +209,7 @@ func TestDownToZeroThenUpRestoresTheSchema(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, len(vs))
 
-	requireSameSchema(t, before, dumpSchema(t, db.URL("postgres")), "after down to 0 and up again")
+	dbtest.RequireSameSchema(t, before, dbtest.DumpSchema(t, db.URL("postgres")), "after down to 0 and up again")
 	require.Equal(t, aclBefore, defaultACL())
 	_, err = migrate.CheckVersion(ctx, admin)
 	require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestCheckVersion(t *testing.T) {
 	t.Run("CurrentSchemaPassesAsWorkerRuntime", func(t *testing.T) {
 		t.Parallel()
 		db := dbtest.New(t)
-		runtime := connect(t, db.URL("worker_runtime"))
+		runtime := dbtest.Connect(t, db.URL("worker_runtime"))
 		applied, err := migrate.CheckVersion(testCtx(t), runtime)
 		require.NoError(t, err)
 		require.Equal(t, latest, applied)
@@ -232,11 +232,11 @@ func TestCheckVersion(t *testing.T) {
 	t.Run("NewerSchemaIsRefused", func(t *testing.T) {
 		t.Parallel()
 		db := dbtest.New(t)
-		_, err := connect(t, db.URL("postgres")).Exec(testCtx(t),
+		_, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t),
 			"INSERT INTO jobq.goose_db_version (version_id, is_applied) VALUES (99999, true)")
 		require.NoError(t, err)
 
-		applied, err := migrate.CheckVersion(testCtx(t), connect(t, db.URL("worker_runtime")))
+		applied, err := migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
 		require.ErrorIs(t, err, migrate.ErrSchemaTooNew)
 		require.NotErrorIs(t, err, migrate.ErrSchemaBehind)
 		require.Equal(t, int64(99999), applied)
@@ -245,13 +245,13 @@ func TestCheckVersion(t *testing.T) {
 	t.Run("SchemaBehindIsRefused", func(t *testing.T) {
 		t.Parallel()
 		db := dbtest.New(t)
-		tag, err := connect(t, db.URL("postgres")).Exec(testCtx(t),
+		tag, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t),
 			"DELETE FROM jobq.goose_db_version WHERE version_id = $1", latest)
 		require.NoError(t, err)
 		require.EqualValues(t, 1, tag.RowsAffected())
 
 		vs := embeddedVersions(t)
-		applied, err := migrate.CheckVersion(testCtx(t), connect(t, db.URL("worker_runtime")))
+		applied, err := migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
 		require.ErrorIs(t, err, migrate.ErrSchemaBehind)
 		require.NotErrorIs(t, err, migrate.ErrSchemaTooNew)
 		require.Equal(t, vs[len(vs)-2], applied)

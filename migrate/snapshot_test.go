@@ -17,7 +17,7 @@ func TestSchemaSnapshot(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 
-	got := dumpSchema(t, db.URL("postgres"))
+	got := dbtest.DumpSchema(t, db.URL("postgres"))
 
 	if os.Getenv("JOBQ_UPDATE_SNAPSHOT") == "1" {
 		require.NoError(t, os.MkdirAll(filepath.Dir(snapshotPath), 0o755))
@@ -30,6 +30,6 @@ func TestSchemaSnapshot(t *testing.T) {
 	if want := string(wantBytes); want != got {
 		t.Fatalf("the migrated jobq schema differs from %s (- snapshot, + migrations).\n"+
 			"If the change is intended, run make schema-snapshot and commit the file.\n%s",
-			snapshotPath, diffLines(want, got))
+			snapshotPath, dbtest.DiffLines(want, got))
 	}
 }

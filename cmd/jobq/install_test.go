@@ -32,8 +32,8 @@ func migrationFiles(t *testing.T) []string {
 func TestMigrateBeforeBootstrapFails(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	cluster := startCluster(t)
-	createDatabase(t, cluster, "app")
+	cluster := dbtest.StartCluster(t)
+	dbtest.CreateDatabase(t, cluster, "app")
 	url := cluster.URL("postgres", "app")
 
 	t.Run("OpenRefusesWithBootstrapMissing", func(t *testing.T) {
@@ -62,9 +62,9 @@ func TestMigrateBeforeBootstrapFails(t *testing.T) {
 	})
 
 	t.Run("NothingWasCreated", func(t *testing.T) {
-		admin := connect(t, url)
+		admin := dbtest.Connect(t, url)
 		require.False(t, queryBool(t, admin, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'jobq')"), "no schema jobq")
-		require.Empty(t, queryStrings(t, admin, "SELECT rolname::text FROM pg_catalog.pg_roles WHERE rolname = ANY($1)", migrate.RequiredRoles), "no role")
+		require.Empty(t, dbtest.QueryStrings(t, admin, "SELECT rolname::text FROM pg_catalog.pg_roles WHERE rolname = ANY($1)", migrate.RequiredRoles), "no role")
 	})
 }
 
@@ -73,19 +73,19 @@ func TestMigrateBeforeBootstrapFails(t *testing.T) {
 func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	cluster := startCluster(t)
-	createDatabase(t, cluster, "app")
+	cluster := dbtest.StartCluster(t)
+	dbtest.CreateDatabase(t, cluster, "app")
 	adminURL := cluster.URL("postgres", "app")
 	migratorURL := cluster.URL("jobq_migrator", "app")
 
 	state := func(t *testing.T) []string {
-		admin := connect(t, adminURL)
+		admin := dbtest.Connect(t, adminURL)
 		var s []string
-		s = append(s, queryStrings(t, admin, `SELECT 'role ' || row_to_json(r)::text FROM pg_catalog.pg_roles r
+		s = append(s, dbtest.QueryStrings(t, admin, `SELECT 'role ' || row_to_json(r)::text FROM pg_catalog.pg_roles r
 			WHERE r.rolname = ANY($1) ORDER BY r.rolname`, migrate.RequiredRoles)...)
-		s = append(s, queryStrings(t, admin, `SELECT 'member ' || a.roleid::regrole || ' ' || a.member::regrole || ' ' || row_to_json(a)::text
+		s = append(s, dbtest.QueryStrings(t, admin, `SELECT 'member ' || a.roleid::regrole || ' ' || a.member::regrole || ' ' || row_to_json(a)::text
 			FROM pg_catalog.pg_auth_members a ORDER BY 1`)...)
-		s = append(s, queryStrings(t, admin, `SELECT 'database ' || coalesce(datacl::text, '-') FROM pg_catalog.pg_database
+		s = append(s, dbtest.QueryStrings(t, admin, `SELECT 'database ' || coalesce(datacl::text, '-') FROM pg_catalog.pg_database
 			WHERE datname = current_database()`)...)
 		return s
 	}
@@ -96,7 +96,7 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 		require.Equal(t, 0, code, "stderr:\n%s", stderr)
 		require.Contains(t, stdout, "jobq bootstrap: roles and database grants are in place")
 		afterFirst = state(t)
-		require.Len(t, queryStrings(t, connect(t, adminURL),
+		require.Len(t, dbtest.QueryStrings(t, dbtest.Connect(t, adminURL),
 			"SELECT rolname::text FROM pg_catalog.pg_roles WHERE rolname = ANY($1)", migrate.RequiredRoles), len(migrate.RequiredRoles))
 	})
 
@@ -121,7 +121,7 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 	})
 
 	t.Run("SchemaIsOwnedByTheMigratorAtTheLatestVersion", func(t *testing.T) {
-		admin := connect(t, adminURL)
+		admin := dbtest.Connect(t, adminURL)
 		var owner string
 		require.NoError(t, admin.QueryRow(ctx, "SELECT nspowner::regrole::text FROM pg_catalog.pg_namespace WHERE nspname = 'jobq'").Scan(&owner))
 		require.Equal(t, "jobq_migrator", owner)
@@ -133,7 +133,7 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) jobq_app_gate",
 			"function jobq.enqueue_many(jsonb) jobq_app_gate",
 			"function jobq.retry_job(bigint) jobq_app_gate",
-		}, queryStrings(t, admin, `
+		}, dbtest.QueryStrings(t, admin, `
 			SELECT 'relation ' || c.relname || ' ' || c.relowner::regrole FROM pg_catalog.pg_class c
 			WHERE c.relnamespace = 'jobq'::regnamespace AND c.relowner <> 'jobq_migrator'::regrole
 			UNION ALL
@@ -141,11 +141,11 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 			WHERE p.pronamespace = 'jobq'::regnamespace AND p.proowner <> 'jobq_migrator'::regrole
 			ORDER BY 1`),
 			"every object of schema jobq is owned by jobq_migrator, but the four gate functions")
-		require.Equal(t, "worker_fanout_owner", queryStrings(t, admin,
+		require.Equal(t, "worker_fanout_owner", dbtest.QueryStrings(t, admin,
 			`SELECT proowner::regrole::text FROM pg_catalog.pg_proc WHERE oid = 'public.list_store_ids_for_fan_out()'::regprocedure`)[0],
 			"the store fan-out's lister is owned by the BYPASSRLS role nobody logs in as")
 
-		applied, err := migrate.CheckVersion(ctx, connect(t, cluster.URL("worker_runtime", "app")))
+		applied, err := migrate.CheckVersion(ctx, dbtest.Connect(t, cluster.URL("worker_runtime", "app")))
 		require.NoError(t, err)
 		latest, err := migrate.LatestVersion()
 		require.NoError(t, err)
@@ -178,11 +178,11 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 func TestMigrateUpDryRun(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	cluster := startCluster(t)
-	createDatabase(t, cluster, "app")
+	cluster := dbtest.StartCluster(t)
+	dbtest.CreateDatabase(t, cluster, "app")
 	adminURL := cluster.URL("postgres", "app")
 	migratorURL := cluster.URL("jobq_migrator", "app")
-	require.NoError(t, migrate.Bootstrap(ctx, connect(t, adminURL), migrate.BootstrapOptions{}))
+	require.NoError(t, migrate.Bootstrap(ctx, dbtest.Connect(t, adminURL), migrate.BootstrapOptions{}))
 
 	code, printed, stderr := runCLI(t, "migrate", "up", "--dry-run", "--database-url", migratorURL)
 	require.Equal(t, 0, code, "stderr:\n%s", stderr)
@@ -203,7 +203,7 @@ func TestMigrateUpDryRun(t *testing.T) {
 	require.Equal(t, len(files), inserts, "each migration records its version")
 	require.Contains(t, stderr, "jobq migrate: "+strconv.Itoa(len(files))+" pending migration(s) printed, nothing applied")
 
-	admin := connect(t, adminURL)
+	admin := dbtest.Connect(t, adminURL)
 	t.Run("NothingIsApplied", func(t *testing.T) {
 		require.False(t, queryBool(t, admin, "SELECT to_regclass('jobq.jobs') IS NOT NULL"), "no jobq.jobs table")
 		require.False(t, queryBool(t, admin, "SELECT to_regprocedure('jobq.claim_job(text, text[], integer, interval)') IS NOT NULL"))
@@ -217,7 +217,7 @@ func TestMigrateUpDryRun(t *testing.T) {
 	t.Run("PrintedSQLBuildsTheSameSchemaAsGoose", func(t *testing.T) {
 		// As with psql -f: one simple-protocol batch, as jobq_migrator. The printed INSERTs into
 		// jobq.goose_db_version need the version table, which the dry run itself created above.
-		migrator := connect(t, migratorURL)
+		migrator := dbtest.Connect(t, migratorURL)
 		require.NoError(t, migrator.PgConn().Exec(ctx, "CREATE SCHEMA IF NOT EXISTS jobq;\n"+printed).Close())
 
 		wantVersions := []string{"0:1"}
@@ -227,38 +227,16 @@ func TestMigrateUpDryRun(t *testing.T) {
 			wantVersions = append(wantVersions, strconv.FormatInt(v, 10)+":1")
 		}
 		require.Equal(t, wantVersions,
-			queryStrings(t, admin, "SELECT version_id || ':' || count(*) FROM jobq.goose_db_version GROUP BY version_id ORDER BY version_id"))
+			dbtest.QueryStrings(t, admin, "SELECT version_id || ':' || count(*) FROM jobq.goose_db_version GROUP BY version_id ORDER BY version_id"))
 		_, err := migrate.CheckVersion(ctx, admin)
 		require.NoError(t, err)
 
-		want := dumpSchema(t, dbtest.New(t).URL("postgres"))
-		got := dumpSchema(t, adminURL)
-		if want != got {
-			t.Fatalf("the hand-applied dry-run SQL built a different schema than goose:\n%s", firstDifference(want, got))
-		}
+		want := dbtest.DumpSchema(t, dbtest.New(t).URL("postgres"))
+		got := dbtest.DumpSchema(t, adminURL)
+		dbtest.RequireSameSchema(t, want, got, "the hand-applied dry-run SQL vs goose")
 
 		code, stdout, stderr := runCLI(t, "migrate", "up", "--database-url", migratorURL)
 		require.Equal(t, 0, code, "stderr:\n%s", stderr)
 		require.Equal(t, "jobq migrate: already up to date\n", stdout, "goose sees the hand-applied migrations as applied")
 	})
-}
-
-// firstDifference shows the first differing line of two texts with a little context.
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	var b strings.Builder
-	for _, l := range w[max(i-3, 0):i] {
-		b.WriteString("  " + l + "\n")
-	}
-	for _, l := range w[i:min(i+10, len(w))] {
-		b.WriteString("- " + l + "\n")
-	}
-	for _, l := range g[i:min(i+10, len(g))] {
-		b.WriteString("+ " + l + "\n")
-	}
-	return b.String()
 }
