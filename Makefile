@@ -1,25 +1,40 @@
-# jobq — make test is the one test command; make demo and make bench come with their issues.
+# jobq — make demo shows jobs flowing, make test is the one test command, make bench measures.
 #
+#   make demo   the salon reference application against a throwaway local cluster (or DATABASE_URL):
+#               stores with data, a burst of jobs, progress, and a summary. Ctrl-C stops it cleanly.
+#   make bench  the benchmarks of bench/ against a throwaway cluster, with River, graphile-worker and a
+#               raw pgbench floor as peers; writes BENCHMARKS.md.
 #   make test   install PostgreSQL 15, pgTAP, pg_prove and plpgsql_check when missing, start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
 #               suites with pg_prove and the Go tests, and remove the cluster.
 
+SHELL    := /bin/bash
 PG_MAJOR ?= 15
 GO       ?= go
 BIN      := bin
 
-.PHONY: test test-in-sandbox deps build vet schema-snapshot clean
+.PHONY: test test-in-sandbox deps build vet schema-snapshot clean demo bench
 
 test: deps build
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
 
 # Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
+# The salon's tests run verbosely: they print the seed's non-functional figures (pickup, ready,
+# shutdown, fan-out) and list the acceptance tests GWT-1..13 by name.
 test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
-	$(GO) test -count=1 -timeout 12m ./...
+	$(GO) test -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/examples/salon$$')
+	set -o pipefail; $(GO) test -count=1 -timeout 5m -v ./examples/salon/ 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
 build:
 	$(GO) build -o $(BIN)/jobq ./cmd/jobq
+	$(GO) build -o $(BIN)/salon ./examples/salon/cmd/salon
+
+demo: deps build
+	$(BIN)/salon demo
+
+bench: deps build
+	bench/run
 
 vet:
 	$(GO) vet ./...

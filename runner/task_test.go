@@ -1,13 +1,8 @@
 package runner_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -15,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/proctest"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -156,19 +152,11 @@ func main() {
 	_, _ = ctx, db
 `
 
-// buildProgram writes body (after gwtProgram) as a main package inside the module, runs go
-// build on it, and returns the build's output and error.
+// buildProgram compiles body (after gwtProgram) as a main package inside the module and returns
+// the build's output and error.
 func buildProgram(t *testing.T, body string) (string, error) {
 	t.Helper()
-	dir, err := os.MkdirTemp(".", "_gwt") // "_": go tool patterns such as ./... skip it
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(gwtProgram+body+"\n}\n"), 0o644))
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", os.DevNull, "./"+filepath.Base(dir))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	return out.String(), err
+	return proctest.Compile(t, gwtProgram+body+"\n}\n")
 }
 
 // GWT-1: enqueueJob('aggregate-daily-sales-for-store', {storeId, targetDate}) compiles.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"syscall"
 	"testing"
@@ -37,20 +36,6 @@ func leaderRow(t *testing.T, admin *pgxpool.Pool) (holder string, epoch int64, l
 	return holder, epoch, live
 }
 
-// metric returns the value of the metric line that starts with name (labels included) on w's
-// /metrics, or -1.
-func (w *workerProc) metric(name string) float64 {
-	w.t.Helper()
-	_, body := w.get("/metrics")
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindStringSubmatch(body)
-	if m == nil {
-		return -1
-	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	require.NoError(w.t, err)
-	return v
-}
-
 // dueSlot makes the schedule's current minute due now, so the leader's next maintain enqueues it,
 // and returns that slot.
 func dueSlot(t *testing.T, admin *pgxpool.Pool, schedule string) time.Time {
@@ -73,7 +58,7 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 	workers := map[string]*workerProc{}
 	for _, id := range []string{"node-a", "node-b"} {
 		workers[id] = startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", id)
-		workers[id].waitStarted()
+		workers[id].WaitStarted()
 	}
 	_, err := admin.Exec(context.Background(), `SELECT jobq.schedule('minutely-ping', '* * * * *', 'ping')`)
 	require.NoError(t, err)
@@ -91,12 +76,12 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 	if holder == "node-a" {
 		other = "node-b"
 	}
-	waitUntil(t, 5*time.Second, "leader metrics", func() bool { return leader.metric("jobq_leader") == 1 })
-	require.Equal(t, float64(epoch), leader.metric("jobq_leader_epoch"))
-	require.Equal(t, float64(0), workers[other].metric("jobq_leader"))
+	waitUntil(t, 5*time.Second, "leader metrics", func() bool { return leader.Metric("jobq_leader") == 1 })
+	require.Equal(t, float64(epoch), leader.Metric("jobq_leader_epoch"))
+	require.Equal(t, float64(0), workers[other].Metric("jobq_leader"))
 
-	leader.signal(syscall.SIGKILL)
-	leader.wait(5 * time.Second)
+	leader.Signal(syscall.SIGKILL)
+	leader.Wait(5 * time.Second)
 	var killedAt time.Time
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT clock_timestamp()`).Scan(&killedAt))
 	var newEpoch int64
@@ -114,7 +99,7 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 	// The row changes before the new leader's log line is written and read: wait for the line.
 	var acquired []map[string]any
 	waitUntil(t, 5*time.Second, "the new leader logs its leadership", func() bool {
-		acquired = workers[other].lines("leadership acquired")
+		acquired = workers[other].Lines("leadership acquired")
 		return len(acquired) > 0 && acquired[len(acquired)-1]["epoch"] == float64(newEpoch)
 	})
 	require.Equal(t, float64(newEpoch), acquired[len(acquired)-1]["epoch"])
@@ -128,7 +113,7 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 			slot, killedAt) == 1
 	})
 	waitUntil(t, 5*time.Second, "the new leader counts the slot", func() bool {
-		return workers[other].metric(`jobq_schedule_slots_total{outcome="enqueued"}`) >= 1
+		return workers[other].Metric(`jobq_schedule_slots_total{outcome="enqueued"}`) >= 1
 	})
 	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.schedule_runs WHERE slot_at = $1`, slot))
 }
@@ -142,18 +127,18 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 	admin := db.Pool(t, "postgres", 2)
 	leaderSettings(t, admin)
 	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "paused-a")
-	a.waitStarted()
+	a.WaitStarted()
 	waitUntil(t, 5*time.Second, "paused-a leads", func() bool {
 		h, _, live := leaderRow(t, admin)
 		return live && h == "paused-a"
 	})
 	b := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "paused-b")
-	b.waitStarted()
+	b.WaitStarted()
 	_, err := admin.Exec(context.Background(), `SELECT jobq.schedule('minutely-ping', '* * * * *', 'ping')`)
 	require.NoError(t, err)
-	waitUntil(t, 5*time.Second, "paused-a maintains", func() bool { return a.metric(`jobq_maintain_runs_total{result="ok"}`) > 0 })
+	waitUntil(t, 5*time.Second, "paused-a maintains", func() bool { return a.Metric(`jobq_maintain_runs_total{result="ok"}`) > 0 })
 
-	a.signal(syscall.SIGSTOP)
+	a.Signal(syscall.SIGSTOP)
 	stopped := time.Now()
 	waitUntil(t, 10*time.Second, "paused-b leads", func() bool {
 		h, e, live := leaderRow(t, admin)
@@ -167,18 +152,18 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 	leaderChanges := queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'leader_changed'`)
 	require.Equal(t, 2, leaderChanges)
 
-	a.signal(syscall.SIGCONT)
+	a.Signal(syscall.SIGCONT)
 	waitUntil(t, 5*time.Second, "paused-a's maintain is fenced", func() bool {
-		return len(a.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")) == 1
+		return len(a.Lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")) == 1
 	})
-	fenced := a.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")[0]
+	fenced := a.Lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")[0]
 	require.Equal(t, float64(1), fenced["epoch"])
 	require.Equal(t, float64(2), fenced["currentEpoch"])
 	require.Equal(t, "paused-b", fenced["holder"])
-	waitUntil(t, 5*time.Second, "paused-a's metrics", func() bool { return a.metric(`jobq_maintain_runs_total{result="fenced"}`) == 1 })
-	require.Equal(t, float64(0), a.metric("jobq_leader"), "paused-a follows")
-	require.Equal(t, float64(1), a.metric("jobq_leader_epoch"))
-	okRuns := a.metric(`jobq_maintain_runs_total{result="ok"}`)
+	waitUntil(t, 5*time.Second, "paused-a's metrics", func() bool { return a.Metric(`jobq_maintain_runs_total{result="fenced"}`) == 1 })
+	require.Equal(t, float64(0), a.Metric("jobq_leader"), "paused-a follows")
+	require.Equal(t, float64(1), a.Metric("jobq_leader_epoch"))
+	okRuns := a.Metric(`jobq_maintain_runs_total{result="ok"}`)
 
 	// It keeps following: give it a few renewal periods.
 	time.Sleep(1500 * time.Millisecond)
@@ -188,22 +173,22 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 	require.True(t, live)
 	require.Equal(t, "paused-b", h)
 	require.Equal(t, int64(2), e)
-	require.Equal(t, float64(0), a.metric(`jobq_schedule_slots_total{outcome="enqueued"}`), "paused-a enqueued nothing")
-	require.Equal(t, okRuns, a.metric(`jobq_maintain_runs_total{result="ok"}`), "paused-a made no maintain after it was fenced")
-	require.Equal(t, float64(1), a.metric(`jobq_maintain_runs_total{result="fenced"}`), "one fenced maintain, then it follows")
+	require.Equal(t, float64(0), a.Metric(`jobq_schedule_slots_total{outcome="enqueued"}`), "paused-a enqueued nothing")
+	require.Equal(t, okRuns, a.Metric(`jobq_maintain_runs_total{result="ok"}`), "paused-a made no maintain after it was fenced")
+	require.Equal(t, float64(1), a.Metric(`jobq_maintain_runs_total{result="fenced"}`), "one fenced maintain, then it follows")
 	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.schedule_runs WHERE slot_at = $1`, slot), "no duplicate slot")
 	require.Equal(t, queryInt(t, admin, `SELECT count(*) FROM jobq.schedule_runs`),
 		queryInt(t, admin, `SELECT count(*) FROM (SELECT job_key FROM jobq.jobs UNION ALL SELECT job_key FROM jobq.job_history) j
 			WHERE job_key LIKE 'schedule:minutely-ping:%'`), "one job per slot")
-	for _, l := range a.lines("maintain") {
+	for _, l := range a.Lines("maintain") {
 		ts, err := time.Parse(time.RFC3339Nano, l["time"].(string))
 		require.NoError(t, err)
 		require.True(t, ts.Before(stopped), "paused-a logged maintain work after it was paused: %v", l)
 	}
 
 	// Both still work as workers, and exit cleanly.
-	a.signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.wait(10*time.Second))
+	a.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, a.Wait(10*time.Second))
 }
 
 // Drain, resume and detach reach a worker process within one heartbeat (500 ms here) and it
@@ -224,30 +209,30 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	// obey-a runs two jobs at once: while it holds one it has a free slot, so a claim it does not
 	// make is one it refused.
 	a := startWorker(t, nil, args("obey-a", 2)...)
-	a.waitStarted()
+	a.WaitStarted()
 	c := jobq.NewClient(admin)
 	long := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
 	waitUntil(t, 5*time.Second, "obey-a runs the long job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'obey-a'`, long) == 1
 	})
 	b := startWorker(t, nil, args("obey-b", 4)...)
-	b.waitStarted()
+	b.WaitStarted()
 
 	// Drain.
 	_, err = admin.Exec(context.Background(), `SELECT jobq.drain_worker('obey-a')`)
 	require.NoError(t, err)
 	drained := time.Now()
 	waitUntil(t, 2*time.Second, "obey-a drains", func() bool {
-		return len(a.lines("worker draining: claiming stopped; held jobs finish")) == 1
+		return len(a.Lines("worker draining: claiming stopped; held jobs finish")) == 1
 	})
 	t.Logf("obey-a obeyed the drain %s after it (heartbeat 500 ms)", time.Since(drained).Round(time.Millisecond))
-	code, body := a.get("/readyz")
+	code, body := a.Get("/readyz")
 	require.Equal(t, 503, code)
 	require.Contains(t, body, "WORKER.NOT_READY")
 	require.Contains(t, body, "draining")
-	code, _ = a.get("/healthz")
+	code, _ = a.Get("/healthz")
 	require.Equal(t, 200, code, "a draining worker is alive")
-	require.Equal(t, float64(1), a.metric(`jobq_worker_state{state="draining"}`))
+	require.Equal(t, float64(1), a.Metric(`jobq_worker_state{state="draining"}`))
 	var shorts []int64
 	for i := range 6 {
 		shorts = append(shorts, enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{}))
@@ -263,12 +248,12 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 		"obey-a finished the job it held")
 
 	// Resume; obey-b leaves, so every new job is obey-a's.
-	b.signal(syscall.SIGTERM)
-	require.Equal(t, 0, b.wait(10*time.Second))
+	b.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, b.Wait(10*time.Second))
 	_, err = admin.Exec(context.Background(), `SELECT jobq.resume_worker('obey-a')`)
 	require.NoError(t, err)
-	waitUntil(t, 2*time.Second, "obey-a resumes", func() bool { return len(a.lines("worker active: claiming again")) == 1 })
-	code, _ = a.get("/readyz")
+	waitUntil(t, 2*time.Second, "obey-a resumes", func() bool { return len(a.Lines("worker active: claiming again")) == 1 })
+	code, _ = a.Get("/readyz")
 	require.Equal(t, 200, code)
 	again := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{})
 	waitUntil(t, 5*time.Second, "obey-a runs again", func() bool {
@@ -287,10 +272,10 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = ANY($1) AND locked_by = 'obey-a' AND state = 'running'`, victims) == 2
 	})
 	cw := startWorker(t, nil, args("obey-c", 4)...)
-	cw.waitStarted()
+	cw.WaitStarted()
 	require.Equal(t, 2, queryInt(t, admin, `SELECT jobq.detach_worker('obey-a')`), "two leases taken")
 	waitUntil(t, 2*time.Second, "obey-a obeys the detach", func() bool {
-		return len(a.lines("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")) == 1
+		return len(a.Lines("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")) == 1
 	})
 	waitUntil(t, 10*time.Second, "the victims succeeded on obey-c", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history
@@ -298,15 +283,15 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	})
 	waitUntil(t, 5*time.Second, "obey-a's late completions are refused", func() bool {
 		refused := 0
-		for _, l := range a.lines("lease lost") {
+		for _, l := range a.Lines("lease lost") {
 			if (l["jobId"] == float64(victims[0]) || l["jobId"] == float64(victims[1])) && l["during"] == "complete" {
 				refused++
 			}
 		}
 		return refused == 2
 	})
-	require.Equal(t, float64(1), a.metric(`jobq_worker_state{state="detached"}`))
-	code, body = a.get("/readyz")
+	require.Equal(t, float64(1), a.Metric(`jobq_worker_state{state="detached"}`))
+	code, body = a.Get("/readyz")
 	require.Equal(t, 503, code)
 	require.Contains(t, body, "detached")
 
@@ -314,7 +299,7 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	_, err = admin.Exec(context.Background(), `SELECT jobq.resume_worker('obey-a')`)
 	require.NoError(t, err)
 	waitUntil(t, 2*time.Second, "obey-a refuses to resume", func() bool {
-		return len(a.lines("worker resumed after it was detached: it claims no more jobs until it is restarted")) == 1
+		return len(a.Lines("worker resumed after it was detached: it claims no more jobs until it is restarted")) == 1
 	})
 	var later []int64
 	for i := range 4 {
@@ -323,7 +308,7 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	waitUntil(t, 10*time.Second, "obey-c ran the later jobs", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND locked_by = 'obey-c'`, later) == len(later)
 	})
-	a.signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.wait(10*time.Second))
+	a.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, a.Wait(10*time.Second))
 	require.Equal(t, "stopped", queryTexts(t, admin, `SELECT state FROM jobq.workers WHERE id = 'obey-a'`)[0])
 }

@@ -34,7 +34,7 @@ func TestWorkerSurvivesDatabaseRestart(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	w := startWorker(t, []string{"RUNS=" + runs}, "--database-url", cluster.URL("worker_runtime", sandboxDB),
 		"--concurrency", "4", "--exec-command", `sleep 1; echo "$JOBQ_JOB_ID" >> "$RUNS"`)
-	waitUntil(t, 5*time.Second, "/readyz 200", func() bool { code, _ := w.get("/readyz"); return code == 200 })
+	waitUntil(t, 5*time.Second, "/readyz 200", func() bool { code, _ := w.Get("/readyz"); return code == 200 })
 
 	var ids []int64
 	for i := range 8 {
@@ -48,21 +48,21 @@ func TestWorkerSurvivesDatabaseRestart(t *testing.T) {
 	var body string
 	waitUntil(t, 10*time.Second, "/readyz 503", func() bool {
 		var code int
-		code, body = w.get("/readyz")
+		code, body = w.Get("/readyz")
 		return code == 503
 	})
 	require.Contains(t, body, "WORKER.NOT_READY")
-	code, _ := w.get("/healthz")
+	code, _ := w.Get("/healthz")
 	require.Equal(t, 200, code, "alive without the database")
 	waitUntil(t, 10*time.Second, "the worker noticed the outage", func() bool {
-		return len(w.lines("claim failed")) > 0
+		return len(w.Lines("claim failed")) > 0
 	})
 
 	require.NoError(t, cluster.Start(ctx))
 	// The test's own pool still holds connections the restart killed; the worker's recovery is
 	// what is under test, so the test simply starts its pool afresh.
 	admin.Reset()
-	waitUntil(t, 15*time.Second, "/readyz 200 again", func() bool { code, _ := w.get("/readyz"); return code == 200 })
+	waitUntil(t, 15*time.Second, "/readyz 200 again", func() bool { code, _ := w.Get("/readyz"); return code == 200 })
 	for i := range 4 {
 		ids = append(ids, enqueue(t, c, "exec", map[string]int{"after": i}, jobq.EnqueueOptions{}))
 	}
@@ -70,11 +70,11 @@ func TestWorkerSurvivesDatabaseRestart(t *testing.T) {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == len(ids)
 	})
 	select {
-	case <-w.done:
+	case <-w.Done:
 		t.Fatal("the worker exited; it should have recovered in place")
 	default:
 	}
-	require.GreaterOrEqual(t, len(w.lines("listening")), 2, "the listener reconnected")
+	require.GreaterOrEqual(t, len(w.Lines("listening")), 2, "the listener reconnected")
 
 	body2, err := os.ReadFile(runs)
 	require.NoError(t, err)

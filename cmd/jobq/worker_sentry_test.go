@@ -1,92 +1,20 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/jobqdev/jobq/internal/proctest"
+
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/dbtest"
 )
-
-// sentryServer receives real Sentry envelopes and keeps their events.
-type sentryServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	events []map[string]any
-}
-
-func newSentryServer(t *testing.T) *sentryServer {
-	s := &sentryServer{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body io.Reader = r.Body
-		if r.Header.Get("Content-Encoding") == "gzip" {
-			gz, err := gzip.NewReader(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), 400)
-				return
-			}
-			body = gz
-		}
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		if strings.HasSuffix(r.URL.Path, "/envelope/") {
-			s.mu.Lock()
-			s.events = append(s.events, envelopeEvents(raw)...)
-			s.mu.Unlock()
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":"0"}`))
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-// envelopeEvents returns the payloads of the "event" items of a Sentry envelope: a header line,
-// then for each item a header line and its payload.
-func envelopeEvents(raw []byte) []map[string]any {
-	var events []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 4<<20)
-	sc.Scan() // envelope header
-	for sc.Scan() {
-		var item struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(sc.Bytes(), &item) != nil || !sc.Scan() {
-			break
-		}
-		if item.Type == "event" {
-			var ev map[string]any
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
-				events = append(events, ev)
-			}
-		}
-	}
-	return events
-}
-
-func (s *sentryServer) received() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]map[string]any(nil), s.events...)
-}
 
 // GWT-10: the final failure of a job sends exactly one Sentry event, with task name, storeId,
 // attempt and error; a failure that will be retried sends none.
@@ -94,12 +22,12 @@ func TestWorkerSentryOneEventPerDeadJob(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	admin := db.Pool(t, "postgres", 2)
-	sentry := newSentryServer(t)
-	dsn := strings.Replace(sentry.URL, "http://", "http://publickey@", 1) + "/42"
+	sentry := proctest.NewSentry(t)
+	dsn := sentry.DSN()
 	w := startWorker(t, []string{"SENTRY_DSN=" + dsn}, "--database-url", db.URL("worker_runtime"),
 		"--exec-command", `echo "card declined for $JOBQ_JOB_ID" >&2; exit 1`)
 
-	w.waitStarted()
+	w.WaitStarted()
 
 	c := jobq.NewClient(admin)
 	store := "0b7d1e6e-2f0a-4a5e-8d0c-3c1f4a9b6e21"
@@ -116,11 +44,11 @@ func TestWorkerSentryOneEventPerDeadJob(t *testing.T) {
 		s3, _ := liveOrFinished(t, admin, retries)
 		return s1 == "dead" && s2 == "dead" && s3 == "retry_pending"
 	})
-	w.signal(syscall.SIGTERM) // the worker flushes Sentry before it exits
-	require.Equal(t, 0, w.wait(15*time.Second))
+	w.Signal(syscall.SIGTERM) // the worker flushes Sentry before it exits
+	require.Equal(t, 0, w.Wait(15*time.Second))
 
 	byJob := map[string][]map[string]any{}
-	for _, ev := range sentry.received() {
+	for _, ev := range sentry.Received() {
 		tags, _ := ev["tags"].(map[string]any)
 		id, _ := tags["jobId"].(string)
 		byJob[id] = append(byJob[id], ev)

@@ -34,15 +34,15 @@ func TestWorkerPingAndProbes(t *testing.T) {
 
 	var readyAfter time.Duration
 	waitUntil(t, 5*time.Second, "/readyz 200", func() bool {
-		code, _ := w.get("/readyz")
-		readyAfter = time.Since(w.started)
+		code, _ := w.Get("/readyz")
+		readyAfter = time.Since(w.Started)
 		return code == 200
 	})
 	t.Logf("ready %s after the process started", readyAfter.Round(time.Millisecond))
 	require.Less(t, readyAfter, time.Second, "ready within 1 s of start")
-	code, body := w.get("/healthz")
+	code, body := w.Get("/healthz")
 	require.Equal(t, 200, code, body)
-	started := w.lines("runner started")
+	started := w.Lines("runner started")
 	require.Len(t, started, 1)
 	require.Equal(t, float64(3), started[0]["concurrency"])
 	require.Equal(t, []any{"default", "low"}, started[0]["queues"])
@@ -56,17 +56,17 @@ func TestWorkerPingAndProbes(t *testing.T) {
 		return state == "succeeded"
 	})
 	waitUntil(t, 5*time.Second, "metrics", func() bool {
-		_, metrics := w.get("/metrics")
+		_, metrics := w.Get("/metrics")
 		return strings.Contains(metrics, `jobq_jobs_completed_total{task="ping"} 1`)
 	})
-	_, metrics := w.get("/metrics")
+	_, metrics := w.Get("/metrics")
 	for _, name := range []string{`jobq_jobs_claimed_total{task="ping"} 1`, "jobq_job_run_seconds_bucket", "jobq_leases_held 0", "jobq_listener_connected 1"} {
 		require.Contains(t, metrics, name)
 	}
 
-	w.signal(syscall.SIGTERM)
-	require.Equal(t, 0, w.wait(10*time.Second))
-	require.Len(t, w.lines("runner stopped"), 1)
+	w.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, w.Wait(10*time.Second))
+	require.Len(t, w.Lines("runner stopped"), 1)
 }
 
 func TestWorkerExecTask(t *testing.T) {
@@ -79,7 +79,7 @@ printf '%s' "$payload" > "$OUT/$JOBQ_JOB_ID.json"
 echo "task=$JOBQ_TASK attempt=$JOBQ_ATTEMPT store=$JOBQ_STORE_ID db=${WORKER_DATABASE_URL:-none}"
 case "$payload" in *fail*) echo "it broke" >&2; exit 3;; esac`
 	w := startWorker(t, []string{"OUT=" + dir}, "--database-url", db.URL("worker_runtime"), "--exec-command", script)
-	w.waitStarted()
+	w.WaitStarted()
 	// Served, exec is declared: a system task whose payload may be any JSON object.
 	var scope, schema string
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT scope, payload_schema::text FROM jobq.tasks WHERE name = 'exec'`).
@@ -113,10 +113,10 @@ func TestWorkerRefusesUnsafeRoles(t *testing.T) {
 		t.Run(role, func(t *testing.T) {
 			t.Parallel()
 			w := startWorker(t, nil, "--database-url", db.URL(role))
-			require.Equal(t, 1, w.wait(10*time.Second))
-			require.Contains(t, w.stderr.String(), "WORKER.UNSAFE_ROLE")
-			require.Contains(t, w.stderr.String(), role)
-			lines := w.lines("refusing to start")
+			require.Equal(t, 1, w.Wait(10*time.Second))
+			require.Contains(t, w.Stderr.String(), "WORKER.UNSAFE_ROLE")
+			require.Contains(t, w.Stderr.String(), role)
+			lines := w.Lines("refusing to start")
 			require.Len(t, lines, 1)
 			require.Equal(t, "WORKER.UNSAFE_ROLE", lines[0]["code"])
 		})
@@ -131,7 +131,7 @@ func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
 	admin := db.Pool(t, "postgres", 2)
 	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--concurrency", "3",
 		"--shutdown-grace", "2s", "--exec-command", `case "$(cat)" in *long*) sleep 30;; *) sleep 0.5;; esac`)
-	w.waitStarted()
+	w.WaitStarted()
 	c := jobq.NewClient(admin)
 	long1 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
 	long2 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
@@ -141,10 +141,10 @@ func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
 	})
 
 	began := time.Now()
-	w.signal(syscall.SIGTERM)
+	w.Signal(syscall.SIGTERM)
 	// Claiming stops at once: a job enqueued now stays queued.
 	late := enqueue(t, c, "exec", map[string]string{"kind": "short"}, jobq.EnqueueOptions{})
-	require.Equal(t, 0, w.wait(10*time.Second), "exit 0 after a clean drain")
+	require.Equal(t, 0, w.Wait(10*time.Second), "exit 0 after a clean drain")
 	took := time.Since(began)
 	t.Logf("exited %s after SIGTERM (grace 2s)", took.Round(time.Millisecond))
 	require.Less(t, took, 4*time.Second)
@@ -161,7 +161,7 @@ func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
 	state, attempt = liveOrFinished(t, admin, late)
 	require.Equal(t, "queued", state)
 	require.Equal(t, 0, attempt)
-	require.Len(t, w.lines("job handed back at shutdown"), 2)
+	require.Len(t, w.Lines("job handed back at shutdown"), 2)
 }
 
 func TestWorkerSecondSignalStopsAtOnce(t *testing.T) {
@@ -170,19 +170,19 @@ func TestWorkerSecondSignalStopsAtOnce(t *testing.T) {
 	admin := db.Pool(t, "postgres", 2)
 	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--shutdown-grace", "1m",
 		"--exec-command", "sleep 30")
-	w.waitStarted()
+	w.WaitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
 	waitUntil(t, 10*time.Second, "job running", func() bool {
 		state, _ := liveOrFinished(t, admin, id)
 		return state == "running"
 	})
-	w.signal(syscall.SIGTERM)
+	w.Signal(syscall.SIGTERM)
 	waitUntil(t, 5*time.Second, "graceful shutdown started", func() bool {
-		return len(w.lines("shutting down: claiming stopped, waiting for running jobs")) == 1
+		return len(w.Lines("shutting down: claiming stopped, waiting for running jobs")) == 1
 	})
 	began := time.Now()
-	w.signal(syscall.SIGTERM)
-	require.Equal(t, 1, w.wait(5*time.Second), "not a clean drain")
+	w.Signal(syscall.SIGTERM)
+	require.Equal(t, 1, w.Wait(5*time.Second), "not a clean drain")
 	require.Less(t, time.Since(began), 3*time.Second)
 	state, attempt := liveOrFinished(t, admin, id)
 	require.Equal(t, "queued", state, "the cancelled job was still handed back")
@@ -200,7 +200,7 @@ func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
 	// killed leader is replaced after leader_ttl: TestWorkerLeaderKilledAnotherTakesOver).
 	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a", "--no-leader",
 		"--lease", "2s", "--concurrency", strconv.Itoa(n), "--exec-command", "sleep 10")
-	a.waitStarted()
+	a.WaitStarted()
 	c := jobq.NewClient(admin)
 	ids := make([]int64, n)
 	for i := range ids {
@@ -209,8 +209,8 @@ func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
 	waitUntil(t, 10*time.Second, "worker-a holds every job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND locked_by = 'worker-a'`) == n
 	})
-	a.signal(syscall.SIGKILL)
-	a.wait(5 * time.Second)
+	a.Signal(syscall.SIGKILL)
+	a.Wait(5 * time.Second)
 
 	runs := filepath.Join(t.TempDir(), "runs")
 	startWorker(t, []string{"RUNS=" + runs}, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
@@ -245,28 +245,28 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	// rescues the job as soon as its lease expires.
 	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a", "--no-leader",
 		"--lease", "2s", "--exec-command", "sleep 20")
-	a.waitStarted()
+	a.WaitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
 	waitUntil(t, 10*time.Second, "worker-a runs the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'worker-a'`, id) == 1
 	})
-	a.signal(syscall.SIGSTOP)
+	a.Signal(syscall.SIGSTOP)
 
 	b := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
 		"--lease", "2s", "--exec-command", "true")
 	waitUntil(t, 20*time.Second, "worker-b completed the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id) == 1
 	})
-	require.NotEmpty(t, b.lines("leadership acquired"))
+	require.NotEmpty(t, b.Lines("leadership acquired"))
 	rescued := 0
-	for _, l := range b.lines("maintain") {
+	for _, l := range b.Lines("maintain") {
 		rescued += int(l["rescued"].(float64))
 	}
 	require.Equal(t, 1, rescued, "worker-b's maintain rescued the job")
 
-	a.signal(syscall.SIGCONT)
+	a.Signal(syscall.SIGCONT)
 	waitUntil(t, 10*time.Second, "worker-a logs the lost lease", func() bool {
-		for _, l := range a.lines("lease lost") {
+		for _, l := range a.Lines("lease lost") {
 			if l["jobId"] == float64(id) {
 				return true
 			}
@@ -274,7 +274,7 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 		return false
 	})
 	waitUntil(t, 10*time.Second, "worker-a cancelled its handler", func() bool {
-		return len(a.lines("handler stopped after its lease was lost; result discarded")) == 1
+		return len(a.Lines("handler stopped after its lease was lost; result discarded")) == 1
 	})
 	var lockedBy string
 	var attempt int
@@ -282,9 +282,9 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 		`SELECT locked_by, attempt FROM jobq.job_history WHERE id = $1`, id).Scan(&lockedBy, &attempt))
 	require.Equal(t, "worker-b", lockedBy, "the zombie wrote nothing")
 	require.Equal(t, 2, attempt)
-	require.Empty(t, a.lines("job succeeded"))
-	require.Empty(t, a.lines("job failed"))
+	require.Empty(t, a.Lines("job succeeded"))
+	require.Empty(t, a.Lines("job failed"))
 
-	a.signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.wait(10*time.Second))
+	a.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, a.Wait(10*time.Second))
 }

@@ -1,0 +1,161 @@
+package salon_test
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/jobqdev/jobq/internal/dbtest"
+	"github.com/jobqdev/jobq/internal/proctest"
+)
+
+// composeFile is the part of docker-compose.yml the tests read.
+type composeFile struct {
+	Services map[string]struct {
+		Image       string            `yaml:"image"`
+		Build       map[string]string `yaml:"build"`
+		Command     []string          `yaml:"command"`
+		Environment map[string]string `yaml:"environment"`
+		DependsOn   map[string]struct {
+			Condition string `yaml:"condition"`
+		} `yaml:"depends_on"`
+		Healthcheck struct {
+			Test []string `yaml:"test"`
+		} `yaml:"healthcheck"`
+		StopGracePeriod string `yaml:"stop_grace_period"`
+	} `yaml:"services"`
+}
+
+func readCompose(t *testing.T) composeFile {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docker-compose.yml"))
+	require.NoError(t, err)
+	var c composeFile
+	require.NoError(t, yaml.Unmarshal(raw, &c))
+	return c
+}
+
+// Docker cannot run here, so the Compose file's structure is checked instead: the services, the
+// order they start in, and which variables each gets — the worker never the migrator's URL.
+func TestComposeFileStructure(t *testing.T) {
+	t.Parallel()
+	c := readCompose(t)
+	for _, name := range []string{"postgres", "migrate", "worker"} {
+		require.Contains(t, c.Services, name)
+	}
+	pg := c.Services["postgres"]
+	require.Contains(t, strings.Join(pg.Healthcheck.Test, " "), "pg_isready", "postgres is healthy once pg_isready answers")
+
+	migrate := c.Services["migrate"]
+	require.Equal(t, "service_healthy", migrate.DependsOn["postgres"].Condition, "migrate waits for a healthy postgres")
+	require.Equal(t, "examples/salon/Dockerfile", migrate.Build["dockerfile"])
+	cmd := strings.Join(migrate.Command, " ")
+	require.Less(t, strings.Index(cmd, "salon bootstrap"), strings.Index(cmd, "salon migrate"), "bootstrap, then the migrations")
+	require.Contains(t, migrate.Environment, "DATABASE_URL_MIGRATOR")
+	require.Contains(t, migrate.Environment, "DATABASE_URL_ADMIN")
+	require.Equal(t, "jobq_migrator", userOf(t, migrate.Environment["DATABASE_URL_MIGRATOR"]))
+
+	worker := c.Services["worker"]
+	require.Equal(t, migrate.Image, worker.Image, "the worker runs the image migrate built")
+	require.Equal(t, "service_completed_successfully", worker.DependsOn["migrate"].Condition, "the worker starts after migrate completed")
+	require.Equal(t, []string{"salon", "worker"}, worker.Command)
+	for _, v := range []string{"WORKER_DATABASE_URL", "WORKER_CONCURRENCY", "SENTRY_DSN"} {
+		require.Contains(t, worker.Environment, v)
+	}
+	require.Equal(t, "worker_runtime", userOf(t, worker.Environment["WORKER_DATABASE_URL"]))
+	for name, value := range worker.Environment {
+		require.NotContains(t, name, "MIGRATOR", "the worker gets no migrator variable")
+		require.NotContains(t, name, "ADMIN")
+		require.NotContains(t, value, "jobq_migrator", "%s must not carry the migrator's URL", name)
+		require.NotContains(t, value, "postgres://postgres", "%s must not carry the superuser's URL", name)
+	}
+	require.Contains(t, strings.Join(worker.Healthcheck.Test, " "), "/readyz", "the worker is healthy once ready")
+	grace, err := time.ParseDuration(worker.StopGracePeriod)
+	require.NoError(t, err)
+	require.Greater(t, grace, 25*time.Second, "Compose waits longer than the worker's shutdown grace")
+
+	dockerfile, err := os.ReadFile("Dockerfile")
+	require.NoError(t, err)
+	require.Contains(t, string(dockerfile), "./examples/salon/cmd/salon")
+}
+
+// The CI step of the Compose file: the commands its containers run, read from the file, run
+// here on a local cluster in place of the postgres service (its host replaced, nothing else):
+// migrate's command with migrate's environment, then worker's command with worker's
+// environment, the worker's healthcheck URL, and a job through the worker.
+func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	c := readCompose(t)
+	cluster := dbtest.StartCluster(t)
+	host := "127.0.0.1:" + strconv.Itoa(cluster.Port)
+	dbtest.CreateDatabase(t, cluster, "salon")
+
+	// PATH finds the image's commands: salon (and sh).
+	bin := t.TempDir()
+	require.NoError(t, os.Symlink(salonBinary(t), filepath.Join(bin, "salon")))
+	env := func(service string, extra ...string) []string {
+		out := append(proctest.CleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		for k, v := range c.Services[service].Environment {
+			v = strings.ReplaceAll(v, "postgres:5432", host)
+			v = os.Expand(v, func(name string) string { // ${NAME:-default}: the default
+				if _, def, ok := strings.Cut(name, ":-"); ok {
+					return def
+				}
+				return ""
+			})
+			out = append(out, k+"="+v)
+		}
+		return append(out, extra...)
+	}
+
+	migrate := c.Services["migrate"]
+	cmd := exec.Command(migrate.Command[0], migrate.Command[1:]...)
+	cmd.Env = env("migrate")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "migrate's command:\n%s", out)
+	require.Contains(t, string(out), "salon migrate: applied")
+
+	sink := startSink(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	healthAddr := ln.Addr().String()
+	ln.Close()
+	worker := c.Services["worker"]
+	w := proctest.Start(t, filepath.Join(bin, worker.Command[0]), env("worker", "SMTP_ADDR="+sink.Addr(), "WORKER_HEALTH_ADDR="+healthAddr),
+		worker.Command[1:]...)
+	w.Addr = healthAddr
+	check := worker.Healthcheck.Test[len(worker.Healthcheck.Test)-1]
+	u, err := url.Parse(check)
+	require.NoError(t, err)
+	proctest.WaitUntil(t, 10*time.Second, "the healthcheck's "+u.Path+" answers 200", func() bool {
+		code, _ := w.Get(u.Path)
+		return code == 200
+	})
+	w.WaitStarted()
+
+	admin := dbtest.Connect(t, cluster.URL("postgres", "salon"))
+	var id int64
+	require.NoError(t, admin.QueryRow(context.Background(), `SELECT jobq.enqueue('ping')`).Scan(&id))
+	proctest.WaitUntil(t, 5*time.Second, "the ping ran", func() bool {
+		var n int
+		require.NoError(t, admin.QueryRow(context.Background(), `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id).Scan(&n))
+		return n == 1
+	})
+}
+
+func userOf(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(t, err)
+	return u.User.Username()
+}

@@ -1,0 +1,136 @@
+package worker
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jobqdev/jobq/runner"
+)
+
+// Flags are the settings every worker process has. Each has a flag and an environment
+// variable; the flag wins. The defaults are those of runner.Config unless stated.
+type Flags struct {
+	DatabaseURL       string        // --database-url, $WORKER_DATABASE_URL: a worker_runtime URL; required
+	Concurrency       int           // --concurrency, $WORKER_CONCURRENCY: most jobs at once
+	Queues            string        // --queues, $WORKER_QUEUES: comma-separated, in priority order
+	Lease             time.Duration // --lease, $WORKER_LEASE: 0 = the setting default_lease
+	PollInterval      time.Duration // --poll-interval, $WORKER_POLL_INTERVAL: 0 = the setting poll_interval
+	HeartbeatInterval time.Duration // --heartbeat-interval, $WORKER_HEARTBEAT_INTERVAL: 0 = a third of the lease
+	ShutdownGrace     time.Duration // --shutdown-grace, $WORKER_SHUTDOWN_GRACE
+	HealthAddr        string        // --health-addr, $WORKER_HEALTH_ADDR: default ":8080"; "" = do not serve
+	SentryDSN         string        // --sentry-dsn, $SENTRY_DSN: "" = no Sentry
+	WorkerID          string        // --worker-id, $WORKER_ID: "" = host-pid-random
+	LogLevel          string        // --log-level, $WORKER_LOG_LEVEL: default "info"
+	NoLeader          bool          // --no-leader, $WORKER_NO_LEADER: never run jobq.maintain
+}
+
+// QueueList returns Queues as a list, without empty entries.
+func (f *Flags) QueueList() []string {
+	var qs []string
+	for _, q := range strings.Split(f.Queues, ",") {
+		if q = strings.TrimSpace(q); q != "" {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+// FlagSet is a flag.FlagSet whose flags each have an environment variable, applied after
+// parsing to the flags not given (so -h never prints a value from the environment: a database
+// URL holds a password).
+type FlagSet struct {
+	*flag.FlagSet
+	env map[string]string
+}
+
+// String defines a string flag with its environment variable.
+func (fs *FlagSet) String(p *string, name, variable, def, usage string) {
+	fs.StringVar(p, name, def, usage+" ($"+variable+")")
+	fs.env[name] = variable
+}
+
+// Duration defines a duration flag with its environment variable.
+func (fs *FlagSet) Duration(p *time.Duration, name, variable string, def time.Duration, usage string) {
+	fs.DurationVar(p, name, def, usage+" ($"+variable+")")
+	fs.env[name] = variable
+}
+
+// Int defines an int flag with its environment variable.
+func (fs *FlagSet) Int(p *int, name, variable string, def int, usage string) {
+	fs.IntVar(p, name, def, usage+" ($"+variable+")")
+	fs.env[name] = variable
+}
+
+// Bool defines a bool flag with its environment variable.
+func (fs *FlagSet) Bool(p *bool, name, variable string, def bool, usage string) {
+	fs.BoolVar(p, name, def, usage+" ($"+variable+")")
+	fs.env[name] = variable
+}
+
+// ParseFlags parses args (and the environment) into Flags, with prog's own flags. It returns
+// flag.ErrHelp after printing the help for -h, and a UsageError for anything wrong.
+func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
+	fs := &FlagSet{FlagSet: flag.NewFlagSet(prog.Name, flag.ContinueOnError), env: map[string]string{}}
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s [flags]\n\n%s", prog.Name, prog.Usage)
+		if prog.Usage != "" && !strings.HasSuffix(prog.Usage, "\n") {
+			fmt.Fprintln(stderr)
+		}
+		fmt.Fprintln(stderr, "\nEvery flag can also be set by the environment variable named in its description; the flag wins.")
+		fs.PrintDefaults()
+	}
+	f := &Flags{}
+	fs.String(&f.DatabaseURL, "database-url", "WORKER_DATABASE_URL", "", "worker_runtime URL of the database; never the migrator's")
+	fs.Int(&f.Concurrency, "concurrency", "WORKER_CONCURRENCY", runner.DefaultConcurrency, "most jobs run at once")
+	fs.String(&f.Queues, "queues", "WORKER_QUEUES", runner.DefaultQueue, "comma-separated queues to serve, in priority order")
+	fs.Duration(&f.Lease, "lease", "WORKER_LEASE", 0, "lease per claim and heartbeat; 0 = the setting default_lease, 30s as shipped")
+	fs.Duration(&f.PollInterval, "poll-interval", "WORKER_POLL_INTERVAL", 0, "how often to claim without a notification; 0 = the setting poll_interval, 1s as shipped")
+	fs.Duration(&f.HeartbeatInterval, "heartbeat-interval", "WORKER_HEARTBEAT_INTERVAL", 0, "how often to renew held leases; 0 = a third of the lease")
+	fs.Duration(&f.ShutdownGrace, "shutdown-grace", "WORKER_SHUTDOWN_GRACE", runner.DefaultShutdownGrace,
+		"how long running jobs may finish after SIGTERM before they are handed back")
+	fs.String(&f.HealthAddr, "health-addr", "WORKER_HEALTH_ADDR", ":8080", "address of /healthz, /readyz and /metrics; empty = do not serve")
+	fs.String(&f.SentryDSN, "sentry-dsn", "SENTRY_DSN", "", "Sentry DSN: one event per dead job; empty = off")
+	fs.String(&f.WorkerID, "worker-id", "WORKER_ID", "", "name of this worker in locked_by; empty = host-pid-random")
+	fs.String(&f.LogLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
+	fs.Bool(&f.NoLeader, "no-leader", "WORKER_NO_LEADER", false, "never take the leadership, so never run jobq.maintain (cron slots, rescue of lost jobs, retention)")
+	if prog.Flags != nil {
+		prog.Flags(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, UsageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return nil, UsageError{fmt.Sprintf("takes no arguments, got %q", fs.Args())}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	for name, variable := range fs.env {
+		v, ok := os.LookupEnv(variable)
+		// An empty variable counts as unset, but for --health-addr, where empty means "off".
+		if given[name] || !ok || (v == "" && name != "health-addr") {
+			continue
+		}
+		if err := fs.Set(name, v); err != nil {
+			return nil, UsageError{fmt.Sprintf("%s=%q: %v", variable, v, err)}
+		}
+	}
+	if f.DatabaseURL == "" {
+		return nil, UsageError{"needs --database-url or WORKER_DATABASE_URL (a worker_runtime URL; never the migrator's)"}
+	}
+	if f.Concurrency < 1 {
+		return nil, UsageError{"--concurrency must be at least 1"}
+	}
+	if f.Lease < 0 || f.PollInterval < 0 || f.HeartbeatInterval < 0 || f.ShutdownGrace <= 0 {
+		return nil, UsageError{"--lease, --poll-interval and --heartbeat-interval must not be negative; --shutdown-grace must be positive"}
+	}
+	return f, nil
+}
