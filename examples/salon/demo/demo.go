@@ -128,6 +128,10 @@ func run(ctx context.Context, o Options, out io.Writer) error {
 		return fmt.Errorf("seed: %w", err)
 	}
 	say("▶ %d stores with reservations, sales, customers, notes, sessions and invitations", len(stores))
+	var oldCustomers int
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM public.customer WHERE deleted_at < now() - interval '90 days'`).Scan(&oldCustomers); err != nil {
+		return err
+	}
 
 	sink, err := smtpsink.Start()
 	if err != nil {
@@ -164,7 +168,7 @@ func run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	shutdown := w.stop(out)
 	say("▶ worker stopped gracefully in %s (seed limit: 30 s)", shutdown.Round(time.Millisecond))
-	return summary(ctx, admin, out, burstAt, sink, limits{ready: ready, shutdown: shutdown, pickup: pickup})
+	return summary(ctx, admin, out, burstAt, sink, limits{ready: ready, shutdown: shutdown, pickup: pickup, oldCustomers: oldCustomers})
 }
 
 // install applies jobq's and the salon's bootstrap (superuser) and migrations (migrator).

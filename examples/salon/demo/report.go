@@ -70,6 +70,7 @@ func isTerminal(w io.Writer) bool {
 type limits struct {
 	ready, shutdown time.Duration
 	pickup          []float64 // milliseconds, sorted
+	oldCustomers    int       // customers deleted over 90 days ago, before the burst
 }
 
 // idlePickup enqueues n pings one at a time on the idle worker, each after the previous
@@ -150,14 +151,14 @@ func summary(ctx context.Context, db *pgx.Conn, out io.Writer, since time.Time, 
 		(SELECT count(*) FROM public.tentative_reservation WHERE status = 'tentative'),
 		(SELECT count(*) FROM public.daily_sales),
 		(SELECT coalesce(sum(total_yen), 0) FROM public.daily_sales),
-		(SELECT count(*) FROM public.store) * 3 - (SELECT count(*) FROM public.customer WHERE deleted_at < now() - interval '90 days'),
+		$1::int - (SELECT count(*) FROM public.customer WHERE deleted_at < now() - interval '90 days'),
 		(SELECT count(*) FROM public.customer WHERE deleted_at IS NOT NULL),
 		(SELECT count(*) FROM public.customer WHERE deleted_at IS NULL),
 		(SELECT count(*) FROM public.customer_note),
 		(SELECT count(*) FROM public.customer_note WHERE deleted_at IS NOT NULL),
 		(SELECT count(*) FROM public.operator_session),
 		(SELECT count(*) FROM public.operator_invitation),
-		(SELECT count(*) FROM public.invitation_email_delivery)`).
+		(SELECT count(*) FROM public.invitation_email_delivery)`, l.oldCustomers).
 		Scan(&expired, &tentative, &days, &salesTotal, &removedCustomers, &keptDeleted, &alive, &notesLeft, &notesDeleted,
 			&sessions, &invitations, &deliveries)
 	if err != nil {
