@@ -18,11 +18,18 @@
 --                        retry, cancel) so that row-level security confines them to the caller's
 --                        store; nobody logs in as it or is granted it but the migrator.
 --   jobq_operator        NOLOGIN. Grant it to humans who run the queue; operator functions.
+--   jobq_waker           LOGIN REPLICATION, and nothing else: no grant, no membership. What a runner in
+--                        WAL wake-up mode streams logical messages from a temporary slot as. Never give
+--                        worker_runtime REPLICATION instead: a REPLICATION role reads the WAL, every
+--                        store's data included, past row-level security. In pg_hba.conf allow it on
+--                        the application database's entry (logical replication connects there), never
+--                        on the `replication` entry (physical streaming and base backups).
 --
 -- Passwords are never in this file. A LOGIN role gets a password only when one is passed in a
 -- setting of this session, e.g.
---     PGOPTIONS='-c jobq.migrator_password=... -c jobq.worker_runtime_password=...' psql -f ...
--- (`jobq bootstrap` reads JOBQ_MIGRATOR_PASSWORD and WORKER_RUNTIME_PASSWORD and passes them so.)
+--     PGOPTIONS='-c jobq.migrator_password=... -c jobq.worker_runtime_password=... -c jobq.waker_password=...' psql -f ...
+-- (`jobq bootstrap` reads JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD and JOBQ_WAKER_PASSWORD
+-- and passes them so.)
 -- Without one, an existing password is left as it is and a new role has none (it can then log in
 -- only where pg_hba.conf trusts it, as in the throwaway development cluster).
 
@@ -39,7 +46,8 @@ BEGIN
             ('worker_fanout_owner', 'NOLOGIN NOSUPERUSER BYPASSRLS NOCREATEROLE NOCREATEDB',  NULL),
             ('jobq_app',            'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
             ('jobq_app_gate',       'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
-            ('jobq_operator',       'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL)
+            ('jobq_operator',       'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
+            ('jobq_waker',          'LOGIN REPLICATION NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', 'jobq.waker_password')
         ) AS r(name, attributes, password_setting)
     LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = v_role.name) THEN
@@ -69,6 +77,19 @@ BEGIN
     LOOP
         EXECUTE format('REVOKE %I FROM %I', v_role.owner_role, v_role.member);
         RAISE WARNING 'jobq bootstrap: revoked % from %', v_role.owner_role, v_role.member;
+    END LOOP;
+
+    -- jobq_waker replicates and does nothing else: it is a member of no role, so it inherits no
+    -- grant (REPLICATION itself is an attribute, never inherited by members of jobq_waker).
+    FOR v_role IN
+        SELECT r.rolname AS granted_role
+        FROM pg_catalog.pg_auth_members a
+        JOIN pg_catalog.pg_roles r ON r.oid = a.roleid
+        JOIN pg_catalog.pg_roles m ON m.oid = a.member
+        WHERE m.rolname = 'jobq_waker'
+    LOOP
+        EXECUTE format('REVOKE %I FROM jobq_waker', v_role.granted_role);
+        RAISE WARNING 'jobq bootstrap: revoked % from jobq_waker', v_role.granted_role;
     END LOOP;
 END
 $bootstrap$;

@@ -3,7 +3,8 @@
 -- Run as a superuser or the database owner, connected to the application database, after
 -- 001_roles.sql and before the migrations. Idempotent.
 --
--- The migrator may create the jobq schema in this database; the runtime roles may connect.
+-- The migrator may create the jobq schema in this database; the runtime roles may connect, and so
+-- may jobq_waker, whose logical replication connections are connections to this database.
 -- The migrator is also made a member of worker_fanout_owner and jobq_app_gate, so it can hand them
 -- ownership of functions and take it back in a Down migration (PostgreSQL requires membership for
 -- ALTER ... OWNER and REASSIGN OWNED). It gains nothing it lacks: BYPASSRLS is an attribute and is
@@ -13,7 +14,7 @@
 DO $bootstrap$
 BEGIN
     EXECUTE format('GRANT CONNECT, CREATE, TEMPORARY ON DATABASE %I TO jobq_migrator', pg_catalog.current_database());
-    EXECUTE format('GRANT CONNECT ON DATABASE %I TO worker_runtime, jobq_app, jobq_operator', pg_catalog.current_database());
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO worker_runtime, jobq_app, jobq_operator, jobq_waker', pg_catalog.current_database());
     IF NOT EXISTS (
         SELECT 1
         FROM pg_catalog.pg_auth_members a

@@ -56,11 +56,30 @@ func TestBootstrap(t *testing.T) {
 		require.Equal(t, &runtimeHash, rolPassword(t, admin, "worker_runtime"), "worker_runtime keeps its password")
 	})
 
+	var wakerHash string
+	t.Run("WakerPasswordIsSet", func(t *testing.T) {
+		require.Nil(t, rolPassword(t, admin, "jobq_waker"), "jobq_waker has no password before")
+		migratorHash := rolPassword(t, admin, "jobq_migrator")
+		require.NoError(t, migrate.Bootstrap(ctx, admin, migrate.BootstrapOptions{WakerPassword: "waker-secret-1"}))
+
+		pw := rolPassword(t, admin, "jobq_waker")
+		require.NotNil(t, pw, "jobq_waker has a password after bootstrap with WakerPassword")
+		require.NotContains(t, *pw, "waker-secret-1", "the password is stored hashed")
+		wakerHash = *pw
+		require.Equal(t, &runtimeHash, rolPassword(t, admin, "worker_runtime"), "worker_runtime keeps its password")
+		require.Equal(t, migratorHash, rolPassword(t, admin, "jobq_migrator"), "jobq_migrator keeps its password")
+
+		var leftover *string
+		require.NoError(t, admin.QueryRow(ctx, "SELECT nullif(current_setting('jobq.waker_password', true), '')").Scan(&leftover))
+		require.Nil(t, leftover, "Bootstrap does not leave the password in the caller's session")
+	})
+
 	t.Run("WithoutPasswordTheExistingOneIsKept", func(t *testing.T) {
 		migratorHash := rolPassword(t, admin, "jobq_migrator")
 		require.NoError(t, migrate.Bootstrap(ctx, admin, migrate.BootstrapOptions{}))
 		require.Equal(t, &runtimeHash, rolPassword(t, admin, "worker_runtime"))
 		require.Equal(t, migratorHash, rolPassword(t, admin, "jobq_migrator"))
+		require.Equal(t, &wakerHash, rolPassword(t, admin, "jobq_waker"))
 	})
 
 	t.Run("DriftedAttributesAreReasserted", func(t *testing.T) {

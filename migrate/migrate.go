@@ -39,6 +39,10 @@ var RequiredRoles = []string{"jobq_migrator", "worker_runtime", "worker_fanout_o
 type BootstrapOptions struct {
 	MigratorPassword      string
 	WorkerRuntimePassword string
+	// WakerPassword is the password of jobq_waker, the REPLICATION role of the WAL wake-up
+	// (runner.WakeupWAL). It can decode every row change of the database, so treat it as a
+	// credential that reads all data.
+	WakerPassword string
 }
 
 // Bootstrap applies bootstrap/*.sql in name order on conn, which must be a superuser (or
@@ -47,6 +51,7 @@ func Bootstrap(ctx context.Context, conn *pgx.Conn, opts BootstrapOptions) error
 	for setting, value := range map[string]string{
 		"jobq.migrator_password":       opts.MigratorPassword,
 		"jobq.worker_runtime_password": opts.WorkerRuntimePassword,
+		"jobq.waker_password":          opts.WakerPassword,
 	} {
 		if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config($1, $2, false)", setting, value); err != nil {
 			return fmt.Errorf("bootstrap: %w", err)
@@ -54,7 +59,7 @@ func Bootstrap(ctx context.Context, conn *pgx.Conn, opts BootstrapOptions) error
 	}
 	defer func() {
 		// Do not leave passwords in a session the caller keeps using.
-		_, _ = conn.Exec(context.WithoutCancel(ctx), "RESET jobq.migrator_password; RESET jobq.worker_runtime_password")
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "RESET jobq.migrator_password; RESET jobq.worker_runtime_password; RESET jobq.waker_password")
 	}()
 	names, err := fs.Glob(bootstrap.Files, "*.sql")
 	if err != nil {

@@ -85,6 +85,23 @@
 // only a hint: the runner also polls every PollInterval, and after any reconnect of the listener
 // it LISTENs again and polls at once, so a lost notification never strands a job.
 //
+// # Wake-up modes
+//
+// Config.Wakeup chooses how the runner learns of new jobs between polls. WakeupNotify (the
+// default) is the LISTEN connection above. WakeupWAL reads logical messages instead: the runner
+// connects as jobq_waker (Config.WakeupURL) with a replication connection, creates a temporary
+// pgoutput slot and streams the messages with prefix "jobq" (content: the queue name) that the
+// engine emits with pg_logical_emit_message when a job becomes due, so enqueuers take no NOTIFY
+// lock at commit. The database's setting wakeup decides what the engine sends (notify, wal or
+// both), in enqueue and in retry_job, requeue_dead and snooze_jobs alike; runners in WAL mode need
+// wal or both. The server drops a temporary slot when its connection ends, however it ends, so an
+// abandoned runner never holds WAL back; the runner confirms what it read every second, and
+// jobq_wakeup_slot_lag_bytes shows how far its slot trails. When no slot can be had (wal_level is
+// not logical, no REPLICATION, no free slot or WAL sender, PostgreSQL before 14, the connection
+// refused or lost) the runner polls, logs why with a hint, sets jobq_wakeup_fallback to 1, counts
+// jobq_wakeup_fallbacks_total{reason} and tries again with backoff. Polling always goes on, so a
+// lost wake-up never strands a job.
+//
 // Each claim asks for as many jobs as there are free handler slots (Concurrency minus running
 // handlers). Every handler runs in its own goroutine with a context that is cancelled when the
 // job's lease is lost (the heartbeat no longer renews it: the job was rescued, cancelled or

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -23,7 +22,8 @@ type finishItem struct {
 	kind     finishKind
 	failure  jobq.Failure  // finishFail
 	delay    time.Duration // finishSnooze
-	shutdown bool          // finishSnooze: handed back by a shutdown
+	shutdown bool          // finishSnooze: handed back by a shutdown, a drain or the claim-ahead bound
+	handBack string        // finishSnooze: why a job claimed ahead was handed back before it ran
 	duration time.Duration
 	err      error
 }
@@ -149,12 +149,15 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 			}
 		}
 		for err == nil && len(snoozes) > 0 {
-			if err = f.snooze(snoozes[0]); err == nil {
-				snoozes = snoozes[1:]
+			// One snooze_jobs call per delay: a shutdown hands back many jobs with delay 0.
+			same := sameDelay(snoozes)
+			if err = f.snooze(snoozes[:same]); err == nil {
+				snoozes = snoozes[same:]
 			}
 		}
 		if err == nil {
 			errs.ok()
+			f.r.claimWanted() // a claim held back by unwritten results may go now
 			return true
 		}
 		errs.failed(err)
@@ -220,18 +223,38 @@ func (f *finisher) fail(items []finishItem) error {
 	return nil
 }
 
-func (f *finisher) snooze(it finishItem) error {
+// sameDelay returns how many items from the first have the first item's delay, moving the
+// others behind them.
+func sameDelay(items []finishItem) int {
+	n := 1
+	for i := 1; i < len(items); i++ {
+		if items[i].delay == items[0].delay {
+			items[n], items[i] = items[i], items[n]
+			n++
+		}
+	}
+	return n
+}
+
+// snooze writes snoozes that share one delay in one snooze_jobs call.
+func (f *finisher) snooze(items []finishItem) error {
+	leases := make([]jobq.Lease, len(items))
+	for i, it := range items {
+		leases[i] = it.rj.job.Lease()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
-	runAt, err := f.r.client.Snooze(ctx, it.rj.job.Lease(), it.delay)
-	switch {
-	case errors.Is(err, jobq.ErrLeaseLost):
-		f.r.finished(ctx, it, "lease_lost", nil)
-		return nil
-	case err != nil:
+	outs, err := f.r.client.SnoozeMany(ctx, leases, items[0].delay)
+	if err != nil {
 		return err
 	}
-	f.r.finished(ctx, it, "snoozed", &runAt)
+	for i, it := range items {
+		outcome := outs[i].Outcome
+		if outcome == "queued" {
+			outcome = "snoozed"
+		}
+		f.r.finished(ctx, it, outcome, outs[i].RunAt)
+	}
 	return nil
 }
 
@@ -270,7 +293,10 @@ func (r *Runner) finished(ctx context.Context, it finishItem, outcome string, ru
 		if runAt != nil {
 			attrs = append(attrs, "runAt", runAt.UTC().Format(time.RFC3339Nano))
 		}
-		if it.shutdown {
+		if it.handBack != "" {
+			r.metrics.returned.WithLabelValues(job.Task).Inc()
+			r.log.Info("job handed back", append(attrs, "reason", it.handBack)...)
+		} else if it.shutdown {
 			r.metrics.returned.WithLabelValues(job.Task).Inc()
 			r.log.Info("job handed back at shutdown", attrs...)
 		} else {

@@ -9,6 +9,42 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// WakeupMode is how a runner learns, between polls, that jobs are due (Config.Wakeup).
+type WakeupMode string
+
+const (
+	// WakeupNotify LISTENs on ListenChannel on one dedicated connection with the pool's
+	// settings. Enqueue NOTIFYs it while the database's setting wakeup is notify or both.
+	WakeupNotify WakeupMode = "notify"
+	// WakeupWAL reads the logical messages enqueue emits while the setting wakeup is wal or both,
+	// from a temporary replication slot on one replication connection (Config.WakeupURL). Enqueue
+	// then takes no NOTIFY lock at commit. See wal.go for the fallback to polling.
+	WakeupWAL WakeupMode = "wal"
+)
+
+// waker wakes the claim loop when jobs may be due, until ctx ends.
+type waker interface {
+	run(ctx context.Context)
+}
+
+// newWaker returns the waker of the runner's wake-up mode.
+func (r *Runner) newWaker() waker {
+	if r.cfg.Wakeup == WakeupWAL {
+		return newWALListener(r)
+	}
+	return newListener(r)
+}
+
+// wakeFor wakes the claim loop when queue (a NOTIFY payload or a logical message's content) is
+// one of the runner's queues, or empty, and reports whether it did.
+func (r *Runner) wakeFor(queue string) bool {
+	if queue == "" || slices.Contains(r.cfg.Queues, queue) {
+		r.notify()
+		return true
+	}
+	return false
+}
+
 // ListenChannel is the channel jobq's enqueue NOTIFYs, with the queue name as payload.
 const ListenChannel = "jobq"
 
@@ -101,8 +137,8 @@ func (l *listener) wait(ctx context.Context, conn *pgx.Conn) error {
 		cancel()
 		switch {
 		case err == nil:
-			if n.Channel == ListenChannel && (n.Payload == "" || slices.Contains(l.r.cfg.Queues, n.Payload)) {
-				l.r.notify()
+			if n.Channel == ListenChannel {
+				l.r.wakeFor(n.Payload)
 			}
 			continue
 		case ctx.Err() != nil:

@@ -2,9 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -17,12 +20,23 @@ import (
 //	jobq_jobs_dead_total{task}              failed attempts that were final (the job is dead)
 //	jobq_jobs_lease_lost_total{task}        attempts whose lease was lost
 //	jobq_jobs_snoozed_total{task}           attempts snoozed by their handler
-//	jobq_jobs_handed_back_total{task}       attempts handed back by a shutdown
+//	jobq_jobs_handed_back_total{task}       attempts handed back by a shutdown, or jobs claimed
+//	                                        ahead and handed back before they ran
 //	jobq_maintain_rescued_total             jobs this runner's maintain calls swept back to the
 //	                                        queue or to dead (expired leases, timeouts)
 //	jobq_job_run_seconds{task}              handler run time
 //	jobq_leases_held                        leases this runner holds now
-//	jobq_listener_connected                 1 while the LISTEN connection is up
+//	jobq_jobs_claimed_ahead                 jobs claimed ahead of a free handler slot (ClaimAhead)
+//	jobq_listener_connected                 1 while the LISTEN connection is up (Wakeup notify)
+//	jobq_wakeup_wal_connected               1 while the WAL wake-up streams from its slot (Wakeup wal)
+//	jobq_wakeup_fallback                    1 while a runner in WAL mode has no slot and wakes by
+//	                                        polling only; 0 otherwise (and always in notify mode)
+//	jobq_wakeup_fallbacks_total{reason}     times the WAL wake-up could not start or was lost:
+//	                                        wal_level, privilege, auth, no_slot, schema,
+//	                                        timeout, connection or other
+//	jobq_wakeup_messages_total              wake-up messages read from the slot
+//	jobq_wakeup_slot_lag_bytes              pg_current_wal_lsn() - confirmed_flush_lsn of this
+//	                                        runner's slot at scrape time; absent without a slot
 //	jobq_queue_lag_seconds{queue}           how long the next due job has waited (jobq.queue_lag)
 //	                                        at scrape time (0 when none is due)
 //	jobq_leader                             1 while this runner leads, else 0
@@ -48,6 +62,12 @@ type metrics struct {
 	runTime    *prometheus.HistogramVec
 	listenerUp prometheus.Gauge
 
+	walConnected    prometheus.Gauge
+	wakeupFallback  prometheus.Gauge
+	wakeupFallbacks *prometheus.CounterVec
+	wakeupMessages  prometheus.Counter
+	walSlot         atomic.Pointer[string] // the WAL wake-up's slot while it streams, for the lag
+
 	leader        prometheus.Gauge
 	leaderEpoch   prometheus.Gauge
 	maintainRuns  *prometheus.CounterVec
@@ -67,7 +87,7 @@ func newMetrics(r *Runner) *metrics {
 		dead:      counter("jobs_dead_total", "Failed attempts that were final: the job is dead. By task.", "task"),
 		leaseLost: counter("jobs_lease_lost_total", "Attempts whose lease was lost (rescued, cancelled or deleted elsewhere), by task.", "task"),
 		snoozed:   counter("jobs_snoozed_total", "Attempts snoozed by their handler, by task.", "task"),
-		returned:  counter("jobs_handed_back_total", "Attempts handed back to the queue by a shutdown, by task.", "task"),
+		returned:  counter("jobs_handed_back_total", "Attempts handed back to the queue by a shutdown, and jobs claimed ahead handed back before they ran, by task.", "task"),
 		rescued: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "maintain_rescued_total",
 			Help: "Jobs swept by this runner's maintain calls as leader: expired leases and timeouts."}),
 		runTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -77,6 +97,18 @@ func newMetrics(r *Runner) *metrics {
 		listenerUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "listener_connected", Help: "1 while the LISTEN connection is up.",
 		}),
+		walConnected: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "wakeup_wal_connected", Help: "1 while the WAL wake-up streams from its replication slot.",
+		}),
+		wakeupFallback: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "wakeup_fallback",
+			Help: "1 while a runner in WAL wake-up mode has no replication slot and wakes by polling only.",
+		}),
+		wakeupFallbacks: counter("wakeup_fallbacks_total",
+			"Times the WAL wake-up could not start or was lost, by reason: wal_level, privilege, auth, no_slot, schema, timeout, connection or other.",
+			"reason"),
+		wakeupMessages: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "wakeup_messages_total",
+			Help: "Wake-up messages (prefix jobq) read from the replication slot."}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "leader", Help: "1 while this runner leads (the engine gave it the leadership and maintain was not fenced).",
 		}),
@@ -98,11 +130,21 @@ func newMetrics(r *Runner) *metrics {
 	for _, state := range []string{"active", "draining", "detached"} {
 		m.workerState.WithLabelValues(state)
 	}
+	for _, reason := range fallbackReasons {
+		m.wakeupFallbacks.WithLabelValues(reason)
+	}
 	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
 		m.runTime, m.listenerUp, m.leader, m.leaderEpoch, m.maintainRuns, m.scheduleSlots, m.workerState,
+		m.walConnected, m.wakeupFallback, m.wakeupFallbacks, m.wakeupMessages,
+		&slotLagCollector{r: r, desc: prometheus.NewDesc("jobq_wakeup_slot_lag_bytes",
+			"Bytes of WAL between pg_current_wal_lsn() and the confirmed_flush_lsn of this runner's wake-up slot, at scrape time; absent while it has no slot.",
+			nil, nil)},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "leases_held", Help: "Leases this runner holds now (running handlers and unwritten results).",
 		}, func() float64 { return float64(r.heldCount()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "jobs_claimed_ahead", Help: "Jobs this runner claimed ahead of a free handler slot (Config.ClaimAhead); they wait under a renewed lease.",
+		}, func() float64 { return float64(r.aheadCount()) }),
 		&lagCollector{r: r, desc: prometheus.NewDesc("jobq_queue_lag_seconds",
 			"Age of the oldest due job (queued or retry_pending, run_at passed) per served queue, from the database's clock; 0 when none is due.",
 			[]string{"queue"}, nil)},
@@ -141,6 +183,43 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 		if time.Since(c.lastError) > 5*time.Minute {
 			c.lastError = time.Now()
 			c.r.log.Warn("jobq_queue_lag_seconds: reading the queue lag failed", "error", err.Error())
+		}
+	}
+}
+
+// slotLagCollector reads, at scrape time, how far the wake-up slot's confirmed position trails
+// the server's WAL: what the slot keeps from being recycled. It reads pg_replication_slots
+// through the pool (any role may).
+type slotLagCollector struct {
+	r    *Runner
+	desc *prometheus.Desc
+
+	mu        sync.Mutex
+	lastError time.Time
+}
+
+func (c *slotLagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *slotLagCollector) Collect(ch chan<- prometheus.Metric) {
+	slot := c.r.metrics.walSlot.Load()
+	if slot == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	var lag *float64
+	err := c.r.pool.QueryRow(ctx, `SELECT greatest(pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), s.confirmed_flush_lsn), 0)::float8
+		FROM pg_catalog.pg_replication_slots s WHERE s.slot_name = $1`, *slot).Scan(&lag)
+	if err == nil && lag != nil {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, *lag)
+		return
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if time.Since(c.lastError) > 5*time.Minute {
+			c.lastError = time.Now()
+			c.r.log.Warn("jobq_wakeup_slot_lag_bytes: reading the slot failed", "error", err.Error())
 		}
 	}
 }

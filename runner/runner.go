@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jobqdev/jobq"
@@ -21,6 +22,8 @@ import (
 const (
 	DefaultConcurrency   = 10
 	DefaultShutdownGrace = 25 * time.Second
+	// DefaultClaimAhead is used when Config.ClaimAhead is zero.
+	DefaultClaimAhead = 100 * time.Millisecond
 	// DefaultQueue is the queue served when Config.Queues is empty.
 	DefaultQueue = "default"
 )
@@ -43,12 +46,13 @@ const (
 )
 
 const (
-	maxClaimBatch    = 1000             // claim_job accepts up to 10,000; a batch is bounded well below
-	dbCallTimeout    = 10 * time.Second // bound of one engine call
-	startRetryMax    = 5 * time.Second  // longest wait between start-up checks
-	errorLogInterval = 10 * time.Second // a repeated error is logged at most this often
-	hardStopWait     = time.Second      // how long StopAndCancel waits for handlers to return
-	finishDrainLimit = 10 * time.Second // how long a shutdown waits for results to be written
+	maxClaimBatch    = 1000               // claim_job accepts up to 10,000; a batch is bounded well below
+	maxUnwritten     = 2 * maxFinishBatch // results not yet written beyond which the runner claims nothing
+	dbCallTimeout    = 10 * time.Second   // bound of one engine call
+	startRetryMax    = 5 * time.Second    // longest wait between start-up checks
+	errorLogInterval = 10 * time.Second   // a repeated error is logged at most this often
+	hardStopWait     = time.Second        // how long StopAndCancel waits for handlers to return
+	finishDrainLimit = 10 * time.Second   // how long a shutdown waits for results to be written
 )
 
 // Config configures a Runner. Only Pool is required; every other field has the default stated
@@ -56,9 +60,9 @@ const (
 type Config struct {
 	// Pool is the database the runner works on. It should log in as worker_runtime: Run refuses
 	// a superuser, a BYPASSRLS role and the jobq schema's owner (ErrUnsafeRole). The runner uses
-	// it for claims, heartbeats, results, rescues and readiness checks, and opens one more,
-	// dedicated connection with the same settings to LISTEN. Size it at Concurrency plus a few
-	// connections, more if handlers use it too.
+	// it for claims, heartbeats, results, rescues and readiness checks, and (Wakeup notify) opens
+	// one more, dedicated connection with the same settings to LISTEN. Size it at Concurrency
+	// plus a few connections, more if handlers use it too.
 	Pool *pgxpool.Pool
 
 	// WorkerID names this runner in the jobs it claims (locked_by). Default:
@@ -71,6 +75,18 @@ type Config struct {
 
 	// Concurrency is the most handlers that run at once. Default: 10.
 	Concurrency int
+
+	// ClaimAhead bounds claiming ahead: claiming more jobs than there are free handler slots,
+	// so that a busy queue is drained in large batches and a handler that returns starts the
+	// next job without waiting for a claim. The runner claims ahead only while its handlers
+	// return at least once per ClaimAhead, and only as many jobs as keep them fed across a
+	// claim's round trip (it doubles the number, up to 1,000 a claim, each time a handler found
+	// none waiting while the queue had more). Jobs claimed ahead wait in the runner under a lease
+	// that heartbeats renew; one that waited ten times ClaimAhead (at least a second) for a slot
+	// is handed back, and all are handed back when the runner stops, drains or is detached, in
+	// each case without using an attempt, so a long handler never hoards the jobs behind it.
+	// Default: 100 ms; a negative value claims only for free slots.
+	ClaimAhead time.Duration
 
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
 	// without a heartbeat is rescued (run again) by the leader's jobq.maintain. Default: the
@@ -86,6 +102,25 @@ type Config struct {
 	// a hint; polling is the backstop. Default: the setting poll_interval (1 second as
 	// shipped), read at start and at every worker heartbeat.
 	PollInterval time.Duration
+
+	// Wakeup is how the runner learns between polls that jobs are due. WakeupNotify LISTENs on
+	// channel jobq on one more connection with the pool's settings. WakeupWAL reads the logical
+	// messages enqueue emits from a temporary replication slot on one replication connection
+	// (WakeupURL), so that enqueuers take no NOTIFY lock at commit; when the slot cannot be had
+	// (wal_level not logical, no REPLICATION, no free slot or WAL sender, connection refused) the
+	// runner polls, logs why, sets jobq_wakeup_fallback to 1 and tries again with backoff. What
+	// enqueue sends is the database's setting wakeup: notify, wal or both (jobq.set_setting);
+	// runners in WAL mode need wal or both. Default: WakeupNotify.
+	Wakeup WakeupMode
+
+	// WakeupURL is the connection URL of the WAL wake-up (Wakeup = WakeupWAL; ignored
+	// otherwise). It should log in as jobq_waker, the role bootstrap creates with REPLICATION and
+	// no other right; never as worker_runtime, which must not have REPLICATION. The runner adds
+	// replication=database, and application_name=jobq-waker unless the URL sets one. Default: the
+	// pool's host, port, database and TLS settings with user jobq_waker and no password, which
+	// suits trust or certificate authentication; set it when jobq_waker has a password. New
+	// returns an error when it does not parse.
+	WakeupURL string
 
 	// NoLeader keeps this runner from ever taking the leadership, so it never calls
 	// jobq.maintain (cron slots, lost workers, rescue of expired leases, retention). Default:
@@ -167,6 +202,8 @@ type Runner struct {
 	log     *slog.Logger
 	metrics *metrics
 
+	wakerConn *pgconn.Config // the WAL wake-up's connection settings; nil in notify mode
+
 	handlers map[string]Handler
 	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
 	declared map[string]bool       // names in tasks
@@ -184,8 +221,15 @@ type Runner struct {
 	leader leaderStatus
 
 	mu     sync.Mutex
-	held   map[string]*runningJob // by lease token: running handlers and results not yet written
+	held   map[string]*runningJob // by lease token: running handlers, jobs claimed ahead, results not yet written
 	active int                    // handlers running
+	ahead  []*runningJob          // claimed ahead of a free slot, oldest first
+	closed bool                   // no job starts any more: the claim loop ended or the worker drains
+
+	pace       aheadControl // how many jobs the claim loop claims ahead of free slots
+	lastReturn atomic.Int64 // when a handler last returned, as time since epoch (monotonic)
+	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
+	epoch      time.Time    // the runner's creation, the origin of lastReturn
 
 	wake      chan struct{} // a claim is wanted now (notification, reconnect, rescue, resume)
 	slotFreed chan struct{} // a handler returned
@@ -211,9 +255,13 @@ const (
 type runningJob struct {
 	job     *jobq.Job
 	handler Handler
+	ctx     context.Context // the handler's context
 	cancel  context.CancelCauseFunc
-	started time.Time
+	lease   time.Duration // the lease it was claimed with
+	claimed time.Time     // when the claim returned it
+	started time.Time     // set when the handler starts
 	// guarded by Runner.mu
+	running   bool // the handler started
 	finishing bool // the handler returned
 	lost      bool // a heartbeat did not renew the lease
 }
@@ -229,6 +277,9 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
+	if cfg.ClaimAhead == 0 {
+		cfg.ClaimAhead = DefaultClaimAhead
+	}
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
@@ -241,6 +292,19 @@ func New(cfg Config) (*Runner, error) {
 		}
 	}
 	cfg.Queues = append([]string(nil), cfg.Queues...)
+	var wakerConn *pgconn.Config
+	switch cfg.Wakeup {
+	case "":
+		cfg.Wakeup = WakeupNotify
+	case WakeupNotify:
+	case WakeupWAL:
+		var err error
+		if wakerConn, err = wakerConnConfig(cfg.Pool, cfg.WakeupURL); err != nil {
+			return nil, fmt.Errorf("runner: Config.WakeupURL: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("runner: Config.Wakeup %q is neither %q nor %q", cfg.Wakeup, WakeupNotify, WakeupWAL)
+	}
 	declared := make(map[string]bool, len(cfg.Tasks))
 	for _, def := range cfg.Tasks {
 		if def.Name == "" {
@@ -281,11 +345,13 @@ func New(cfg Config) (*Runner, error) {
 		pool:      cfg.Pool,
 		client:    jobq.NewClient(cfg.Pool),
 		log:       cfg.Logger.With("workerId", cfg.WorkerID),
+		wakerConn: wakerConn,
 		handlers:  make(map[string]Handler),
 		tasks:     cfg.Tasks,
 		declared:  declared,
 		schedules: cfg.Schedules,
 		held:      make(map[string]*runningJob),
+		epoch:     time.Now(),
 		wake:      make(chan struct{}, 1),
 		slotFreed: make(chan struct{}, 1),
 		hardStop:  make(chan struct{}),
@@ -410,7 +476,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	tune := r.tune.Load()
 	r.log.Info("runner started", "queues", r.cfg.Queues, "concurrency", r.cfg.Concurrency,
 		"leaseMs", tune.lease.Milliseconds(), "pollIntervalMs", tune.poll.Milliseconds(),
-		"workerHeartbeatMs", tune.workerHeartbeat.Milliseconds(), "leader", !r.cfg.NoLeader, "version", r.cfg.Version)
+		"workerHeartbeatMs", tune.workerHeartbeat.Milliseconds(), "leader", !r.cfg.NoLeader, "wakeup", string(r.cfg.Wakeup),
+		"version", r.cfg.Version)
 	defer r.deregister()
 
 	r.workCtx, r.cancelWork = context.WithCancelCause(context.WithoutCancel(ctx))
@@ -429,8 +496,8 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	loopCtx, stopLoops := context.WithCancel(ctx)
 	var loops sync.WaitGroup
-	l := newListener(r)
-	loops.Go(func() { l.run(loopCtx) })
+	w := r.newWaker()
+	loops.Go(func() { w.run(loopCtx) })
 
 	r.claimLoop(loopCtx, r.hardStop)
 	r.state.Store(stateStopping)
@@ -563,18 +630,27 @@ func (r *Runner) notify() {
 	}
 }
 
-// claimLoop claims whenever it is woken, polled, or a slot frees while more jobs may be due,
-// until ctx ends or a hard stop. It claims nothing while the engine says this worker is
-// draining or detached. A change of the poll interval re-arms the poll timer with the new one.
+// claimLoop claims whenever it is woken, polled, or a handler leaves few jobs claimed ahead
+// while more may be due, until ctx ends or a hard stop. It claims nothing while the engine says
+// this worker is draining or detached, and hands back what it claimed ahead. A change of the
+// poll interval re-arms the poll timer with the new one.
 func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
+	defer r.closeAhead()
 	lastPoll := time.Now()
 	poll := time.NewTimer(r.PollInterval())
 	defer poll.Stop()
 	errs := newErrorLog(r.log, "claim failed")
 	want := true
 	for {
-		if want && ctx.Err() == nil && r.worker.mayClaim() {
-			want = r.claim(errs)
+		if ctx.Err() == nil && !r.worker.mayClaim() {
+			r.handBackAhead("the worker is no longer active", 0)
+		} else if ctx.Err() == nil {
+			// Jobs that waited too long for a slot go back to the queue, where another runner
+			// may take them: a handler that runs long must not hoard the jobs behind it.
+			r.handBackAhead("claimed ahead, no handler slot freed in time", r.maxWaitAhead())
+			if want {
+				want = r.claim(errs)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -595,16 +671,23 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 	}
 }
 
-// claim claims as many jobs as there are free slots and starts their handlers. It reports
-// whether more jobs may be due: every slot was filled, so the next free slot should claim again.
+// claim claims jobs for the free handler slots and, at the pace jobs have been finishing, for
+// Config.ClaimAhead more, and starts what it can. It reports whether more jobs may be due:
+// the claim got every job it asked for.
 func (r *Runner) claim(errs *errorLog) bool {
+	sinceReturn := time.Since(r.epoch) - time.Duration(r.lastReturn.Load())
+	ahead := r.pace.ahead(sinceReturn, r.cfg.ClaimAhead, r.cfg.Concurrency)
 	r.mu.Lock()
 	free := r.cfg.Concurrency - r.active
+	n := min(free+ahead-len(r.ahead), maxClaimBatch)
+	unwritten := len(r.held) - r.active - len(r.ahead)
 	r.mu.Unlock()
-	if free <= 0 {
+	r.lowWater.Store(int64(ahead / 2))
+	if n <= 0 || unwritten >= maxUnwritten {
+		// Nothing is needed now, or results wait to be written (a slow database slows the
+		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
 		return true
 	}
-	n := min(free, maxClaimBatch)
 	lease := r.Lease()
 	// A claim is not cut short by a shutdown: jobs it took are run (and drained) like any other.
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
@@ -615,50 +698,131 @@ func (r *Runner) claim(errs *errorLog) bool {
 		return false
 	}
 	errs.ok()
+	r.pace.claimed(len(jobs) == n)
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
 	return len(jobs) == n
 }
 
-// startJob registers the lease and runs the handler in its own goroutine.
+// startJob registers the lease, then runs the handler in its own goroutine when a slot is
+// free, or keeps the job claimed ahead until one is.
 func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
-	h := r.handlers[job.Task]
 	ctx, cancel := context.WithCancelCause(r.workCtx)
-	rj := &runningJob{job: job, handler: h, cancel: cancel, started: time.Now()}
-	r.mu.Lock()
-	r.held[job.LeaseToken] = rj
-	r.active++
-	r.mu.Unlock()
+	rj := &runningJob{job: job, handler: r.handlers[job.Task], ctx: ctx, cancel: cancel, lease: lease, claimed: time.Now()}
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
 	attrs := append(jobAttrs(job), "queue", job.Queue)
 	// Pickup lag from the database's clock: claimed_at - run_at.
 	attrs = append(attrs, "lagMs", ms(job.ClaimedAt.Sub(job.RunAt)))
 	r.log.Info("job claimed", attrs...)
+	r.mu.Lock()
+	r.held[job.LeaseToken] = rj
+	if r.active >= r.cfg.Concurrency {
+		r.ahead = append(r.ahead, rj)
+		r.mu.Unlock()
+		return
+	}
+	rj.running = true
+	r.active++
+	r.mu.Unlock()
+	r.jobs.Go(func() { r.runJobs(rj) })
+}
 
-	r.jobs.Go(func() {
-		defer cancel(nil)
-		var err error
-		if h == nil {
-			err = WithCode(fmt.Errorf("%s: no handler is registered for task %q on worker %s",
-				ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
-		} else {
-			runCtx := ctx
-			if job.DeadlineAt != nil {
-				// The job's timeout from the database's own timestamps: deadline_at and
-				// lease_expires_at were both set from now() by the claim.
-				timeout := job.DeadlineAt.Sub(job.LeaseExpiresAt.Add(-lease))
-				var stop context.CancelFunc
-				runCtx, stop = context.WithTimeoutCause(ctx, timeout, ErrJobTimeout)
-				defer stop()
-			}
-			err = r.callHandler(runCtx, h, job)
-			if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) {
-				err = fmt.Errorf("timed out after %s: %w", job.DeadlineAt.Sub(job.LeaseExpiresAt.Add(-lease)), err)
-			}
+// runJobs runs rj's handler, then, while jobs are claimed ahead, the next ones on the same
+// goroutine.
+func (r *Runner) runJobs(rj *runningJob) {
+	for rj != nil {
+		err, d := r.runJob(rj)
+		rj = r.handlerReturned(rj, err, d)
+	}
+}
+
+// runJob runs one handler under the job's timeout and reports its error and duration.
+func (r *Runner) runJob(rj *runningJob) (error, time.Duration) {
+	defer rj.cancel(nil)
+	job, h := rj.job, rj.handler
+	rj.started = time.Now()
+	if h == nil {
+		err := WithCode(fmt.Errorf("%s: no handler is registered for task %q on worker %s",
+			ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
+		return err, time.Since(rj.started)
+	}
+	runCtx := rj.ctx
+	var timeout time.Duration
+	if job.DeadlineAt != nil {
+		// The job's timeout from the database's own timestamps: deadline_at and
+		// lease_expires_at were both set from now() by the claim.
+		timeout = job.DeadlineAt.Sub(job.LeaseExpiresAt.Add(-rj.lease))
+		var stop context.CancelFunc
+		runCtx, stop = context.WithTimeoutCause(rj.ctx, timeout, ErrJobTimeout)
+		defer stop()
+	}
+	err := r.callHandler(runCtx, h, job)
+	if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) {
+		err = fmt.Errorf("timed out after %s: %w", timeout, err)
+	}
+	return err, time.Since(rj.started)
+}
+
+// nextAhead takes the oldest job claimed ahead for the slot the caller frees, or returns nil
+// (and frees the slot) when there is none or no job may start. Jobs whose lease a heartbeat
+// found lost are dropped. It wakes the claim loop when few jobs are left claimed ahead.
+// Called with r.mu held.
+func (r *Runner) nextAhead() *runningJob {
+	for len(r.ahead) > 0 && !r.closed {
+		rj := r.ahead[0]
+		r.ahead[0] = nil
+		r.ahead = r.ahead[1:]
+		if rj.lost {
+			delete(r.held, rj.job.LeaseToken)
+			continue
 		}
-		r.handlerReturned(rj, err, time.Since(rj.started))
-	})
+		rj.running = true
+		return rj
+	}
+	r.active--
+	return nil
+}
+
+// maxWaitAhead is how long a job claimed ahead may wait for a free slot before the claim loop
+// hands it back: ten times Config.ClaimAhead, at least a second.
+func (r *Runner) maxWaitAhead() time.Duration {
+	return max(10*r.cfg.ClaimAhead, time.Second)
+}
+
+// handBackAhead returns the jobs claimed ahead that have waited at least olderThan (all of them
+// when zero) to the queue without using their attempts.
+func (r *Runner) handBackAhead(why string, olderThan time.Duration) {
+	r.mu.Lock()
+	n := 0
+	for n < len(r.ahead) && time.Since(r.ahead[n].claimed) >= olderThan {
+		n++
+	}
+	back := r.ahead[:n:n]
+	r.ahead = r.ahead[n:]
+	for _, rj := range back {
+		rj.finishing = true
+	}
+	r.mu.Unlock()
+	if len(back) == 0 {
+		return
+	}
+	r.log.Info("handing back jobs claimed ahead", "jobs", len(back), "reason", why)
+	for _, rj := range back {
+		if rj.lost {
+			r.forget(rj)
+			continue
+		}
+		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, handBack: why})
+	}
+}
+
+// closeAhead stops jobs claimed ahead from starting and hands them back: the claim loop ended.
+func (r *Runner) closeAhead() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.handBackAhead("shutting down", 0)
 }
 
 // callHandler runs h, turning a panic into an error that carries the stack.
@@ -671,18 +835,29 @@ func (r *Runner) callHandler(ctx context.Context, h Handler, job *jobq.Job) (err
 	return h.Work(ctx, job)
 }
 
-// handlerReturned decides what to write for a finished handler and hands it to the finisher.
-func (r *Runner) handlerReturned(rj *runningJob, err error, d time.Duration) {
-	job := rj.job
+// handlerReturned decides what to write for a finished handler, hands it to the finisher, and
+// returns the job claimed ahead that takes over the slot (nil when none).
+func (r *Runner) handlerReturned(rj *runningJob, err error, d time.Duration) *runningJob {
+	r.lastReturn.Store(int64(time.Since(r.epoch)))
 	r.mu.Lock()
 	rj.finishing = true
 	lost := rj.lost
-	r.active--
+	next := r.nextAhead()
+	left := len(r.ahead)
 	r.mu.Unlock()
-	select {
-	case r.slotFreed <- struct{}{}:
-	default:
+	if next == nil {
+		r.pace.starved.Store(true)
 	}
+	if next == nil || int64(left) < r.lowWater.Load() {
+		r.claimWanted()
+	}
+	r.report(rj, err, d, lost)
+	return next
+}
+
+// report logs and hands a returned handler's result to the finisher.
+func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
+	job := rj.job
 	r.metrics.runTime.WithLabelValues(job.Task).Observe(d.Seconds())
 
 	he := asHandlerError(err)
@@ -712,11 +887,26 @@ func (r *Runner) handlerReturned(rj *runningJob, err error, d time.Duration) {
 	}
 }
 
+// claimWanted wakes the claim loop if it waits for capacity (a free slot, few jobs left ahead,
+// results written); it never blocks.
+func (r *Runner) claimWanted() {
+	select {
+	case r.slotFreed <- struct{}{}:
+	default:
+	}
+}
+
 // forget drops a held lease.
 func (r *Runner) forget(rj *runningJob) {
 	r.mu.Lock()
 	delete(r.held, rj.job.LeaseToken)
 	r.mu.Unlock()
+}
+
+func (r *Runner) aheadCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.ahead)
 }
 
 func (r *Runner) heldCount() int {

@@ -220,8 +220,10 @@ func (r *Runner) obey(state jobq.WorkerState) {
 		running := r.active
 		r.mu.Unlock()
 		r.log.Info("worker draining: claiming stopped; held jobs finish", "running", running)
+		r.notify() // the claim loop hands back the jobs it claimed ahead
 	case jobq.WorkerDetached:
 		r.log.Warn("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")
+		r.notify()
 	default:
 		r.log.Warn("unexpected worker state from the engine; not claiming", "state", state)
 	}

@@ -22,11 +22,17 @@ type Flags struct {
 	PollInterval      time.Duration // --poll-interval, $WORKER_POLL_INTERVAL: 0 = the setting poll_interval
 	HeartbeatInterval time.Duration // --heartbeat-interval, $WORKER_HEARTBEAT_INTERVAL: 0 = a third of the lease
 	ShutdownGrace     time.Duration // --shutdown-grace, $WORKER_SHUTDOWN_GRACE
+	ClaimAhead        time.Duration // --claim-ahead, $WORKER_CLAIM_AHEAD: negative = only for free slots
 	HealthAddr        string        // --health-addr, $WORKER_HEALTH_ADDR: default ":8080"; "" = do not serve
 	SentryDSN         string        // --sentry-dsn, $SENTRY_DSN: "" = no Sentry
 	WorkerID          string        // --worker-id, $WORKER_ID: "" = host-pid-random
 	LogLevel          string        // --log-level, $WORKER_LOG_LEVEL: default "info"
 	NoLeader          bool          // --no-leader, $WORKER_NO_LEADER: never run jobq.maintain
+	Wakeup            string        // --wakeup, $WORKER_WAKEUP: notify (the default) or wal; see runner.Config.Wakeup
+	// WakeupDatabaseURL is --wakeup-database-url, $WAKEUP_DATABASE_URL: the jobq_waker URL of the
+	// WAL wake-up's replication connection (runner.Config.WakeupURL), used only with --wakeup wal.
+	// Default "": the host, port and database of --database-url with user jobq_waker and no password.
+	WakeupDatabaseURL string
 }
 
 // QueueList returns Queues as a list, without empty entries.
@@ -92,6 +98,8 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs.Duration(&f.Lease, "lease", "WORKER_LEASE", 0, "lease per claim and heartbeat; 0 = the setting default_lease, 30s as shipped")
 	fs.Duration(&f.PollInterval, "poll-interval", "WORKER_POLL_INTERVAL", 0, "how often to claim without a notification; 0 = the setting poll_interval, 1s as shipped")
 	fs.Duration(&f.HeartbeatInterval, "heartbeat-interval", "WORKER_HEARTBEAT_INTERVAL", 0, "how often to renew held leases; 0 = a third of the lease")
+	fs.Duration(&f.ClaimAhead, "claim-ahead", "WORKER_CLAIM_AHEAD", runner.DefaultClaimAhead,
+		"claim ahead of free slots while handlers return at least this often; a job waits ahead at most 10x this (min 1s); negative = claim only for free slots")
 	fs.Duration(&f.ShutdownGrace, "shutdown-grace", "WORKER_SHUTDOWN_GRACE", runner.DefaultShutdownGrace,
 		"how long running jobs may finish after SIGTERM before they are handed back")
 	fs.String(&f.HealthAddr, "health-addr", "WORKER_HEALTH_ADDR", ":8080", "address of /healthz, /readyz and /metrics; empty = do not serve")
@@ -99,6 +107,10 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs.String(&f.WorkerID, "worker-id", "WORKER_ID", "", "name of this worker in locked_by; empty = host-pid-random")
 	fs.String(&f.LogLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
 	fs.Bool(&f.NoLeader, "no-leader", "WORKER_NO_LEADER", false, "never take the leadership, so never run jobq.maintain (cron slots, rescue of lost jobs, retention)")
+	fs.String(&f.Wakeup, "wakeup", "WORKER_WAKEUP", string(runner.WakeupNotify),
+		"how to learn of new jobs between polls: notify (LISTEN) or wal (logical replication as jobq_waker; needs the setting wakeup wal or both)")
+	fs.String(&f.WakeupDatabaseURL, "wakeup-database-url", "WAKEUP_DATABASE_URL", "",
+		"jobq_waker URL of the replication connection of --wakeup wal; empty = the host and database of --database-url as user jobq_waker, no password")
 	if prog.Flags != nil {
 		prog.Flags(fs)
 	}
@@ -128,6 +140,9 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	}
 	if f.Concurrency < 1 {
 		return nil, UsageError{"--concurrency must be at least 1"}
+	}
+	if f.Wakeup != string(runner.WakeupNotify) && f.Wakeup != string(runner.WakeupWAL) {
+		return nil, UsageError{fmt.Sprintf("--wakeup (or WORKER_WAKEUP) must be %s or %s, got %q", runner.WakeupNotify, runner.WakeupWAL, f.Wakeup)}
 	}
 	if f.Lease < 0 || f.PollInterval < 0 || f.HeartbeatInterval < 0 || f.ShutdownGrace <= 0 {
 		return nil, UsageError{"--lease, --poll-interval and --heartbeat-interval must not be negative; --shutdown-grace must be positive"}

@@ -118,11 +118,14 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 		Queues:            f.QueueList(),
 		Concurrency:       f.Concurrency,
 		Lease:             f.Lease,
+		ClaimAhead:        f.ClaimAhead,
 		HeartbeatInterval: f.HeartbeatInterval,
 		PollInterval:      f.PollInterval,
 		ShutdownGrace:     f.ShutdownGrace,
 		Logger:            log,
 		NoLeader:          f.NoLeader,
+		Wakeup:            runner.WakeupMode(f.Wakeup),
+		WakeupURL:         f.WakeupDatabaseURL,
 	}
 	if f.SentryDSN != "" {
 		host, _ := os.Hostname()

@@ -23,7 +23,8 @@ func cmdBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 Creates jobq's roles and grants them what they need on the database (bootstrap/*.sql).
 Idempotent. Needs a superuser (or CREATEROLE) connection. Passwords are read from
-JOBQ_MIGRATOR_PASSWORD and WORKER_RUNTIME_PASSWORD; unset leaves a role's password as it is.`)
+JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD and JOBQ_WAKER_PASSWORD (jobq_waker, the
+replication role of --wakeup wal); unset leaves a role's password as it is.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,6 +45,7 @@ JOBQ_MIGRATOR_PASSWORD and WORKER_RUNTIME_PASSWORD; unset leaves a role's passwo
 	err = migrate.Bootstrap(ctx, conn, migrate.BootstrapOptions{
 		MigratorPassword:      os.Getenv("JOBQ_MIGRATOR_PASSWORD"),
 		WorkerRuntimePassword: os.Getenv("WORKER_RUNTIME_PASSWORD"),
+		WakerPassword:         os.Getenv("JOBQ_WAKER_PASSWORD"),
 	})
 	if err != nil {
 		return err

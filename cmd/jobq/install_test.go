@@ -240,3 +240,32 @@ func TestMigrateUpDryRun(t *testing.T) {
 		require.Equal(t, "jobq migrate: already up to date\n", stdout, "goose sees the hand-applied migrations as applied")
 	})
 }
+
+// jobq bootstrap sets the password of each LOGIN role from its environment variable:
+// JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD and JOBQ_WAKER_PASSWORD (jobq_waker, the
+// replication role of the WAL wake-up). It runs on a cluster of its own, since roles are
+// cluster-wide. (t.Setenv: this test cannot run in parallel.)
+func TestBootstrapSetsThePasswordsFromTheEnvironment(t *testing.T) {
+	cluster := dbtest.StartCluster(t)
+	dbtest.CreateDatabase(t, cluster, "app")
+	adminURL := cluster.URL("postgres", "app")
+	t.Setenv("JOBQ_MIGRATOR_PASSWORD", "migrator-secret-2")
+	t.Setenv("WORKER_RUNTIME_PASSWORD", "runtime-secret-2")
+	t.Setenv("JOBQ_WAKER_PASSWORD", "waker-secret-2")
+
+	code, _, stderr := runCLI(t, "bootstrap", "--database-url", adminURL)
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+
+	admin := dbtest.Connect(t, adminURL)
+	for role, password := range map[string]string{
+		"jobq_migrator": "migrator-secret-2", "worker_runtime": "runtime-secret-2", "jobq_waker": "waker-secret-2",
+	} {
+		var hash *string
+		require.NoError(t, admin.QueryRow(testCtx(t), `SELECT rolpassword FROM pg_catalog.pg_authid WHERE rolname = $1`, role).Scan(&hash))
+		require.NotNil(t, hash, "%s has a password", role)
+		require.NotContains(t, *hash, password, "%s's password is stored hashed", role)
+		require.True(t, queryBool(t, admin, `SELECT rolcanlogin FROM pg_catalog.pg_roles WHERE rolname = $1`, role), "%s can log in", role)
+	}
+	require.True(t, queryBool(t, admin, `SELECT rolreplication FROM pg_catalog.pg_roles WHERE rolname = 'jobq_waker'`),
+		"jobq_waker has REPLICATION")
+}

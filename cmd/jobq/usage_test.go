@@ -23,6 +23,8 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"MigrateUnknownFlag", []string{"migrate", "up", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"BootstrapUnknownFlag", []string{"bootstrap", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"SandboxWithoutCommand", []string{"sandbox"}, "usage: jobq sandbox"},
+		{"WorkerUnknownWakeup", []string{"worker", "--database-url", "postgres://worker_runtime@127.0.0.1:1/app", "--wakeup", "listen"},
+			`jobq worker: --wakeup (or WORKER_WAKEUP) must be notify or wal, got "listen"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -13,8 +13,9 @@ import (
 	"github.com/jobqdev/jobq/worker"
 )
 
-const workerUsage = `Runs jobs as worker_runtime: LISTENs for new jobs (and polls), claims them, runs their handlers,
-renews their leases and writes their results, all through the jobq SQL engine. Registers in
+const workerUsage = `Runs jobs as worker_runtime: LISTENs for new jobs (or, with --wakeup wal, reads the logical
+messages of enqueue from a temporary replication slot as jobq_waker) and polls, claims them,
+runs their handlers, renews their leases and writes their results, all through the jobq SQL engine. Registers in
 jobq.workers and heartbeats it: jobq.drain_worker stops its claims (held jobs finish),
 jobq.resume_worker restarts them, jobq.detach_worker stops them for good; setting changes
 (jobq.set_setting) apply at the next heartbeat. Unless --no-leader, competes for the leadership:
@@ -30,7 +31,8 @@ Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object a
          JOBQ_JOB_ID, JOBQ_TASK, JOBQ_QUEUE, JOBQ_ATTEMPT, JOBQ_MAX_ATTEMPTS, JOBQ_STORE_ID in its
          environment; exit status 0 completes the job, anything else fails the attempt with the
          tail of the output kept in last_error. The command's environment is the worker's less
-         WORKER_DATABASE_URL, SENTRY_DSN, DATABASE_URL_MIGRATOR and DATABASE_URL_ADMIN. Without
+         WORKER_DATABASE_URL, WAKEUP_DATABASE_URL, SENTRY_DSN, DATABASE_URL_MIGRATOR and
+         DATABASE_URL_ADMIN. Without
          --exec-command the task is neither declared nor served (its jobs fail with
          JOB.UNKNOWN_TASK and retry).
 `
@@ -113,7 +115,7 @@ func execEnv() []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "WORKER_DATABASE_URL", "SENTRY_DSN", "DATABASE_URL_MIGRATOR", "DATABASE_URL_ADMIN":
+		case "WORKER_DATABASE_URL", "WAKEUP_DATABASE_URL", "SENTRY_DSN", "DATABASE_URL_MIGRATOR", "DATABASE_URL_ADMIN":
 			continue
 		}
 		env = append(env, kv)

@@ -47,3 +47,40 @@ func TestWorkerFlagsLeaderAndPollInterval(t *testing.T) {
 	_, err = worker.ParseFlags(workerProgram(), nil, io.Discard)
 	require.ErrorContains(t, err, "WORKER_DATABASE_URL")
 }
+
+// --wakeup and $WORKER_WAKEUP choose notify (the default) or wal; --wakeup-database-url and
+// $WAKEUP_DATABASE_URL name the replication connection; anything but notify or wal is a usage
+// error that says what is accepted. (t.Setenv: this test cannot run in parallel.)
+func TestWorkerFlagsWakeup(t *testing.T) {
+	t.Setenv("WORKER_WAKEUP", "")
+	t.Setenv("WAKEUP_DATABASE_URL", "")
+	parse := func(args ...string) (*worker.Flags, error) {
+		return worker.ParseFlags(workerProgram(), append([]string{"--database-url", "postgres://worker_runtime@localhost/app"}, args...), io.Discard)
+	}
+	f, err := parse()
+	require.NoError(t, err)
+	require.Equal(t, "notify", f.Wakeup, "LISTEN/NOTIFY by default")
+	require.Empty(t, f.WakeupDatabaseURL, "empty: derived from --database-url with user jobq_waker")
+
+	f, err = parse("--wakeup", "wal", "--wakeup-database-url", "postgres://jobq_waker@db/app")
+	require.NoError(t, err)
+	require.Equal(t, "wal", f.Wakeup)
+	require.Equal(t, "postgres://jobq_waker@db/app", f.WakeupDatabaseURL)
+
+	t.Setenv("WORKER_WAKEUP", "wal")
+	t.Setenv("WAKEUP_DATABASE_URL", "postgres://jobq_waker@env/app")
+	f, err = parse()
+	require.NoError(t, err)
+	require.Equal(t, "wal", f.Wakeup, "from the environment")
+	require.Equal(t, "postgres://jobq_waker@env/app", f.WakeupDatabaseURL, "from the environment")
+	f, err = parse("--wakeup", "notify")
+	require.NoError(t, err)
+	require.Equal(t, "notify", f.Wakeup, "the flag wins")
+
+	_, err = parse("--wakeup", "listen")
+	require.EqualError(t, err, `--wakeup (or WORKER_WAKEUP) must be notify or wal, got "listen"`)
+	require.ErrorAs(t, err, new(worker.UsageError))
+	t.Setenv("WORKER_WAKEUP", "WAL")
+	_, err = parse()
+	require.ErrorContains(t, err, `WORKER_WAKEUP) must be notify or wal, got "WAL"`)
+}

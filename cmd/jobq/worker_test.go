@@ -76,9 +76,10 @@ func TestWorkerExecTask(t *testing.T) {
 	dir := t.TempDir()
 	script := `payload=$(cat)
 printf '%s' "$payload" > "$OUT/$JOBQ_JOB_ID.json"
-echo "task=$JOBQ_TASK attempt=$JOBQ_ATTEMPT store=$JOBQ_STORE_ID db=${WORKER_DATABASE_URL:-none}"
+echo "task=$JOBQ_TASK attempt=$JOBQ_ATTEMPT store=$JOBQ_STORE_ID db=${WORKER_DATABASE_URL:-none} wakeup=${WAKEUP_DATABASE_URL:-none}"
 case "$payload" in *fail*) echo "it broke" >&2; exit 3;; esac`
-	w := startWorker(t, []string{"OUT=" + dir}, "--database-url", db.URL("worker_runtime"), "--exec-command", script)
+	w := startWorker(t, []string{"OUT=" + dir, "WAKEUP_DATABASE_URL=" + db.URL("jobq_waker")}, "--database-url", db.URL("worker_runtime"),
+		"--exec-command", script)
 	w.WaitStarted()
 	// Served, exec is declared: a system task whose payload may be any JSON object.
 	var scope, schema string
@@ -103,7 +104,7 @@ case "$payload" in *fail*) echo "it broke" >&2; exit 3;; esac`
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT last_error FROM jobq.jobs WHERE id = $1`, bad).Scan(&lastError))
 	require.Contains(t, lastError, "exit status 3")
 	require.Contains(t, lastError, "it broke", "the output's tail is kept")
-	require.Contains(t, lastError, "task=exec attempt=1 store= db=none", "JOBQ_* set; the database URL is not passed on")
+	require.Contains(t, lastError, "task=exec attempt=1 store= db=none wakeup=none", "JOBQ_* set; the database URLs are not passed on")
 }
 
 func TestWorkerRefusesUnsafeRoles(t *testing.T) {

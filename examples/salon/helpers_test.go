@@ -118,13 +118,19 @@ func (d *salonDB) jobs(t *testing.T, task string) []jobRow {
 // ends, with mailer for the invitations. It waits until the runner has declared its tasks.
 func (d *salonDB) runApp(t *testing.T, mailer salon.Mailer, concurrency int) *runner.Runner {
 	t.Helper()
-	r, err := runner.New(runner.Config{
+	cfg := runner.Config{
 		Pool:         d.worker,
 		Concurrency:  concurrency,
 		PollInterval: 50 * time.Millisecond,
 		NoLeader:     true,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	if concurrency == 1 {
+		// One job at a time means one claimed at a time too: a job claimed ahead is running
+		// for the engine (a keyed enqueue does not merge into it) although it has not started.
+		cfg.ClaimAhead = -1
+	}
+	r, err := runner.New(cfg)
 	require.NoError(t, err)
 	(&salon.App{Mailer: mailer, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Register(r)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -619,6 +619,8 @@ DECLARE
     v_now constant timestamptz := now();
     v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
     v_specs jobq.job_spec[];
+    v_queues text[];
+    v_wakeup text;
 BEGIN
     IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
         RETURN;
@@ -666,16 +668,28 @@ BEGIN
     FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
     JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
 
-    -- NOTIFY is a hint that work is due; identical notifications in one transaction are folded
-    -- into one by PostgreSQL, so a burst of enqueues wakes each queue's listeners once.
-    PERFORM pg_notify('jobq', q.queue)
-    FROM (SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now) AS q;
+    -- Wake the runners of each queue that got a due job, once per queue and call, the way the
+    -- setting wakeup says (read once, and only when a job is due): notify sends NOTIFY jobq
+    -- (PostgreSQL folds identical notifications of a transaction into one); wal emits a
+    -- transactional logical message, prefix jobq, that runners in WAL mode decode once the
+    -- transaction commits, and no NOTIFY, so the commit takes no lock shared by every notifying
+    -- transaction; both does the two. A missing or unknown value counts as notify.
+    v_queues := ARRAY(SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now);
+    IF cardinality(v_queues) > 0 THEN
+        v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
+        IF v_wakeup <> 'wal' THEN
+            PERFORM pg_notify('jobq', q.queue) FROM unnest(v_queues) AS q(queue);
+        END IF;
+        IF v_wakeup IN ('wal', 'both') THEN
+            PERFORM pg_logical_emit_message(true, 'jobq', q.queue) FROM unnest(v_queues) AS q(queue);
+        END IF;
+    END IF;
 END
 $$;
 
 ALTER FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, NOTIFYs channel jobq per queue with a due job. Returns (ord, job_id).';
+COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
 
 CREATE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -976,7 +990,7 @@ BEGIN
     )
     SELECT coalesce(array_agg(r.id ORDER BY r.id), '{}') INTO v_ids FROM revived r;
 
-    PERFORM pg_notify('jobq', q.queue)
+    PERFORM jobq._wake(q.queue)
     FROM (SELECT DISTINCT j.queue FROM jobq.jobs j WHERE j.id = ANY (v_ids)) AS q;
     RETURN QUERY SELECT unnest(v_ids);
 END
@@ -1292,6 +1306,30 @@ ALTER FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boole
 
 COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first invalid spec (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT). Locks nothing.';
 
+CREATE FUNCTION jobq._wake(p_queue text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_wakeup text;
+BEGIN
+    IF p_queue IS NULL THEN
+        RETURN;
+    END IF;
+    v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
+    IF v_wakeup <> 'wal' THEN
+        PERFORM pg_catalog.pg_notify('jobq', p_queue);
+    END IF;
+    IF v_wakeup IN ('wal', 'both') THEN
+        PERFORM pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue);
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._wake(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._wake(p_queue text) IS 'Private. Wakes the runners of queue p_queue as the setting wakeup says: NOTIFY channel jobq with the queue name (notify, and any value but wal or both), a transactional logical message with prefix jobq and the queue name as content (wal), or both; nothing for a NULL queue. Both take effect only if the transaction commits. Callers: jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs retry_job.';
+
 CREATE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '00:00:15'::interval) RETURNS bigint
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1404,29 +1442,29 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
     END IF;
 
-    -- The rows are found through the primary key with id = ANY, so they are locked in id order, as
-    -- heartbeat_jobs locks them: a heartbeat and a finish of the same jobs cannot deadlock.
-    RETURN QUERY
+    -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
+    -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
+    -- jobs cannot deadlock.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        WHERE j.id = ANY (complete_jobs.job_ids)
+        USING (SELECT c.id, c.token
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token)
+               ORDER BY c.id) AS c
+        WHERE j.id = c.id
+          AND j.lease_token = c.token
           AND j.state = 'running'
-          AND (j.id, j.lease_token) IN (SELECT c.id, c.token FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token))
         RETURNING j AS job
-    ), moved AS (
-        INSERT INTO jobq.job_history
-        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h
-        RETURNING jobq.job_history.id, jobq.job_history.lease_token
     )
-    -- A complete that already succeeded under this token (a retry whose first reply was lost)
-    -- reports succeeded again: completing is idempotent per lease.
+    INSERT INTO jobq.job_history
+    SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
+
+    -- The outcome of each pair is read back from history: succeeded under this token now, or
+    -- earlier (a retry whose first reply was lost): completing is idempotent per lease.
+    RETURN QUERY
     SELECT c.id,
-           CASE WHEN m.id IS NOT NULL THEN 'succeeded'
-                WHEN EXISTS (SELECT 1 FROM jobq.job_history h
-                             WHERE h.id = c.id AND h.lease_token = c.token AND h.state = 'succeeded') THEN 'succeeded'
-                ELSE 'lease_lost' END
+           CASE WHEN h.lease_token = c.token AND h.state = 'succeeded' THEN 'succeeded' ELSE 'lease_lost' END
     FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
-    LEFT JOIN moved m ON m.id = c.id AND m.lease_token = c.token
+    LEFT JOIN jobq.job_history h ON h.id = c.id
     ORDER BY c.ord;
 END
 $$;
@@ -1855,16 +1893,16 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
     END IF;
 
-    -- Locks in id order (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of
-    -- the same jobs cannot deadlock.
+    -- Each (id, token) pair finds its row through the primary key. Locks in id order
+    -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
+    -- cannot deadlock.
     RETURN QUERY
     WITH held AS (
         SELECT j.id
-        FROM jobq.jobs j
-        WHERE j.id = ANY (heartbeat_jobs.job_ids)
-          AND j.state = 'running'
+        FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
+        JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        WHERE j.state = 'running'
           AND j.locked_by = heartbeat_jobs.worker_id
-          AND (j.id, j.lease_token) IN (SELECT h.id, h.token FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token))
         ORDER BY j.id
         FOR UPDATE OF j
     )
@@ -2051,7 +2089,7 @@ BEGIN
         UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
         INSERT INTO jobq.audit_log (action, job_id, detail)
         VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
-        PERFORM pg_notify('jobq', v_queue);
+        PERFORM jobq._wake(v_queue);
         RETURN 'queued';
     END IF;
 
@@ -2197,6 +2235,18 @@ BEGIN
             format('%L is not a valid positive %s for setting %s', set_setting.value, v_setting.kind, set_setting.name));
     END;
 
+    -- wakeup takes one of three words; what enqueue does with each is in jobq._insert_specs.
+    IF v_setting.name = 'wakeup' AND set_setting.value NOT IN ('notify', 'wal', 'both') THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a wake-up mode for setting wakeup; use notify, wal or both', set_setting.value));
+    END IF;
+    IF v_setting.name = 'wakeup' AND set_setting.value <> 'notify' AND current_setting('wal_level') <> 'logical' THEN
+        RAISE WARNING USING
+            MESSAGE = format('jobq: wakeup is %s, but wal_level is %s: no runner can decode the wake-up messages',
+                             set_setting.value, current_setting('wal_level')),
+            HINT = 'Set wal_level = logical (it takes a restart); until then runners in WAL mode poll.';
+    END IF;
+
     UPDATE jobq.settings AS s SET value = set_setting.value, updated_at = now() WHERE s.name = set_setting.name;
     INSERT INTO jobq.audit_log (action, detail)
     VALUES ('set_setting', jsonb_build_object('name', set_setting.name, 'from', v_setting.value, 'to', set_setting.value));
@@ -2206,7 +2256,7 @@ $$;
 
 ALTER FUNCTION jobq.set_setting(name text, value text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING.';
+COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING.';
 
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2255,7 +2305,7 @@ BEGIN
           AND j.id = s.id AND j.lease_token = s.token AND j.state = 'running'
         RETURNING j.id, s.token, j.run_at, j.queue
     ), woken AS (
-        SELECT count(pg_notify('jobq', q.queue)) AS n
+        SELECT count(jobq._wake(q.queue)) AS n
         FROM (SELECT DISTINCT b.queue FROM back b WHERE snooze_jobs.delay = interval '0') AS q
     )
     SELECT s.id, CASE WHEN b.id IS NULL THEN 'lease_lost' ELSE 'queued' END, b.run_at
@@ -2666,6 +2716,9 @@ GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason t
 
 REVOKE ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._wake(p_queue text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._wake(p_queue text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO worker_runtime;

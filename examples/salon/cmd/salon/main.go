@@ -30,7 +30,7 @@ const usage = `usage: salon <command> [flags]
 commands:
   bootstrap   create jobq's roles and salon_api; run as a superuser before migrate
               ($DATABASE_URL_ADMIN; passwords from JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD,
-              SALON_API_PASSWORD)
+              JOBQ_WAKER_PASSWORD, SALON_API_PASSWORD)
   migrate     apply jobq's migrations, then the salon's, as jobq_migrator ($DATABASE_URL_MIGRATOR)
   worker      run the salon's jobs as worker_runtime ($WORKER_DATABASE_URL); -h for its flags
   demo        start a throwaway PostgreSQL (or use $DATABASE_URL, a superuser URL), install, add
@@ -126,6 +126,7 @@ func cmdBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	err = salon.Bootstrap(ctx, conn, migrate.BootstrapOptions{
 		MigratorPassword:      os.Getenv("JOBQ_MIGRATOR_PASSWORD"),
 		WorkerRuntimePassword: os.Getenv("WORKER_RUNTIME_PASSWORD"),
+		WakerPassword:         os.Getenv("JOBQ_WAKER_PASSWORD"),
 	}, os.Getenv("SALON_API_PASSWORD"))
 	if err != nil {
 		return err

@@ -1,0 +1,26 @@
+-- Every wake-up obeys the setting wakeup: no function of schema jobq calls pg_notify or
+-- pg_logical_emit_message itself but jobq._wake (the one helper that reads the setting) and
+-- jobq._insert_specs (enqueue's insert, which reads the setting once per call), and every function
+-- that wakes a queue otherwise calls jobq._wake. A new function that NOTIFYs on its own, and so
+-- would NOTIFY under wakeup wal, fails here.
+BEGIN;
+SELECT plan(2);
+
+SELECT is_empty(
+    $$ SELECT p.oid::regprocedure::text
+       FROM pg_proc p
+       WHERE p.pronamespace = 'jobq'::regnamespace
+         AND (p.prosrc ~ '\mpg_notify\s*\(' OR p.prosrc ~ '\mpg_logical_emit_message\s*\(')
+         AND p.oid NOT IN ('jobq._wake(text)'::regprocedure, 'jobq._insert_specs(jobq.job_spec[], boolean)'::regprocedure) $$,
+    'no jobq function but jobq._wake and jobq._insert_specs sends a NOTIFY or a logical message itself');
+
+SELECT set_has(
+    $$ SELECT p.oid::regprocedure::text
+       FROM pg_proc p
+       WHERE p.pronamespace = 'jobq'::regnamespace AND p.prosrc ~ '\mjobq\._wake\s*\(' $$,
+    $$ VALUES ('jobq._revive(bigint[],text)'), ('jobq.retry_job(bigint)'),
+              ('jobq.snooze_jobs(bigint[],uuid[],interval)') $$,
+    'retry_job, _revive (retry_job, requeue_dead) and snooze_jobs wake their queues through jobq._wake (enqueue may too)');
+
+SELECT * FROM finish();
+ROLLBACK;
