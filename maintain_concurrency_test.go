@@ -202,6 +202,15 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 	require.Positive(t, stats.stale, "stale epochs were tried")
 	require.Positive(t, stats.maintained)
 
+	// A slot whose enqueue failed is skipped with reason error and the error in detail; show
+	// them before the counts, which such a skip would break.
+	rows, err := b.admin.Query(b.ctx, `SELECT schedule || ' ' || slot_at || ' ' || outcome || ' ' || coalesce(reason, '') || ' ' || coalesce(detail::text, '')
+		FROM jobq.schedule_runs WHERE outcome <> 'enqueued' ORDER BY slot_at`)
+	require.NoError(t, err)
+	skipped, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Empty(t, skipped, "no slot skipped")
+
 	for _, s := range schedules {
 		tz := s.Timezone
 		if tz == "" {

@@ -610,6 +610,79 @@ ALTER FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) OWNER TO jobq_migrat
 
 COMMENT ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) IS 'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
 
+CREATE TABLE jobq.tasks (
+    name text NOT NULL,
+    scope text DEFAULT 'system'::text NOT NULL,
+    payload_schema jsonb DEFAULT '{}'::jsonb NOT NULL,
+    max_attempts integer,
+    queue text,
+    priority smallint,
+    timeout interval,
+    backoff_base interval,
+    backoff_max interval,
+    description text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tasks_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
+    CONSTRAINT tasks_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
+    CONSTRAINT tasks_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT tasks_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
+    CONSTRAINT tasks_payload_schema_check CHECK ((jsonb_typeof(payload_schema) = 'object'::text)),
+    CONSTRAINT tasks_queue_check CHECK ((queue <> ''::text)),
+    CONSTRAINT tasks_scope_check CHECK ((scope = ANY (ARRAY['system'::text, 'store'::text]))),
+    CONSTRAINT tasks_timeout_check CHECK ((timeout > '00:00:00'::interval))
+);
+
+ALTER TABLE jobq.tasks OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.tasks IS 'The task registry: name (kebab-case), scope (system or store), payload contract and defaults. Written by jobq.define_task.';
+
+CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $_$
+    SELECT NOT coalesce(
+           -- A key merges with the live job that holds it: the keyed path.
+           p_spec.job_key IS NOT NULL
+           -- _validate_specs.
+        OR p_spec.task IS NULL OR pg_catalog.btrim(p_spec.task) = ''
+        OR (p_spec.payload IS NOT NULL AND pg_catalog.jsonb_typeof(p_spec.payload) <> 'object')
+        OR (p_spec.job_key_mode IS NOT NULL AND p_spec.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
+        OR p_spec.max_attempts < 1
+        OR pg_catalog.btrim(p_spec.queue) = ''
+        OR p_spec.priority NOT BETWEEN -32768 AND 32767
+        OR p_spec.timeout <= interval '0'
+        OR p_spec.backoff_base <= interval '0'
+        OR p_spec.backoff_max <= interval '0'
+        OR p_spec.store_id = '00000000-0000-0000-0000-000000000000'::uuid
+           -- _resolve_tasks: declared, keeps its contract (an empty contract always does), fits the scope.
+        OR p_task.name IS NULL
+        OR (p_task.payload_schema <> '{}'::jsonb
+            AND jobq.payload_problem(p_task.payload_schema, coalesce(p_spec.payload, '{}'::jsonb)) IS NOT NULL)
+        OR (p_task.scope = 'system' AND p_spec.store_id IS NOT NULL)
+        OR (p_task.scope = 'store' AND p_spec.store_id IS NULL
+            AND NOT coalesce(p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false))
+        OR (p_task.scope = 'store' AND p_spec.store_id IS NOT NULL AND p_spec.payload ? 'storeId'
+            AND (CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                      THEN (p_spec.payload ->> 'storeId')::uuid END) IS DISTINCT FROM p_spec.store_id)
+           -- _validate_specs of the resolved spec: a task's queue may be blank, a payload's storeId all zeros.
+        OR pg_catalog.btrim(p_task.queue) = ''
+        OR (p_task.scope = 'store' AND p_spec.store_id IS NULL
+            AND p_spec.payload ->> 'storeId' ~* '^0{8}-0{4}-0{4}-0{4}-0{12}$')
+           -- _check_tenant: inside a gate function, a store job of another store than the
+           -- session's, for a caller without jobq_operator's rights.
+        OR (p_task.scope = 'store' AND CURRENT_USER = 'jobq_app_gate'
+            AND coalesce(p_spec.store_id,
+                         CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                              THEN (p_spec.payload ->> 'storeId')::uuid END)
+                IS DISTINCT FROM jobq.current_store_id()
+            AND NOT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')),
+        false)
+$_$;
+
+ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
+
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -885,6 +958,27 @@ $$;
 ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired.';
+
+CREATE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) RETURNS jobq.job_spec
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT ROW(pg_catalog.btrim(p_spec.task),
+               coalesce(p_spec.payload, '{}'::jsonb),
+               coalesce(p_spec.queue, p_task.queue, 'default'),
+               coalesce(p_spec.run_at, pg_catalog.now()),
+               coalesce(p_spec.priority, p_task.priority, 0),
+               coalesce(p_spec.max_attempts, p_task.max_attempts, p_default_attempts),
+               NULL,
+               NULL,
+               CASE WHEN p_task.scope = 'store' THEN coalesce(p_spec.store_id, (p_spec.payload ->> 'storeId')::uuid) END,
+               coalesce(p_spec.timeout, p_task.timeout),
+               coalesce(p_spec.backoff_base, p_task.backoff_base),
+               coalesce(p_spec.backoff_max, p_task.backoff_max))::jobq.job_spec
+$$;
+
+ALTER FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) IS 'Private. The job a keyless spec that takes the fast path becomes: task trimmed, the task''s defaults (queue, priority, max_attempts, timeout, backoff, store id from the payload for a store task), then the global ones (payload {}, queue default, run_at now, priority 0, max_attempts p_default_attempts). Pure; inlined.';
 
 CREATE FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) RETURNS jobq.job_spec[]
     LANGUAGE plpgsql STABLE
@@ -1690,40 +1784,70 @@ CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_a
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    v_spec constant jobq.job_spec := ROW(enqueue.task, enqueue.payload, enqueue.queue, enqueue.run_at, enqueue.priority,
+                                         enqueue.max_attempts, enqueue.job_key, enqueue.job_key_mode, enqueue.store_id,
+                                         enqueue.timeout, enqueue.backoff_base, enqueue.backoff_max)::jobq.job_spec;
+    v_task jobq.tasks;
+    v_default_attempts integer;
+    v_job jobq.job_spec;
+    v_id bigint;
 BEGIN
-    RETURN (
-        SELECT e.job_id
-        FROM jobq._enqueue(ARRAY[ROW(enqueue.task, enqueue.payload, enqueue.queue, enqueue.run_at, enqueue.priority,
-                                     enqueue.max_attempts, enqueue.job_key, enqueue.job_key_mode, enqueue.store_id,
-                                     enqueue.timeout, enqueue.backoff_base, enqueue.backoff_max)::jobq.job_spec],
-                           false) AS e);
+    IF enqueue.job_key IS NULL THEN
+        SELECT t.*, (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts')
+        INTO v_task.name, v_task.scope, v_task.payload_schema, v_task.max_attempts, v_task.queue, v_task.priority,
+             v_task.timeout, v_task.backoff_base, v_task.backoff_max, v_task.description, v_task.created_at,
+             v_task.updated_at, v_default_attempts
+        FROM jobq.tasks t
+        WHERE t.name = pg_catalog.btrim(enqueue.task);
+
+        IF FOUND AND jobq._enqueue_takes_fast_path(v_spec, v_task) THEN
+            v_job := jobq._resolve_spec(v_spec, v_task, v_default_attempts);
+            INSERT INTO jobq.jobs (task, queue, payload, store_id, priority, run_at, max_attempts,
+                                   timeout, backoff_base, backoff_max)
+            VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
+                    v_job.timeout, v_job.backoff_base, v_job.backoff_max)
+            RETURNING jobs.id INTO v_id;
+            -- A due job wakes its queue's runners (jobq._wake: as the setting wakeup says).
+            IF v_job.run_at <= pg_catalog.now() THEN
+                PERFORM jobq._wake(v_job.queue);
+            END IF;
+            RETURN v_id;
+        END IF;
+    END IF;
+
+    RETURN (SELECT e.job_id FROM jobq._enqueue(ARRAY[v_spec], false) AS e);
 END
 $$;
 
 ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe. A keyless job that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH.';
 
 CREATE FUNCTION jobq.enqueue_many(jobs jsonb) RETURNS SETOF bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
+    v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
+                                      'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max'];
     v_specs jobq.job_spec[];
     v_bad record;
+    v_default_attempts integer;
+    v_queues text[];
 BEGIN
     IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
             format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
     END IF;
     -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
-    -- not a silent default.
-    SELECT e.n AS position, jsonb_typeof(e.v) AS kind, k.key INTO v_bad
+    -- not a silent default. An element with only known keys is empty once they are removed.
+    SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
+           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields END) AS k(key)
+            LIMIT 1) AS key
+    INTO v_bad
     FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
-    LEFT JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v END) AS k(key)
-        ON k.key NOT IN ('task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key', 'job_key_mode',
-                         'store_id', 'timeout', 'backoff_base', 'backoff_max')
-    WHERE jsonb_typeof(e.v) <> 'object' OR k.key IS NOT NULL
+    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields <> '{}'::jsonb
     ORDER BY e.n
     LIMIT 1;
     IF FOUND THEN
@@ -1748,6 +1872,43 @@ BEGIN
         RAISE;
     END;
 
+    -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
+    IF NOT EXISTS (SELECT 1
+                   FROM unnest(v_specs) AS s
+                   LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
+                   WHERE NOT jobq._enqueue_takes_fast_path(s, t)) THEN
+        v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+        -- Ids drawn in input order, so each is returned at its position.
+        RETURN QUERY
+        WITH src AS MATERIALIZED (
+            SELECT r.ord, nextval('jobq.jobs_id_seq'::regclass) AS id, r.task, r.queue, r.payload, r.store_id, r.priority,
+                   r.run_at, r.max_attempts, r.timeout, r.backoff_base, r.backoff_max
+            FROM (SELECT s.ordinality AS ord,
+                         (jobq._resolve_spec(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
+                                                 s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec,
+                                             t, v_default_attempts)).*
+                  FROM unnest(v_specs) WITH ORDINALITY AS s
+                  JOIN jobq.tasks t ON t.name = btrim(s.task)
+                  ORDER BY s.ordinality) AS r
+        ), ins AS (
+            INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                                   timeout, backoff_base, backoff_max)
+            OVERRIDING SYSTEM VALUE
+            SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+                   src.timeout, src.backoff_base, src.backoff_max
+            FROM src
+        )
+        SELECT src.id FROM src ORDER BY src.ord;
+
+        -- Each queue that got a due job wakes once (jobq._wake: as the setting wakeup says).
+        v_queues := ARRAY(SELECT DISTINCT (jobq._resolve_spec(s, t, v_default_attempts)).queue
+                          FROM unnest(v_specs) AS s
+                          JOIN jobq.tasks t ON t.name = btrim(s.task)
+                          WHERE coalesce(s.run_at, now()) <= now());
+        PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
+        RETURN;
+    END IF;
+
     RETURN QUERY
     SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord;
 END
@@ -1755,7 +1916,7 @@ $$;
 
 ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. Returns the ids in input order. Callers: applications, handlers, operators.';
+COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
 
 CREATE FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text DEFAULT NULL::text, retryable boolean DEFAULT true, retry_in interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2474,33 +2635,6 @@ ALTER TABLE jobq.settings OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.settings IS 'Tunables of the engine and the runners; change them with jobq.set_setting(name, value).';
 
-CREATE TABLE jobq.tasks (
-    name text NOT NULL,
-    scope text DEFAULT 'system'::text NOT NULL,
-    payload_schema jsonb DEFAULT '{}'::jsonb NOT NULL,
-    max_attempts integer,
-    queue text,
-    priority smallint,
-    timeout interval,
-    backoff_base interval,
-    backoff_max interval,
-    description text DEFAULT ''::text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT tasks_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
-    CONSTRAINT tasks_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
-    CONSTRAINT tasks_max_attempts_check CHECK ((max_attempts >= 1)),
-    CONSTRAINT tasks_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
-    CONSTRAINT tasks_payload_schema_check CHECK ((jsonb_typeof(payload_schema) = 'object'::text)),
-    CONSTRAINT tasks_queue_check CHECK ((queue <> ''::text)),
-    CONSTRAINT tasks_scope_check CHECK ((scope = ANY (ARRAY['system'::text, 'store'::text]))),
-    CONSTRAINT tasks_timeout_check CHECK ((timeout > '00:00:00'::interval))
-);
-
-ALTER TABLE jobq.tasks OWNER TO jobq_migrator;
-
-COMMENT ON TABLE jobq.tasks IS 'The task registry: name (kebab-case), scope (system or store), payload contract and defaults. Written by jobq.define_task.';
-
 CREATE TABLE jobq.workers (
     id text NOT NULL,
     node text NOT NULL,
@@ -2669,6 +2803,14 @@ GRANT ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_j
 REVOKE ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.tasks TO worker_runtime;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_app;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_operator;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
@@ -2689,6 +2831,9 @@ GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_operator;
 REVOKE ALL ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
@@ -2892,11 +3037,6 @@ GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app;
 GRANT SELECT ON TABLE jobq.settings TO jobq_operator;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app_gate;
-
-GRANT SELECT ON TABLE jobq.tasks TO worker_runtime;
-GRANT SELECT ON TABLE jobq.tasks TO jobq_app;
-GRANT SELECT ON TABLE jobq.tasks TO jobq_operator;
-GRANT SELECT ON TABLE jobq.tasks TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.workers TO jobq_operator;
 GRANT SELECT ON TABLE jobq.workers TO worker_runtime;
