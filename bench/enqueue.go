@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// enqueueBatch is the batch size of the enqueue_many and raw batched INSERT measures.
+const enqueueBatch = 1000
+
+// enqueueDuration is how long each enqueue measure runs: long enough for a steady rate over
+// thousands of transactions, short enough that 8 measures times 3 runs stay near two minutes.
+func enqueueDuration(env *environment) time.Duration {
+	if env.quick {
+		return 3 * time.Second
+	}
+	return 5 * time.Second
+}
+
+// scenarioEnqueue measures rows/s of jobq.enqueue (pgbench, one job per transaction, 1, 8 and 32
+// connections) against a raw single-row INSERT into a table like jobq.jobs (same columns,
+// defaults, constraints and indexes), and of jobq.enqueue_many against a raw batched INSERT of
+// the same batch size (one connection).
+func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
+	if err := env.ensureJobq(ctx); err != nil {
+		return err
+	}
+	admin := env.cl.url("postgres", "jobq")
+	if err := execSQL(ctx, admin,
+		"CREATE SCHEMA IF NOT EXISTS bench",
+		"DROP TABLE IF EXISTS bench.raw_jobs",
+		"CREATE TABLE bench.raw_jobs (LIKE jobq.jobs INCLUDING ALL)",
+		`SELECT jobq.define_task('ping', 'system', description => 'jobq worker built-in: completes at once (smoke test).')`,
+		// The raw side runs as the same role as jobq's.
+		"GRANT USAGE ON SCHEMA bench TO worker_runtime",
+		"GRANT INSERT ON bench.raw_jobs TO worker_runtime",
+		"GRANT USAGE ON ALL SEQUENCES IN SCHEMA bench TO worker_runtime",
+	); err != nil {
+		return err
+	}
+	jobqScript := filepath.Join(env.cacheDir, "enqueue-jobq.sql")
+	rawScript := filepath.Join(env.cacheDir, "enqueue-raw.sql")
+	if err := os.WriteFile(jobqScript, []byte("SELECT jobq.enqueue(task => 'ping', payload => '{}'::jsonb);\n"), 0o644); err != nil {
+		return fmt.Errorf("pgbench script: %w", err)
+	}
+	if err := os.WriteFile(rawScript, []byte("INSERT INTO bench.raw_jobs (task, payload, max_attempts) VALUES ('ping', '{}'::jsonb, 25);\n"), 0o644); err != nil {
+		return fmt.Errorf("pgbench script: %w", err)
+	}
+	dur := enqueueDuration(env)
+	for run := 1; run <= env.runs; run++ {
+		for _, clients := range []int{1, 8, 32} {
+			c := strconv.Itoa(clients)
+			env.progress("enqueue run %d/%d: single jobq.enqueue, %d connection(s)", run, env.runs, clients)
+			tps, err := pgbenchRate(ctx, env, "worker_runtime", jobqScript, clients, dur, "TRUNCATE jobq.jobs, jobq.job_history")
+			if err != nil {
+				return fmt.Errorf("jobq.enqueue with %d connections: %w", clients, err)
+			}
+			env.progress("  %s rows/s", fmtNum(tps))
+			rep.add("enq/single/"+c, "enqueue", "jobq.enqueue, one job per transaction, "+c+" connection(s) (pgbench)", "rows/s", tps)
+			// The same with the setting wakeup = wal: the enqueue emits a logical message
+			// instead of a NOTIFY, so commits do not queue for NOTIFY's cluster-wide lock.
+			env.progress("enqueue run %d/%d: single jobq.enqueue with wakeup = wal, %d connection(s)", run, env.runs, clients)
+			if err := execSQL(ctx, admin, "SELECT jobq.set_setting('wakeup', 'wal')"); err != nil {
+				return err
+			}
+			walTps, err := pgbenchRate(ctx, env, "worker_runtime", jobqScript, clients, dur, "TRUNCATE jobq.jobs, jobq.job_history")
+			if rerr := execSQL(ctx, admin, "SELECT jobq.set_setting('wakeup', 'notify')"); err == nil {
+				err = rerr
+			}
+			if err != nil {
+				return fmt.Errorf("jobq.enqueue (wakeup wal) with %d connections: %w", clients, err)
+			}
+			env.progress("  %s rows/s", fmtNum(walTps))
+			rep.add("enq/single-wal/"+c, "enqueue", "jobq.enqueue with the setting wakeup = wal (no NOTIFY), one job per transaction, "+c+" connection(s) (pgbench)", "rows/s", walTps)
+			env.progress("enqueue run %d/%d: raw single INSERT, %d connection(s)", run, env.runs, clients)
+			raw, err := pgbenchRate(ctx, env, "worker_runtime", rawScript, clients, dur, "TRUNCATE bench.raw_jobs")
+			if err != nil {
+				return fmt.Errorf("raw INSERT with %d connections: %w", clients, err)
+			}
+			env.progress("  %s rows/s", fmtNum(raw))
+			rep.add("enq/raw-single/"+c, "enqueue", "raw single-row INSERT into a copy of jobq.jobs, "+c+" connection(s) (pgbench)", "rows/s", raw)
+		}
+		env.progress("enqueue run %d/%d: jobq.enqueue_many, batches of %d", run, env.runs, enqueueBatch)
+		many, err := batchRate(ctx, env, true, dur)
+		if err != nil {
+			return fmt.Errorf("enqueue_many: %w", err)
+		}
+		env.progress("  %s rows/s", fmtNum(many))
+		rep.add("enq/many", "enqueue", fmt.Sprintf("jobq.enqueue_many, JSON array of %d jobs per call, 1 connection", enqueueBatch), "rows/s", many)
+		env.progress("enqueue run %d/%d: raw batched INSERT, batches of %d", run, env.runs, enqueueBatch)
+		raw, err := batchRate(ctx, env, false, dur)
+		if err != nil {
+			return fmt.Errorf("raw batched INSERT: %w", err)
+		}
+		env.progress("  %s rows/s", fmtNum(raw))
+		rep.add("enq/raw-many", "enqueue", fmt.Sprintf("raw INSERT … SELECT FROM unnest(arrays) of %d rows into a copy of jobq.jobs, 1 connection", enqueueBatch), "rows/s", raw)
+	}
+	if err := profileEnqueue(ctx, env, rep, jobqScript); err != nil {
+		return fmt.Errorf("hot spots: %w", err)
+	}
+	return execSQL(ctx, admin, "TRUNCATE jobq.jobs, jobq.job_history", "TRUNCATE bench.raw_jobs")
+}
+
+// profileEnqueue runs single enqueues on one connection for a few seconds with
+// pg_stat_statements tracking nested statements, and reports the top statements. Not part of
+// any figure.
+func profileEnqueue(ctx context.Context, env *environment, rep *report, script string) error {
+	admin := env.cl.url("postgres", "jobq")
+	env.progress("hot spots: 5 s of single jobq.enqueue with pg_stat_statements.track = all")
+	if err := execSQL(ctx, admin, "ALTER DATABASE jobq SET pg_stat_statements.track = 'all'", "SELECT pg_stat_statements_reset()"); err != nil {
+		return err
+	}
+	defer func() {
+		_ = execSQL(context.WithoutCancel(ctx), admin, "ALTER DATABASE jobq RESET pg_stat_statements.track")
+	}()
+	if _, err := pgbenchRate(ctx, env, "worker_runtime", script, 1, 5*time.Second, "TRUNCATE jobq.jobs, jobq.job_history"); err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	table, err := topStatements(ctx, conn, "Over 5 s of single `jobq.enqueue` calls from pgbench on one connection.")
+	if err != nil {
+		return err
+	}
+	rep.section("Hot spots of the engine: single enqueue (pg_stat_statements)", table)
+	return nil
+}
+
+var tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
+
+// pgbenchRate empties the table with reset, then runs script with pgbench as user for dur and
+// returns its transactions per second (one row each).
+func pgbenchRate(ctx context.Context, env *environment, user, script string, clients int, dur time.Duration, reset string) (float64, error) {
+	if err := execSQL(ctx, env.cl.url("postgres", "jobq"), reset, "CHECKPOINT"); err != nil {
+		return 0, err
+	}
+	args := []string{"-h", "127.0.0.1", "-p", strconv.Itoa(env.cl.port), "-U", user,
+		"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)),
+		"-T", strconv.Itoa(int(dur.Seconds())), "-f", script, "jobq"}
+	out, err := runTool(ctx, nil, filepath.Join(env.pgBinDir, "pgbench"), args...)
+	if err != nil {
+		return 0, err
+	}
+	m := tpsLine.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no tps line in pgbench's output:\n%s", lastChars(out, 1500))
+	}
+	if strings.Contains(out, "number of failed transactions: ") && !strings.Contains(out, "number of failed transactions: 0 ") {
+		return 0, fmt.Errorf("pgbench reports failed transactions:\n%s", lastChars(out, 1500))
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+// batchRate inserts batches of enqueueBatch jobs for dur on one connection, through
+// jobq.enqueue_many (as worker_runtime, a JSON array built once) or through a raw INSERT …
+// SELECT FROM unnest (as the superuser, arrays built once), and returns rows/s.
+func batchRate(ctx context.Context, env *environment, jobq bool, dur time.Duration) (float64, error) {
+	if err := execSQL(ctx, env.cl.url("postgres", "jobq"), "TRUNCATE jobq.jobs, jobq.job_history", "TRUNCATE bench.raw_jobs", "CHECKPOINT"); err != nil {
+		return 0, err
+	}
+	user := "postgres"
+	if jobq {
+		user = "worker_runtime"
+	}
+	conn, err := pgx.Connect(ctx, env.cl.url(user, "jobq"))
+	if err != nil {
+		return 0, fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+
+	var sql string
+	var args []any
+	if jobq {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range enqueueBatch {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"task":"ping","payload":{}}`)
+		}
+		b.WriteByte(']')
+		sql = "SELECT count(*) FROM jobq.enqueue_many($1::jsonb)"
+		args = []any{b.String()}
+	} else {
+		tasks := make([]string, enqueueBatch)
+		payloads := make([]string, enqueueBatch)
+		for i := range tasks {
+			tasks[i], payloads[i] = "ping", "{}"
+		}
+		sql = `WITH ins AS (INSERT INTO bench.raw_jobs (task, payload, max_attempts)
+			SELECT t, p, 25 FROM unnest($1::text[], $2::jsonb[]) AS u(t, p) RETURNING 1) SELECT count(*) FROM ins`
+		args = []any{tasks, payloads}
+	}
+	rows := 0
+	began := time.Now()
+	for time.Since(began) < dur {
+		var got int
+		if err := conn.QueryRow(ctx, sql, args...).Scan(&got); err != nil {
+			return 0, err
+		}
+		if got != enqueueBatch {
+			return 0, fmt.Errorf("a batch inserted %d of %d rows", got, enqueueBatch)
+		}
+		rows += got
+	}
+	return float64(rows) / time.Since(began).Seconds(), nil
+}

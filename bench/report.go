@@ -1,0 +1,468 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// row is one measure of the results table: the values of every run, or why there are none.
+type row struct {
+	key      string // stable identifier, used by the targets and the ratios
+	scenario string
+	measure  string
+	unit     string
+	values   []float64
+	status   string // "" when measured; else "not measured: …", "skipped: …" or "FAILED: …"
+	ratio    string // jobq ÷ peers, filled by finish
+	target   string // the issue's target and whether it is met, filled by finish
+	note     string
+}
+
+// report collects rows, free-form sections and the description of the machine.
+type report struct {
+	env      *environment
+	selected []string
+	rows     []*row
+	byKey    map[string]*row
+	machine  [][2]string // label, value
+	sections []section
+	failures []string // scenario: error
+	targets  [][4]string
+	began    time.Time
+}
+
+// section is extra material under the table: the soak's timeline, the hot spots, raw output.
+type section struct {
+	title string
+	body  string
+}
+
+func newReport(env *environment, selected []string) *report {
+	return &report{env: env, selected: selected, byKey: map[string]*row{}, began: time.Now()}
+}
+
+// row returns the row with key, creating it in table order when it is new.
+func (r *report) row(key, scenario, measure, unit string) *row {
+	if x, ok := r.byKey[key]; ok {
+		return x
+	}
+	x := &row{key: key, scenario: scenario, measure: measure, unit: unit}
+	r.rows = append(r.rows, x)
+	r.byKey[key] = x
+	return x
+}
+
+// add records one run's value of a measure.
+func (r *report) add(key, scenario, measure, unit string, v float64) {
+	x := r.row(key, scenario, measure, unit)
+	x.values = append(x.values, v)
+}
+
+// mark records why a measure has no figure.
+func (r *report) mark(key, scenario, measure, unit, status string) {
+	x := r.row(key, scenario, measure, unit)
+	if x.status == "" {
+		x.status = status
+	}
+}
+
+// fail records that a scenario failed; the run then exits non-zero.
+func (r *report) fail(scenario, err string) {
+	r.failures = append(r.failures, scenario+": "+err)
+	r.mark("failed/"+scenario, scenario, "scenario "+scenario, "", "FAILED: "+oneLine(err))
+}
+
+func (r *report) section(title, body string) {
+	r.sections = append(r.sections, section{title, body})
+}
+
+// problems lists what keeps the run from exiting 0: failed scenarios and peers not measured.
+func (r *report) problems() []string {
+	out := append([]string(nil), r.failures...)
+	for _, x := range r.rows {
+		if strings.HasPrefix(x.status, "not measured") {
+			out = append(out, x.measure+": "+x.status)
+		}
+	}
+	return out
+}
+
+func (x *row) ok() bool { return x != nil && x.status == "" && len(x.values) > 0 }
+
+func (x *row) median() float64 {
+	v := slices.Clone(x.values)
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+func (x *row) min() float64 { return slices.Min(x.values) }
+func (x *row) max() float64 { return slices.Max(x.values) }
+
+// get returns the median of the row with key, and whether it was measured.
+func (r *report) get(key string) (float64, bool) {
+	x := r.byKey[key]
+	if !x.ok() {
+		return 0, false
+	}
+	return x.median(), true
+}
+
+// finish computes the ratios to the peers and the issue's targets.
+func (r *report) finish() {
+	// Throughput: jobq ÷ each peer at the same count.
+	for _, x := range r.rows {
+		if !strings.HasPrefix(x.key, "tp/jobq") || !x.ok() {
+			continue
+		}
+		count := x.key[strings.LastIndex(x.key, "/")+1:]
+		var parts []string
+		for _, p := range []struct{ key, label string }{
+			{"tp/river-best/", "River best"}, {"tp/river-default/", "River defaults"},
+			{"tp/graphile-best/", "graphile best"}, {"tp/graphile-default/", "graphile defaults"},
+			{"tp/floor/", "raw floor"},
+		} {
+			if v, ok := r.get(p.key + count); ok && v > 0 {
+				parts = append(parts, fmt.Sprintf("÷ %s %.2f", p.label, x.median()/v))
+			}
+		}
+		x.ratio = strings.Join(parts, "; ")
+	}
+	// Pickup latency: jobq ÷ each peer, percentile by percentile. Lower is better: a ratio below 1
+	// means jobq picks up sooner than that peer.
+	for _, q := range []string{"p50", "p95", "p99"} {
+		x := r.byKey["lat/"+q]
+		if !x.ok() {
+			continue
+		}
+		var parts []string
+		for _, p := range []struct{ key, label string }{
+			{"floor", "raw floor"}, {"river-best", "River tuned"}, {"river-default", "River defaults"}, {"graphile-default", "graphile defaults"},
+		} {
+			if v, ok := r.get("lat/" + p.key + "/" + q); ok && v > 0 {
+				parts = append(parts, fmt.Sprintf("÷ %s %.2f", p.label, x.median()/v))
+			}
+		}
+		x.ratio = strings.Join(parts, "; ")
+	}
+	pairs := []struct{ jobq, raw, label string }{
+		{"enq/single/1", "enq/raw-single/1", "raw INSERT"},
+		{"enq/single/8", "enq/raw-single/8", "raw INSERT"},
+		{"enq/single/32", "enq/raw-single/32", "raw INSERT"},
+		{"enq/single-wal/1", "enq/raw-single/1", "raw INSERT"},
+		{"enq/single-wal/8", "enq/raw-single/8", "raw INSERT"},
+		{"enq/single-wal/32", "enq/raw-single/32", "raw INSERT"},
+		{"enq/many", "enq/raw-many", "raw batched INSERT"},
+		{"scale/loaded", "scale/empty", "empty tables"},
+	}
+	for _, p := range pairs {
+		a, ok1 := r.get(p.jobq)
+		b, ok2 := r.get(p.raw)
+		if ok1 && ok2 && b > 0 {
+			r.byKey[p.jobq].ratio = fmt.Sprintf("÷ %s %.2f", p.label, a/b)
+		}
+	}
+
+	target := func(key, want string, met bool, measured string) {
+		verdict := "missed"
+		if met {
+			verdict = "met"
+		}
+		if x := r.byKey[key]; x != nil {
+			if x.target != "" {
+				x.target += "; "
+			}
+			x.target += want + ": " + verdict
+		}
+		r.targets = append(r.targets, [4]string{want, measured, verdict, key})
+	}
+	notMeasured := func(want, why string) {
+		r.targets = append(r.targets, [4]string{want, why, "not measured", ""})
+	}
+
+	tc := strings.TrimPrefix(r.targetCountKey(), "/")
+	if jq, ok := r.get("tp/jobq-default/" + tc); ok {
+		best, bestName := 0.0, ""
+		for _, p := range []struct{ key, name string }{{"tp/river-best/", "River"}, {"tp/graphile-best/", "graphile-worker"}} {
+			if v, ok := r.get(p.key + tc); ok && v > best {
+				best, bestName = v, p.name
+			}
+		}
+		if best > 0 {
+			target("tp/jobq-default/"+tc, "throughput ≥ 1.25 × best peer at its best settings", jq >= 1.25*best,
+				fmt.Sprintf("%.2f × %s (%s vs %s jobs/s)", jq/best, bestName, fmtNum(jq), fmtNum(best)))
+		} else {
+			notMeasured("throughput ≥ 1.25 × best peer at its best settings", "no peer measured")
+		}
+		if fl, ok := r.get("tp/floor/" + tc); ok && fl > 0 {
+			target("tp/jobq-default/"+tc, fmt.Sprintf("throughput ≥ 85 %% of raw floor (batches of %d)", floorBatch), jq >= 0.85*fl,
+				fmt.Sprintf("%.0f %% (%s vs %s jobs/s)", 100*jq/fl, fmtNum(jq), fmtNum(fl)))
+		} else {
+			notMeasured(fmt.Sprintf("throughput ≥ 85 %% of raw floor (batches of %d)", floorBatch), "raw floor not measured")
+		}
+	} else {
+		notMeasured("throughput ≥ 1.25 × best peer at its best settings", "jobq throughput not measured")
+		notMeasured(fmt.Sprintf("throughput ≥ 85 %% of raw floor (batches of %d)", floorBatch), "jobq throughput not measured")
+	}
+	if v, ok := r.get("lat/p50"); ok {
+		target("lat/p50", "pickup p50 ≤ 0.6 ms", v <= 0.6, fmt.Sprintf("%.3f ms%s", v, r.floorNote("lat/floor/p50")))
+	} else {
+		notMeasured("pickup p50 ≤ 0.6 ms", "latency not measured")
+	}
+	if v, ok := r.get("lat/p99"); ok {
+		target("lat/p99", "pickup p99 ≤ 1.5 ms", v <= 1.5, fmt.Sprintf("%.3f ms%s", v, r.floorNote("lat/floor/p99")))
+	} else {
+		notMeasured("pickup p99 ≤ 1.5 ms", "latency not measured")
+	}
+	if a, ok := r.get("enq/many"); ok {
+		if b, ok := r.get("enq/raw-many"); ok {
+			target("enq/many", "enqueue_many ≥ 60 % of raw batched INSERT", a >= 0.6*b, fmt.Sprintf("%.0f %%", 100*a/b))
+		}
+	} else {
+		notMeasured("enqueue_many ≥ 60 % of raw batched INSERT", "enqueue not measured")
+	}
+	anySingle := false
+	for _, c := range []string{"1", "8", "32"} {
+		a, ok1 := r.get("enq/single/" + c)
+		b, ok2 := r.get("enq/raw-single/" + c)
+		if ok1 && ok2 {
+			anySingle = true
+			target("enq/single/"+c, "single enqueue ≥ 70 % of raw INSERT ("+c+" conn)", a >= 0.7*b, fmt.Sprintf("%.0f %%", 100*a/b))
+		}
+		if w, ok := r.get("enq/single-wal/" + c); ok && ok2 {
+			target("enq/single-wal/"+c, "single enqueue ≥ 70 % of raw INSERT ("+c+" conn, wakeup = wal)", w >= 0.7*b, fmt.Sprintf("%.0f %%", 100*w/b))
+		}
+	}
+	if !anySingle {
+		notMeasured("single enqueue ≥ 70 % of raw INSERT", "enqueue not measured")
+	}
+	sz := scaleSizesFor(r.env)
+	scaleWant := fmt.Sprintf("claim at %s waiting + %s history within 10 %% of empty (at most 10 %% slower)",
+		fmtNum(float64(sz.waiting)), fmtNum(float64(sz.history)))
+	if a, ok := r.get("scale/loaded"); ok {
+		if b, ok := r.get("scale/empty"); ok {
+			target("scale/loaded", scaleWant, a >= 0.9*b,
+				fmt.Sprintf("%.0f %% of empty (%s vs %s jobs/s)", 100*a/b, fmtNum(a), fmtNum(b)))
+		}
+	} else {
+		notMeasured(scaleWant, "scale not measured")
+	}
+	const walWant = "WAL mode commits/s ≥ 2 × NOTIFY mode (200 enqueuers)"
+	if a, ok := r.get(walKey("wal", "commits/s")); ok {
+		if b, ok := r.get(walKey("notify", "commits/s")); ok && b > 0 {
+			target(walKey("wal", "commits/s"), walWant, a >= 2*b, fmt.Sprintf("%.2f × (%s vs %s commits/s)", a/b, fmtNum(a), fmtNum(b)))
+			r.byKey[walKey("wal", "commits/s")].ratio = fmt.Sprintf("÷ NOTIFY mode %.2f", a/b)
+		}
+	} else if slices.Contains(r.selected, "wal") {
+		notMeasured(walWant, "wake-up benchmark not measured")
+	}
+	if v, ok := r.get("fanout/first"); ok {
+		target("fanout/first", "fan-out of 10,000 stores < 0.5 s", v < 500, fmt.Sprintf("%.0f ms (first run)", v))
+		if w, ok := r.get("fanout/repeat"); ok {
+			target("fanout/repeat", "fan-out of 10,000 stores < 0.5 s (repeated)", w < 500, fmt.Sprintf("%.0f ms", w))
+		}
+	} else {
+		notMeasured("fan-out of 10,000 stores < 0.5 s", "fan-out not measured")
+	}
+	if v, ok := r.get("rss/jobq-c100"); ok {
+		target("rss/jobq-c100", "runner RSS < 40 MB at concurrency 100", v < 40, fmt.Sprintf("%.1f MB", v))
+	} else {
+		notMeasured("runner RSS < 40 MB at concurrency 100", "RSS not measured")
+	}
+}
+
+// floorNote names the raw floor's figure of the same percentile, when it was measured.
+func (r *report) floorNote(key string) string {
+	if v, ok := r.get(key); ok {
+		return fmt.Sprintf(" (raw floor %.3f ms in this run)", v)
+	}
+	return ""
+}
+
+// walKey is the row key of a value of the wake-up benchmark: mode notify or wal, and its unit.
+func walKey(mode, unit string) string { return "wal/" + mode + "/" + unit }
+
+// targetCountKey is the job count the throughput targets are judged at.
+func (r *report) targetCountKey() string {
+	return "/" + fmt.Sprint(throughputCounts(r.env).target)
+}
+
+func (r *report) formatValue(x *row, v float64) string {
+	switch x.unit {
+	case "ms":
+		switch {
+		case v < 10:
+			return fmt.Sprintf("%.3f", v)
+		case v < 1000:
+			return fmt.Sprintf("%.1f", v)
+		}
+		return fmtNum(v)
+	case "MB", "s":
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmtNum(v)
+}
+
+// cells returns the median, min and max of a row, or its status.
+func (r *report) cells(x *row) (string, string, string) {
+	if x.status != "" {
+		return x.status, "", ""
+	}
+	if len(x.values) == 0 {
+		return "no figure", "", ""
+	}
+	return r.formatValue(x, x.median()), r.formatValue(x, x.min()), r.formatValue(x, x.max())
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	env := r.env
+	b.WriteString("# Benchmarks\n\n")
+	b.WriteString("Written by `make bench` (bench/run; see [bench/README.md](bench/README.md) for what each scenario measures and how). ")
+	b.WriteString("Every figure is the median of the runs, with the smallest and largest value; higher is better for rates, lower for times and sizes. ")
+	b.WriteString("The column jobq ÷ peer divides jobq's median by the peer's median of the same measure: for rates above 1 means jobq is faster; for pickup latency (a time) below 1 means jobq picks up sooner. ")
+	b.WriteString("The cluster is a throwaway PostgreSQL started by the harness with jobq's sandbox settings (fsync off, full_page_writes off, shared_buffers 256MB, wal_level logical) plus pg_stat_statements; every system gets its own database on it, and only one system runs at a time.\n\n")
+	if env.quick {
+		b.WriteString("**Quick run (BENCH_QUICK=1): reduced counts, one run, one-minute soak. The figures check the harness; they are not the issue's measurements.**\n\n")
+	}
+	if p := r.problems(); len(p) > 0 {
+		b.WriteString("**Incomplete run: " + fmt.Sprint(len(p)) + " problem(s), exit status 1:**\n\n")
+		for _, s := range p {
+			b.WriteString("- " + oneLine(s) + "\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Machine and command\n\n| | |\n|---|---|\n")
+	for _, m := range r.machine {
+		fmt.Fprintf(&b, "| %s | %s |\n", m[0], m[1])
+	}
+	fmt.Fprintf(&b, "| Runs per scenario | %d |\n", env.runs)
+	fmt.Fprintf(&b, "| Duration of the whole run | %s |\n", time.Since(r.began).Round(time.Second))
+	fmt.Fprintf(&b, "| Command | `%s` |\n\n", env.command)
+
+	b.WriteString("## Results\n\n")
+	b.WriteString("| Scenario | Measure | Median | Min | Max | Unit | jobq ÷ peer | Target |\n|---|---|---:|---:|---:|---|---|---|\n")
+	for _, x := range r.rows {
+		med, lo, hi := r.cells(x)
+		measure := x.measure
+		if x.note != "" {
+			measure += " (" + x.note + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.scenario, mdEscape(measure), mdEscape(med), lo, hi, x.unit, x.ratio, x.target)
+	}
+	b.WriteString("\n## Targets of the issue\n\n| Target | Measured | Verdict |\n|---|---|---|\n")
+	for _, t := range r.targets {
+		fmt.Fprintf(&b, "| %s | %s | **%s** |\n", t[0], mdEscape(t[1]), t[2])
+	}
+	b.WriteString("\n")
+	for _, s := range r.sections {
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n", s.title, strings.TrimSpace(s.body))
+	}
+	return r.withoutLocalPaths(b.String())
+}
+
+// withoutLocalPaths keeps this machine's folders out of the committed report: error messages
+// may name logs and the cluster's folder.
+func (r *report) withoutLocalPaths(s string) string {
+	s = strings.ReplaceAll(s, r.env.root+string(os.PathSeparator), "")
+	s = strings.ReplaceAll(s, r.env.root, ".")
+	if r.env.cl != nil {
+		s = strings.ReplaceAll(s, r.env.cl.dir, "<cluster folder>")
+	}
+	if tmp := os.TempDir(); tmp != "" && tmp != "/" {
+		s = strings.ReplaceAll(s, tmp+string(os.PathSeparator), "$TMPDIR/")
+	}
+	return s
+}
+
+// terminal is the table for the terminal: aligned columns, no markdown.
+func (r *report) terminal() string {
+	header := []string{"SCENARIO", "MEASURE", "MEDIAN", "MIN", "MAX", "UNIT", "JOBQ ÷ PEER", "TARGET"}
+	lines := [][]string{header}
+	for _, x := range r.rows {
+		med, lo, hi := r.cells(x)
+		measure := x.measure
+		if x.note != "" {
+			measure += " (" + x.note + ")"
+		}
+		if len(med) > 90 {
+			med = med[:90] + "…"
+		}
+		lines = append(lines, []string{x.scenario, measure, oneLine(med), lo, hi, x.unit, x.ratio, x.target})
+	}
+	var b strings.Builder
+	b.WriteString(alignColumns(lines))
+	b.WriteString("\nTARGETS\n")
+	t := [][]string{{"TARGET", "MEASURED", "VERDICT"}}
+	for _, x := range r.targets {
+		t = append(t, []string{x[0], x[1], x[2]})
+	}
+	b.WriteString(alignColumns(t))
+	for _, s := range r.sections {
+		fmt.Fprintf(&b, "\n%s\n%s\n", strings.ToUpper(s.title), strings.TrimSpace(s.body))
+	}
+	return b.String()
+}
+
+func alignColumns(lines [][]string) string {
+	widths := make([]int, len(lines[0]))
+	for _, l := range lines {
+		for i, c := range l {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		for i, c := range l {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(l)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))))
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// fmtNum formats a number with thousands separators, and two decimals below 100.
+func fmtNum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprint(v)
+	}
+	if math.Abs(v) < 100 && v != math.Trunc(v) {
+		return fmt.Sprintf("%.2f", v)
+	}
+	s := fmt.Sprintf("%.0f", math.Abs(v))
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if v < 0 {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
