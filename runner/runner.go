@@ -682,7 +682,7 @@ func (r *Runner) claim(errs *errorLog) bool {
 	n := min(free+ahead-len(r.ahead), maxClaimBatch)
 	unwritten := len(r.held) - r.active - len(r.ahead)
 	r.mu.Unlock()
-	r.lowWater.Store(int64(ahead / 2))
+	r.lowWater.Store(int64(ahead))
 	if n <= 0 || unwritten >= maxUnwritten {
 		// Nothing is needed now, or results wait to be written (a slow database slows the
 		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
