@@ -1,156 +1,55 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jobqdev/jobq/internal/localpg"
 )
 
-// cluster is the throwaway PostgreSQL cluster every scenario runs against. The harness starts
-// its own (rather than `jobq sandbox`) so that pg_stat_statements can be preloaded; the settings
-// are otherwise those of jobq's sandbox: fsync off, wal_level logical, trust on loopback.
+// cluster is the throwaway PostgreSQL cluster every scenario runs against: jobq's own
+// localpg (the cluster of jobq sandbox and the tests: fsync off, wal_level logical, trust on
+// loopback, run as the OS user postgres under root) with pg_stat_statements preloaded, which the
+// sandbox does not do, and room for the benchmarks' WAL.
 type cluster struct {
-	dir    string
-	port   int
-	binDir string
-	cred   *syscall.Credential
+	*localpg.Cluster
+	dir  string
+	port int
 }
 
-// clusterSettings are the postgresql.conf lines of the bench cluster.
-func clusterSettings(dir string, port int) map[string]string {
-	return map[string]string{
-		"listen_addresses":            "'127.0.0.1'",
-		"port":                        strconv.Itoa(port),
-		"unix_socket_directories":     "'" + dir + "'",
-		"fsync":                       "off",
-		"full_page_writes":            "off",
-		"max_connections":             "300",
-		"shared_buffers":              "256MB",
-		"log_min_messages":            "warning",
-		"wal_level":                   "logical",
-		"max_replication_slots":       "10",
-		"max_wal_senders":             "10",
-		"max_wal_size":                "4GB",
-		"shared_preload_libraries":    "'pg_stat_statements'",
-		"pg_stat_statements.track":    "top",
-		"pg_stat_statements.max":      "5000",
-		"track_io_timing":             "off",
-		"log_autovacuum_min_duration": "-1",
-	}
+// benchSettings are the postgresql.conf lines the bench adds to localpg's.
+var benchSettings = map[string]string{
+	"max_wal_size":                "4GB",
+	"shared_preload_libraries":    "'pg_stat_statements'",
+	"pg_stat_statements.track":    "top",
+	"pg_stat_statements.max":      "5000",
+	"track_io_timing":             "off",
+	"log_autovacuum_min_duration": "-1",
 }
 
-// startCluster creates a cluster in a new temporary folder and starts it. When the harness runs
-// as root, initdb and the server run as the OS user postgres.
+// startCluster creates a cluster in a new temporary folder and starts it.
 func startCluster(ctx context.Context, binDir string) (*cluster, error) {
-	port, err := freePort()
+	c, err := localpg.Start(ctx, localpg.Options{BinDir: binDir, Settings: benchSettings})
 	if err != nil {
-		return nil, fmt.Errorf("free port: %w", err)
-	}
-	dir, err := os.MkdirTemp("", "jobq-bench-pg-")
-	if err != nil {
-		return nil, fmt.Errorf("cluster folder: %w", err)
-	}
-	c := &cluster{dir: dir, port: port, binDir: binDir}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("running as root needs the OS user postgres: %w", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(dir, uid, gid); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("chown cluster folder: %w", err)
-		}
-	}
-	if err := c.run(ctx, "initdb", "-D", c.dataDir(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := c.writeConf(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	if err := c.run(ctx, "pg_ctl", "start", "-D", c.dataDir(), "-l", c.logFile(), "-w", "-t", "60"); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return c, nil
+	return &cluster{Cluster: c, dir: c.Dir, port: c.Port}, nil
 }
-
-func (c *cluster) dataDir() string { return filepath.Join(c.dir, "data") }
-
-func (c *cluster) logFile() string { return filepath.Join(c.dir, "server.log") }
 
 // url is a connection URL for user to database db.
-func (c *cluster) url(user, db string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", user, c.port, db)
-}
-
-func (c *cluster) writeConf() error {
-	settings := clusterSettings(c.dir, c.port)
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	b.WriteString("\n# written by jobq's bench harness: a throwaway cluster\n")
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s = %s\n", k, settings[k])
-	}
-	f, err := os.OpenFile(filepath.Join(c.dataDir(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("postgresql.conf: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("postgresql.conf: %w", err)
-	}
-	return nil
-}
+func (c *cluster) url(user, db string) string { return c.URL(user, db) }
 
 // remove stops the server at once and deletes the folder.
-func (c *cluster) remove() error {
-	if _, err := os.Stat(filepath.Join(c.dataDir(), "postmaster.pid")); err == nil {
-		_ = c.run(context.Background(), "pg_ctl", "stop", "-D", c.dataDir(), "-m", "immediate", "-w", "-t", "60")
-	}
-	return os.RemoveAll(c.dir)
-}
-
-func (c *cluster) run(ctx context.Context, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(c.binDir, name), args...)
-	cmd.Dir = c.dir
-	if c.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
-	}
-	// The server must outlive a cancelled context of the harness until remove stops it.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		logTail := ""
-		if b, rerr := os.ReadFile(c.logFile()); rerr == nil {
-			logTail = lastChars(string(b), 2000)
-		}
-		return fmt.Errorf("%s %s: %w\n%s\n%s", name, strings.Join(args, " "), err, out, logTail)
-	}
-	return nil
-}
+func (c *cluster) remove() error { return c.Remove() }
 
 // createDatabase creates database name, dropping an existing one first.
 func (c *cluster) createDatabase(ctx context.Context, name string) error {
@@ -228,15 +127,6 @@ func queryFloat(ctx context.Context, conn *pgx.Conn, sql string, args ...any) (f
 		return 0, fmt.Errorf("%s: NULL", firstLine(sql))
 	}
 	return *v, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // findPgBinDir returns the folder of initdb, pg_ctl and pgbench: $JOBQ_PG_BINDIR, else the
