@@ -50,7 +50,7 @@ func TestClaimAheadHoldsMoreJobsThanSlotsOnABusyQueue(t *testing.T) {
 		"every job ran once")
 }
 
-// claimedAheadBehindABlockedSlot starts a runner with one slot and a pace of fast jobs, then
+// claimedAheadBehindABlockedSlot starts a runner with one slot and warms it with fast jobs, then
 // enqueues a job that blocks its slot and, behind it, five fast jobs, and waits until the runner
 // has claimed all six: the five wait in the runner for the slot. It returns the runner's stop,
 // the ids of the five and the release of the blocked handler.
@@ -59,7 +59,7 @@ func claimedAheadBehindABlockedSlot(t *testing.T, b *testBundle) (r *runner.Runn
 	b.define(t, "fast", "block")
 	cfg := b.config()
 	cfg.Concurrency = 1
-	cfg.ClaimAhead = time.Second // a pace measured over a second; jobs wait ahead at most 10 s
+	cfg.ClaimAhead = time.Second // claims ahead while handlers return within a second; jobs wait ahead at most 10 s
 	r, err := runner.New(cfg)
 	require.NoError(t, err)
 	released := make(chan struct{})

@@ -22,7 +22,7 @@ type finishItem struct {
 	kind     finishKind
 	failure  jobq.Failure  // finishFail
 	delay    time.Duration // finishSnooze
-	shutdown bool          // finishSnooze: handed back by a shutdown, a drain or the claim-ahead bound
+	shutdown bool          // finishSnooze: handed back by a shutdown
 	handBack string        // finishSnooze: why a job claimed ahead was handed back before it ran
 	duration time.Duration
 	err      error

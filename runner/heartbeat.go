@@ -56,6 +56,7 @@ func (r *Runner) heartbeat(ctx context.Context, errs *errorLog) {
 	}
 	errs.ok()
 	var lost []*runningJob
+	var started []bool // whether each lost job's handler had started (read under r.mu)
 	r.mu.Lock()
 	for _, l := range leases {
 		if _, ok := renewed[l.JobID]; ok {
@@ -68,12 +69,16 @@ func (r *Runner) heartbeat(ctx context.Context, errs *errorLog) {
 		}
 		rj.lost = true
 		lost = append(lost, rj)
+		started = append(started, rj.running)
 	}
 	r.mu.Unlock()
-	for _, rj := range lost {
+	for i, rj := range lost {
 		r.metrics.leaseLost.WithLabelValues(rj.job.Task).Inc()
-		r.log.Warn("lease lost", append(jobAttrs(rj.job), "during", "heartbeat",
-			"detail", "the heartbeat was refused: the job was rescued, cancelled or deleted; cancelling its handler")...)
+		detail := "the heartbeat was refused: the job was rescued, cancelled or deleted; cancelling its handler"
+		if !started[i] {
+			detail = "the heartbeat was refused: the job was rescued, cancelled or deleted before its handler started; it will not start here"
+		}
+		r.log.Warn("lease lost", append(jobAttrs(rj.job), "during", "heartbeat", "detail", detail)...)
 		rj.cancel(jobq.ErrLeaseLost)
 	}
 }

@@ -224,9 +224,9 @@ type Runner struct {
 	held   map[string]*runningJob // by lease token: running handlers, jobs claimed ahead, results not yet written
 	active int                    // handlers running
 	ahead  []*runningJob          // claimed ahead of a free slot, oldest first
-	closed bool                   // no job starts any more: the claim loop ended or the worker drains
+	closed bool                   // no job starts any more: the claim loop ended
 
-	pace       aheadControl // how many jobs the claim loop claims ahead of free slots
+	aheadCtl   aheadControl // how many jobs the claim loop claims ahead of free slots
 	lastReturn atomic.Int64 // when a handler last returned, as time since epoch (monotonic)
 	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
 	epoch      time.Time    // the runner's creation, the origin of lastReturn
@@ -671,12 +671,12 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 	}
 }
 
-// claim claims jobs for the free handler slots and, at the pace jobs have been finishing, for
-// Config.ClaimAhead more, and starts what it can. It reports whether more jobs may be due:
+// claim claims jobs for the free handler slots and, as aheadControl decides, ahead of them,
+// and starts what it can. It reports whether more jobs may be due:
 // the claim got every job it asked for.
 func (r *Runner) claim(errs *errorLog) bool {
 	sinceReturn := time.Since(r.epoch) - time.Duration(r.lastReturn.Load())
-	ahead := r.pace.ahead(sinceReturn, r.cfg.ClaimAhead, r.cfg.Concurrency)
+	ahead := r.aheadCtl.ahead(sinceReturn, r.cfg.ClaimAhead, r.cfg.Concurrency)
 	r.mu.Lock()
 	free := r.cfg.Concurrency - r.active
 	n := min(free+ahead-len(r.ahead), maxClaimBatch)
@@ -698,7 +698,7 @@ func (r *Runner) claim(errs *errorLog) bool {
 		return false
 	}
 	errs.ok()
-	r.pace.claimed(len(jobs) == n)
+	r.aheadCtl.claimed(len(jobs) == n)
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
@@ -732,20 +732,20 @@ func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
 // goroutine.
 func (r *Runner) runJobs(rj *runningJob) {
 	for rj != nil {
-		err, d := r.runJob(rj)
+		d, err := r.runJob(rj)
 		rj = r.handlerReturned(rj, err, d)
 	}
 }
 
-// runJob runs one handler under the job's timeout and reports its error and duration.
-func (r *Runner) runJob(rj *runningJob) (error, time.Duration) {
+// runJob runs one handler under the job's timeout and reports its duration and error.
+func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 	defer rj.cancel(nil)
 	job, h := rj.job, rj.handler
 	rj.started = time.Now()
 	if h == nil {
 		err := WithCode(fmt.Errorf("%s: no handler is registered for task %q on worker %s",
 			ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
-		return err, time.Since(rj.started)
+		return time.Since(rj.started), err
 	}
 	runCtx := rj.ctx
 	var timeout time.Duration
@@ -761,7 +761,7 @@ func (r *Runner) runJob(rj *runningJob) (error, time.Duration) {
 	if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) {
 		err = fmt.Errorf("timed out after %s: %w", timeout, err)
 	}
-	return err, time.Since(rj.started)
+	return time.Since(rj.started), err
 }
 
 // nextAhead takes the oldest job claimed ahead for the slot the caller frees, or returns nil
@@ -813,7 +813,7 @@ func (r *Runner) handBackAhead(why string, olderThan time.Duration) {
 			r.forget(rj)
 			continue
 		}
-		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, handBack: why})
+		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, handBack: why})
 	}
 }
 
@@ -846,7 +846,7 @@ func (r *Runner) handlerReturned(rj *runningJob, err error, d time.Duration) *ru
 	left := len(r.ahead)
 	r.mu.Unlock()
 	if next == nil {
-		r.pace.starved.Store(true)
+		r.aheadCtl.starved.Store(true)
 	}
 	if next == nil || int64(left) < r.lowWater.Load() {
 		r.claimWanted()
