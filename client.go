@@ -418,6 +418,11 @@ type TaskDefinition struct {
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
 	Description string
+	// AppEnqueue lets application logins (members of jobq_app) enqueue this system task. The
+	// default, false, leaves it to runners and operators: an application then gets
+	// JOB.NOT_ALLOWED. It must be false for a store task (applications enqueue their own store's
+	// store tasks anyway).
+	AppEnqueue bool
 }
 
 // DefineTask declares def, or updates it when the task exists (a no-op when nothing changed).
@@ -436,9 +441,9 @@ func (c *Client) DefineTask(ctx context.Context, def TaskDefinition) error {
 	}
 	_, err = c.db.Exec(ctx, `SELECT jobq.define_task(name => $1, scope => $2, payload_schema => $3::jsonb,
 		max_attempts => $4, queue => $5, priority => $6, timeout => $7, backoff_base => $8, backoff_max => $9,
-		description => $10)`,
+		description => $10, app_enqueue => $11)`,
 		def.Name, string(scope), doc, nullInt(def.MaxAttempts), nullString(def.Queue), def.Priority,
-		interval(def.Timeout), interval(def.BackoffBase), interval(def.BackoffMax), def.Description)
+		interval(def.Timeout), interval(def.BackoffBase), interval(def.BackoffMax), def.Description, def.AppEnqueue)
 	return wrap(err, "define_task "+def.Name)
 }
 

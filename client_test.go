@@ -76,13 +76,15 @@ func TestClientRoundTrip(t *testing.T) {
 		}
 		// A store's job goes in only in a transaction of that store; outside one the batch is
 		// refused, naming the job, and writes nothing.
-		_, err := b.app.EnqueueMany(b.ctx, specs)
+		// Keyed system jobs are the runners' (applications may not key them): the batch goes in
+		// as worker_runtime, which, outside a store's transaction, is refused a store job too.
+		_, err := b.worker.EnqueueMany(b.ctx, specs)
 		require.ErrorIs(t, err, jobq.ErrTenantMismatch)
 		require.ErrorContains(t, err, "job 3: store "+storeID)
 		require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs`), "a refused batch writes nothing")
 
 		var ids []int64
-		require.NoError(t, b.inStore(b.appPool, storeID, func(c *jobq.Client) error {
+		require.NoError(t, b.inStore(b.workerPool, storeID, func(c *jobq.Client) error {
 			ids, err = c.EnqueueMany(b.ctx, specs)
 			return err
 		}))

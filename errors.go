@@ -67,6 +67,13 @@ var (
 	ErrInvalidTaskName = &Error{Code: "JOB.INVALID_TASK_NAME"}
 	// ErrTenantMismatch: the job's store is not the session's app.current_store_id.
 	ErrTenantMismatch = &Error{Code: "JOB.TENANT_MISMATCH"}
+	// ErrNotAllowed: an application enqueued a system task not declared AppEnqueue, or gave a
+	// system job a job key; or a caller other than the engine and operators wrote a cron slot's
+	// key (schedule:...).
+	ErrNotAllowed = &Error{Code: "JOB.NOT_ALLOWED"}
+	// ErrStoreNotBound: the login is bound to stores (jobq.store_bindings) and the session names
+	// another one.
+	ErrStoreNotBound = &Error{Code: "JOB.STORE_NOT_BOUND"}
 	// ErrInvalidCron: a cron expression that does not parse or never fires.
 	ErrInvalidCron = &Error{Code: "JOB.INVALID_CRON"}
 	// ErrInvalidTimezone: a time zone PostgreSQL does not know.

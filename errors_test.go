@@ -41,6 +41,8 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.STORE_NOT_ALLOWED":    jobq.ErrStoreNotAllowed,
 	"JOB.INVALID_TASK_NAME":    jobq.ErrInvalidTaskName,
 	"JOB.TENANT_MISMATCH":      jobq.ErrTenantMismatch,
+	"JOB.NOT_ALLOWED":          jobq.ErrNotAllowed,
+	"JOB.STORE_NOT_BOUND":      jobq.ErrStoreNotBound,
 }
 
 type catalogued struct {
@@ -129,7 +131,7 @@ func TestErrors(t *testing.T) {
 		b.define(t, "errors-payload", "errors-mode", "errors-attempts", "errors-many", "errors-snooze", "errors-system-task")
 		b.defineStore(t, "errors-store-task")
 		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: "errors-contract",
-			PayloadSchema: map[string]string{"n": "integer", "note?": "string"}}))
+			PayloadSchema: map[string]string{"n": "integer", "note?": "string"}, AppEnqueue: true}))
 
 		cases := []struct {
 			name   string

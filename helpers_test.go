@@ -52,11 +52,12 @@ func setupWith(t *testing.T, opts setupOptions) *bundle {
 }
 
 // define declares system tasks without a payload contract, as a runner does at start-up
-// (worker_runtime); enqueue refuses a task that is not declared.
+// (worker_runtime); enqueue refuses a task that is not declared. The application client enqueues
+// them in these tests, so they are declared AppEnqueue.
 func (b *bundle) define(t *testing.T, names ...string) {
 	t.Helper()
 	for _, name := range names {
-		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: name, Scope: jobq.ScopeSystem}))
+		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: name, Scope: jobq.ScopeSystem, AppEnqueue: true}))
 	}
 }
 
@@ -146,8 +147,14 @@ func (b *bundle) enqueue(t *testing.T, opts enqueueOptions) int64 {
 	if opts.Task == "" {
 		opts.Task = "task"
 	}
+	// Applications may not key system jobs (JOB.NOT_ALLOWED): keyed system jobs are enqueued as
+	// runners and their handlers do, as worker_runtime.
+	pool := b.appPool
+	if opts.StoreID == "" && opts.JobKey != "" {
+		pool = b.workerPool
+	}
 	var id int64
-	err := b.inStore(b.appPool, opts.StoreID, func(c *jobq.Client) error {
+	err := b.inStore(pool, opts.StoreID, func(c *jobq.Client) error {
 		var err error
 		id, err = c.Enqueue(b.ctx, opts.Task, opts.Payload, opts.EnqueueOptions)
 		return err
@@ -181,7 +188,11 @@ func (b *bundle) enqueueMany(t *testing.T, opts manyOptions) []int64 {
 			spec.Payload = payload{N: i}
 			specs = append(specs, spec)
 		}
-		got, err := b.app.EnqueueMany(b.ctx, specs)
+		client := b.app
+		if opts.Spec.JobKey != "" && opts.Spec.StoreID == "" {
+			client = b.worker // applications may not key system jobs
+		}
+		got, err := client.EnqueueMany(b.ctx, specs)
 		require.NoError(t, err)
 		require.Len(t, got, len(specs))
 		ids = append(ids, got...)

@@ -61,9 +61,9 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 	for _, mode := range jobKeyModes {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
-			b := setupWith(t, setupOptions{AppConns: enqueuers + 2})
+			b := setupWith(t, setupOptions{WorkerConns: enqueuers + 2})
 			b.define(t, "keyed")
-			cs := conns(t, b.appPool, enqueuers)
+			cs := conns(t, b.workerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
 
 			for round := range rounds {
 				key := fmt.Sprintf("%s-%d", mode, round)
@@ -104,7 +104,7 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 
 				if mode == jobq.JobKeyUnsafeDedupe {
 					// A later enqueue finds the job and leaves it as it is.
-					again, err := b.app.Enqueue(b.ctx, "keyed", payload{N: 999},
+					again, err := b.worker.Enqueue(b.ctx, "keyed", payload{N: 999},
 						jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode})
 					require.NoError(t, err)
 					require.Equal(t, job.ID, again)
@@ -145,9 +145,9 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			const senders, keys, batches = 10, 100, 8
-			b := setupWith(t, setupOptions{AppConns: senders + 2})
+			b := setupWith(t, setupOptions{WorkerConns: senders + 2})
 			b.define(t, "keyed")
-			cs := conns(t, b.appPool, senders)
+			cs := conns(t, b.workerPool, senders) // keyed system jobs: runners' enqueues (applications may not key them)
 
 			type sent struct {
 				keys []string
@@ -224,9 +224,9 @@ func TestJobKeyRunningJob(t *testing.T) {
 	for _, mode := range jobKeyModes {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
-			b := setupWith(t, setupOptions{AppConns: enqueuers + 2})
+			b := setupWith(t, setupOptions{WorkerConns: enqueuers + 2})
 			b.define(t, "keyed")
-			cs := conns(t, b.appPool, enqueuers)
+			cs := conns(t, b.workerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
 			const key = "nightly-report"
 
 			runningID := b.enqueue(t, enqueueOptions{Task: "keyed", Payload: payload{N: -1},

@@ -18,7 +18,7 @@ func TestTaskDefaultsApply(t *testing.T) {
 	require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{
 		Name: "send-invoice-email", Queue: "mail", Priority: &priority, MaxAttempts: 6, Timeout: 2 * time.Minute,
 		BackoffBase: 3 * time.Second, BackoffMax: 4 * time.Minute, PayloadSchema: map[string]string{"invoiceId": "integer"},
-		Description: "Mails an invoice.",
+		Description: "Mails an invoice.", AppEnqueue: true,
 	}))
 	var description string
 	require.NoError(t, b.admin.QueryRow(b.ctx, `SELECT description FROM jobq.tasks WHERE name = 'send-invoice-email'`).Scan(&description))
@@ -55,7 +55,7 @@ func TestTaskDefaultsApply(t *testing.T) {
 	require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{
 		Name: "send-invoice-email", Queue: "mail", Priority: &priority, MaxAttempts: 6, Timeout: 2 * time.Minute,
 		BackoffBase: 3 * time.Second, BackoffMax: 4 * time.Minute, PayloadSchema: map[string]string{"invoiceId": "integer"},
-		Description: "Mails an invoice.",
+		Description: "Mails an invoice.", AppEnqueue: true,
 	}))
 	require.NoError(t, b.admin.QueryRow(b.ctx, `SELECT updated_at FROM jobq.tasks WHERE name = 'send-invoice-email'`).Scan(&after))
 	require.True(t, before.Equal(after), "an unchanged declaration touched the row")

@@ -268,7 +268,7 @@ func TestRunnerRetriesItsDeclarationsUntilTheyPass(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	const defineTask = `jobq.define_task(text, text, jsonb, integer, text, integer, interval, interval, interval, text)`
+	const defineTask = `jobq.define_task(text, text, jsonb, integer, text, integer, interval, interval, interval, text, boolean)`
 	_, err := b.admin.Exec(ctx, `REVOKE EXECUTE ON FUNCTION `+defineTask+` FROM worker_runtime`)
 	require.NoError(t, err)
 	r, err := runner.New(b.config())

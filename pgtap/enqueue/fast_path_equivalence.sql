@@ -14,12 +14,13 @@ UPDATE jobq.settings s SET value = d.value
 FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
--- A task without defaults, one with every default, one whose queue is blank (refused once resolved),
+-- A task without defaults, one with every default, one whose queue is blank (refused once resolved)
+-- (system tasks that applications may enqueue: the inputs are enqueued as jobq_app too),
 -- and a store task with a payload contract.
-SELECT FROM jobq.define_task('pgtap-eq-plain');
+SELECT FROM jobq.define_task('pgtap-eq-plain', app_enqueue => true);
 SELECT FROM jobq.define_task('pgtap-eq-defaults', max_attempts => 4, queue => 'eq-task-queue', priority => 2,
-                             timeout => '5 minutes', backoff_base => '3 seconds', backoff_max => '7 minutes');
-SELECT FROM jobq.define_task('pgtap-eq-blank-queue', queue => '  ');
+                             timeout => '5 minutes', backoff_base => '3 seconds', backoff_max => '7 minutes', app_enqueue => true);
+SELECT FROM jobq.define_task('pgtap-eq-blank-queue', queue => '  ', app_enqueue => true);
 SELECT FROM jobq.define_task('pgtap-eq-store', scope => 'store', payload_schema => '{"storeId": "uuid", "n": "integer", "note?": "string"}');
 
 -- The inputs: the arguments of enqueue, as the specs jobq._enqueue takes.

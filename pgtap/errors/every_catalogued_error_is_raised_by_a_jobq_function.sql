@@ -21,11 +21,13 @@ SELECT is_empty($$ SELECT code FROM jobq.error_codes WHERE code <> 'JOB.BOOTSTRA
 SELECT results_eq(
     $$ SELECT sqlstate, code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ4%' ORDER BY sqlstate $$,
     $$ VALUES ('JQ401'::text, 'JOB.UNKNOWN_TASK'::text), ('JQ402', 'JOB.PAYLOAD_INVALID'), ('JQ403', 'JOB.STORE_REQUIRED'),
-              ('JQ404', 'JOB.STORE_NOT_ALLOWED'), ('JQ405', 'JOB.INVALID_TASK_NAME'), ('JQ406', 'JOB.TENANT_MISMATCH') $$,
-    'the catalogue holds JQ401 to JQ406: unknown task, invalid payload, store required, store not allowed, invalid task name, tenant mismatch');
+              ('JQ404', 'JOB.STORE_NOT_ALLOWED'), ('JQ405', 'JOB.INVALID_TASK_NAME'), ('JQ406', 'JOB.TENANT_MISMATCH'),
+              ('JQ407', 'JOB.NOT_ALLOWED'), ('JQ408', 'JOB.STORE_NOT_BOUND') $$,
+    'the catalogue holds JQ401 to JQ408: unknown task, invalid payload, store required, store not allowed, invalid task name, '
+    'tenant mismatch, not allowed (system jobs and cron keys), store not bound');
 SELECT is_empty(
     $$ SELECT code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ4%' EXCEPT SELECT code FROM raised $$,
-    'each of JQ401 to JQ406 is raised by some jobq function');
+    'each of JQ401 to JQ408 is raised by some jobq function');
 
 -- The errors of cron, schedules and workers. JQ604 is not used.
 SELECT results_eq(

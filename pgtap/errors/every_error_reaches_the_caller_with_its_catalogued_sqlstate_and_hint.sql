@@ -18,6 +18,9 @@ SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store', payload_schem
 -- No schedule and no worker of the names the triggers below look up.
 DELETE FROM jobq.schedules WHERE name = 'pgtap-no-such-schedule';
 DELETE FROM jobq.workers WHERE id = 'pgtap-no-such-worker';
+-- A login bound to store 1111…, for JOB.STORE_NOT_BOUND (created and dropped with the transaction).
+CREATE ROLE pgtap_bound_login LOGIN IN ROLE jobq_app;
+SELECT jobq.bind_store('pgtap_bound_login', '11111111-1111-1111-1111-111111111111');
 
 CREATE FUNCTION pg_temp.error_of(p_sql text, OUT err_state text, OUT err_message text, OUT err_hint text)
 LANGUAGE plpgsql AS $$
@@ -54,6 +57,13 @@ INSERT INTO triggers VALUES
     -- (the SET LOCAL ROLE ends with the subtransaction the error rolls back).
     ('JOB.TENANT_MISMATCH',      $$ SET LOCAL ROLE jobq_app;
                                     SELECT jobq.enqueue('pgtap-store-task', '{"n": 1}', store_id => '11111111-1111-1111-1111-111111111111') $$),
+    -- An application may not enqueue a system task that is not declared app_enqueue.
+    ('JOB.NOT_ALLOWED',          $$ SET LOCAL ROLE jobq_app;
+                                    SELECT jobq.enqueue('t') $$),
+    -- A login bound to store 1111… that names store 2222…
+    ('JOB.STORE_NOT_BOUND',      $$ SET LOCAL SESSION AUTHORIZATION pgtap_bound_login;
+                                    SET LOCAL app.current_store_id = '22222222-2222-2222-2222-222222222222';
+                                    SELECT jobq.enqueue('pgtap-store-task', '{"n": 1}', store_id => '22222222-2222-2222-2222-222222222222') $$),
     ('JOB.INVALID_CRON',         $$ SELECT jobq.cron_parse('61 * * * *') $$),
     ('JOB.INVALID_TIMEZONE',     $$ SELECT jobq.cron_next('@daily', now(), 'Mars/Olympus_Mons') $$),
     ('JOB.UNKNOWN_SCHEDULE',     $$ SELECT jobq.unschedule('pgtap-no-such-schedule') $$),

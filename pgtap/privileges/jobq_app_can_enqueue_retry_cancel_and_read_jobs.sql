@@ -12,8 +12,8 @@ WHERE s.name = d.name;
 -- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
 -- idempotent and puts back a task whose declaration differs).
 SELECT FROM jobq.define_task('welcome-email', scope => 'store');
-SELECT FROM jobq.define_task('a');
-SELECT FROM jobq.define_task('b');
+SELECT FROM jobq.define_task('a', app_enqueue => true);
+SELECT FROM jobq.define_task('b', app_enqueue => true);
 
 SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval'],
                           'jobq_app', ARRAY['EXECUTE'], 'jobq_app can execute enqueue');

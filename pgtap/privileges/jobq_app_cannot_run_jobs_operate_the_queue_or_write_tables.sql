@@ -25,7 +25,7 @@ SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'jobq_app'
 SELECT function_privs_are('jobq', 'snooze_jobs', ARRAY['bigint[]', 'uuid[]', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute snooze_jobs');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute prune_history');
 SELECT table_privs_are('jobq', 'audit_log', 'jobq_app', ARRAY[]::text[], 'jobq_app cannot read the audit log');
-SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text'],
+SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text', 'boolean'],
                           'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute define_task');
 SELECT function_privs_are('jobq', 'fan_out', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute fan_out');
 SELECT function_privs_are('jobq', '_enqueue_for_stores', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz', 'uuid[]'], 'jobq_app', ARRAY[]::text[],

@@ -22,7 +22,7 @@ SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue_many');
 SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval'], 'jobq_operator', ARRAY[]::text[],
                           'jobq_operator cannot claim jobs (that is the runner''s)');
-SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text'],
+SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text', 'boolean'],
                           'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute define_task');
 SELECT function_privs_are('jobq', 'payload_problem', ARRAY['jsonb', 'jsonb'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute payload_problem');
 SELECT function_privs_are('jobq', 'current_store_id', ARRAY[]::text[], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute current_store_id');

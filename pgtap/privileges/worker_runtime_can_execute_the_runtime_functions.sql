@@ -29,13 +29,13 @@ SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'worker_ru
 SELECT function_privs_are('jobq', 'snooze_jobs', ARRAY['bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze_jobs');
 SELECT function_privs_are('jobq', 'queue_lag', ARRAY['text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute queue_lag');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute prune_history');
-SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text'],
+SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text', 'boolean'],
                           'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute define_task (runners declare their tasks at start-up)');
 SELECT function_privs_are('jobq', 'payload_problem', ARRAY['jsonb', 'jsonb'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute payload_problem');
 SELECT function_privs_are('jobq', 'current_store_id', ARRAY[]::text[], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute current_store_id');
 SELECT function_privs_are('jobq', 'fan_out', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fan_out');
-SELECT function_privs_are('jobq', '_enqueue_for_stores', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz', 'uuid[]'], 'worker_runtime', ARRAY['EXECUTE'],
-                          'worker_runtime can execute _enqueue_for_stores, which fan_out runs as worker_runtime');
+SELECT function_privs_are('jobq', '_enqueue_for_stores', ARRAY['text', 'jsonb', 'text', 'text', 'timestamptz', 'uuid[]'], 'worker_runtime', ARRAY[]::text[],
+                          'worker_runtime cannot execute _enqueue_for_stores: it fans out through fan_out only');
 SELECT function_privs_are('public', 'list_store_ids_for_fan_out', ARRAY[]::text[], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute public.list_store_ids_for_fan_out');
 
 -- The same, by calling them as worker_runtime.

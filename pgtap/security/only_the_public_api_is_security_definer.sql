@@ -1,7 +1,8 @@
--- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot);
--- private helpers (_-prefixed) and pure helpers (backoff, payload_problem, the cron functions) run as the caller. One private helper is a definer
--- by design: jobq._enqueue_for_stores, behind the SECURITY INVOKER jobq.fan_out, executable by
--- worker_runtime only. Outside jobq, public.list_store_ids_for_fan_out is the one definer jobq adds.
+-- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot, or call
+-- private helpers no runtime role may execute); private helpers (_-prefixed) and the pure backoff
+-- helpers run as the caller. One private helper is a definer by design: jobq._enqueue_for_stores,
+-- behind jobq.fan_out, executable by no runtime role. Outside jobq, public.list_store_ids_for_fan_out
+-- is the one definer jobq adds.
 BEGIN;
 SELECT plan(4);
 
@@ -12,9 +13,11 @@ SELECT set_eq(
               ('fail_job'), ('fail_jobs'), ('snooze'), ('snooze_jobs'), ('queue_lag'), ('rescue_expired'), ('prune_history'), ('retry_job'), ('cancel_job'),
               ('delete_job'), ('requeue_dead'), ('set_setting'), ('define_task'),
               ('schedule'), ('unschedule'), ('register_worker'), ('worker_heartbeat'), ('drain_worker'), ('resume_worker'),
-              ('detach_worker'), ('deregister_worker'), ('acquire_leadership'), ('maintain') $$,
-    'exactly the public API functions of jobq are SECURITY DEFINER (fan_out, which runs as its caller, is not; nor are the pure '
-    'cron_parse, cron_next and cron_slots)');
+              ('detach_worker'), ('deregister_worker'), ('acquire_leadership'), ('maintain'),
+              ('fan_out'), ('payload_problem'), ('bind_store'), ('unbind_store'),
+              ('cron_parse'), ('cron_next'), ('cron_slots') $$,
+    'exactly the public API functions of jobq are SECURITY DEFINER (but the pure backoff helpers and current_store_id, '
+    'which run as their caller and call no private helper)');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
@@ -23,8 +26,8 @@ SELECT set_eq(
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,
-    $$ VALUES ('worker_runtime') $$,
-    'jobq._enqueue_for_stores is executable by worker_runtime only (besides its owner)');
+    $$ SELECT NULL::text WHERE false $$,
+    'jobq._enqueue_for_stores is executable by nobody but its owner (jobq.fan_out runs as it)');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'public' AND p.prosecdef $$,

@@ -13,7 +13,7 @@ FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('b
              ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
 WHERE s.name = d.name;
 SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store');
-SELECT FROM jobq.define_task('pgtap-system-task');
+SELECT FROM jobq.define_task('pgtap-system-task', app_enqueue => true);
 
 -- Store A (aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa) and store B (bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb)
 -- each have a live job and a finished (canceled) one; so does the system (no store). Set up as the
@@ -52,7 +52,7 @@ SELECT is_empty(
 SET LOCAL ROLE jobq_app;
 SET LOCAL app.current_store_id = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 SELECT lives_ok($$ SELECT jobq.enqueue('pgtap-system-task') $$,
-    'a session of store A may enqueue a system job (system jobs belong to no store)');
+    'a session of store A may enqueue a system job of a task declared app_enqueue (system jobs belong to no store)');
 
 SET LOCAL ROLE jobq_app;
 SET LOCAL app.current_store_id = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
