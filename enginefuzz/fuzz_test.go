@@ -82,7 +82,7 @@ func TestSQLAPIFuzz(t *testing.T) {
 		if w == nil {
 			w = r.world()
 		}
-		res := r.epoch(w, from, calls, -1)
+		res := r.epoch(w, from, calls, false)
 		r.done = res.next
 		if res.health == nil {
 			if res.stopped {
@@ -90,6 +90,7 @@ func TestSQLAPIFuzz(t *testing.T) {
 			}
 			break
 		}
+		w.close()
 		r.healthFailure(from, res)
 		from, w = res.next, nil
 	}
@@ -226,22 +227,24 @@ func (r *run) draw(i int, p *pools) callRecord {
 	return callRecord{index: i, fn: f, caller: c, args: g.args(f, r.gens[f.Signature])}
 }
 
+// refreshAfter are the functions after whose success the pools are read again at once (else at
+// the end of the batch): they hand out the lease tokens the next calls should use.
+var refreshAfter = map[string]bool{"jobq.claim_job": true}
+
 // epochResult is how a stretch of calls on one database ended.
 type epochResult struct {
 	next       int   // the first call not made
 	health     error // the health check that failed, nil when none did
 	batchStart int   // the first call of the batch after which it failed
-	culprit    *callRecord
-	stopped    bool // the time budget ran out
+	stopped    bool  // the time budget ran out
 	batch      []callRecord
 }
 
-// epoch makes calls [from, to) on w. With checkFrom < 0 it records every failure and checks health
-// after each batch; a replay (checkFrom >= 0) records nothing and checks health after every call
-// from checkFrom on, returning the call after which it first failed as the culprit.
-func (r *run) epoch(w *world, from, to, checkFrom int) epochResult {
+// epoch makes calls [from, to) on w, checking health after every batch of batchSize calls
+// (counted from from) and after the last one, and stops at the first failed check. A replay
+// records nothing: it only tells whether the same calls break the health check again.
+func (r *run) epoch(w *world, from, to int, replay bool) epochResult {
 	ctx := context.Background()
-	replay := checkFrom >= 0
 	fail := func(i int, err error) epochResult {
 		r.t.Fatalf("seed %d, call %d: %v", r.seed, i, err)
 		return epochResult{}
@@ -272,33 +275,25 @@ func (r *run) epoch(w *world, from, to, checkFrom int) epochResult {
 				return fail(i, err)
 			}
 			before = after
-			if accepted && c.fn.Name == "jobq.claim_job" {
+			if accepted && refreshAfter[c.fn.Name] {
 				if p, err = w.refreshPools(ctx); err != nil {
 					return fail(i, err)
 				}
 			}
 		}
-		endOfBatch := (i-from+1)%batchSize == 0 || i == to-1
-		if (replay && i >= checkFrom) || (!replay && endOfBatch) {
-			if herr := w.health(ctx); herr != nil {
-				res := epochResult{next: i + 1, health: herr, batchStart: batchStart, batch: batch}
-				if replay {
-					res.culprit = &c
-				}
-				return res
-			}
+		if (i-from+1)%batchSize != 0 && i != to-1 {
+			continue
 		}
-		if endOfBatch || (replay && i >= checkFrom) {
-			if p, err = w.refreshPools(ctx); err != nil {
-				return fail(i, err)
-			}
-			if before, err = w.fingerprint(ctx, 0); err != nil {
-				return fail(i, err)
-			}
-			if endOfBatch {
-				batch, batchStart = nil, i+1
-			}
+		if herr := w.health(ctx); herr != nil {
+			return epochResult{next: i + 1, health: herr, batchStart: batchStart, batch: batch}
 		}
+		if p, err = w.refreshPools(ctx); err != nil {
+			return fail(i, err)
+		}
+		if before, err = w.fingerprint(ctx, 0); err != nil {
+			return fail(i, err)
+		}
+		batch, batchStart = nil, i+1
 	}
 	return epochResult{next: to}
 }
@@ -399,7 +394,7 @@ func (r *run) record(st *fnStats, kind, key string, c callRecord, detail string)
 	}
 	f := r.failures[key]
 	if f == nil {
-		if len(detail) > 600 {
+		if len(detail) > 600 && kind != "health" {
 			detail = detail[:600] + "…"
 		}
 		f = &failure{key: key, callers: map[string]bool{}, first: fmt.Sprintf("seed %d, %s\n      -> %s", r.seed, c, detail)}
@@ -410,32 +405,52 @@ func (r *run) record(st *fnStats, kind, key string, c callRecord, detail string)
 	f.callers[c.caller.Name] = true
 }
 
-// healthFailure bisects a failed health check to the call that caused it, replaying the epoch's
-// calls on a fresh database with a check after every call of the failed batch.
+// healthFailure finds the call that broke the health check: it replays the epoch on fresh
+// databases, the same calls with the same checks, stopping after a shorter and shorter prefix of
+// the failed batch (a binary search), and names the first call after which the check fails.
 func (r *run) healthFailure(from int, res epochResult) {
+	last := res.batch[len(res.batch)-1]
 	step := healthStep(res.health)
 	if r.bisects >= maxBisects || time.Now().After(r.deadline) {
-		var b strings.Builder
-		for _, c := range res.batch {
-			b.WriteString("\n        " + c.String())
-		}
-		r.record(nil, "health", fmt.Sprintf("%s failed (not bisected)", step),
-			callRecord{index: res.next - 1, fn: res.batch[len(res.batch)-1].fn, caller: res.batch[len(res.batch)-1].caller,
-				args: res.batch[len(res.batch)-1].args},
-			fmt.Sprintf("%v after the batch of calls %d..%d:%s", res.health, res.batchStart, res.next-1, b.String()))
+		r.record(nil, "health", fmt.Sprintf("%s failed (not bisected)", step), last,
+			fmt.Sprintf("%v after the batch of calls %d..%d:%s", res.health, res.batchStart, res.next-1, listCalls(res.batch)))
 		return
 	}
 	r.bisects++
-	w := r.world()
-	rep := r.epoch(w, from, res.next, res.batchStart)
-	if rep.culprit == nil {
-		last := res.batch[len(res.batch)-1]
-		r.record(nil, "health", fmt.Sprintf("%s failed (not reproduced one call at a time)", step), last,
-			fmt.Sprintf("%v after the batch of calls %d..%d", res.health, res.batchStart, res.next-1))
+	// fails replays the calls before the failed batch and its first k calls, and checks health.
+	fails := func(k int) (error, bool) {
+		w := r.world()
+		defer w.close()
+		rep := r.epoch(w, from, res.batchStart+k, true)
+		return rep.health, rep.health != nil && rep.next > res.batchStart
+	}
+	herr, ok := fails(len(res.batch))
+	if !ok {
+		r.record(nil, "health", fmt.Sprintf("%s failed (not reproduced by a replay)", step), last,
+			fmt.Sprintf("%v after the batch of calls %d..%d:%s", res.health, res.batchStart, res.next-1, listCalls(res.batch)))
 		return
 	}
-	r.record(r.stat(rep.culprit.fn), "health", fmt.Sprintf("%s as %s stops %s", rep.culprit.fn.Name, rep.culprit.caller.Role,
-		healthStep(rep.health)), *rep.culprit, fmt.Sprintf("then %v", rep.health))
+	lo, hi := 1, len(res.batch)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if err, ok := fails(mid); ok {
+			hi, herr = mid, err
+		} else {
+			lo = mid + 1
+		}
+	}
+	culprit := res.batch[hi-1]
+	r.record(r.stat(culprit.fn), "health", fmt.Sprintf("%s as %s stops %s", culprit.fn.Name, culprit.caller.Role, healthStep(herr)),
+		culprit, fmt.Sprintf("then %v", herr))
+}
+
+// listCalls lists calls one a line, for a failure message.
+func listCalls(calls []callRecord) string {
+	var b strings.Builder
+	for _, c := range calls {
+		b.WriteString("\n        " + c.String())
+	}
+	return b.String()
 }
 
 // healthStep names the part of the health check that failed, with its SQLSTATE, for grouping.

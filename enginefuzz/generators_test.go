@@ -28,6 +28,9 @@ type gen struct {
 	pairs []running
 	// arrayLen is the length the parallel arrays of this call share.
 	arrayLen int
+	// store tells whether this call's typical task, store id and payload are a store task's
+	// (store A) or a system task's, so that typical calls agree with themselves and get accepted.
+	store bool
 }
 
 func s(v string) *string { return &v }
@@ -77,7 +80,7 @@ func oddText(g *gen) *string {
 	case 8:
 		return g.pick(`'; DROP TABLE jobq.jobs; --`, `%s %L %I`, `\`, `"quoted"`, `{storeId}`, "tab\there", "line\nbreak")
 	case 9:
-		return g.pick("default", "fuzz-q", "fuzz-sys", "fuzz-store", "fuzz-control")
+		return g.pick("default", "fuzz-q", "fuzz-sys", "fuzz-store")
 	case 10:
 		return s(fmt.Sprintf("Mixed Case %d", g.rng.IntN(100)))
 	case 11:
@@ -217,8 +220,10 @@ func oddJSON(g *gen) *string {
 
 var jsonGen = valueGen{
 	typical: func(g *gen) *string {
-		return g.pick(`{}`, `{"n": 1}`, `{"storeId": "`+storeA+`"}`, `{"n": 2, "at": "2026-01-01T00:00:00Z"}`,
-			`{"storeId": "`+storeA+`", "n": 3}`)
+		if g.store {
+			return g.pick(`{"storeId": "`+storeA+`"}`, `{"storeId": "`+storeA+`", "n": 3}`)
+		}
+		return g.pick(`{"n": 1}`, `{"n": 2, "at": "2026-01-01T00:00:00Z"}`)
 	},
 	odd: oddJSON,
 }
@@ -227,7 +232,7 @@ var jsonGen = valueGen{
 
 var uuidGen = valueGen{
 	typical: func(g *gen) *string {
-		if g.chance(0.5) {
+		if !g.store || g.chance(0.3) {
 			return nil
 		}
 		return s(storeA)
@@ -440,6 +445,9 @@ var pairToken = valueGen{
 
 var workerIDGen = valueGen{
 	typical: func(g *gen) *string {
+		if len(g.pairs) > 0 && g.pairs[0].Worker != controlWorker && g.chance(0.5) {
+			return s(g.pairs[0].Worker)
+		}
 		if len(g.pools.Workers) > 0 && g.chance(0.5) {
 			return g.pick(g.pools.Workers...)
 		}
@@ -466,10 +474,15 @@ var queuesGen = valueGen{
 }
 
 var taskGen = valueGen{
-	typical: func(g *gen) *string { return g.pick("fuzz-sys", "fuzz-sys-typed", "fuzz-store", "fuzz-store-typed") },
+	typical: func(g *gen) *string {
+		if g.store {
+			return g.pick("fuzz-store", "fuzz-store-typed")
+		}
+		return g.pick("fuzz-sys", "fuzz-sys-typed")
+	},
 	odd: func(g *gen) *string {
 		if g.chance(0.5) {
-			return g.pick("nope", "Fuzz-Sys", " fuzz-sys ", "fuzz-sys\n", "fuzz-control")
+			return g.pick("nope", "Fuzz-Sys", " fuzz-sys ", "fuzz-sys\n", "fuzz-store-typed")
 		}
 		return oddText(g)
 	},
@@ -766,7 +779,21 @@ var kindGens = map[string]valueGen{
 	"names text[]": cronNamesGen, "lo integer": cronBoundGen, "hi integer": cronBoundGen, "epoch bigint": epochGen,
 	"max_jobs integer": smallCountGen, "batch_size integer": smallCountGen, "max_attempts integer": smallCountGen,
 	"max_slots integer": smallCountGen, "concurrency integer": smallCountGen, "priority integer": priorityGen,
-	"retry_in interval": retryInGen,
+	"retry_in interval": retryInGen, "scope text": enumGen("system", "store"),
+	"concurrency_policy text": enumGen("allow", "forbid", "replace"), "backfill text": enumGen("all", "latest"),
+	"slot_key text": enumGen("slotAt", "at"), "backfill_window interval": positiveIntervalGen, "jitter interval": positiveIntervalGen,
+	"lease interval": positiveIntervalGen, "ttl interval": positiveIntervalGen,
+}
+
+// enumGen draws one of a text argument's allowed words, or anything else when odd.
+func enumGen(words ...string) valueGen {
+	return valueGen{typical: func(g *gen) *string { return g.pick(words...) }, odd: oddText}
+}
+
+// positiveIntervalGen is for intervals that have no NULL default meaning: typically positive.
+var positiveIntervalGen = valueGen{
+	typical: func(g *gen) *string { return g.pick("30 seconds", "1 second", "5 minutes", "1 hour", "1 microsecond") },
+	odd:     intervalGen.odd,
 }
 
 // parallelGens are the generators of the functions that take a job and its lease token, or
@@ -826,6 +853,7 @@ func generatorFor(f *function, a arg) (valueGen, error) {
 // their values.
 func (g *gen) args(f *function, vgs []valueGen) []*string {
 	g.wild = []float64{0, 0, 0.15, 0.4}[g.rng.IntN(4)]
+	g.store = g.chance(0.5)
 	g.oddAt = -1
 	if g.wild == 0 && len(f.Args) > 0 && g.chance(0.6) {
 		g.oddAt = g.rng.IntN(len(f.Args))

@@ -122,6 +122,8 @@ func newWorld(t *testing.T, l logins) (*world, error) {
 	return w, nil
 }
 
+// close closes the world's connections (its database is dropped when the test ends); a second
+// call does nothing.
 func (w *world) close() {
 	for _, c := range w.conns {
 		_ = c.Close(context.Background())
@@ -363,14 +365,15 @@ type pools struct {
 
 // running is a job a worker holds, with its real lease token.
 type running struct {
-	ID    int64  `json:"id"`
-	Token string `json:"token"`
-	Class string `json:"class"`
+	ID     int64  `json:"id"`
+	Token  string `json:"token"`
+	Class  string `json:"class"`
+	Worker string `json:"worker"`
 }
 
 const poolsSQL = `
 WITH j AS (
-    SELECT j.id, j.state, j.job_key, j.lease_token,
+    SELECT j.id, j.state, j.job_key, j.lease_token, j.locked_by,
            CASE WHEN j.store_id IS NULL THEN 'system' WHEN j.store_id = $1 THEN 'A' WHEN j.store_id = $2 THEN 'B' ELSE 'other' END AS cls,
            row_number() OVER (PARTITION BY j.store_id ORDER BY j.id DESC) AS recent,
            row_number() OVER (PARTITION BY j.store_id ORDER BY j.id) AS oldest
@@ -387,7 +390,7 @@ SELECT jsonb_build_object(
     'dead', coalesce((SELECT jsonb_object_agg(x.cls, x.ids) FROM (SELECT h.cls, jsonb_agg(h.id ORDER BY h.id) AS ids FROM h WHERE h.dead AND (h.recent <= 8 OR h.oldest <= 4) GROUP BY h.cls) x), '{}'),
     'done', coalesce((SELECT jsonb_object_agg(x.cls, x.ids) FROM (SELECT h.cls, jsonb_agg(h.id ORDER BY h.id) AS ids FROM h WHERE NOT h.dead AND (h.recent <= 8 OR h.oldest <= 4) GROUP BY h.cls) x), '{}'),
     'keys', coalesce((SELECT jsonb_object_agg(x.cls, x.keys) FROM (SELECT j.cls, jsonb_agg(j.job_key ORDER BY j.id) AS keys FROM j WHERE j.job_key IS NOT NULL AND (j.recent <= 30 OR j.oldest <= 10) GROUP BY j.cls) x), '{}'),
-    'running', coalesce((SELECT jsonb_agg(jsonb_build_object('id', r.id, 'token', r.lease_token, 'class', r.cls) ORDER BY r.id)
+    'running', coalesce((SELECT jsonb_agg(jsonb_build_object('id', r.id, 'token', r.lease_token, 'class', r.cls, 'worker', r.locked_by) ORDER BY r.id)
                          FROM (SELECT * FROM j WHERE j.state = 'running' ORDER BY j.id DESC LIMIT 30) r), '[]'),
     'workers', coalesce((SELECT jsonb_agg(w.id ORDER BY w.id) FROM (SELECT w.id FROM jobq.workers w WHERE w.id <> $3 ORDER BY w.id LIMIT 20) w), '[]'),
     'schedules', coalesce((SELECT jsonb_agg(s.name ORDER BY s.name) FROM jobq.schedules s), '[]'),
