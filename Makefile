@@ -4,6 +4,8 @@
 #               stores with data, a burst of jobs, progress, and a summary. Ctrl-C stops it cleanly.
 #   make bench  the benchmarks of bench/ against a throwaway cluster, with River, graphile-worker and a
 #               raw pgbench floor as peers; writes BENCHMARKS.md.
+#   make fuzz   the SQL API fuzzer of make test (enginefuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
+#               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
 #   make test   install PostgreSQL 15, pgTAP, pg_prove and plpgsql_check when missing, start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
 #               suites with pg_prove and the Go tests, and remove the cluster.
@@ -13,7 +15,7 @@ PG_MAJOR ?= 15
 GO       ?= go
 BIN      := bin
 
-.PHONY: test test-in-sandbox deps build vet schema-snapshot clean demo bench
+.PHONY: test test-in-sandbox deps build vet schema-snapshot clean demo bench fuzz
 
 test: deps build
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
@@ -25,6 +27,12 @@ test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
 	$(GO) test -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/examples/salon$$')
 	set -o pipefail; $(GO) test -count=1 -timeout 5m -v ./examples/salon/ 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
+
+# The fuzzer alone, longer than in make test; JOBQ_FUZZ_SEED=n replays a run.
+JOBQ_FUZZ_CALLS ?= 200000
+fuzz: deps build
+	$(BIN)/jobq sandbox -- env JOBQ_FUZZ_CALLS=$(JOBQ_FUZZ_CALLS) JOBQ_FUZZ_BUDGET=$${JOBQ_FUZZ_BUDGET:-55m} \
+		$(GO) test -count=1 -timeout 60m -v -run TestSQLAPIFuzz ./enginefuzz/
 
 build:
 	$(GO) build -o $(BIN)/jobq ./cmd/jobq
