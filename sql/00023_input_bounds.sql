@@ -912,6 +912,688 @@ COMMENT ON FUNCTION jobq._validate_specs(jobq.job_spec[], boolean) IS
     'JOB.PAYLOAD_TOO_LARGE, JOB.VALUE_TOO_LONG (queue, job_key), JOB.OUT_OF_RANGE (run_at, timeout, backoff); with '
     'p_label_index the message starts with the position (job N: ). Locks nothing.';
 
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.enqueue_many(jobs jsonb)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
+                                      'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max'];
+    v_specs jobq.job_spec[];
+    v_bad record;
+    v_default_attempts integer;
+    v_queues text[];
+BEGIN
+    IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
+    END IF;
+    IF jsonb_array_length(jobs) > jobq._limit('batch') THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('jobs has %s elements; the limit is %s', jsonb_array_length(jobs), jobq._limit('batch')));
+    END IF;
+    -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
+    -- not a silent default. An element with only known keys is empty once they are removed.
+    SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
+           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields END) AS k(key)
+            LIMIT 1) AS key
+    INTO v_bad
+    FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
+    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields <> '{}'::jsonb
+    ORDER BY e.n
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
+            WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
+            ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max)', v_bad.position, v_bad.key)
+        END);
+    END IF;
+
+    BEGIN
+        v_specs := ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, jobs) AS r);
+    EXCEPTION WHEN data_exception THEN
+        -- A field that does not parse as its type ("run_at": "soon"): find and name the element.
+        FOR v_i IN 1 .. jsonb_array_length(jobs) LOOP
+            BEGIN
+                PERFORM jsonb_populate_record(NULL::jobq.job_spec, jobs -> (v_i - 1));
+            EXCEPTION WHEN data_exception THEN
+                PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('job %s: %s', v_i, SQLERRM));
+            END;
+        END LOOP;
+        RAISE;
+    END;
+
+    -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
+    IF NOT EXISTS (SELECT 1
+                   FROM unnest(v_specs) AS s
+                   LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
+                   WHERE NOT (jobq._enqueue_takes_fast_path(s, t) AND jobq._spec_in_bounds(s))) THEN
+        v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+        -- Ids drawn in input order, so each is returned at its position.
+        RETURN QUERY
+        WITH src AS MATERIALIZED (
+            SELECT r.ord, nextval('jobq.jobs_id_seq'::regclass) AS id, r.task, r.queue, r.payload, r.store_id, r.priority,
+                   r.run_at, r.max_attempts, r.timeout, r.backoff_base, r.backoff_max
+            FROM (SELECT s.ordinality AS ord,
+                         (jobq._resolve_spec(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
+                                                 s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec,
+                                             t, v_default_attempts)).*
+                  FROM unnest(v_specs) WITH ORDINALITY AS s
+                  JOIN jobq.tasks t ON t.name = btrim(s.task)
+                  ORDER BY s.ordinality) AS r
+        ), ins AS (
+            INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                                   timeout, backoff_base, backoff_max)
+            OVERRIDING SYSTEM VALUE
+            SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+                   src.timeout, src.backoff_base, src.backoff_max
+            FROM src
+        )
+        SELECT src.id FROM src ORDER BY src.ord;
+
+        -- Each queue that got a due job wakes once (jobq._wake: as the setting wakeup says).
+        v_queues := ARRAY(SELECT DISTINCT (jobq._resolve_spec(s, t, v_default_attempts)).queue
+                          FROM unnest(v_specs) AS s
+                          JOIN jobq.tasks t ON t.name = btrim(s.task)
+                          WHERE coalesce(s.run_at, now()) <= now());
+        PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+    SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.enqueue_many(jsonb) IS
+    'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec '
+    '(task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). '
+    'Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 10000 elements (JOB.OUT_OF_RANGE). '
+    'All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. '
+    'A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, '
+    'jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. '
+    'Returns the ids in input order. Callers: applications, handlers, operators.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '30 seconds')
+RETURNS TABLE (job_id bigint, lease_expires_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('lease', heartbeat_jobs.lease, jobq._limit_interval('lease'));
+    IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', heartbeat_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
+
+    -- Each (id, token) pair finds its row through the primary key. Locks in id order
+    -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
+    -- cannot deadlock.
+    RETURN QUERY
+    WITH held AS (
+        SELECT j.id
+        FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
+        JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        WHERE j.state = 'running'
+          AND j.locked_by = heartbeat_jobs.worker_id
+        ORDER BY j.id
+        FOR UPDATE OF j
+    )
+    UPDATE jobq.jobs AS j
+    SET heartbeat_at     = now(),
+        lease_expires_at = now() + heartbeat_jobs.lease,
+        updated_at       = now()
+    FROM held
+    WHERE j.id = held.id
+    RETURNING j.id, j.lease_expires_at;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.heartbeat_jobs(text, bigint[], uuid[], interval) IS
+    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = '
+    'now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, '
+    'finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. '
+    'Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '0 seconds')
+RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('delay', snooze_jobs.delay, jobq._limit_interval('delay'), true);
+    IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', snooze_jobs.job_ids, jobq._limit('batch')::integer);
+
+    RETURN QUERY
+    WITH back AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'queued',
+            run_at           = now() + snooze_jobs.delay,
+            attempt          = j.attempt - 1,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            updated_at       = now()
+        FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) AS s(id, token)
+        WHERE j.id = ANY (snooze_jobs.job_ids)
+          AND j.id = s.id AND j.lease_token = s.token AND j.state = 'running'
+        RETURNING j.id, s.token, j.run_at, j.queue
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n
+        FROM (SELECT DISTINCT b.queue FROM back b WHERE snooze_jobs.delay = interval '0') AS q
+    )
+    SELECT s.id, CASE WHEN b.id IS NULL THEN 'lease_lost' ELSE 'queued' END, b.run_at
+    FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) WITH ORDINALITY AS s(id, token, ord)
+    LEFT JOIN back b ON b.id = s.id AND b.token = s.token
+    CROSS JOIN woken
+    ORDER BY s.ord;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.snooze_jobs(bigint[], uuid[], interval) IS
+    'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero '
+    'delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. '
+    'Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. '
+    'Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[])
+RETURNS TABLE (job_id bigint, outcome text)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', complete_jobs.job_ids, jobq._limit('batch')::integer);
+
+    -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
+    -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
+    -- jobs cannot deadlock.
+    WITH done AS (
+        DELETE FROM jobq.jobs AS j
+        USING (SELECT c.id, c.token
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token)
+               ORDER BY c.id) AS c
+        WHERE j.id = c.id
+          AND j.lease_token = c.token
+          AND j.state = 'running'
+        RETURNING j AS job
+    )
+    INSERT INTO jobq.job_history
+    SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
+
+    -- The outcome of each pair is read back from history: succeeded under this token now, or
+    -- earlier (a retry whose first reply was lost): completing is idempotent per lease.
+    RETURN QUERY
+    SELECT c.id,
+           CASE WHEN h.lease_token = c.token AND h.state = 'succeeded' THEN 'succeeded' ELSE 'lease_lost' END
+    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
+    LEFT JOIN jobq.job_history h ON h.id = c.id
+    ORDER BY c.ord;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.complete_jobs(bigint[], uuid[]) IS
+    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded '
+    '(moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or '
+    'lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT '')
+RETURNS jsonb
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF register_worker.worker_id IS NULL OR btrim(register_worker.worker_id) = '' OR register_worker.node IS NULL
+       OR register_worker.queues IS NULL OR cardinality(register_worker.queues) = 0
+       OR register_worker.concurrency IS NULL OR register_worker.concurrency < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id, node, queues (non-empty) and concurrency (>= 1) are required');
+    END IF;
+    IF array_position(register_worker.queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold NULLs');
+    END IF;
+    PERFORM jobq._check_text('worker_id', register_worker.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_text('node', register_worker.node, jobq._limit('node')::integer);
+    PERFORM jobq._check_text('version', register_worker.version, jobq._limit('version')::integer);
+    PERFORM jobq._check_int('pid', register_worker.pid, 0, 2147483647);
+    PERFORM jobq._check_int('concurrency', register_worker.concurrency, 1, jobq._limit('concurrency'));
+    PERFORM jobq._check_length('queues', register_worker.queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(register_worker.queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
+    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
+    VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
+            register_worker.concurrency, coalesce(register_worker.version, ''))
+    ON CONFLICT ON CONSTRAINT workers_pkey DO UPDATE SET
+        node = EXCLUDED.node, pid = EXCLUDED.pid, queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency,
+        version = EXCLUDED.version, state = 'active', started_at = now(), heartbeat_at = now(), state_changed_at = now();
+    RETURN jobq._settings_json();
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.register_worker(text, text, integer, text[], integer, text) IS
+    'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings '
+    '{name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or '
+    'empty, a NULL queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, '
+    'concurrency above 10000, more than 1000 queues).';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0)
+RETURNS TABLE (state text, settings jsonb)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_state text;
+BEGIN
+    PERFORM jobq._check_text('worker_id', worker_heartbeat.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_int('running', worker_heartbeat.running, 0, jobq._limit('running'));
+    UPDATE jobq.workers AS w
+    SET heartbeat_at = now(),
+        running = coalesce(worker_heartbeat.running, 0),
+        -- A worker marked lost that heartbeats again is back (its old leases were rescued and
+        -- their tokens no longer work); drained and detached workers stay so.
+        state = CASE WHEN w.state = 'lost' THEN 'active' ELSE w.state END,
+        state_changed_at = CASE WHEN w.state = 'lost' THEN now() ELSE w.state_changed_at END
+    WHERE w.id = worker_heartbeat.worker_id
+    RETURNING w.state INTO v_state;
+    IF v_state IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', worker_heartbeat.worker_id));
+    END IF;
+    state := v_state;
+    settings := jobq._settings_json();
+    RETURN NEXT;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.worker_heartbeat(text, integer) IS
+    'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. '
+    'A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. '
+    'running NULL counts as 0. Errors: JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running '
+    'outside 0..1000000).';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.set_setting(name text, value text)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_setting jobq.settings;
+BEGIN
+    SELECT * INTO v_setting FROM jobq.settings s WHERE s.name = set_setting.name FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING', format('no setting is named %L', set_setting.name));
+    END IF;
+    BEGIN
+        CASE v_setting.kind
+            WHEN 'interval' THEN
+                IF set_setting.value::interval <= interval '0' THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'integer' THEN
+                IF set_setting.value::integer < 1 THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'boolean' THEN
+                PERFORM set_setting.value::boolean;
+            ELSE
+                NULL;
+        END CASE;
+        IF set_setting.value IS NULL THEN
+            RAISE invalid_parameter_value;
+        END IF;
+    EXCEPTION WHEN data_exception OR invalid_parameter_value OR invalid_text_representation THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a valid positive %s for setting %s', set_setting.value, v_setting.kind, set_setting.name));
+    END;
+
+    -- Each value within its range: the same limits as the arguments the setting stands for.
+    PERFORM jobq._check_text(format('value of setting %s', set_setting.name), set_setting.value, jobq._limit('setting_value')::integer);
+    IF v_setting.kind = 'interval' THEN
+        PERFORM jobq._check_interval(format('value of setting %s', set_setting.name), set_setting.value::interval,
+            CASE set_setting.name
+                WHEN 'history_retention' THEN jobq._limit_interval('history_retention')
+                WHEN 'backoff_base' THEN jobq._limit_interval('backoff')
+                WHEN 'backoff_max' THEN jobq._limit_interval('backoff')
+                WHEN 'default_lease' THEN jobq._limit_interval('lease')
+                ELSE jobq._limit_interval('ttl')
+            END);
+    ELSIF v_setting.kind = 'integer' THEN
+        PERFORM jobq._check_int(format('value of setting %s', set_setting.name), set_setting.value::bigint,
+            CASE set_setting.name WHEN 'max_payload_bytes' THEN jobq._limit('min_payload_bytes') ELSE 1 END,
+            CASE set_setting.name
+                WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
+                WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                ELSE 2147483647
+            END);
+    END IF;
+
+    -- wakeup takes one of three words; what enqueue does with each is in jobq._insert_specs.
+    IF v_setting.name = 'wakeup' AND set_setting.value NOT IN ('notify', 'wal', 'both') THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a wake-up mode for setting wakeup; use notify, wal or both', set_setting.value));
+    END IF;
+    IF v_setting.name = 'wakeup' AND set_setting.value <> 'notify' AND current_setting('wal_level') <> 'logical' THEN
+        RAISE WARNING USING
+            MESSAGE = format('jobq: wakeup is %s, but wal_level is %s: no runner can decode the wake-up messages',
+                             set_setting.value, current_setting('wal_level')),
+            HINT = 'Set wal_level = logical (it takes a restart); until then runners in WAL mode poll.';
+    END IF;
+
+    UPDATE jobq.settings AS s SET value = set_setting.value, updated_at = now() WHERE s.name = set_setting.name;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_setting', jsonb_build_object('name', set_setting.name, 'from', v_setting.value, 'to', set_setting.value));
+    RETURN set_setting.value;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.set_setting(text, text) IS
+    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be '
+    'positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new '
+    'value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above '
+    '1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, '
+    'the other intervals above 1 day, default_max_attempts above 1000, max_payload_bytes outside 1024..268435456).';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.schedule(
+    name               text,
+    cron               text,
+    task               text,
+    payload            jsonb    DEFAULT '{}',
+    timezone           text     DEFAULT 'UTC',
+    concurrency_policy text     DEFAULT 'allow',
+    backfill_window    interval DEFAULT '15 minutes',
+    backfill           text     DEFAULT 'all',
+    jitter             interval DEFAULT '0',
+    slot_key           text     DEFAULT 'slotAt',
+    queue              text     DEFAULT NULL,
+    priority           integer  DEFAULT NULL,
+    max_attempts       integer  DEFAULT NULL,
+    enabled            boolean  DEFAULT true
+)
+RETURNS timestamptz
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_fields jobq.cron_fields;
+    v_scope text;
+    v_schema jsonb;
+    v_problem text;
+    v_next timestamptz;
+    v_changed boolean;
+BEGIN
+    IF schedule.name IS NULL OR schedule.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(schedule.name) > 100 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('schedule name %L is not kebab-case', schedule.name));
+    END IF;
+    v_fields := jobq.cron_parse(schedule.cron);
+    PERFORM jobq._check_timezone(schedule.timezone);
+    SELECT t.scope, t.payload_schema INTO v_scope, v_schema FROM jobq.tasks t WHERE t.name = schedule.task;
+    IF v_scope IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', schedule.task));
+    ELSIF v_scope <> 'system' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('schedules run system tasks; %s is store-scoped (schedule a system task that calls jobq.fan_out)', schedule.task));
+    END IF;
+    IF schedule.payload IS NULL OR jsonb_typeof(schedule.payload) <> 'object' THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the schedule payload must be a JSON object');
+    END IF;
+    IF schedule.concurrency_policy IS NULL OR schedule.concurrency_policy NOT IN ('allow', 'forbid', 'replace') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('concurrency_policy %L is not allow, forbid or replace', schedule.concurrency_policy));
+    END IF;
+    IF schedule.backfill IS NULL OR schedule.backfill NOT IN ('all', 'latest') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('backfill %L is not all or latest', schedule.backfill));
+    END IF;
+    IF schedule.backfill_window IS NULL OR schedule.backfill_window < interval '0'
+       OR schedule.jitter IS NULL OR schedule.jitter < interval '0' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'backfill_window and jitter must be zero or positive');
+    END IF;
+    PERFORM jobq._check_interval('backfill_window', schedule.backfill_window, jobq._limit_interval('backfill_window'), true);
+    PERFORM jobq._check_interval('jitter', schedule.jitter, jobq._limit_interval('jitter'), true);
+    IF schedule.max_attempts < 1 THEN
+        PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', schedule.max_attempts));
+    END IF;
+    PERFORM jobq._check_int('max_attempts', schedule.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+    PERFORM jobq._check_text('slot_key', schedule.slot_key, jobq._limit('slot_key')::integer);
+    PERFORM jobq._check_text('queue', schedule.queue, jobq._limit('queue')::integer);
+    PERFORM jobq._check_payload('payload', schedule.payload);
+    IF schedule.slot_key = '' OR schedule.queue = '' OR schedule.priority NOT BETWEEN -32768 AND 32767
+       OR schedule.enabled IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            'slot_key and queue must not be empty, priority must fit -32768..32767, and enabled must not be NULL');
+    END IF;
+    -- The jobs it will enqueue must keep the task's contract (with the slot key filled in).
+    v_problem := jobq.payload_problem(v_schema, CASE WHEN schedule.slot_key IS NULL THEN schedule.payload
+        ELSE schedule.payload || jsonb_build_object(schedule.slot_key, '2000-01-01T00:00:00Z') END);
+    IF v_problem IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_INVALID', format('schedule %s, task %s: %s', schedule.name, schedule.task, v_problem));
+    END IF;
+    v_next := jobq._cron_next(v_fields, now(), schedule.timezone);
+    IF v_next IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%L never fires', schedule.cron));
+    END IF;
+
+    INSERT INTO jobq.schedules AS s (name, cron, fields, timezone, task, payload, slot_key, queue, priority, max_attempts,
+                                     concurrency_policy, backfill_window, backfill, jitter, enabled, next_slot_at)
+    VALUES (schedule.name, schedule.cron, v_fields, schedule.timezone, schedule.task, schedule.payload, schedule.slot_key,
+            schedule.queue, schedule.priority, schedule.max_attempts, schedule.concurrency_policy, schedule.backfill_window,
+            schedule.backfill, schedule.jitter, schedule.enabled, v_next)
+    ON CONFLICT ON CONSTRAINT schedules_pkey DO UPDATE SET
+        cron = EXCLUDED.cron, fields = EXCLUDED.fields, timezone = EXCLUDED.timezone, task = EXCLUDED.task,
+        payload = EXCLUDED.payload, slot_key = EXCLUDED.slot_key, queue = EXCLUDED.queue, priority = EXCLUDED.priority,
+        max_attempts = EXCLUDED.max_attempts, concurrency_policy = EXCLUDED.concurrency_policy,
+        backfill_window = EXCLUDED.backfill_window, backfill = EXCLUDED.backfill, jitter = EXCLUDED.jitter,
+        enabled = EXCLUDED.enabled,
+        next_slot_at = CASE WHEN (s.cron, s.timezone) IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.timezone) OR s.next_slot_at IS NULL
+                            THEN EXCLUDED.next_slot_at ELSE s.next_slot_at END,
+        updated_at = now()
+    WHERE (s.cron, s.timezone, s.task, s.payload, s.slot_key, s.queue, s.priority, s.max_attempts, s.concurrency_policy,
+           s.backfill_window, s.backfill, s.jitter, s.enabled)
+          IS DISTINCT FROM
+          (EXCLUDED.cron, EXCLUDED.timezone, EXCLUDED.task, EXCLUDED.payload, EXCLUDED.slot_key, EXCLUDED.queue,
+           EXCLUDED.priority, EXCLUDED.max_attempts, EXCLUDED.concurrency_policy, EXCLUDED.backfill_window,
+           EXCLUDED.backfill, EXCLUDED.jitter, EXCLUDED.enabled);
+    v_changed := FOUND;
+    IF v_changed THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('schedule', jsonb_build_object('schedule', schedule.name, 'cron', schedule.cron, 'task', schedule.task,
+                                               'timezone', schedule.timezone, 'enabled', schedule.enabled));
+    END IF;
+
+    RETURN (SELECT s.next_slot_at FROM jobq.schedules s WHERE s.name = schedule.name);
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.schedule(text, text, text, jsonb, text, text, interval, text, interval, text, text, integer, integer, boolean) IS
+    'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone '
+    '(default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: '
+    'nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). '
+    'Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: '
+    'JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, '
+    'JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), '
+    'JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter '
+    'above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.requeue_dead(task text DEFAULT NULL, finished_after timestamptz DEFAULT NULL, max_jobs integer DEFAULT 1000)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF requeue_dead.max_jobs IS NULL OR requeue_dead.max_jobs < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_int('max_jobs', requeue_dead.max_jobs, 1, jobq._limit('sweep'));
+    PERFORM jobq._check_text('task', requeue_dead.task, jobq._limit('task')::integer);
+    PERFORM jobq._check_timestamp('finished_after', requeue_dead.finished_after);
+    RETURN (
+        SELECT count(*)
+        FROM jobq._revive(ARRAY(
+            SELECT h.id FROM jobq.job_history h
+            WHERE h.state = 'dead'
+              AND (requeue_dead.task IS NULL OR h.task = requeue_dead.task)
+              AND (requeue_dead.finished_after IS NULL OR h.finished_at >= requeue_dead.finished_after)
+            ORDER BY h.finished_at, h.id
+            LIMIT requeue_dead.max_jobs
+            FOR UPDATE SKIP LOCKED), 'requeue_dead'));
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.requeue_dead(text, timestamptz, integer) IS
+    'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most '
+    'max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. '
+    'Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1), JOB.OUT_OF_RANGE (max_jobs above '
+    '100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_epoch bigint;
+    v_previous_epoch bigint;
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    IF p_ttl IS NULL OR p_ttl <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('ttl %s is not positive', coalesce(p_ttl::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('ttl', p_ttl, jobq._limit_interval('ttl'));
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
+    UPDATE jobq.leader AS l
+    SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
+        acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
+        holder           = p_worker_id,
+        lease_expires_at = jobq._ts_add(p_now, p_ttl)
+    WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
+    RETURNING l.epoch INTO v_epoch;
+    IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('leader_changed', jsonb_build_object('worker_id', p_worker_id, 'epoch', v_epoch));
+    END IF;
+    RETURN v_epoch;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._acquire_leadership(text, interval, timestamptz) IS
+    'Private. The leadership at time p_now; see jobq.acquire_leadership.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_previous text;
+BEGIN
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
+    IF v_previous IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
+    END IF;
+    UPDATE jobq.workers AS w SET state = p_state, state_changed_at = now() WHERE w.id = p_worker_id;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES (p_action, jsonb_build_object('worker_id', p_worker_id, 'previous_state', v_previous, 'state', p_state));
+    RETURN v_previous;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._set_worker_state(text, text, text) IS 'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.deregister_worker(worker_id text)
+RETURNS void
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._check_text('worker_id', deregister_worker.worker_id, jobq._limit('worker_id')::integer);
+    UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
+    WHERE w.id = deregister_worker.worker_id;
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.deregister_worker(text) IS
+    'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. '
+    'Caller: runners at exit. Errors: JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    (SELECT CASE WHEN NOT p_payload ? k.name THEN format('required key %s is missing', k.name)
+                ELSE format('key %s must be %s %s, not %s', k.name,
+                            CASE WHEN c.type IN ('integer', 'object', 'array', 'any') THEN 'an' ELSE 'a' END, c.type,
+                            p_payload -> k.name)
+           END
+    FROM jsonb_each_text(CASE WHEN jsonb_typeof(p_schema) = 'object' THEN p_schema ELSE '{}'::jsonb END) AS c(key, type)
+    CROSS JOIN LATERAL (SELECT rtrim(c.key, '?') AS name, c.key LIKE '%?' AS optional) AS k
+    WHERE (NOT k.optional AND NOT p_payload ? k.name)
+       OR (p_payload ? k.name AND NOT jobq._json_type_ok(p_payload -> k.name, c.type)
+           -- An optional key may be given as null.
+           AND NOT (k.optional AND jsonb_typeof(p_payload -> k.name) = 'null'))
+    ORDER BY c.key
+    LIMIT 1)
+    UNION ALL
+    -- A contract that is no JSON object is a problem itself, not an error.
+    SELECT format('the payload contract is a JSON %s, not an object', jsonb_typeof(p_schema))
+    WHERE jsonb_typeof(p_schema) <> 'object'
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.payload_problem(jsonb, jsonb) IS
+    'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be '
+    'a date, not 5"), or NULL when it keeps it (or either is NULL). Takes any arguments: a contract that is no JSON '
+    'object gives "the payload contract is a JSON array, not an object". Pure; callers: enqueue, tests, applications '
+    'that check before enqueueing.';
+
 -- +goose Down
 
 -- +goose StatementBegin
@@ -1379,6 +2061,617 @@ $$;
 COMMENT ON FUNCTION jobq._validate_specs(jobq.job_spec[], boolean) IS
     'Private. Raises the catalogued error of the first invalid spec (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, '
     'JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT). Locks nothing.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.enqueue_many(jobs jsonb)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
+                                      'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max'];
+    v_specs jobq.job_spec[];
+    v_bad record;
+    v_default_attempts integer;
+    v_queues text[];
+BEGIN
+    IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
+    END IF;
+    -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
+    -- not a silent default. An element with only known keys is empty once they are removed.
+    SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
+           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields END) AS k(key)
+            LIMIT 1) AS key
+    INTO v_bad
+    FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
+    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields <> '{}'::jsonb
+    ORDER BY e.n
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
+            WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
+            ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max)', v_bad.position, v_bad.key)
+        END);
+    END IF;
+
+    BEGIN
+        v_specs := ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, jobs) AS r);
+    EXCEPTION WHEN data_exception THEN
+        -- A field that does not parse as its type ("run_at": "soon"): find and name the element.
+        FOR v_i IN 1 .. jsonb_array_length(jobs) LOOP
+            BEGIN
+                PERFORM jsonb_populate_record(NULL::jobq.job_spec, jobs -> (v_i - 1));
+            EXCEPTION WHEN data_exception THEN
+                PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('job %s: %s', v_i, SQLERRM));
+            END;
+        END LOOP;
+        RAISE;
+    END;
+
+    -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
+    IF NOT EXISTS (SELECT 1
+                   FROM unnest(v_specs) AS s
+                   LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
+                   WHERE NOT jobq._enqueue_takes_fast_path(s, t)) THEN
+        v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+        -- Ids drawn in input order, so each is returned at its position.
+        RETURN QUERY
+        WITH src AS MATERIALIZED (
+            SELECT r.ord, nextval('jobq.jobs_id_seq'::regclass) AS id, r.task, r.queue, r.payload, r.store_id, r.priority,
+                   r.run_at, r.max_attempts, r.timeout, r.backoff_base, r.backoff_max
+            FROM (SELECT s.ordinality AS ord,
+                         (jobq._resolve_spec(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
+                                                 s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec,
+                                             t, v_default_attempts)).*
+                  FROM unnest(v_specs) WITH ORDINALITY AS s
+                  JOIN jobq.tasks t ON t.name = btrim(s.task)
+                  ORDER BY s.ordinality) AS r
+        ), ins AS (
+            INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                                   timeout, backoff_base, backoff_max)
+            OVERRIDING SYSTEM VALUE
+            SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+                   src.timeout, src.backoff_base, src.backoff_max
+            FROM src
+        )
+        SELECT src.id FROM src ORDER BY src.ord;
+
+        -- Each queue that got a due job wakes once (jobq._wake: as the setting wakeup says).
+        v_queues := ARRAY(SELECT DISTINCT (jobq._resolve_spec(s, t, v_default_attempts)).queue
+                          FROM unnest(v_specs) AS s
+                          JOIN jobq.tasks t ON t.name = btrim(s.task)
+                          WHERE coalesce(s.run_at, now()) <= now());
+        PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+    SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.enqueue_many(jsonb) IS
+    'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec '
+    '(task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). '
+    'Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT). '
+    'All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. '
+    'A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, '
+    'jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. '
+    'Returns the ids in input order. Callers: applications, handlers, operators.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '30 seconds')
+RETURNS TABLE (job_id bigint, lease_expires_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
+    END IF;
+    IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+
+    -- Each (id, token) pair finds its row through the primary key. Locks in id order
+    -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
+    -- cannot deadlock.
+    RETURN QUERY
+    WITH held AS (
+        SELECT j.id
+        FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
+        JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        WHERE j.state = 'running'
+          AND j.locked_by = heartbeat_jobs.worker_id
+        ORDER BY j.id
+        FOR UPDATE OF j
+    )
+    UPDATE jobq.jobs AS j
+    SET heartbeat_at     = now(),
+        lease_expires_at = now() + heartbeat_jobs.lease,
+        updated_at       = now()
+    FROM held
+    WHERE j.id = held.id
+    RETURNING j.id, j.lease_expires_at;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.heartbeat_jobs(text, bigint[], uuid[], interval) IS
+    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = '
+    'now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, '
+    'finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. '
+    'Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '0 seconds')
+RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
+    END IF;
+    IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+
+    RETURN QUERY
+    WITH back AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'queued',
+            run_at           = now() + snooze_jobs.delay,
+            attempt          = j.attempt - 1,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            updated_at       = now()
+        FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) AS s(id, token)
+        WHERE j.id = ANY (snooze_jobs.job_ids)
+          AND j.id = s.id AND j.lease_token = s.token AND j.state = 'running'
+        RETURNING j.id, s.token, j.run_at, j.queue
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n
+        FROM (SELECT DISTINCT b.queue FROM back b WHERE snooze_jobs.delay = interval '0') AS q
+    )
+    SELECT s.id, CASE WHEN b.id IS NULL THEN 'lease_lost' ELSE 'queued' END, b.run_at
+    FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) WITH ORDINALITY AS s(id, token, ord)
+    LEFT JOIN back b ON b.id = s.id AND b.token = s.token
+    CROSS JOIN woken
+    ORDER BY s.ord;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.snooze_jobs(bigint[], uuid[], interval) IS
+    'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero '
+    'delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. '
+    'Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. '
+    'Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[])
+RETURNS TABLE (job_id bigint, outcome text)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+
+    -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
+    -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
+    -- jobs cannot deadlock.
+    WITH done AS (
+        DELETE FROM jobq.jobs AS j
+        USING (SELECT c.id, c.token
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token)
+               ORDER BY c.id) AS c
+        WHERE j.id = c.id
+          AND j.lease_token = c.token
+          AND j.state = 'running'
+        RETURNING j AS job
+    )
+    INSERT INTO jobq.job_history
+    SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
+
+    -- The outcome of each pair is read back from history: succeeded under this token now, or
+    -- earlier (a retry whose first reply was lost): completing is idempotent per lease.
+    RETURN QUERY
+    SELECT c.id,
+           CASE WHEN h.lease_token = c.token AND h.state = 'succeeded' THEN 'succeeded' ELSE 'lease_lost' END
+    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
+    LEFT JOIN jobq.job_history h ON h.id = c.id
+    ORDER BY c.ord;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.complete_jobs(bigint[], uuid[]) IS
+    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded '
+    '(moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or '
+    'lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT '')
+RETURNS jsonb
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF register_worker.worker_id IS NULL OR btrim(register_worker.worker_id) = '' OR register_worker.node IS NULL
+       OR register_worker.queues IS NULL OR cardinality(register_worker.queues) = 0
+       OR register_worker.concurrency IS NULL OR register_worker.concurrency < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id, node, queues (non-empty) and concurrency (>= 1) are required');
+    END IF;
+    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
+    VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
+            register_worker.concurrency, coalesce(register_worker.version, ''))
+    ON CONFLICT ON CONSTRAINT workers_pkey DO UPDATE SET
+        node = EXCLUDED.node, pid = EXCLUDED.pid, queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency,
+        version = EXCLUDED.version, state = 'active', started_at = now(), heartbeat_at = now(), state_changed_at = now();
+    RETURN jobq._settings_json();
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.register_worker(text, text, integer, text[], integer, text) IS
+    'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings '
+    '{name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0)
+RETURNS TABLE (state text, settings jsonb)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_state text;
+BEGIN
+    UPDATE jobq.workers AS w
+    SET heartbeat_at = now(),
+        running = coalesce(worker_heartbeat.running, 0),
+        -- A worker marked lost that heartbeats again is back (its old leases were rescued and
+        -- their tokens no longer work); drained and detached workers stay so.
+        state = CASE WHEN w.state = 'lost' THEN 'active' ELSE w.state END,
+        state_changed_at = CASE WHEN w.state = 'lost' THEN now() ELSE w.state_changed_at END
+    WHERE w.id = worker_heartbeat.worker_id
+    RETURNING w.state INTO v_state;
+    IF v_state IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', worker_heartbeat.worker_id));
+    END IF;
+    state := v_state;
+    settings := jobq._settings_json();
+    RETURN NEXT;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.worker_heartbeat(text, integer) IS
+    'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. '
+    'A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. '
+    'Errors: JOB.UNKNOWN_WORKER.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.set_setting(name text, value text)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_setting jobq.settings;
+BEGIN
+    SELECT * INTO v_setting FROM jobq.settings s WHERE s.name = set_setting.name FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING', format('no setting is named %L', set_setting.name));
+    END IF;
+    BEGIN
+        CASE v_setting.kind
+            WHEN 'interval' THEN
+                IF set_setting.value::interval <= interval '0' THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'integer' THEN
+                IF set_setting.value::integer < 1 THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'boolean' THEN
+                PERFORM set_setting.value::boolean;
+            ELSE
+                NULL;
+        END CASE;
+        IF set_setting.value IS NULL THEN
+            RAISE invalid_parameter_value;
+        END IF;
+    EXCEPTION WHEN data_exception OR invalid_parameter_value OR invalid_text_representation THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a valid positive %s for setting %s', set_setting.value, v_setting.kind, set_setting.name));
+    END;
+
+    -- wakeup takes one of three words; what enqueue does with each is in jobq._insert_specs.
+    IF v_setting.name = 'wakeup' AND set_setting.value NOT IN ('notify', 'wal', 'both') THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a wake-up mode for setting wakeup; use notify, wal or both', set_setting.value));
+    END IF;
+    IF v_setting.name = 'wakeup' AND set_setting.value <> 'notify' AND current_setting('wal_level') <> 'logical' THEN
+        RAISE WARNING USING
+            MESSAGE = format('jobq: wakeup is %s, but wal_level is %s: no runner can decode the wake-up messages',
+                             set_setting.value, current_setting('wal_level')),
+            HINT = 'Set wal_level = logical (it takes a restart); until then runners in WAL mode poll.';
+    END IF;
+
+    UPDATE jobq.settings AS s SET value = set_setting.value, updated_at = now() WHERE s.name = set_setting.name;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_setting', jsonb_build_object('name', set_setting.name, 'from', v_setting.value, 'to', set_setting.value));
+    RETURN set_setting.value;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.set_setting(text, text) IS
+    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be '
+    'positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new '
+    'value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.schedule(
+    name               text,
+    cron               text,
+    task               text,
+    payload            jsonb    DEFAULT '{}',
+    timezone           text     DEFAULT 'UTC',
+    concurrency_policy text     DEFAULT 'allow',
+    backfill_window    interval DEFAULT '15 minutes',
+    backfill           text     DEFAULT 'all',
+    jitter             interval DEFAULT '0',
+    slot_key           text     DEFAULT 'slotAt',
+    queue              text     DEFAULT NULL,
+    priority           integer  DEFAULT NULL,
+    max_attempts       integer  DEFAULT NULL,
+    enabled            boolean  DEFAULT true
+)
+RETURNS timestamptz
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_fields jobq.cron_fields;
+    v_scope text;
+    v_schema jsonb;
+    v_problem text;
+    v_next timestamptz;
+    v_changed boolean;
+BEGIN
+    IF schedule.name IS NULL OR schedule.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(schedule.name) > 100 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('schedule name %L is not kebab-case', schedule.name));
+    END IF;
+    v_fields := jobq.cron_parse(schedule.cron);
+    PERFORM jobq._check_timezone(schedule.timezone);
+    SELECT t.scope, t.payload_schema INTO v_scope, v_schema FROM jobq.tasks t WHERE t.name = schedule.task;
+    IF v_scope IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', schedule.task));
+    ELSIF v_scope <> 'system' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('schedules run system tasks; %s is store-scoped (schedule a system task that calls jobq.fan_out)', schedule.task));
+    END IF;
+    IF schedule.payload IS NULL OR jsonb_typeof(schedule.payload) <> 'object' THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the schedule payload must be a JSON object');
+    END IF;
+    IF schedule.concurrency_policy IS NULL OR schedule.concurrency_policy NOT IN ('allow', 'forbid', 'replace') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('concurrency_policy %L is not allow, forbid or replace', schedule.concurrency_policy));
+    END IF;
+    IF schedule.backfill IS NULL OR schedule.backfill NOT IN ('all', 'latest') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('backfill %L is not all or latest', schedule.backfill));
+    END IF;
+    IF schedule.backfill_window IS NULL OR schedule.backfill_window < interval '0'
+       OR schedule.jitter IS NULL OR schedule.jitter < interval '0' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'backfill_window and jitter must be zero or positive');
+    END IF;
+    IF schedule.max_attempts < 1 THEN
+        PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', schedule.max_attempts));
+    END IF;
+    IF schedule.slot_key = '' OR schedule.queue = '' OR schedule.priority NOT BETWEEN -32768 AND 32767
+       OR schedule.enabled IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            'slot_key and queue must not be empty, priority must fit -32768..32767, and enabled must not be NULL');
+    END IF;
+    -- The jobs it will enqueue must keep the task's contract (with the slot key filled in).
+    v_problem := jobq.payload_problem(v_schema, CASE WHEN schedule.slot_key IS NULL THEN schedule.payload
+        ELSE schedule.payload || jsonb_build_object(schedule.slot_key, '2000-01-01T00:00:00Z') END);
+    IF v_problem IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_INVALID', format('schedule %s, task %s: %s', schedule.name, schedule.task, v_problem));
+    END IF;
+    v_next := jobq._cron_next(v_fields, now(), schedule.timezone);
+    IF v_next IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%L never fires', schedule.cron));
+    END IF;
+
+    INSERT INTO jobq.schedules AS s (name, cron, fields, timezone, task, payload, slot_key, queue, priority, max_attempts,
+                                     concurrency_policy, backfill_window, backfill, jitter, enabled, next_slot_at)
+    VALUES (schedule.name, schedule.cron, v_fields, schedule.timezone, schedule.task, schedule.payload, schedule.slot_key,
+            schedule.queue, schedule.priority, schedule.max_attempts, schedule.concurrency_policy, schedule.backfill_window,
+            schedule.backfill, schedule.jitter, schedule.enabled, v_next)
+    ON CONFLICT ON CONSTRAINT schedules_pkey DO UPDATE SET
+        cron = EXCLUDED.cron, fields = EXCLUDED.fields, timezone = EXCLUDED.timezone, task = EXCLUDED.task,
+        payload = EXCLUDED.payload, slot_key = EXCLUDED.slot_key, queue = EXCLUDED.queue, priority = EXCLUDED.priority,
+        max_attempts = EXCLUDED.max_attempts, concurrency_policy = EXCLUDED.concurrency_policy,
+        backfill_window = EXCLUDED.backfill_window, backfill = EXCLUDED.backfill, jitter = EXCLUDED.jitter,
+        enabled = EXCLUDED.enabled,
+        next_slot_at = CASE WHEN (s.cron, s.timezone) IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.timezone) OR s.next_slot_at IS NULL
+                            THEN EXCLUDED.next_slot_at ELSE s.next_slot_at END,
+        updated_at = now()
+    WHERE (s.cron, s.timezone, s.task, s.payload, s.slot_key, s.queue, s.priority, s.max_attempts, s.concurrency_policy,
+           s.backfill_window, s.backfill, s.jitter, s.enabled)
+          IS DISTINCT FROM
+          (EXCLUDED.cron, EXCLUDED.timezone, EXCLUDED.task, EXCLUDED.payload, EXCLUDED.slot_key, EXCLUDED.queue,
+           EXCLUDED.priority, EXCLUDED.max_attempts, EXCLUDED.concurrency_policy, EXCLUDED.backfill_window,
+           EXCLUDED.backfill, EXCLUDED.jitter, EXCLUDED.enabled);
+    v_changed := FOUND;
+    IF v_changed THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('schedule', jsonb_build_object('schedule', schedule.name, 'cron', schedule.cron, 'task', schedule.task,
+                                               'timezone', schedule.timezone, 'enabled', schedule.enabled));
+    END IF;
+
+    RETURN (SELECT s.next_slot_at FROM jobq.schedules s WHERE s.name = schedule.name);
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.schedule(text, text, text, jsonb, text, text, interval, text, interval, text, text, integer, integer, boolean) IS
+    'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone '
+    '(default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: '
+    'nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). '
+    'Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: '
+    'JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, '
+    'JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.requeue_dead(task text DEFAULT NULL, finished_after timestamptz DEFAULT NULL, max_jobs integer DEFAULT 1000)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF requeue_dead.max_jobs IS NULL OR requeue_dead.max_jobs < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
+    END IF;
+    RETURN (
+        SELECT count(*)
+        FROM jobq._revive(ARRAY(
+            SELECT h.id FROM jobq.job_history h
+            WHERE h.state = 'dead'
+              AND (requeue_dead.task IS NULL OR h.task = requeue_dead.task)
+              AND (requeue_dead.finished_after IS NULL OR h.finished_at >= requeue_dead.finished_after)
+            ORDER BY h.finished_at, h.id
+            LIMIT requeue_dead.max_jobs
+            FOR UPDATE SKIP LOCKED), 'requeue_dead'));
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.requeue_dead(text, timestamptz, integer) IS
+    'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most '
+    'max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. '
+    'Caller: operators. Errors: JOB.INVALID_ARGUMENT.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_epoch bigint;
+    v_previous_epoch bigint;
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    IF p_ttl IS NULL OR p_ttl <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('ttl %s is not positive', coalesce(p_ttl::text, 'NULL')));
+    END IF;
+    SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
+    UPDATE jobq.leader AS l
+    SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
+        acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
+        holder           = p_worker_id,
+        lease_expires_at = p_now + p_ttl
+    WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
+    RETURNING l.epoch INTO v_epoch;
+    IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('leader_changed', jsonb_build_object('worker_id', p_worker_id, 'epoch', v_epoch));
+    END IF;
+    RETURN v_epoch;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._acquire_leadership(text, interval, timestamptz) IS
+    'Private. The leadership at time p_now; see jobq.acquire_leadership.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_previous text;
+BEGIN
+    SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
+    IF v_previous IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
+    END IF;
+    UPDATE jobq.workers AS w SET state = p_state, state_changed_at = now() WHERE w.id = p_worker_id;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES (p_action, jsonb_build_object('worker_id', p_worker_id, 'previous_state', v_previous, 'state', p_state));
+    RETURN v_previous;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._set_worker_state(text, text, text) IS 'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.deregister_worker(worker_id text)
+RETURNS void
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
+    WHERE w.id = deregister_worker.worker_id;
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.deregister_worker(text) IS
+    'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. '
+    'Caller: runners at exit.';
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN NOT p_payload ? k.name THEN format('required key %s is missing', k.name)
+                ELSE format('key %s must be %s %s, not %s', k.name,
+                            CASE WHEN c.type IN ('integer', 'object', 'array', 'any') THEN 'an' ELSE 'a' END, c.type,
+                            p_payload -> k.name)
+           END
+    FROM jsonb_each_text(p_schema) AS c(key, type)
+    CROSS JOIN LATERAL (SELECT rtrim(c.key, '?') AS name, c.key LIKE '%?' AS optional) AS k
+    WHERE (NOT k.optional AND NOT p_payload ? k.name)
+       OR (p_payload ? k.name AND NOT jobq._json_type_ok(p_payload -> k.name, c.type)
+           -- An optional key may be given as null.
+           AND NOT (k.optional AND jsonb_typeof(p_payload -> k.name) = 'null'))
+    ORDER BY c.key
+    LIMIT 1
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq.payload_problem(jsonb, jsonb) IS
+    'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be '
+    'a date, not 5"), or NULL when it keeps it. Pure; callers: enqueue, tests, applications that check before enqueueing.';
 
 DROP FUNCTION jobq._retry_at(timestamptz, integer, interval, interval);
 DROP FUNCTION jobq._spec_in_bounds(jobq.job_spec);
