@@ -41,6 +41,9 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.STORE_NOT_ALLOWED":    jobq.ErrStoreNotAllowed,
 	"JOB.INVALID_TASK_NAME":    jobq.ErrInvalidTaskName,
 	"JOB.TENANT_MISMATCH":      jobq.ErrTenantMismatch,
+	"JOB.VALUE_TOO_LONG":       jobq.ErrValueTooLong,
+	"JOB.OUT_OF_RANGE":         jobq.ErrOutOfRange,
+	"JOB.PAYLOAD_TOO_LARGE":    jobq.ErrPayloadTooLarge,
 }
 
 type catalogued struct {
