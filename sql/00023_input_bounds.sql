@@ -48,6 +48,7 @@ AS $$
         WHEN 'setting_value'     THEN 1000        -- characters
         WHEN 'max_attempts'      THEN 1000
         WHEN 'batch'             THEN 10000       -- elements of a batch array; claim_job's max_jobs
+        WHEN 'enqueue_many'      THEN 100000      -- elements of enqueue_many's jobs
         WHEN 'sweep'             THEN 100000      -- batch_size / max_jobs of rescue_expired, prune_history, requeue_dead
         WHEN 'queues'            THEN 1000        -- elements of a queue list
         WHEN 'concurrency'       THEN 10000
@@ -59,7 +60,7 @@ $$;
 -- +goose StatementEnd
 COMMENT ON FUNCTION jobq._limit(text) IS
     'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, '
-    'slot_key, setting_value: characters; max_attempts, batch, sweep, queues, concurrency, running, min_payload_bytes, '
+    'slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, concurrency, running, min_payload_bytes, '
     'max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
 
 -- The interval limits of the API, by name.
@@ -932,8 +933,8 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
             format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
     END IF;
-    IF jsonb_array_length(jobs) > jobq._limit('batch') THEN
-        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('jobs has %s elements; the limit is %s', jsonb_array_length(jobs), jobq._limit('batch')));
+    IF jsonb_array_length(jobs) > jobq._limit('enqueue_many') THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('jobs has %s elements; the limit is %s', jsonb_array_length(jobs), jobq._limit('enqueue_many')));
     END IF;
     -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
     -- not a silent default. An element with only known keys is empty once they are removed.
@@ -1012,7 +1013,7 @@ $$;
 COMMENT ON FUNCTION jobq.enqueue_many(jsonb) IS
     'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec '
     '(task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). '
-    'Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 10000 elements (JOB.OUT_OF_RANGE). '
+    'Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). '
     'All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. '
     'A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, '
     'jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. '
