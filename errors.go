@@ -82,6 +82,12 @@ var (
 	ErrUnknownSchedule = &Error{Code: "JOB.UNKNOWN_SCHEDULE"}
 	// ErrUnknownWorker: no worker has this id.
 	ErrUnknownWorker = &Error{Code: "JOB.UNKNOWN_WORKER"}
+	// ErrValueTooLong: a text argument is longer than its limit (README, Limits).
+	ErrValueTooLong = &Error{Code: "JOB.VALUE_TOO_LONG"}
+	// ErrOutOfRange: a number, interval, timestamp or array length is outside its range (README, Limits).
+	ErrOutOfRange = &Error{Code: "JOB.OUT_OF_RANGE"}
+	// ErrPayloadTooLarge: the payload is larger than the setting max_payload_bytes.
+	ErrPayloadTooLarge = &Error{Code: "JOB.PAYLOAD_TOO_LARGE"}
 )
 
 // FromDB maps an error returned by the database to an *Error when PostgreSQL raised it with a

@@ -43,6 +43,9 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.TENANT_MISMATCH":      jobq.ErrTenantMismatch,
 	"JOB.NOT_ALLOWED":          jobq.ErrNotAllowed,
 	"JOB.STORE_NOT_BOUND":      jobq.ErrStoreNotBound,
+	"JOB.VALUE_TOO_LONG":       jobq.ErrValueTooLong,
+	"JOB.OUT_OF_RANGE":         jobq.ErrOutOfRange,
+	"JOB.PAYLOAD_TOO_LARGE":    jobq.ErrPayloadTooLarge,
 }
 
 type catalogued struct {

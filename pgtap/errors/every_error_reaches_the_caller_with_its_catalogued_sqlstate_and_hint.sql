@@ -67,7 +67,10 @@ INSERT INTO triggers VALUES
     ('JOB.INVALID_CRON',         $$ SELECT jobq.cron_parse('61 * * * *') $$),
     ('JOB.INVALID_TIMEZONE',     $$ SELECT jobq.cron_next('@daily', now(), 'Mars/Olympus_Mons') $$),
     ('JOB.UNKNOWN_SCHEDULE',     $$ SELECT jobq.unschedule('pgtap-no-such-schedule') $$),
-    ('JOB.UNKNOWN_WORKER',       $$ SELECT * FROM jobq.worker_heartbeat('pgtap-no-such-worker') $$);
+    ('JOB.UNKNOWN_WORKER',       $$ SELECT * FROM jobq.worker_heartbeat('pgtap-no-such-worker') $$),
+    ('JOB.VALUE_TOO_LONG',       $$ SELECT * FROM jobq.claim_job('w', ARRAY[repeat('q', 201)]) $$),
+    ('JOB.OUT_OF_RANGE',         $$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '2 days') $$),
+    ('JOB.PAYLOAD_TOO_LARGE',    $$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('x', 2000000)), job_key => 'big') $$);
 
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint
