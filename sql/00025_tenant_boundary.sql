@@ -260,15 +260,16 @@ BEGIN
     IF v_bad IS NOT NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', v_bad);
     END IF;
-    IF define_task.max_attempts < 1 THEN
-        PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', define_task.max_attempts));
-    END IF;
-    IF define_task.timeout <= interval '0' OR define_task.backoff_base <= interval '0' OR define_task.backoff_max <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', 'timeout, backoff_base and backoff_max must be positive');
-    END IF;
+    -- A task's defaults have the domains of the enqueue arguments they stand for (00023).
+    PERFORM jobq._check_int('max_attempts', define_task.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+    PERFORM jobq._check_interval('timeout', define_task.timeout, jobq._limit_interval('timeout'));
+    PERFORM jobq._check_interval('backoff_base', define_task.backoff_base, jobq._limit_interval('backoff'));
+    PERFORM jobq._check_interval('backoff_max', define_task.backoff_max, jobq._limit_interval('backoff'));
     IF define_task.queue = '' OR define_task.priority NOT BETWEEN -32768 AND 32767 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue must not be empty and priority must fit -32768..32767');
     END IF;
+    PERFORM jobq._check_text('queue', define_task.queue, jobq._limit('queue')::integer);
+    PERFORM jobq._check_text('description', define_task.description, 2000);
 
     INSERT INTO jobq.tasks AS t (name, scope, payload_schema, max_attempts, queue, priority, timeout,
                                  backoff_base, backoff_max, description, app_enqueue)
@@ -294,12 +295,15 @@ COMMENT ON FUNCTION jobq.define_task(text, text, jsonb, integer, text, integer, 
     '(runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; '
     'the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets '
     'applications (jobq_app) enqueue it. Callers: migrations, operators, runners at start-up. Locks the task row. '
-    'Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID.';
+    'Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), '
+    'JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG '
+    '(queue above 200, description above 2000 characters).';
 REVOKE ALL ON FUNCTION jobq.define_task(text, text, jsonb, integer, text, integer, interval, interval, interval, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION jobq.define_task(text, text, jsonb, integer, text, integer, interval, interval, interval, text, boolean)
     TO worker_runtime, jobq_operator;
 
--- The fast path of enqueue / enqueue_many knows the new rule (it must refuse nothing the slow path refuses).
+-- The fast path of enqueue / enqueue_many knows the new rule and the bounds of 00023 (it must
+-- take nothing the slow path refuses).
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks)
 RETURNS boolean
@@ -309,6 +313,8 @@ AS $$
     SELECT NOT coalesce(
            -- A key merges with the live job that holds it: the keyed path.
            p_spec.job_key IS NOT NULL
+           -- _validate_specs: every field within its domain (jobq._spec_in_bounds, never NULL).
+        OR NOT jobq._spec_in_bounds(p_spec)
            -- _validate_specs.
         OR p_spec.task IS NULL OR pg_catalog.btrim(p_spec.task) = ''
         OR (p_spec.payload IS NOT NULL AND pg_catalog.jsonb_typeof(p_spec.payload) <> 'object')
@@ -411,6 +417,61 @@ END
 $$;
 -- +goose StatementEnd
 
+-- The fan-out's private half checks the bounds of its arguments up front (00023), so a bad
+-- template or payload is refused once, not once per store, and also when there are no stores.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._enqueue_for_stores(
+    p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamptz, p_store_ids uuid[])
+RETURNS integer
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_task jobq.tasks;
+    v_problem text;
+BEGIN
+    SELECT * INTO v_task FROM jobq.tasks t WHERE t.name = p_task;
+    IF v_task.name IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', p_task));
+    ELSIF v_task.scope <> 'store' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('fan_out needs a store-scoped task; %s is a system task', p_task));
+    END IF;
+    IF p_payload IS NULL OR jsonb_typeof(p_payload) <> 'object' THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the fan-out payload must be a JSON object');
+    END IF;
+    -- Bounds (00023): the payload's size, and a template whose keys fit the job_key limit once
+    -- {storeId} (9 characters) becomes a uuid (36).
+    PERFORM jobq._check_payload('payload', p_payload);
+    PERFORM jobq._check_text('job_key_template', p_job_key_template, (jobq._limit('job_key') - 27)::integer);
+    PERFORM jobq._check_timestamp('run_at', p_run_at);
+    IF p_job_key_template IS NOT NULL AND position('{storeId}' IN p_job_key_template) = 0 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('job_key_template %L must contain {storeId}, or every store would share one key', p_job_key_template));
+    END IF;
+    -- Every job gets the same payload but for its storeId: the contract is checked once, on the
+    -- payload with a storeId, and the task's defaults are applied here, so the 10,000 specs of a
+    -- large fan-out skip the per-spec resolution of jobq._enqueue.
+    v_problem := jobq.payload_problem(v_task.payload_schema,
+                                      p_payload || jsonb_build_object('storeId', '00000000-0000-4000-8000-000000000000'));
+    IF v_problem IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_INVALID', format('task %s: %s', p_task, v_problem));
+    END IF;
+
+    RETURN (
+        SELECT count(*)::integer
+        FROM jobq._insert_specs(ARRAY(
+            SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), v_task.queue, p_run_at, v_task.priority,
+                       v_task.max_attempts, replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
+                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max)::jobq.job_spec
+            FROM unnest(p_store_ids) AS s(id)
+            WHERE s.id IS NOT NULL
+            ORDER BY s.id), true));
+END
+$$;
+-- +goose StatementEnd
+
 -- fan_out runs as its owner: worker_runtime lists the stores through it, and no longer executes
 -- jobq._enqueue_for_stores itself (it could pass store ids of its own choosing outside a tenant
 -- transaction). The owner needs EXECUTE on the store list; the migrator may grant it as a member
@@ -448,6 +509,8 @@ COMMENT ON FUNCTION jobq.fan_out(text, jsonb, text, text, timestamptz) IS
 -- No runtime role executes a private helper. payload_problem (public, pure) reads _json_type_ok
 -- as its owner.
 ALTER FUNCTION jobq.payload_problem(jsonb, jsonb) SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+-- backoff_ceiling (and backoff_delay through it) checks its arguments with the private _check_*.
+ALTER FUNCTION jobq.backoff_ceiling(integer, interval, interval) SECURITY DEFINER;
 REVOKE EXECUTE ON FUNCTION jobq._json_type_ok(jsonb, text), jobq._raise(text, text)
     FROM worker_runtime, jobq_app, jobq_operator;
 
@@ -515,6 +578,7 @@ DROP FUNCTION jobq.bind_store(name, uuid);
 GRANT EXECUTE ON FUNCTION jobq._json_type_ok(jsonb, text), jobq._raise(text, text)
     TO worker_runtime, jobq_app, jobq_operator;
 ALTER FUNCTION jobq.payload_problem(jsonb, jsonb) SECURITY INVOKER RESET search_path;
+ALTER FUNCTION jobq.backoff_ceiling(integer, interval, interval) SECURITY INVOKER;
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION jobq.fan_out(
@@ -544,6 +608,54 @@ COMMENT ON FUNCTION jobq.fan_out(text, jsonb, text, text, timestamptz) IS
     'enqueued or merged. SECURITY INVOKER: only a role that may list the stores (worker_runtime) can call it. '
     'Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
 GRANT EXECUTE ON FUNCTION jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[]) TO worker_runtime;
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._enqueue_for_stores(
+    p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamptz, p_store_ids uuid[])
+RETURNS integer
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_task jobq.tasks;
+    v_problem text;
+BEGIN
+    SELECT * INTO v_task FROM jobq.tasks t WHERE t.name = p_task;
+    IF v_task.name IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', p_task));
+    ELSIF v_task.scope <> 'store' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('fan_out needs a store-scoped task; %s is a system task', p_task));
+    END IF;
+    IF p_payload IS NULL OR jsonb_typeof(p_payload) <> 'object' THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the fan-out payload must be a JSON object');
+    END IF;
+    IF p_job_key_template IS NOT NULL AND position('{storeId}' IN p_job_key_template) = 0 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('job_key_template %L must contain {storeId}, or every store would share one key', p_job_key_template));
+    END IF;
+    -- Every job gets the same payload but for its storeId: the contract is checked once, on the
+    -- payload with a storeId, and the task's defaults are applied here, so the 10,000 specs of a
+    -- large fan-out skip the per-spec resolution of jobq._enqueue.
+    v_problem := jobq.payload_problem(v_task.payload_schema,
+                                      p_payload || jsonb_build_object('storeId', '00000000-0000-4000-8000-000000000000'));
+    IF v_problem IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_INVALID', format('task %s: %s', p_task, v_problem));
+    END IF;
+
+    RETURN (
+        SELECT count(*)::integer
+        FROM jobq._insert_specs(ARRAY(
+            SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), v_task.queue, p_run_at, v_task.priority,
+                       v_task.max_attempts, replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
+                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max)::jobq.job_spec
+            FROM unnest(p_store_ids) AS s(id)
+            WHERE s.id IS NOT NULL
+            ORDER BY s.id), true));
+END
+$$;
+-- +goose StatementEnd
+
 REVOKE EXECUTE ON FUNCTION public.list_store_ids_for_fan_out() FROM jobq_migrator;
 
 -- +goose StatementBegin

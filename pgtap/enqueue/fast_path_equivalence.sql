@@ -4,7 +4,7 @@
 -- error, writing nothing. Each input below goes through both paths; the rows are compared column
 -- by column, but for id and the two timestamps of the row's own insert.
 BEGIN;
-SELECT plan(12);
+SELECT plan(13);
 
 -- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
 -- Everything is rolled back at the end.
@@ -130,7 +130,15 @@ INSERT INTO refused VALUES
     (ROW('pgtap-eq-store', '{"storeId": "11111111-1111-1111-1111-111111111111", "n": 1}', NULL, NULL, NULL, NULL, NULL,
          'replace', '22222222-2222-2222-2222-222222222222', NULL, NULL, NULL)),
     (ROW('pgtap-eq-store', '{"storeId": "00000000-0000-0000-0000-000000000000", "n": 1}', NULL, NULL, NULL, NULL, NULL,
-         'replace', NULL, NULL, NULL, NULL));
+         'replace', NULL, NULL, NULL, NULL)),
+    -- Out of the domains of 00023: timeout, backoff, run_at, queue length, max_attempts, payload size.
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, '1000000 years', NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, '31 days', NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, '-infinity', NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, repeat('q', 201), NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, 1001, NULL, 'replace', NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', jsonb_build_object('blob', (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 40000) AS g)),
+         NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL));
 SELECT is_empty(
     $$ SELECT r.spec, pg_temp.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
                                               (r.spec).task, (r.spec).payload, (r.spec).run_at, (r.spec).job_key, (r.spec).job_key_mode,
@@ -150,6 +158,11 @@ SELECT is(pg_temp.error_of($$ SET LOCAL ROLE jobq_app;
                               SELECT jobq.enqueue('pgtap-eq-store', '{"storeId": "22222222-2222-2222-2222-222222222222", "n": 1}') $$),
           'JQ406 JOB.TENANT_MISMATCH: store 22222222-2222-2222-2222-222222222222 is not this session''s store (app.current_store_id = unset)',
           'an application enqueueing a store job outside that store is refused with JQ406, as on the general path');
+SELECT is(pg_temp.error_of($$ SELECT FROM jobq.define_task('pgtap-eq-internal');
+                              SET LOCAL ROLE jobq_app;
+                              SELECT jobq.enqueue('pgtap-eq-internal') $$),
+          'JQ407 JOB.NOT_ALLOWED: task pgtap-eq-internal is a system task that applications may not enqueue (declare it with app_enqueue => true to allow it)',
+          'an application enqueueing a system task not declared app_enqueue is refused with JQ407, as on the general path');
 SELECT is((SELECT count(*) FROM jobq.jobs), (SELECT n FROM before), 'none of the refused enqueues wrote a job');
 
 SELECT * FROM finish();

@@ -14,11 +14,12 @@ FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('b
              ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
              ('max_payload_bytes', '1048576')) AS d(name, value)
 WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
+SELECT FROM jobq.define_task('t', app_enqueue => true);
 CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs, (SELECT count(*) FROM jobq.workers) AS workers,
                                    (SELECT count(*) FROM jobq.audit_log) AS audits;
 
-SET LOCAL ROLE jobq_app;
+-- As worker_runtime: runners key system jobs (applications may not, JOB.NOT_ALLOWED).
+SET LOCAL ROLE worker_runtime;
 SELECT throws_ok($$ SELECT jobq.enqueue('t', job_key => repeat('k', 501)) $$,
     'JQ106', 'JOB.VALUE_TOO_LONG: job_key is 501 characters long; the limit is 500', 'a 501-character job_key is refused');
 SELECT throws_ok($$ SELECT jobq.enqueue('t', job_key => repeat(md5(random()::text), 100)) $$,

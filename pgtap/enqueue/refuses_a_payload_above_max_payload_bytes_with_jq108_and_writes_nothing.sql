@@ -12,20 +12,20 @@ FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('b
              ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
              ('max_payload_bytes', '1048576')) AS d(name, value)
 WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
+SELECT FROM jobq.define_task('t', app_enqueue => true);
 CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs, (SELECT count(*) FROM jobq.workers) AS workers,
                                    (SELECT count(*) FROM jobq.audit_log) AS audits;
 UPDATE jobq.settings SET value = '4096' WHERE name = 'max_payload_bytes';
 
 SET LOCAL ROLE jobq_app;
-SELECT throws_like($$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat(md5(random()::text), 200)), job_key => 'k') $$,
+SELECT throws_like($$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat(md5(random()::text), 200))) $$,
     'JOB.PAYLOAD_TOO_LARGE: payload is % bytes; the limit is 4096 (setting max_payload_bytes)',
     'a keyed enqueue with a 6400-character payload is refused');
 SELECT throws_like($$ SELECT jobq.enqueue_many(jsonb_build_array(jsonb_build_object('task', 't', 'payload',
                                                  jsonb_build_object('x', repeat(md5(random()::text), 200))))) $$,
     'JOB.PAYLOAD_TOO_LARGE: job 1: payload is % bytes; the limit is 4096 (setting max_payload_bytes)',
     'enqueue_many refuses it too, naming the element');
-SELECT lives_ok($$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('y', 3000)), job_key => 'k') $$,
+SELECT lives_ok($$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('y', 3000))) $$,
     'a payload below the limit is accepted');
 RESET ROLE;
 SELECT throws_like($$ SELECT jobq.schedule('pgtap-big', '@daily', 't', jsonb_build_object('x', repeat(md5(random()::text), 200))) $$,

@@ -11,16 +11,16 @@ FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('b
              ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
              ('max_payload_bytes', '1048576')) AS d(name, value)
 WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
+SELECT FROM jobq.define_task('t', app_enqueue => true);
 CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs, (SELECT count(*) FROM jobq.workers) AS workers,
                                    (SELECT count(*) FROM jobq.audit_log) AS audits;
 
 SET LOCAL ROLE jobq_app;
-SELECT throws_ok($$ SELECT jobq.enqueue('t', max_attempts => 1001, job_key => 'k') $$,
+SELECT throws_ok($$ SELECT jobq.enqueue('t', max_attempts => 1001) $$,
     'JQ104', 'JOB.MAX_ATTEMPTS_INVALID: max_attempts 1001 is outside 1..1000', 'max_attempts 1001 is refused');
 SELECT throws_ok($$ SELECT jobq.enqueue_many('[{"task": "t", "max_attempts": 2147483647}]') $$,
     'JQ104', 'JOB.MAX_ATTEMPTS_INVALID: job 1: max_attempts 2147483647 is outside 1..1000', 'enqueue_many refuses the largest integer');
-SELECT lives_ok($$ SELECT jobq.enqueue('t', max_attempts => 1000, job_key => 'k') $$, 'max_attempts 1000 is accepted');
+SELECT lives_ok($$ SELECT jobq.enqueue('t', max_attempts => 1000) $$, 'max_attempts 1000 is accepted');
 RESET ROLE;
 SELECT is((SELECT count(*) FROM jobq.jobs), (SELECT jobs FROM before) + 1, 'only the job within the limit was written');
 

@@ -11,7 +11,7 @@ FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('b
              ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
              ('max_payload_bytes', '1048576')) AS d(name, value)
 WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
+SELECT FROM jobq.define_task('t', app_enqueue => true);
 CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs, (SELECT count(*) FROM jobq.workers) AS workers,
                                    (SELECT count(*) FROM jobq.audit_log) AS audits;
 

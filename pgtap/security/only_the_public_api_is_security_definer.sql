@@ -1,6 +1,6 @@
 -- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot, or call
--- private helpers no runtime role may execute); private helpers (_-prefixed) and the pure backoff
--- helpers run as the caller. One private helper is a definer by design: jobq._enqueue_for_stores,
+-- private helpers no runtime role may execute); private helpers (_-prefixed), backoff_delay and
+-- current_store_id run as the caller. One private helper is a definer by design: jobq._enqueue_for_stores,
 -- behind jobq.fan_out, executable by no runtime role. Outside jobq, public.list_store_ids_for_fan_out
 -- is the one definer jobq adds.
 BEGIN;
@@ -14,10 +14,10 @@ SELECT set_eq(
               ('delete_job'), ('requeue_dead'), ('set_setting'), ('define_task'),
               ('schedule'), ('unschedule'), ('register_worker'), ('worker_heartbeat'), ('drain_worker'), ('resume_worker'),
               ('detach_worker'), ('deregister_worker'), ('acquire_leadership'), ('maintain'),
-              ('fan_out'), ('payload_problem'), ('bind_store'), ('unbind_store'),
+              ('fan_out'), ('payload_problem'), ('backoff_ceiling'), ('bind_store'), ('unbind_store'),
               ('cron_parse'), ('cron_next'), ('cron_slots') $$,
-    'exactly the public API functions of jobq are SECURITY DEFINER (but the pure backoff helpers and current_store_id, '
-    'which run as their caller and call no private helper)');
+    'exactly the public API functions of jobq are SECURITY DEFINER (but backoff_delay and current_store_id, which run '
+    'as their caller and call no private helper)');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
