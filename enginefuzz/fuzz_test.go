@@ -215,7 +215,7 @@ func (r *run) catalog(w *world) error {
 // draw draws call i: its function, caller and arguments, from the seed and i alone (and the
 // pools, which a replay rebuilds the same way).
 func (r *run) draw(i int, p *pools) callRecord {
-	g := &gen{rng: rand.New(rand.NewPCG(r.seed, uint64(i))), pools: p, now: time.Now()}
+	g := &gen{rng: rand.New(rand.NewPCG(r.seed, uint64(i))), pools: p, logins: r.logins, now: time.Now()}
 	f := r.fns[g.rng.IntN(len(r.fns))]
 	var cs []caller
 	for _, c := range callers {

@@ -16,9 +16,10 @@ import (
 // gen draws the arguments of one call. Its random source is derived from the run's seed and the
 // call's index, so a call is the same in a replay.
 type gen struct {
-	rng   *rand.Rand
-	pools *pools
-	now   time.Time
+	rng    *rand.Rand
+	pools  *pools
+	logins logins
+	now    time.Time
 	// wild is the chance that an argument takes an odd value (boundary, wrong, huge) instead of a
 	// typical one; each call draws it, so some calls are clean, some have one odd argument and
 	// some are wild throughout.
@@ -819,6 +820,23 @@ var functionGens = map[string]valueGen{
 	"jobq.fail_jobs.retry_in":      arrayOf(retryInGen, sharedLen),
 	"jobq.cron_slots.max_slots":    smallCountGen,
 	"jobq.payload_problem.payload": jsonGen,
+	"jobq.bind_store.login":        loginGen,
+	"jobq.unbind_store.login":      loginGen,
+}
+
+// loginGen draws a role name for the store bindings: the fuzzed application's login (so that
+// binding it changes what its later calls reach), the operator's, worker_runtime, a group role,
+// or anything else.
+var loginGen = valueGen{
+	typical: func(g *gen) *string {
+		return g.pick(g.logins.App, g.logins.App, g.logins.Operator, "worker_runtime", "jobq_app")
+	},
+	odd: func(g *gen) *string {
+		if g.chance(0.3) {
+			return g.pick("no_such_login", "PUBLIC", "postgres", "")
+		}
+		return oddText(g)
+	},
 }
 
 // generatorFor returns the generator of argument a of f, or an error naming them when no

@@ -51,9 +51,11 @@ var callers = []caller{
 }
 
 // logins are the test's login roles, members of jobq_app and jobq_operator as an application's
-// and an operator's logins are; worker_runtime logs in as itself.
+// and an operator's logins are; worker_runtime logs in as itself. AppB is the other tenant's
+// application login, which only the health check uses: the fuzzed calls may bind App to stores
+// (jobq.bind_store), never AppB.
 type logins struct {
-	App, Operator string
+	App, Operator, AppB string
 }
 
 // createLogins makes the login roles (cluster-wide, so named after the test's database) and drops
@@ -61,14 +63,15 @@ type logins struct {
 func createLogins(t *testing.T, adminURL string, suffix string) logins {
 	t.Helper()
 	ctx := context.Background()
-	l := logins{App: "fuzz_app_" + suffix, Operator: "fuzz_op_" + suffix}
+	l := logins{App: "fuzz_app_" + suffix, Operator: "fuzz_op_" + suffix, AppB: "fuzz_appb_" + suffix}
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		t.Fatalf("connect as the superuser: %v", err)
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, fmt.Sprintf(`CREATE ROLE %s LOGIN IN ROLE jobq_app; CREATE ROLE %s LOGIN IN ROLE jobq_operator`,
-		pgx.Identifier{l.App}.Sanitize(), pgx.Identifier{l.Operator}.Sanitize()))
+	_, err = conn.Exec(ctx, fmt.Sprintf(`CREATE ROLE %s LOGIN IN ROLE jobq_app; CREATE ROLE %s LOGIN IN ROLE jobq_operator;
+		CREATE ROLE %s LOGIN IN ROLE jobq_app`,
+		pgx.Identifier{l.App}.Sanitize(), pgx.Identifier{l.Operator}.Sanitize(), pgx.Identifier{l.AppB}.Sanitize()))
 	if err != nil {
 		t.Fatalf("create the login roles: %v", err)
 	}
@@ -79,8 +82,8 @@ func createLogins(t *testing.T, adminURL string, suffix string) logins {
 			return
 		}
 		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), fmt.Sprintf(`DROP ROLE IF EXISTS %s, %s`,
-			pgx.Identifier{l.App}.Sanitize(), pgx.Identifier{l.Operator}.Sanitize())); err != nil {
+		if _, err := c.Exec(context.Background(), fmt.Sprintf(`DROP ROLE IF EXISTS %s, %s, %s`,
+			pgx.Identifier{l.App}.Sanitize(), pgx.Identifier{l.Operator}.Sanitize(), pgx.Identifier{l.AppB}.Sanitize())); err != nil {
 			t.Errorf("drop the login roles: %v", err)
 		}
 	})
@@ -143,6 +146,9 @@ func (w *world) conn(ctx context.Context, c caller) (*pgx.Conn, error) {
 		return conn, nil
 	}
 	login := map[string]string{"jobq_app": w.logins.App, "jobq_operator": w.logins.Operator, "worker_runtime": "worker_runtime"}[c.Role]
+	if c.Name == healthAppB {
+		login = w.logins.AppB
+	}
 	cfg, err := pgx.ParseConfig(w.db.URL(login))
 	if err != nil {
 		return nil, err
@@ -407,11 +413,14 @@ func (w *world) refreshPools(ctx context.Context) (*pools, error) {
 	return p, json.Unmarshal(raw, p)
 }
 
+// healthAppB names the health check's caller: store B's application, on its own login.
+const healthAppB = "app@B"
+
 // health checks that the queue still works for the other tenant: jobq.maintain() runs, a control
 // job of store B enqueued by its application is claimed from the fuzzed queues and completed, and
 // jobq.queue_lag() answers. It returns the step that failed.
 func (w *world) health(ctx context.Context) error {
-	appB := caller{Name: "app@B", Role: "jobq_app", Store: storeB}
+	appB := caller{Name: healthAppB, Role: "jobq_app", Store: storeB}
 	worker := caller{Name: "worker", Role: "worker_runtime"}
 	if _, err := w.call(ctx, worker, `SELECT jobq.maintain()`); err != nil {
 		return fmt.Errorf("jobq.maintain() as worker_runtime: %w", err)
