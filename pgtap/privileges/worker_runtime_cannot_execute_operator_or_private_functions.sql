@@ -20,20 +20,17 @@ SELECT function_privs_are('jobq', 'requeue_dead', ARRAY['text', 'timestamptz', '
 SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'worker_runtime', ARRAY[]::text[], 'worker_runtime cannot execute set_setting');
 -- Private functions granted to worker_runtime by design: jobq._enqueue_for_stores, the SECURITY
 -- DEFINER half of the SECURITY INVOKER jobq.fan_out (which runs as worker_runtime); and the pure
--- helpers the SECURITY INVOKER functions payload_problem and cron_* call (they read and write
--- nothing), with _raise for their errors.
+-- helper the SECURITY INVOKER function payload_problem calls (it reads and writes nothing), with
+-- _raise for the errors of the invoker functions. The cron helpers are not: cron_parse,
+-- cron_next and cron_slots are SECURITY DEFINER since migration 00024.
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.proname LIKE '\_%' AND has_function_privilege('worker_runtime', p.oid, 'EXECUTE') $$,
     $$ VALUES ('jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure),
               ('jobq._json_type_ok(jsonb, text)'::regprocedure),
-              ('jobq._cron_field(text, text, integer, integer, text[])'::regprocedure),
-              ('jobq._cron_value(text, text, integer, integer, text[])'::regprocedure),
-              ('jobq._cron_next(jobq.cron_fields, timestamptz, text)'::regprocedure),
-              ('jobq._check_timezone(text)'::regprocedure),
               ('jobq._raise(text, text)'::regprocedure) $$,
-    'worker_runtime can execute no private (_-prefixed) jobq function but _enqueue_for_stores (behind fan_out) and '
-    'the pure helpers of payload_problem and the cron functions');
+    'worker_runtime can execute no private (_-prefixed) jobq function but _enqueue_for_stores (behind fan_out), '
+    'the pure helper of payload_problem and _raise (no cron helper)');
 
 CREATE TEMP TABLE job AS SELECT jobq.enqueue('t') AS id;
 GRANT SELECT ON job TO worker_runtime;

@@ -1,5 +1,7 @@
 -- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot);
--- private helpers (_-prefixed) and pure helpers (backoff, payload_problem, the cron functions) run as the caller. One private helper is a definer
+-- private helpers (_-prefixed) and pure helpers (backoff, payload_problem) run as the caller. The
+-- cron functions (cron_parse, cron_next, cron_slots) are definers too, since migration 00024, so
+-- that their private helpers need not be executable by the runtime roles. One private helper is a definer
 -- by design: jobq._enqueue_for_stores, behind the SECURITY INVOKER jobq.fan_out, executable by
 -- worker_runtime only. Outside jobq, public.list_store_ids_for_fan_out is the one definer jobq adds.
 BEGIN;
@@ -12,9 +14,10 @@ SELECT set_eq(
               ('fail_job'), ('fail_jobs'), ('snooze'), ('snooze_jobs'), ('queue_lag'), ('rescue_expired'), ('prune_history'), ('retry_job'), ('cancel_job'),
               ('delete_job'), ('requeue_dead'), ('set_setting'), ('define_task'),
               ('schedule'), ('unschedule'), ('register_worker'), ('worker_heartbeat'), ('drain_worker'), ('resume_worker'),
-              ('detach_worker'), ('deregister_worker'), ('acquire_leadership'), ('maintain') $$,
-    'exactly the public API functions of jobq are SECURITY DEFINER (fan_out, which runs as its caller, is not; nor are the pure '
-    'cron_parse, cron_next and cron_slots)');
+              ('detach_worker'), ('deregister_worker'), ('acquire_leadership'), ('maintain'),
+              ('cron_parse'), ('cron_next'), ('cron_slots') $$,
+    'exactly the public API functions of jobq are SECURITY DEFINER, the cron functions included (fan_out, which runs as its '
+    'caller, is not; nor are the pure backoff and payload_problem)');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
