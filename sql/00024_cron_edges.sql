@@ -199,9 +199,11 @@ COMMENT ON FUNCTION jobq.cron_parse(text) IS
 -- The walk: from instant v_u with UTC offset v_off, the next matching wall-clock time v_l would
 -- be the instant v_c = v_l - v_off if the offset held until then. If the offset is the same two
 -- days ahead (or at v_c when nearer), it does hold (the tz database never changes offset twice
--- within two days): v_c is the answer, or, far away, the walk jumps to two days before it. If
--- not, the change is found to the microsecond; a matching local time in a gap it opens is
--- remembered (it runs at v_c), and the walk goes on from the change with the new offset.
+-- within two days; the tz database's closest changes since 1970 are a week apart): v_c is the
+-- answer, or, far away, the walk jumps to two days before it. If not, the change is found to the
+-- microsecond; a matching local time in a gap it opens is remembered (it runs at v_c), and the
+-- walk goes on from the change with the new offset. A walk that starts just after a gap also
+-- looks at the gap's local times, whose slots lie just after it.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamptz, p_timezone text)
 RETURNS timestamptz
@@ -238,6 +240,20 @@ BEGIN
         END IF;
         v_local := v_u AT TIME ZONE p_timezone;
         v_off := v_local - (v_u AT TIME ZONE 'UTC');
+        -- Just after clocks went forward, the slots of matching local times in the gap (each at
+        -- its time with the offset of before, so within the gap's length after the change) may
+        -- still be ahead: the first such local time after v_u read with that offset.
+        v_prev_off := ((v_u - interval '48 hours') AT TIME ZONE p_timezone) - ((v_u - interval '48 hours') AT TIME ZONE 'UTC');
+        IF v_prev_off < v_off THEN
+            v_l := (v_u AT TIME ZONE 'UTC') + v_prev_off;
+            v_l := jobq._cron_local_next(p_fields,
+                CASE WHEN v_incl AND v_l = date_trunc('minute', v_l) THEN v_l ELSE date_trunc('minute', v_l) + interval '1 minute' END,
+                v_local);
+            -- A local time that does not exist reads (in PostgreSQL) with the offset of before.
+            IF v_l IS NOT NULL AND ((v_l AT TIME ZONE p_timezone) AT TIME ZONE p_timezone) <> v_l THEN
+                v_best := least(v_best, v_l AT TIME ZONE p_timezone);
+            END IF;
+        END IF;
         v_l := jobq._cron_local_next(p_fields,
             CASE WHEN v_incl AND v_local = date_trunc('minute', v_local) THEN v_local
                  ELSE date_trunc('minute', v_local) + interval '1 minute' END,
