@@ -18,7 +18,8 @@
 -- (JQ100) naming the argument, JOB.INVALID_CRON, JOB.INVALID_TIMEZONE.
 --
 -- The public cron functions become SECURITY DEFINER, so the pure helpers are no longer
--- executable by the runtime roles.
+-- executable by the runtime roles. _run_schedule and _enqueue_due_slots are safe for any stored
+-- backfill_window and for a schedule whose zone the tz database no longer knows.
 
 -- +goose Up
 
@@ -133,7 +134,7 @@ COMMENT ON FUNCTION jobq._check_timezone(text) IS
     'Private. Returns p_timezone when it is a zone name PostgreSQL knows (letters, digits, _ / + -, at most 64 '
     'characters; no POSIX rule string) whose UTC offset is within a day; raises JOB.INVALID_TIMEZONE.';
 
--- Parses a cron expression or macro. A day field is * when one of its items is * or ? with no
+-- Parses a cron expression or macro; white space (tabs, newlines too) around it is ignored. A day field is * when one of its items is * or ? with no
 -- step or a step of 1 however written (*/1, */01, ?/001), as robfig/cron; 1-31, 0-6 or SUN-SAT
 -- are restricted fields (they only list every day), as robfig/cron and Vixie cron.
 -- +goose StatementBegin
@@ -145,7 +146,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_expr text := btrim(cron_parse.expr);
+    -- Any white space around the fields, as between them (robfig/cron too).
+    v_expr text := regexp_replace(cron_parse.expr, '^\s+|\s+$', '', 'g');
     v_f text[];
     v_dows integer[];
 BEGIN
@@ -372,6 +374,158 @@ COMMENT ON FUNCTION jobq.cron_slots(text, timestamptz, timestamptz, text, intege
     'tests; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, '
     'JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (from_at, to_at, max_slots).';
 
+-- Handles the slots of one schedule from its next_slot_at up to p_now (at most p_max_slots),
+-- applying backfill and concurrency policy. The caller holds the schedule's row lock. The slots are
+-- instants (jobq._cron_next): a window that begins or ends inside a repeated or skipped local
+-- hour holds every slot of that stretch of real time.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamptz, p_max_slots integer)
+RETURNS TABLE (slot_at timestamptz, outcome text, reason text, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    -- Safe for any stored window: never before the range cron evaluates (nor an overflow).
+    v_window_start constant timestamptz := greatest(p_now - least(p_s.backfill_window, interval '1000 years'),
+                                                    '1970-01-01 00:00:00.000001+00'::timestamptz);
+    v_slot timestamptz := p_s.next_slot_at;
+    v_slots timestamptz[] := '{}'::timestamptz[];
+    v_first_in_window timestamptz;
+    v_previous bigint := p_s.last_job_id;
+    v_job bigint;
+    v_at timestamptz;
+    v_last timestamptz := p_s.last_slot_at;
+    v_iso text;
+BEGIN
+    -- A late stretch (downtime): one row, naming its first slot; none of it runs.
+    IF v_slot < v_window_start THEN
+        v_first_in_window := jobq._cron_next(p_s.fields, v_window_start - interval '1 microsecond', p_s.timezone);
+        INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+        VALUES (p_s.name, v_slot, 'skipped', 'late',
+                jsonb_build_object('late_before', v_window_start, 'resumes_at', v_first_in_window,
+                                   'backfill_window', p_s.backfill_window::text))
+        ON CONFLICT DO NOTHING;
+        slot_at := v_slot; outcome := 'skipped'; reason := 'late'; job_id := NULL;
+        RETURN NEXT;
+        v_last := v_slot;
+        v_slot := v_first_in_window;
+    END IF;
+
+    WHILE v_slot IS NOT NULL AND v_slot <= p_now AND cardinality(v_slots) < p_max_slots LOOP
+        v_slots := v_slots || v_slot;
+        v_slot := jobq._cron_next(p_s.fields, v_slot, p_s.timezone);
+    END LOOP;
+
+    FOREACH v_at IN ARRAY v_slots LOOP
+        v_last := v_at;
+        IF p_s.backfill = 'latest' AND v_at < v_slots[cardinality(v_slots)] THEN
+            INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason)
+            VALUES (p_s.name, v_at, 'skipped', 'superseded') ON CONFLICT DO NOTHING;
+            slot_at := v_at; outcome := 'skipped'; reason := 'superseded'; job_id := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        IF p_s.concurrency_policy <> 'allow' AND v_previous IS NOT NULL
+           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = v_previous) THEN
+            IF p_s.concurrency_policy = 'forbid' THEN
+                INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+                VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
+                ON CONFLICT DO NOTHING;
+                slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
+            -- replace: the previous run is canceled; its lease, if running, stops working.
+            WITH gone AS (
+                DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
+            )
+            INSERT INTO jobq.job_history
+            SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h;
+        END IF;
+
+        -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
+        INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome)
+        VALUES (p_s.name, v_at, 'enqueued') ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            CONTINUE;
+        END IF;
+        v_iso := to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+        SELECT e.job_id INTO v_job
+        FROM jobq._enqueue(ARRAY[ROW(
+            p_s.task,
+            CASE WHEN p_s.slot_key IS NULL THEN p_s.payload ELSE p_s.payload || jsonb_build_object(p_s.slot_key, v_iso) END,
+            p_s.queue,
+            v_at + p_s.jitter * ((hashtext(p_s.name || v_iso)::bigint + 2147483648) / 4294967295.0),
+            p_s.priority, p_s.max_attempts,
+            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+        UPDATE jobq.schedule_runs AS r SET job_id = v_job WHERE r.schedule = p_s.name AND r.slot_at = v_at;
+        v_previous := v_job;
+        slot_at := v_at; outcome := 'enqueued'; reason := NULL; job_id := v_job;
+        RETURN NEXT;
+    END LOOP;
+
+    UPDATE jobq.schedules AS s
+    SET next_slot_at = v_slot, last_slot_at = v_last, last_job_id = v_previous, updated_at = now()
+    WHERE s.name = p_s.name;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._run_schedule(jobq.schedules, timestamptz, integer) IS
+    'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, '
+    'concurrency policy, one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, '
+    'across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
+
+-- Enqueues the due slots of every schedule at time p_now; schedules another caller is handling
+-- are skipped (SKIP LOCKED), so many callers at once never double a slot. A schedule whose jobs
+-- the engine refuses (its task changed under it) does not stop the others: its due slots are
+-- recorded as skipped (reason error, with the message) and it moves on to its next slot.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._enqueue_due_slots(p_now timestamptz, p_max_schedules integer DEFAULT 100)
+RETURNS TABLE (schedule text, slot_at timestamptz, outcome text, reason text, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_s jobq.schedules;
+    v_message text;
+    v_next timestamptz;
+BEGIN
+    FOR v_s IN
+        SELECT * FROM jobq.schedules s
+        WHERE s.enabled AND s.next_slot_at <= p_now
+        ORDER BY s.next_slot_at
+        LIMIT p_max_schedules
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        BEGIN
+            RETURN QUERY SELECT v_s.name, r.slot_at, r.outcome, r.reason, r.job_id FROM jobq._run_schedule(v_s, p_now, 1000) AS r;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS v_message = MESSAGE_TEXT;
+            INSERT INTO jobq.schedule_runs AS r (schedule, slot_at, outcome, reason, detail)
+            VALUES (v_s.name, v_s.next_slot_at, 'skipped', 'error', jsonb_build_object('error', v_message))
+            ON CONFLICT DO NOTHING;
+            -- The next slot after now; a schedule whose zone the tz database no longer knows stops
+            -- (next_slot_at NULL, until jobq.schedule declares it again) instead of stopping maintain.
+            BEGIN
+                v_next := jobq._cron_next(v_s.fields, p_now, v_s.timezone);
+            EXCEPTION WHEN OTHERS THEN
+                v_next := NULL;
+            END;
+            UPDATE jobq.schedules AS s SET next_slot_at = v_next, updated_at = now() WHERE s.name = v_s.name;
+            schedule := v_s.name; slot_at := v_s.next_slot_at; outcome := 'skipped'; reason := 'error'; job_id := NULL;
+            RETURN NEXT;
+        END;
+    END LOOP;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._enqueue_due_slots(timestamptz, integer) IS
+    'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); '
+    'a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next '
+    'slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
+
 -- The public cron functions now run as their owner: callers keep EXECUTE on them, not on the helpers.
 REVOKE EXECUTE ON FUNCTION jobq._cron_field(text, text, integer, integer, text[]), jobq._cron_value(text, text, integer, integer, text[]),
     jobq._cron_next(jobq.cron_fields, timestamptz, text), jobq._check_timezone(text)
@@ -562,6 +716,146 @@ END
 $$;
 -- +goose StatementEnd
 COMMENT ON FUNCTION jobq._check_timezone(text) IS 'Private. Returns p_timezone when PostgreSQL knows it; raises JOB.INVALID_TIMEZONE.';
+
+-- Handles the slots of one schedule from its next_slot_at up to p_now (at most p_max_slots),
+-- applying backfill and concurrency policy. The caller holds the schedule's row lock.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamptz, p_max_slots integer)
+RETURNS TABLE (slot_at timestamptz, outcome text, reason text, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_window_start constant timestamptz := p_now - p_s.backfill_window;
+    v_slot timestamptz := p_s.next_slot_at;
+    v_slots timestamptz[] := '{}'::timestamptz[];
+    v_first_in_window timestamptz;
+    v_previous bigint := p_s.last_job_id;
+    v_job bigint;
+    v_at timestamptz;
+    v_last timestamptz := p_s.last_slot_at;
+    v_iso text;
+BEGIN
+    -- A late stretch (downtime): one row, naming its first slot; none of it runs.
+    IF v_slot < v_window_start THEN
+        v_first_in_window := jobq._cron_next(p_s.fields, v_window_start - interval '1 microsecond', p_s.timezone);
+        INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+        VALUES (p_s.name, v_slot, 'skipped', 'late',
+                jsonb_build_object('late_before', v_window_start, 'resumes_at', v_first_in_window,
+                                   'backfill_window', p_s.backfill_window::text))
+        ON CONFLICT DO NOTHING;
+        slot_at := v_slot; outcome := 'skipped'; reason := 'late'; job_id := NULL;
+        RETURN NEXT;
+        v_last := v_slot;
+        v_slot := v_first_in_window;
+    END IF;
+
+    WHILE v_slot IS NOT NULL AND v_slot <= p_now AND cardinality(v_slots) < p_max_slots LOOP
+        v_slots := v_slots || v_slot;
+        v_slot := jobq._cron_next(p_s.fields, v_slot, p_s.timezone);
+    END LOOP;
+
+    FOREACH v_at IN ARRAY v_slots LOOP
+        v_last := v_at;
+        IF p_s.backfill = 'latest' AND v_at < v_slots[cardinality(v_slots)] THEN
+            INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason)
+            VALUES (p_s.name, v_at, 'skipped', 'superseded') ON CONFLICT DO NOTHING;
+            slot_at := v_at; outcome := 'skipped'; reason := 'superseded'; job_id := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        IF p_s.concurrency_policy <> 'allow' AND v_previous IS NOT NULL
+           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = v_previous) THEN
+            IF p_s.concurrency_policy = 'forbid' THEN
+                INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+                VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
+                ON CONFLICT DO NOTHING;
+                slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
+            -- replace: the previous run is canceled; its lease, if running, stops working.
+            WITH gone AS (
+                DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
+            )
+            INSERT INTO jobq.job_history
+            SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h;
+        END IF;
+
+        -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
+        INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome)
+        VALUES (p_s.name, v_at, 'enqueued') ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            CONTINUE;
+        END IF;
+        v_iso := to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+        SELECT e.job_id INTO v_job
+        FROM jobq._enqueue(ARRAY[ROW(
+            p_s.task,
+            CASE WHEN p_s.slot_key IS NULL THEN p_s.payload ELSE p_s.payload || jsonb_build_object(p_s.slot_key, v_iso) END,
+            p_s.queue,
+            v_at + p_s.jitter * ((hashtext(p_s.name || v_iso)::bigint + 2147483648) / 4294967295.0),
+            p_s.priority, p_s.max_attempts,
+            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+        UPDATE jobq.schedule_runs AS r SET job_id = v_job WHERE r.schedule = p_s.name AND r.slot_at = v_at;
+        v_previous := v_job;
+        slot_at := v_at; outcome := 'enqueued'; reason := NULL; job_id := v_job;
+        RETURN NEXT;
+    END LOOP;
+
+    UPDATE jobq.schedules AS s
+    SET next_slot_at = v_slot, last_slot_at = v_last, last_job_id = v_previous, updated_at = now()
+    WHERE s.name = p_s.name;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._run_schedule(jobq.schedules, timestamptz, integer) IS
+    'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, '
+    'concurrency policy, one job per slot with job key schedule:<name>:<slot>. Returns one row per slot handled.';
+
+-- Enqueues the due slots of every schedule at time p_now; schedules another caller is handling
+-- are skipped (SKIP LOCKED), so many callers at once never double a slot. A schedule whose jobs
+-- the engine refuses (its task changed under it) does not stop the others: its due slots are
+-- recorded as skipped (reason error, with the message) and it moves on to its next slot.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION jobq._enqueue_due_slots(p_now timestamptz, p_max_schedules integer DEFAULT 100)
+RETURNS TABLE (schedule text, slot_at timestamptz, outcome text, reason text, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_s jobq.schedules;
+    v_message text;
+BEGIN
+    FOR v_s IN
+        SELECT * FROM jobq.schedules s
+        WHERE s.enabled AND s.next_slot_at <= p_now
+        ORDER BY s.next_slot_at
+        LIMIT p_max_schedules
+        FOR UPDATE SKIP LOCKED
+    LOOP
+        BEGIN
+            RETURN QUERY SELECT v_s.name, r.slot_at, r.outcome, r.reason, r.job_id FROM jobq._run_schedule(v_s, p_now, 1000) AS r;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS v_message = MESSAGE_TEXT;
+            INSERT INTO jobq.schedule_runs AS r (schedule, slot_at, outcome, reason, detail)
+            VALUES (v_s.name, v_s.next_slot_at, 'skipped', 'error', jsonb_build_object('error', v_message))
+            ON CONFLICT DO NOTHING;
+            UPDATE jobq.schedules AS s
+            SET next_slot_at = jobq._cron_next(v_s.fields, p_now, v_s.timezone), updated_at = now()
+            WHERE s.name = v_s.name;
+            schedule := v_s.name; slot_at := v_s.next_slot_at; outcome := 'skipped'; reason := 'error'; job_id := NULL;
+            RETURN NEXT;
+        END;
+    END LOOP;
+END
+$$;
+-- +goose StatementEnd
+COMMENT ON FUNCTION jobq._enqueue_due_slots(timestamptz, integer) IS
+    'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); '
+    'a schedule whose job the engine refuses is skipped (reason error) without stopping the others.';
 
 DROP FUNCTION jobq._cron_local_next(jobq.cron_fields, timestamp, timestamp);
 DROP FUNCTION jobq._cron_instant(timestamptz, text);
