@@ -89,14 +89,20 @@ func cronExpr(rng *rand.Rand) string {
 // TestCronMatchesRobfigCron compares jobq.cron_next, computed in the database, with
 // github.com/robfig/cron/v3 on thousands of random valid expressions (values, ranges, steps,
 // lists, month and weekday names, restricted and * day fields) and the macros, from random
-// instants across several years, in UTC and Asia/Tokyo. Both zones are without DST: around a
-// DST change robfig skips a local time that does not exist, while jobq runs it just after the
-// gap (an intended difference); the pgTAP suites cover DST zones case by case.
+// instants across several years, in UTC and Asia/Tokyo, and every spelling of a whole day field.
+// Both zones are without DST, and jobq and robfig/cron must agree on every case;
+// TestCronMatchesRobfigCronAcrossDST compares them in zones with DST, with the intended
+// differences named.
 func TestCronMatchesRobfigCron(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	rng := rand.New(rand.NewPCG(20260505, 11))
-	exprs := []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
+	exprs := []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly",
+		// The ways to write a whole day field: * (with a step of 1 however written, or ?) makes it
+		// *, so both day fields must match; a full range or a/1 keeps it restricted (either matches).
+		"0 0 */1 * MON", "0 0 */01 * MON", "0 0 */001 * MON", "0 0 ? * MON", "0 0 ?/1 * MON", "0 0 *,5 * MON",
+		"0 0 1-31 * MON", "0 0 1/1 * MON", "0 0 */2 * MON", "0 0 13 * */01", "0 0 13 * ?", "0 0 13 * 0-6", "0 0 13 * SUN-SAT",
+		"0 0 13 * 0/1", "0 0 13 * */2"}
 	for len(exprs) < 2500 {
 		exprs = append(exprs, cronExpr(rng))
 	}

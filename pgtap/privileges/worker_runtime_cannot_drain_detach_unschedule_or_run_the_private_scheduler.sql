@@ -36,8 +36,7 @@ SELECT is_empty(
        WHERE n.nspname = 'jobq' AND p.proname IN ('_run_schedule', '_enqueue_due_slots',
                                                   '_settings_json', '_release_worker_leases', '_set_worker_state', '_acquire_leadership', '_maintain')
          AND has_function_privilege('worker_runtime', p.oid, 'EXECUTE') $$,
-    'worker_runtime can execute none of the private functions of schedules, workers and leadership (the pure cron helpers '
-    'are granted: the public cron functions run as their caller)');
+    'worker_runtime can execute none of the private functions of schedules, workers and leadership');
 
 SET LOCAL ROLE worker_runtime;
 SELECT throws_ok($$ SELECT jobq.drain_worker('pgtap-w1') $$, '42501', 'permission denied for function drain_worker', 'as worker_runtime, drain_worker is denied');
