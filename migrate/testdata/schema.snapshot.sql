@@ -51,12 +51,14 @@ BEGIN
     IF p_ttl IS NULL OR p_ttl <= interval '0' THEN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('ttl %s is not positive', coalesce(p_ttl::text, 'NULL')));
     END IF;
+    PERFORM jobq._check_interval('ttl', p_ttl, jobq._limit_interval('ttl'));
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
     SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
     UPDATE jobq.leader AS l
     SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
         acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
         holder           = p_worker_id,
-        lease_expires_at = p_now + p_ttl
+        lease_expires_at = jobq._ts_add(p_now, p_ttl)
     WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
     RETURNING l.epoch INTO v_epoch;
     IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
@@ -71,6 +73,16 @@ ALTER FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now 
 
 COMMENT ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) IS 'Private. The leadership at time p_now; see jobq.acquire_leadership.';
 
+CREATE FUNCTION jobq._app_may_enqueue(p_task text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce((SELECT t.app_enqueue FROM jobq.tasks t WHERE t.name = p_task AND t.scope = 'system'), false)
+$$;
+
+ALTER FUNCTION jobq._app_may_enqueue(p_task text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._app_may_enqueue(p_task text) IS 'Private. Whether task p_task is a system task that applications may enqueue (jobq.tasks.app_enqueue). Used by the gate''s insert policy. Locks nothing.';
+
 CREATE FUNCTION jobq._caller() RETURNS name
     LANGUAGE sql STABLE
     AS $$
@@ -82,16 +94,100 @@ ALTER FUNCTION jobq._caller() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._caller() IS 'Private. The role the caller acts as (SET ROLE, else session_user).';
 
+CREATE FUNCTION jobq._caller_is_restricted() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT NOT (pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+                OR pg_catalog.pg_has_role(jobq._caller(), 'worker_runtime', 'USAGE')
+                OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_migrator', 'USAGE'))
+$$;
+
+ALTER FUNCTION jobq._caller_is_restricted() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._caller_is_restricted() IS 'Private. Whether the caller of a gate function is an application (restricted to the session''s store, no system row changes): it has none of the rights of jobq_operator, worker_runtime, jobq_migrator. Locks nothing.';
+
 CREATE FUNCTION jobq._caller_reaches(p_store_id uuid) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
-    SELECT p_store_id = jobq.current_store_id()
-        OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+    SELECT CASE
+        WHEN pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN true
+        WHEN p_store_id IS NULL THEN NOT jobq._caller_is_restricted()
+        ELSE coalesce(p_store_id = jobq.current_store_id(), false)
+    END
 $$;
 
 ALTER FUNCTION jobq._caller_reaches(p_store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._caller_reaches(p_store_id uuid) IS 'Private. Whether the caller of a gate function reaches a store''s row: its store is the session''s jobq.current_store_id(), or the caller has jobq_operator''s rights. (System rows, store_id NULL, are reached by the policies separately.)';
+COMMENT ON FUNCTION jobq._caller_reaches(p_store_id uuid) IS 'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). Used by the gate''s row policies. Locks nothing.';
+
+CREATE FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text DEFAULT 'JOB.OUT_OF_RANGE'::text) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_value < p_min OR p_value > p_max THEN
+        PERFORM jobq._raise(p_code, format('%s %s is outside %s..%s', p_name, p_value, p_min, p_max));
+    END IF;
+    RETURN p_value;
+END
+$$;
+
+ALTER FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) IS 'Private. Returns p_value when it is within p_min..p_max (NULL passes); raises p_code (default JOB.OUT_OF_RANGE; JOB.MAX_ATTEMPTS_INVALID for max_attempts) naming p_name otherwise.';
+
+CREATE FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean DEFAULT false) RETURNS interval
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_zero_ok AND p_value < interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('%s %s must be zero or positive', p_name, p_value));
+    ELSIF NOT p_zero_ok AND p_value <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('%s %s is not positive', p_name, p_value));
+    ELSIF p_value > p_max THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s %s is above the limit of %s', p_name, p_value, p_max));
+    END IF;
+    RETURN p_value;
+END
+$$;
+
+ALTER FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) IS 'Private. Returns p_value when it is positive (zero too with p_zero_ok) and at most p_max (NULL passes); raises JOB.LEASE_INVALID (not positive) or JOB.OUT_OF_RANGE (above p_max) naming p_name otherwise.';
+
+CREATE FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF cardinality(p_value) > p_max THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s has %s elements; the limit is %s', p_name, cardinality(p_value), p_max));
+    END IF;
+    RETURN cardinality(p_value);
+END
+$$;
+
+ALTER FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) IS 'Private. Returns the number of elements of p_value when it is at most p_max (NULL passes, returning NULL); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
+
+CREATE FUNCTION jobq._check_payload(p_name text, p_value jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF pg_column_size(p_value) > 1024 AND pg_column_size(p_value) > jobq._max_payload_bytes() THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_TOO_LARGE', format('%s is %s bytes; the limit is %s (setting max_payload_bytes)',
+                                                            p_name, pg_column_size(p_value), jobq._max_payload_bytes()));
+    END IF;
+    RETURN p_value;
+END
+$$;
+
+ALTER FUNCTION jobq._check_payload(p_name text, p_value jsonb) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) IS 'Private. Returns p_value when its jsonb form (pg_column_size) is at most setting max_payload_bytes (NULL passes); raises JOB.PAYLOAD_TOO_LARGE naming p_name otherwise.';
 
 CREATE FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -99,47 +195,117 @@ CREATE FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolea
     AS $$
 DECLARE
     v_bad record;
+    v_code text;
+    v_detail text;
     v_session constant uuid := jobq.current_store_id();
+    v_setting constant text := current_setting('app.current_store_id', true);
+    v_restricted boolean;
 BEGIN
     IF current_user <> 'jobq_app_gate' OR pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
         RETURN;
     END IF;
-    SELECT s.ordinality AS position, s.store_id INTO v_bad
+    v_restricted := jobq._caller_is_restricted();
+    SELECT s.ordinality AS position, s.task, s.store_id, s.job_key, coalesce(t.app_enqueue, false) AS app_enqueue
+    INTO v_bad
     FROM unnest(p_specs) WITH ORDINALITY AS s
-    WHERE s.store_id IS NOT NULL AND s.store_id IS DISTINCT FROM v_session
+    LEFT JOIN jobq.tasks t ON t.name = s.task
+    WHERE (s.store_id IS NOT NULL AND s.store_id IS DISTINCT FROM v_session)
+       OR (s.store_id IS NULL AND s.job_key LIKE 'schedule:%')
+       OR (v_restricted AND s.store_id IS NULL AND (NOT coalesce(t.app_enqueue, false) OR s.job_key IS NOT NULL))
     ORDER BY s.ordinality
     LIMIT 1;
-    IF FOUND THEN
-        PERFORM jobq._raise('JOB.TENANT_MISMATCH', format('%sstore %s is not this session''s store (app.current_store_id = %s)',
-            CASE WHEN p_label_index THEN format('job %s: ', v_bad.position) ELSE '' END,
-            v_bad.store_id, coalesce(v_session::text, 'unset')));
+    IF NOT FOUND THEN
+        RETURN;
     END IF;
+    IF v_bad.store_id IS NOT NULL AND v_session IS NULL AND v_setting IS NOT NULL
+       AND lower(v_setting) = v_bad.store_id::text THEN
+        v_code := 'JOB.STORE_NOT_BOUND';
+        v_detail := format('login %s is not bound to store %s (jobq.store_bindings)', session_user, v_bad.store_id);
+    ELSIF v_bad.store_id IS NOT NULL THEN
+        v_code := 'JOB.TENANT_MISMATCH';
+        v_detail := format('store %s is not this session''s store (app.current_store_id = %s)',
+                           v_bad.store_id, coalesce(v_session::text, 'unset'));
+    ELSIF v_bad.job_key LIKE 'schedule:%' THEN
+        v_code := 'JOB.NOT_ALLOWED';
+        v_detail := format('job_key %L: keys that start with schedule: belong to cron slots', left(v_bad.job_key, 200));
+    ELSIF NOT v_bad.app_enqueue THEN
+        v_code := 'JOB.NOT_ALLOWED';
+        v_detail := format('task %s is a system task that applications may not enqueue (declare it with app_enqueue => true to allow it)',
+                           v_bad.task);
+    ELSE
+        v_code := 'JOB.NOT_ALLOWED';
+        v_detail := format('task %s: applications may not give a system job a job_key', v_bad.task);
+    END IF;
+    PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.position, v_detail) ELSE v_detail END);
 END
 $$;
 
 ALTER FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inside a gate function (current_user jobq_app_gate) and for a caller without jobq_operator''s rights, raises JOB.TENANT_MISMATCH for the first store job whose store_id is not the session''s store (system jobs pass). The row policy is the backstop; this gives the clear error.';
+COMMENT ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inside a gate function (current_user jobq_app_gate) and for a caller without jobq_operator''s rights, raises for the first spec the caller may not enqueue: JOB.TENANT_MISMATCH (a store other than the session''s), JOB.STORE_NOT_BOUND (the login is bound to other stores), JOB.NOT_ALLOWED (a schedule: key; for an application a system task not declared app_enqueue, or a system job with a job_key). The row policies are the backstop; this gives the clear error. Locks nothing.';
+
+CREATE FUNCTION jobq._check_text(p_name text, p_value text, p_max integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF char_length(p_value) > p_max THEN
+        PERFORM jobq._raise('JOB.VALUE_TOO_LONG', format('%s is %s characters long; the limit is %s', p_name, char_length(p_value), p_max));
+    END IF;
+    RETURN p_value;
+END
+$$;
+
+ALTER FUNCTION jobq._check_text(p_name text, p_value text, p_max integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_text(p_name text, p_value text, p_max integer) IS 'Private. Returns p_value when it has at most p_max characters (NULL passes); raises JOB.VALUE_TOO_LONG naming p_name otherwise.';
+
+CREATE FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF NOT jobq._ts_in_range(p_value) THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s %s is outside 1970-01-01 .. 9999-12-31 (UTC)', p_name, p_value));
+    END IF;
+    RETURN p_value;
+END
+$$;
+
+ALTER FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with time zone) IS 'Private. Returns p_value when it is finite and from 1970-01-01 to 9999-12-31 UTC (NULL passes); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
 
 CREATE FUNCTION jobq._check_timezone(p_timezone text) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
+DECLARE
+    v_at timestamptz;
 BEGIN
     IF p_timezone IS NULL OR p_timezone = '' THEN
         PERFORM jobq._raise('JOB.INVALID_TIMEZONE', 'the time zone is empty');
     END IF;
-    PERFORM now() AT TIME ZONE p_timezone;
+    IF p_timezone !~ '^[A-Za-z][A-Za-z0-9_/+-]{0,63}$' THEN
+        PERFORM jobq._raise('JOB.INVALID_TIMEZONE',
+            format('time zone %L is not a zone name (letters, digits, _ / + -, at most 64 characters)', left(p_timezone, 100)));
+    END IF;
+    -- Winter and summer (of either hemisphere): the offset must stay within a day.
+    FOREACH v_at IN ARRAY ARRAY['2001-01-15 12:00:00+00'::timestamptz, '2001-07-15 12:00:00+00'::timestamptz] LOOP
+        IF abs(extract(epoch FROM (v_at AT TIME ZONE p_timezone) - (v_at AT TIME ZONE 'UTC'))) >= 86400 THEN
+            PERFORM jobq._raise('JOB.INVALID_TIMEZONE', format('time zone %L is more than a day away from UTC', p_timezone));
+        END IF;
+    END LOOP;
     RETURN p_timezone;
 EXCEPTION WHEN invalid_parameter_value THEN
     PERFORM jobq._raise('JOB.INVALID_TIMEZONE', format('time zone %L is not recognized', p_timezone));
     RETURN NULL;
 END
-$$;
+$_$;
 
 ALTER FUNCTION jobq._check_timezone(p_timezone text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._check_timezone(p_timezone text) IS 'Private. Returns p_timezone when PostgreSQL knows it; raises JOB.INVALID_TIMEZONE.';
+COMMENT ON FUNCTION jobq._check_timezone(p_timezone text) IS 'Private. Returns p_timezone when it is a zone name PostgreSQL knows (letters, digits, _ / + -, at most 64 characters; no POSIX rule string) whose UTC offset is within a day; raises JOB.INVALID_TIMEZONE.';
 
 CREATE TABLE jobq.jobs (
     id bigint NOT NULL,
@@ -201,15 +367,21 @@ BEGIN
     IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
     END IF;
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
     IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
     END IF;
+    PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
     IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
     END IF;
     IF p_lease IS NULL OR p_lease <= interval '0' THEN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
     END IF;
+    PERFORM jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
@@ -235,8 +407,9 @@ BEGIN
             lease_token      = gen_random_uuid(),
             claimed_at       = p_now,
             heartbeat_at     = p_now,
-            lease_expires_at = p_now + p_lease,
-            deadline_at      = p_now + j.timeout,
+            lease_expires_at = jobq._ts_add(p_now, p_lease),
+            -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
+            deadline_at      = jobq._ts_add(p_now, j.timeout),
             updated_at       = p_now
         FROM picked
         WHERE j.id = picked.id
@@ -250,7 +423,7 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached. Locks the rows it claims (SKIP LOCKED).';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached. Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -315,19 +488,38 @@ ALTER FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi in
 
 COMMENT ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) IS 'Private. The sorted values a cron field matches (p_lo..p_hi); raises JOB.INVALID_CRON naming the field.';
 
-CREATE FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) RETURNS timestamp with time zone
+CREATE FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_at IS NULL OR NOT isfinite(p_at) OR p_at < '1970-01-01 00:00:00+00'::timestamptz
+       OR p_at >= '10000-01-01 00:00:00+00'::timestamptz THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('%s is %s; it must be an instant from 1970-01-01 00:00 UTC to before 10000-01-01 00:00 UTC',
+                   p_name, coalesce(p_at::text, 'NULL')));
+    END IF;
+    RETURN p_at;
+END
+$$;
+
+ALTER FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) IS 'Private. Returns p_at when it is finite and in [1970-01-01, 10000-01-01) UTC, the range cron evaluates; raises JOB.INVALID_ARGUMENT naming p_name otherwise. Pure.';
+
+CREATE FUNCTION jobq._cron_local_next(p_fields jobq.cron_fields, p_from timestamp without time zone, p_limit timestamp without time zone) RETURNS timestamp without time zone
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_t timestamp := date_trunc('minute', p_after AT TIME ZONE p_timezone) + interval '1 minute';
-    v_limit constant timestamp := (p_after AT TIME ZONE p_timezone) + interval '10 years';
+    v_t timestamp := p_from;
     v_next integer;
     v_dom_ok boolean;
     v_dow_ok boolean;
-    v_slot timestamptz;
 BEGIN
-    WHILE v_t <= v_limit LOOP
+    -- Every turn moves v_t forward by at least a minute, and to the next month, day, hour or
+    -- matching minute when the current one fails: at most a few turns per day up to p_limit.
+    WHILE v_t <= p_limit LOOP
         IF NOT extract(month FROM v_t)::integer = ANY (p_fields.months) THEN
             v_t := date_trunc('month', v_t) + interval '1 month';
             CONTINUE;
@@ -350,21 +542,125 @@ BEGIN
                         ELSE date_trunc('hour', v_t) + make_interval(mins => v_next) END;
             CONTINUE;
         END IF;
-        v_slot := v_t AT TIME ZONE p_timezone;
-        -- Around a DST change a later wall-clock time can map to an earlier instant: slots must
-        -- strictly increase.
-        IF v_slot > p_after THEN
-            RETURN v_slot;
-        END IF;
-        v_t := v_t + interval '1 minute';
+        RETURN v_t;
     END LOOP;
     RETURN NULL;
 END
 $$;
 
+ALTER FUNCTION jobq._cron_local_next(p_fields jobq.cron_fields, p_from timestamp without time zone, p_limit timestamp without time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cron_local_next(p_fields jobq.cron_fields, p_from timestamp without time zone, p_limit timestamp without time zone) IS 'Private to jobq._cron_next. The first wall-clock time at or after p_from (a whole minute) matching the parsed fields, NULL when none by p_limit. Pure.';
+
+CREATE FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_every_hour constant boolean := cardinality(p_fields.hours) = 24;
+    v_end constant timestamptz := least(
+        ((jobq._cron_instant(p_after, 'the instant') AT TIME ZONE 'UTC') + interval '10 years') AT TIME ZONE 'UTC',
+        '10000-01-01 00:00:00+00'::timestamptz);
+    -- Local times beyond this are instants beyond v_end (offsets are within a day).
+    v_local_limit constant timestamp := (v_end AT TIME ZONE 'UTC') + interval '26 hours';
+    v_u timestamptz := p_after;   -- the walk is here
+    v_incl boolean := false;      -- whether v_u itself may be the answer
+    v_best timestamptz;           -- the slot of a matching local time in a gap, once found
+    v_local timestamp;
+    v_off interval;
+    v_l timestamp;
+    v_c timestamptz;
+    v_probe timestamptz;
+    v_prev_off interval;
+    v_lo timestamptz;
+    v_hi timestamptz;
+    v_span bigint;
+    v_mid timestamptz;
+BEGIN
+    -- Bounded: every turn returns, or moves v_u forward past a change of offset, a repeated
+    -- local time, or to two days before the next match; a few dozen turns at most in practice.
+    FOR v_turn IN 1..10000 LOOP
+        IF v_best IS NOT NULL AND v_u >= v_best THEN
+            EXIT;
+        END IF;
+        v_local := v_u AT TIME ZONE p_timezone;
+        v_off := v_local - (v_u AT TIME ZONE 'UTC');
+        -- Just after clocks went forward, the slots of matching local times in the gap (each at
+        -- its time with the offset of before, so within the gap's length after the change) may
+        -- still be ahead: the first such local time after v_u read with that offset.
+        v_prev_off := ((v_u - interval '48 hours') AT TIME ZONE p_timezone) - ((v_u - interval '48 hours') AT TIME ZONE 'UTC');
+        IF v_prev_off < v_off THEN
+            v_l := (v_u AT TIME ZONE 'UTC') + v_prev_off;
+            v_l := jobq._cron_local_next(p_fields,
+                CASE WHEN v_incl AND v_l = date_trunc('minute', v_l) THEN v_l ELSE date_trunc('minute', v_l) + interval '1 minute' END,
+                v_local);
+            -- A local time that does not exist reads (in PostgreSQL) with the offset of before.
+            IF v_l IS NOT NULL AND ((v_l AT TIME ZONE p_timezone) AT TIME ZONE p_timezone) <> v_l THEN
+                v_best := least(v_best, v_l AT TIME ZONE p_timezone);
+            END IF;
+        END IF;
+        v_l := jobq._cron_local_next(p_fields,
+            CASE WHEN v_incl AND v_local = date_trunc('minute', v_local) THEN v_local
+                 ELSE date_trunc('minute', v_local) + interval '1 minute' END,
+            v_local_limit);
+        EXIT WHEN v_l IS NULL;
+        v_c := (v_l - v_off) AT TIME ZONE 'UTC';
+        -- Absolute hours, never days: timestamptz + '1 day' would follow the session's time zone.
+        v_probe := least(v_c, v_u + interval '48 hours');
+        IF (v_probe AT TIME ZONE p_timezone) - (v_probe AT TIME ZONE 'UTC') = v_off THEN
+            IF v_probe < v_c THEN
+                -- No match before v_c in this offset, and no change of offset within two days of
+                -- v_u: nothing matches before two days ahead of v_c.
+                v_u := v_c - interval '48 hours';
+                v_incl := true;
+                CONTINUE;
+            END IF;
+            -- v_c is an instant with wall-clock time v_l. When clocks went back shortly before it
+            -- and v_l happened already then, v_c is its second pass: no slot when the hour is fixed.
+            IF NOT v_every_hour THEN
+                v_prev_off := ((v_c - interval '48 hours') AT TIME ZONE p_timezone) - ((v_c - interval '48 hours') AT TIME ZONE 'UTC');
+                IF v_prev_off > v_off AND (((v_l - v_prev_off) AT TIME ZONE 'UTC') AT TIME ZONE p_timezone) = v_l THEN
+                    v_u := v_c;
+                    v_incl := false;
+                    CONTINUE;
+                END IF;
+            END IF;
+            v_best := least(v_best, v_c);
+            EXIT;
+        END IF;
+
+        -- The offset changes in (v_u, v_probe]: find the first instant of the new offset.
+        v_lo := v_u;
+        v_hi := v_probe;
+        LOOP
+            v_span := ((extract(epoch FROM v_hi) - extract(epoch FROM v_lo)) * 1000000)::bigint;
+            EXIT WHEN v_span <= 1;
+            v_mid := v_lo + (v_span / 2) * interval '1 microsecond';
+            IF (v_mid AT TIME ZONE p_timezone) - (v_mid AT TIME ZONE 'UTC') = v_off THEN
+                v_lo := v_mid;
+            ELSE
+                v_hi := v_mid;
+            END IF;
+        END LOOP;
+        -- Clocks go forward at v_hi: local times [v_hi + v_off, v_hi + new offset) do not exist.
+        -- v_l (at or after the gap's start) is the first matching one if it lies in the gap; it
+        -- runs at v_c, with the offset of before the change.
+        IF v_l < (v_hi AT TIME ZONE p_timezone) THEN
+            v_best := least(v_best, v_c);
+        END IF;
+        v_u := v_hi;
+        v_incl := true;
+    END LOOP;
+    IF v_best IS NULL OR v_best > v_end OR v_best >= '10000-01-01 00:00:00+00'::timestamptz THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_best;
+END
+$$;
+
 ALTER FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) IS 'Private. The first slot of parsed cron fields strictly after p_after in time zone p_timezone, NULL when none within ten years.';
+COMMENT ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) IS 'Private. The first slot of parsed cron fields strictly after p_after in time zone p_timezone (every instant whose wall-clock time matches; a local time in a DST gap runs once just after it; a repeated local time runs twice when the hour field is every hour, else once at its first occurrence); NULL when none within ten years or before 10000-01-01 UTC. Pure. Errors: JOB.INVALID_ARGUMENT when p_after is not finite or outside [1970-01-01, 10000-01-01).';
 
 CREATE FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE
@@ -426,6 +722,7 @@ CREATE FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_sc
 DECLARE
     v_s jobq.schedules;
     v_message text;
+    v_next timestamptz;
 BEGIN
     FOR v_s IN
         SELECT * FROM jobq.schedules s
@@ -441,9 +738,14 @@ BEGIN
             INSERT INTO jobq.schedule_runs AS r (schedule, slot_at, outcome, reason, detail)
             VALUES (v_s.name, v_s.next_slot_at, 'skipped', 'error', jsonb_build_object('error', v_message))
             ON CONFLICT DO NOTHING;
-            UPDATE jobq.schedules AS s
-            SET next_slot_at = jobq._cron_next(v_s.fields, p_now, v_s.timezone), updated_at = now()
-            WHERE s.name = v_s.name;
+            -- The next slot after now; a schedule whose zone the tz database no longer knows stops
+            -- (next_slot_at NULL, until jobq.schedule declares it again) instead of stopping maintain.
+            BEGIN
+                v_next := jobq._cron_next(v_s.fields, p_now, v_s.timezone);
+            EXCEPTION WHEN OTHERS THEN
+                v_next := NULL;
+            END;
+            UPDATE jobq.schedules AS s SET next_slot_at = v_next, updated_at = now() WHERE s.name = v_s.name;
             schedule := v_s.name; slot_at := v_s.next_slot_at; outcome := 'skipped'; reason := 'error'; job_id := NULL;
             RETURN NEXT;
         END;
@@ -453,7 +755,7 @@ $$;
 
 ALTER FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) IS 'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others.';
+COMMENT ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) IS 'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
 
 CREATE FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -472,6 +774,11 @@ BEGIN
     IF p_payload IS NULL OR jsonb_typeof(p_payload) <> 'object' THEN
         PERFORM jobq._raise('JOB.PAYLOAD_NOT_OBJECT', 'the fan-out payload must be a JSON object');
     END IF;
+    -- Bounds (00023): the payload's size, and a template whose keys fit the job_key limit once
+    -- {storeId} (9 characters) becomes a uuid (36).
+    PERFORM jobq._check_payload('payload', p_payload);
+    PERFORM jobq._check_text('job_key_template', p_job_key_template, (jobq._limit('job_key') - 27)::integer);
+    PERFORM jobq._check_timestamp('run_at', p_run_at);
     IF p_job_key_template IS NOT NULL AND position('{storeId}' IN p_job_key_template) = 0 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
             format('job_key_template %L must contain {storeId}, or every store would share one key', p_job_key_template));
@@ -623,6 +930,7 @@ CREATE TABLE jobq.tasks (
     description text DEFAULT ''::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    app_enqueue boolean DEFAULT false NOT NULL,
     CONSTRAINT tasks_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT tasks_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
     CONSTRAINT tasks_max_attempts_check CHECK ((max_attempts >= 1)),
@@ -637,12 +945,16 @@ ALTER TABLE jobq.tasks OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.tasks IS 'The task registry: name (kebab-case), scope (system or store), payload contract and defaults. Written by jobq.define_task.';
 
+COMMENT ON COLUMN jobq.tasks.app_enqueue IS 'System tasks only: whether application logins (restricted callers of the gate functions) may enqueue it. Default false.';
+
 CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) RETURNS boolean
     LANGUAGE sql STABLE
     AS $_$
     SELECT NOT coalesce(
            -- A key merges with the live job that holds it: the keyed path.
            p_spec.job_key IS NOT NULL
+           -- _validate_specs: every field within its domain (jobq._spec_in_bounds, never NULL).
+        OR NOT jobq._spec_in_bounds(p_spec)
            -- _validate_specs.
         OR p_spec.task IS NULL OR pg_catalog.btrim(p_spec.task) = ''
         OR (p_spec.payload IS NOT NULL AND pg_catalog.jsonb_typeof(p_spec.payload) <> 'object')
@@ -675,7 +987,11 @@ CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.
                          CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
                               THEN (p_spec.payload ->> 'storeId')::uuid END)
                 IS DISTINCT FROM jobq.current_store_id()
-            AND NOT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')),
+            AND NOT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE'))
+           -- _check_tenant: an application (restricted caller) enqueues a system task only when the
+           -- task is declared app_enqueue.
+        OR (p_task.scope = 'system' AND NOT p_task.app_enqueue AND CURRENT_USER = 'jobq_app_gate'
+            AND jobq._caller_is_restricted()),
         false)
 $_$;
 
@@ -788,6 +1104,55 @@ ALTER FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) OWNER TO jobq_migr
 
 COMMENT ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) IS 'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date, timestamp, any).';
 
+CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE p_name
+        WHEN 'task'              THEN 100         -- characters (the task name rule)
+        WHEN 'queue'             THEN 200         -- characters; indexed (jobs_claim_idx)
+        WHEN 'job_key'           THEN 500         -- characters; indexed (jobs_job_key_idx)
+        WHEN 'worker_id'         THEN 200         -- characters; indexed (workers_pkey, jobs_locked_by_idx)
+        WHEN 'node'              THEN 200         -- characters
+        WHEN 'version'           THEN 200         -- characters
+        WHEN 'error_code'        THEN 200         -- characters
+        WHEN 'error'             THEN 10000       -- characters kept of an error text (longer is truncated)
+        WHEN 'slot_key'          THEN 100         -- characters
+        WHEN 'setting_value'     THEN 1000        -- characters
+        WHEN 'max_attempts'      THEN 1000
+        WHEN 'batch'             THEN 10000       -- elements of a batch array; claim_job's max_jobs
+        WHEN 'enqueue_many'      THEN 100000      -- elements of enqueue_many's jobs
+        WHEN 'sweep'             THEN 100000      -- batch_size / max_jobs of rescue_expired, prune_history, requeue_dead
+        WHEN 'queues'            THEN 1000        -- elements of a queue list
+        WHEN 'concurrency'       THEN 10000
+        WHEN 'running'           THEN 1000000
+        WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
+        WHEN 'max_payload_bytes' THEN 268435456   -- highest value of setting max_payload_bytes (256 MiB)
+    END
+$$;
+
+ALTER FUNCTION jobq._limit(p_name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._limit(p_name text) IS 'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, concurrency, running, min_payload_bytes, max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+
+CREATE FUNCTION jobq._limit_interval(p_name text) RETURNS interval
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE p_name
+        WHEN 'lease'             THEN interval '1 day'       -- claim_job, heartbeat(_jobs), setting default_lease
+        WHEN 'ttl'               THEN interval '1 day'       -- acquire_leadership, runner interval settings
+        WHEN 'timeout'           THEN interval '7 days'
+        WHEN 'backoff'           THEN interval '30 days'     -- backoff_base, backoff_max
+        WHEN 'delay'             THEN interval '365 days'    -- snooze delay, fail retry_in
+        WHEN 'backfill_window'   THEN interval '7 days'
+        WHEN 'jitter'            THEN interval '1 day'
+        WHEN 'history_retention' THEN interval '3650 days'
+    END
+$$;
+
+ALTER FUNCTION jobq._limit_interval(p_name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._limit_interval(p_name text) IS 'Private. The largest interval p_name accepts (lease, ttl, timeout, backoff, delay, backfill_window, jitter, history_retention), NULL for an unknown name. Immutable.';
+
 CREATE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -800,11 +1165,13 @@ DECLARE
     v_rescued integer;
     v_pruned bigint;
     v_worker text;
-    v_retention constant interval := jobq._setting_interval('history_retention');
+    v_retention_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('history_retention'));
+    v_silent_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'));
 BEGIN
     IF (p_worker_id IS NULL) <> (p_epoch IS NULL) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'pass both worker_id and epoch (fenced), or neither (unfenced)');
     END IF;
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
     IF p_worker_id IS NOT NULL THEN
         -- Held until commit: no other worker can take the leadership while this call acts.
         SELECT * INTO v_leader FROM jobq.leader l FOR SHARE;
@@ -823,14 +1190,14 @@ BEGIN
     WITH lost AS (
         UPDATE jobq.workers AS w SET state = 'lost', state_changed_at = p_now
         WHERE w.state = 'active'
-          AND w.heartbeat_at < p_now - jobq._setting_interval('worker_timeout')
+          AND w.heartbeat_at < v_silent_cutoff
         RETURNING w.id
     )
     SELECT coalesce(array_agg(lost.id ORDER BY lost.id), '{}') INTO v_lost FROM lost;
     v_rescued := 0;
     FOR v_worker IN
         SELECT w.id FROM jobq.workers w
-        WHERE w.heartbeat_at < p_now - jobq._setting_interval('worker_timeout')
+        WHERE w.heartbeat_at < v_silent_cutoff
           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
     LOOP
         v_rescued := v_rescued + jobq._release_worker_leases(v_worker, p_now);
@@ -841,15 +1208,15 @@ BEGIN
     -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
     -- (nearly always: maintain runs every second), history is not read at all.
     v_pruned := 0;
-    IF (SELECT min(o.finished_at) FROM jobq.job_history o) < p_now - v_retention THEN
+    IF (SELECT min(o.finished_at) FROM jobq.job_history o) < v_retention_cutoff THEN
         DELETE FROM jobq.job_history AS h
-        WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < p_now - v_retention LIMIT 10000));
+        WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_retention_cutoff LIMIT 10000));
         GET DIAGNOSTICS v_pruned = ROW_COUNT;
     END IF;
     DELETE FROM jobq.schedule_runs AS r
-    WHERE r.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.schedule_runs o WHERE o.created_at < p_now - v_retention LIMIT 10000));
+    WHERE r.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.schedule_runs o WHERE o.created_at < v_retention_cutoff LIMIT 10000));
     DELETE FROM jobq.workers AS w
-    WHERE w.state IN ('stopped', 'lost') AND w.state_changed_at < p_now - v_retention;
+    WHERE w.state IN ('stopped', 'lost') AND w.state_changed_at < v_retention_cutoff;
 
     RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
                               'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned);
@@ -858,7 +1225,18 @@ $$;
 
 ALTER FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) IS 'Private. jobq.maintain at time p_now.';
+COMMENT ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) IS 'Private. jobq.maintain at time p_now. Its cut-offs (history_retention, worker_timeout) saturate (jobq._ts_add).';
+
+CREATE FUNCTION jobq._max_payload_bytes() RETURNS integer
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce((SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'max_payload_bytes'), 1048576)
+$$;
+
+ALTER FUNCTION jobq._max_payload_bytes() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._max_payload_bytes() IS 'Private. The setting max_payload_bytes (1048576 when the row is missing).';
 
 CREATE FUNCTION jobq._raise(p_code text, p_detail text) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -941,7 +1319,7 @@ BEGIN
         UPDATE jobq.jobs AS j
         SET state            = 'retry_pending',
             run_at           = CASE WHEN e.why = 'orphaned' THEN p_now
-                                    ELSE p_now + jobq.backoff_delay(j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                                    ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
                                END,
             lease_token      = NULL,
             lease_expires_at = NULL,
@@ -962,7 +1340,7 @@ $$;
 
 ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired.';
+COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 
 CREATE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) RETURNS jobq.job_spec
     LANGUAGE sql STABLE
@@ -1063,6 +1441,19 @@ ALTER FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolea
 
 COMMENT ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), set-based, and returns the specs with the task''s defaults and store id filled in, in input order.';
 
+CREATE FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) RETURNS timestamp with time zone
+    LANGUAGE sql
+    AS $$
+    SELECT jobq._ts_add(p_now, jobq.backoff_delay(
+        p_attempt,
+        least(greatest(coalesce(p_base, interval '2 seconds'), interval '1 microsecond'), jobq._limit_interval('backoff')),
+        least(greatest(coalesce(p_max, interval '1 hour'), interval '1 microsecond'), jobq._limit_interval('backoff'))))
+$$;
+
+ALTER FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) IS 'Private. p_now + backoff_delay(p_attempt, p_base, p_max) for any stored values: a NULL base or max counts as 2 seconds or 1 hour, each is clamped to (0, 30 days], and the sum saturates (jobq._ts_add). Raises nothing. Callers: jobq._rescue, jobq.fail_jobs.';
+
 CREATE FUNCTION jobq._revive(p_job_ids bigint[], p_action text) RETURNS SETOF bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1140,7 +1531,9 @@ CREATE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_window_start constant timestamptz := p_now - p_s.backfill_window;
+    -- Safe for any stored window: never before the range cron evaluates (nor an overflow).
+    v_window_start constant timestamptz := greatest(p_now - least(p_s.backfill_window, interval '1000 years'),
+                                                    '1970-01-01 00:00:00.000001+00'::timestamptz);
     v_slot timestamptz := p_s.next_slot_at;
     v_slots timestamptz[] := '{}'::timestamptz[];
     v_first_in_window timestamptz;
@@ -1225,7 +1618,7 @@ $$;
 
 ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy, one job per slot with job key schedule:<name>:<slot>. Returns one row per slot handled.';
+COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy, one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 
 CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) RETURNS text
     LANGUAGE plpgsql
@@ -1234,6 +1627,7 @@ CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action 
 DECLARE
     v_previous text;
 BEGIN
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
     SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
     IF v_previous IS NULL THEN
         PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
@@ -1270,6 +1664,35 @@ $$;
 ALTER FUNCTION jobq._settings_json() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._settings_json() IS 'Private. Every setting as {name: value}.';
+
+CREATE FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT p_spec.task IS NOT NULL AND pg_catalog.btrim(p_spec.task) <> ''
+       AND (p_spec.payload IS NULL
+            OR (pg_catalog.jsonb_typeof(p_spec.payload) = 'object'
+                AND (pg_catalog.pg_column_size(p_spec.payload) <= 1024
+                     OR pg_catalog.pg_column_size(p_spec.payload) <= jobq._max_payload_bytes())))
+       AND (p_spec.queue IS NULL
+            OR (pg_catalog.btrim(p_spec.queue) <> '' AND pg_catalog.char_length(p_spec.queue) <= jobq._limit('queue')))
+       AND (p_spec.run_at IS NULL OR jobq._ts_in_range(p_spec.run_at))
+       AND (p_spec.priority IS NULL OR p_spec.priority BETWEEN -32768 AND 32767)
+       AND (p_spec.max_attempts IS NULL OR p_spec.max_attempts BETWEEN 1 AND jobq._limit('max_attempts'))
+       AND (p_spec.job_key IS NULL
+            OR (p_spec.job_key <> '' AND pg_catalog.char_length(p_spec.job_key) <= jobq._limit('job_key')))
+       AND (p_spec.job_key_mode IS NULL OR p_spec.job_key_mode IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
+       AND (p_spec.store_id IS NULL OR p_spec.store_id <> '00000000-0000-0000-0000-000000000000'::uuid)
+       AND (p_spec.timeout IS NULL
+            OR (p_spec.timeout > interval '0' AND p_spec.timeout <= jobq._limit_interval('timeout')))
+       AND (p_spec.backoff_base IS NULL
+            OR (p_spec.backoff_base > interval '0' AND p_spec.backoff_base <= jobq._limit_interval('backoff')))
+       AND (p_spec.backoff_max IS NULL
+            OR (p_spec.backoff_max > interval '0' AND p_spec.backoff_max <= jobq._limit_interval('backoff')))
+$$;
+
+ALTER FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
 
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
@@ -1324,6 +1747,53 @@ ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_
 
 COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row.';
 
+CREATE FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE
+        WHEN p_ts IS NULL OR p_delta IS NULL THEN NULL
+        WHEN NOT pg_catalog.isfinite(p_ts) THEN p_ts
+        WHEN pg_catalog.date_part('epoch', p_ts) + pg_catalog.date_part('epoch', p_delta) NOT BETWEEN -2.1e11 AND 9.2e12
+          OR pg_catalog.date_part('epoch', p_ts) + pg_catalog.date_part('epoch', pg_catalog.date_trunc('month', p_delta))
+             NOT BETWEEN -2.1e11 AND 9.2e12
+          OR pg_catalog.date_part('epoch', p_ts) + pg_catalog.date_part('epoch', pg_catalog.date_trunc('day', p_delta))
+             NOT BETWEEN -2.1e11 AND 9.2e12
+        THEN CASE WHEN pg_catalog.date_part('epoch', p_delta) > 0 THEN 'infinity'::timestamptz ELSE '-infinity'::timestamptz END
+        ELSE p_ts + p_delta
+    END
+$$;
+
+ALTER FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) IS 'Private. p_ts + p_delta, saturating at infinity or -infinity where PostgreSQL would raise "timestamp out of range" (an infinite p_ts stays as it is). Raises nothing; NULL for NULL. Inlined. Callers: claim, rescue, fail, maintain, prune_history.';
+
+CREATE FUNCTION jobq._ts_diff(p_later timestamp with time zone, p_earlier timestamp with time zone) RETURNS interval
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE
+        WHEN p_later IS NULL OR p_earlier IS NULL THEN NULL
+        WHEN p_later = p_earlier THEN interval '0'
+        WHEN NOT pg_catalog.isfinite(p_later) OR NOT pg_catalog.isfinite(p_earlier)
+          OR abs(pg_catalog.date_part('epoch', p_later) - pg_catalog.date_part('epoch', p_earlier)) >= 6.3e12
+        THEN CASE WHEN p_later > p_earlier THEN interval '200000 years' ELSE interval '-200000 years' END
+        ELSE p_later - p_earlier
+    END
+$$;
+
+ALTER FUNCTION jobq._ts_diff(p_later timestamp with time zone, p_earlier timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._ts_diff(p_later timestamp with time zone, p_earlier timestamp with time zone) IS 'Private. p_later - p_earlier, saturating at 200000 years either way (infinite timestamps included); 0 for equal ones. Raises nothing; NULL for NULL. Inlined. Caller: jobq.queue_lag.';
+
+CREATE FUNCTION jobq._ts_in_range(p_value timestamp with time zone) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT p_value >= '1970-01-01 00:00:00+00'::timestamptz AND p_value < '10000-01-01 00:00:00+00'::timestamptz
+$$;
+
+ALTER FUNCTION jobq._ts_in_range(p_value timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._ts_in_range(p_value timestamp with time zone) IS 'Private. Whether p_value is a timestamp the API accepts: from 1970-01-01 00:00 UTC to 9999-12-31 23:59:59.999999 UTC (infinity and -infinity are outside). NULL for NULL.';
+
 CREATE FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1333,21 +1803,13 @@ DECLARE
     v_mixed record;
     v_code text;
     v_detail text;
+    v_label text;
 BEGIN
     -- A cheap test finds the first bad spec; only that one is described.
     SELECT s.ordinality AS position, s.* INTO v_bad
     FROM unnest(p_specs) WITH ORDINALITY AS s
-    WHERE s.task IS NULL OR btrim(s.task) = ''
-       OR (s.payload IS NOT NULL AND jsonb_typeof(s.payload) <> 'object')
-       OR (s.job_key_mode IS NOT NULL AND s.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
-       OR s.max_attempts < 1
-       OR btrim(s.queue) = ''
-       OR s.job_key = ''
-       OR s.priority NOT BETWEEN -32768 AND 32767
-       OR s.timeout <= interval '0'
-       OR s.backoff_base <= interval '0'
-       OR s.backoff_max <= interval '0'
-       OR s.store_id = '00000000-0000-0000-0000-000000000000'::uuid
+    WHERE NOT jobq._spec_in_bounds(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
+                                       s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec)
     ORDER BY s.ordinality
     LIMIT 1;
     IF NOT FOUND THEN
@@ -1366,6 +1828,7 @@ BEGIN
         RETURN;
     END IF;
 
+    v_label := CASE WHEN p_label_index THEN format('job %s: ', v_bad.position) ELSE '' END;
     IF v_bad.task IS NULL OR btrim(v_bad.task) = '' THEN
         v_code := 'JOB.TASK_REQUIRED';
         v_detail := 'task is NULL or empty';
@@ -1393,17 +1856,28 @@ BEGIN
     ELSIF v_bad.store_id = '00000000-0000-0000-0000-000000000000'::uuid THEN
         v_code := 'JOB.INVALID_ARGUMENT';
         v_detail := 'store_id 00000000-0000-0000-0000-000000000000 is reserved for system jobs; pass NULL';
-    ELSE
+    ELSIF v_bad.backoff_base <= interval '0' OR v_bad.backoff_max <= interval '0' THEN
         v_code := 'JOB.INVALID_ARGUMENT';
         v_detail := 'backoff_base and backoff_max must be positive';
+    ELSE
+        -- The limits: each check raises, naming the field.
+        PERFORM jobq._check_payload(v_label || 'payload', v_bad.payload);
+        PERFORM jobq._check_text(v_label || 'queue', v_bad.queue, jobq._limit('queue')::integer);
+        PERFORM jobq._check_text(v_label || 'job_key', v_bad.job_key, jobq._limit('job_key')::integer);
+        PERFORM jobq._check_timestamp(v_label || 'run_at', v_bad.run_at);
+        PERFORM jobq._check_int(v_label || 'max_attempts', v_bad.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+        PERFORM jobq._check_interval(v_label || 'timeout', v_bad.timeout, jobq._limit_interval('timeout'));
+        PERFORM jobq._check_interval(v_label || 'backoff_base', v_bad.backoff_base, jobq._limit_interval('backoff'));
+        PERFORM jobq._check_interval(v_label || 'backoff_max', v_bad.backoff_max, jobq._limit_interval('backoff'));
+        RAISE EXCEPTION 'jobq internal error: job spec % is out of bounds but no check names why', v_bad.position;
     END IF;
-    PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.position, v_detail) ELSE v_detail END);
+    PERFORM jobq._raise(v_code, v_label || v_detail);
 END
 $$;
 
 ALTER FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first invalid spec (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT). Locks nothing.';
+COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first spec outside its domain (jobq._spec_in_bounds): JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_TOO_LARGE, JOB.VALUE_TOO_LONG (queue, job_key), JOB.OUT_OF_RANGE (run_at, timeout, backoff); with p_label_index the message starts with the position (job N: ). Locks nothing.';
 
 CREATE FUNCTION jobq._wake(p_queue text) RETURNS void
     LANGUAGE plpgsql
@@ -1441,20 +1915,41 @@ ALTER FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) OWNER TO jo
 COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
 
 CREATE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) RETURNS interval
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    v_exponent integer;
+BEGIN
+    IF p_base IS NULL OR p_max IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- The checks of jobq._check_interval, written out: this function runs as its caller, and
+    -- runtime roles execute no private helper but jobq._raise.
+    IF p_base <= interval '0' OR p_max <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('%s is not positive',
+            CASE WHEN p_base <= interval '0' THEN 'p_base ' || p_base ELSE 'p_max ' || p_max END));
+    ELSIF p_base > interval '30 days' OR p_max > interval '30 days' THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s is above the limit of 30 days',
+            CASE WHEN p_base > interval '30 days' THEN 'p_base ' || p_base ELSE 'p_max ' || p_max END));
+    END IF;
+    v_exponent := least(greatest(coalesce(p_attempt, 1), 1) - 1, 100);
     -- Compared in seconds first: base * 2^(n-1) as an interval overflows long before n is large.
-    SELECT CASE
-        WHEN extract(epoch FROM p_base)::double precision * power(2::double precision, least(greatest(p_attempt, 1) - 1, 1000))
-             >= extract(epoch FROM p_max)::double precision
-        THEN p_max
-        ELSE p_base * power(2::double precision, least(greatest(p_attempt, 1) - 1, 1000))
-    END
+    IF date_part('epoch', p_base) * power(2::double precision, v_exponent) >= date_part('epoch', p_max) THEN
+        RETURN p_max;
+    END IF;
+    -- A base with a day or month part is normalised first, so a mixed-sign one ('1 mon -29 days')
+    -- cannot overflow its months field.
+    IF date_part('day', p_base) <> 0 OR date_part('month', p_base) <> 0 OR date_part('year', p_base) <> 0 THEN
+        RETURN justify_interval(p_base) * power(2::double precision, v_exponent);
+    END IF;
+    RETURN p_base * power(2::double precision, v_exponent);
+END
 $$;
 
 ALTER FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) IS 'Upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(p_attempt-1)). Pure; locks nothing.';
+COMMENT ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) IS 'Upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(p_attempt-1)); an attempt below 1 (or NULL) counts as 1; NULL p_base or p_max gives NULL. Pure; locks nothing. Errors: JOB.LEASE_INVALID (p_base or p_max not positive), JOB.OUT_OF_RANGE (p_base or p_max above 30 days).';
 
 CREATE FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) RETURNS interval
     LANGUAGE sql PARALLEL RESTRICTED
@@ -1465,6 +1960,30 @@ $$;
 ALTER FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) IS 'Retry delay after attempt p_attempt: backoff_ceiling(...) * (0.5 + random()/2). Callers: fail_jobs, rescue_expired.';
+
+CREATE FUNCTION jobq.bind_store(login name, store_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF bind_store.login IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = bind_store.login) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('login %L is not a role of this cluster', left(bind_store.login, 200)));
+    END IF;
+    IF bind_store.store_id IS NULL OR bind_store.store_id = '00000000-0000-0000-0000-000000000000'::uuid THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'store_id must be a store''s uuid');
+    END IF;
+    INSERT INTO jobq.store_bindings AS b (login, store_id) VALUES (bind_store.login, bind_store.store_id)
+    ON CONFLICT DO NOTHING;
+    IF FOUND THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('bind_store', jsonb_build_object('login', bind_store.login, 'store_id', bind_store.store_id));
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq.bind_store(login name, store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.bind_store(login name, store_id uuid) IS 'Binds login to store_id: from its next statement, a login with bindings acts only for its bound stores (jobq.current_store_id() is NULL for any other, so every policy fails closed and enqueue raises JOB.STORE_NOT_BOUND). Idempotent; a new binding is audited. Caller: operators. Locks the binding row. Errors: JOB.INVALID_ARGUMENT (no such role, NULL or all-zero store).';
 
 CREATE FUNCTION jobq.cancel_job(job_id bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1540,6 +2059,7 @@ BEGIN
     IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
     END IF;
+    PERFORM jobq._check_length('job_ids', complete_jobs.job_ids, jobq._limit('batch')::integer);
 
     -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
     -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
@@ -1570,30 +2090,35 @@ $$;
 
 ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
 CREATE FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text DEFAULT 'UTC'::text) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE
+    LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT jobq._cron_next(jobq.cron_parse(cron_next.expr), cron_next.after, jobq._check_timezone(cron_next.timezone))
+    SELECT jobq._cron_next(jobq.cron_parse(cron_next.expr), jobq._cron_instant(cron_next.after, 'after'),
+                           jobq._check_timezone(cron_next.timezone))
 $$;
 
 ALTER FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) IS 'The first slot of cron expression expr strictly after instant after, with wall-clock fields read in time zone timezone (default UTC); NULL when it never fires within ten years. Pure apart from the tz database. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE.';
+COMMENT ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) IS 'The first slot of cron expression expr strictly after instant after, with wall-clock fields read in time zone timezone (default UTC); NULL when it never fires within ten years (or before 10000-01-01 UTC). after must be finite, from 1970-01-01 to before 10000-01-01 UTC. Pure apart from the tz database; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (after).';
 
 CREATE FUNCTION jobq.cron_parse(expr text) RETURNS jobq.cron_fields
-    LANGUAGE plpgsql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-    v_expr text := btrim(cron_parse.expr);
+    -- Any white space around the fields, as between them (robfig/cron too).
+    v_expr text := regexp_replace(cron_parse.expr, '^\s+|\s+$', '', 'g');
     v_f text[];
     v_dows integer[];
 BEGIN
     IF v_expr IS NULL OR v_expr = '' THEN
         PERFORM jobq._raise('JOB.INVALID_CRON', 'the expression is empty');
+    END IF;
+    IF length(v_expr) > 1000 THEN
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('the expression has %s characters; at most 1000', length(v_expr)));
     END IF;
     v_expr := CASE lower(v_expr)
         WHEN '@yearly' THEN '0 0 1 1 *'
@@ -1606,12 +2131,12 @@ BEGIN
         ELSE v_expr
     END;
     IF v_expr LIKE '@%' THEN
-        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s is not a known macro (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)', v_expr));
+        PERFORM jobq._raise('JOB.INVALID_CRON', format('%s is not a known macro (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)', left(v_expr, 100)));
     END IF;
     v_f := regexp_split_to_array(v_expr, '\s+');
     IF cardinality(v_f) <> 5 THEN
         PERFORM jobq._raise('JOB.INVALID_CRON', format('%L has %s fields; cron has 5: minute hour day-of-month month day-of-week',
-                                                    cron_parse.expr, cardinality(v_f)));
+                                                    left(cron_parse.expr, 100), cardinality(v_f)));
     END IF;
     -- * and a/n cover 0-6; 7 is accepted as a value (Sunday, as 0).
     v_dows := jobq._cron_field(v_f[5], 'day-of-week', 0, 6, ARRAY['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT']);
@@ -1621,29 +2146,33 @@ BEGIN
         jobq._cron_field(v_f[3], 'day-of-month', 1, 31, NULL),
         jobq._cron_field(v_f[4], 'month', 1, 12, ARRAY['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC']),
         ARRAY(SELECT DISTINCT CASE WHEN d = 7 THEN 0 ELSE d END FROM unnest(v_dows) AS d ORDER BY 1),
-        EXISTS (SELECT 1 FROM unnest(string_to_array(v_f[3], ',')) AS i WHERE i ~ '^[*?](/1)?$'),
-        EXISTS (SELECT 1 FROM unnest(string_to_array(v_f[5], ',')) AS i WHERE i ~ '^[*?](/1)?$')
+        EXISTS (SELECT 1 FROM unnest(string_to_array(v_f[3], ',')) AS i WHERE i ~ '^[*?](/0*1)?$'),
+        EXISTS (SELECT 1 FROM unnest(string_to_array(v_f[5], ',')) AS i WHERE i ~ '^[*?](/0*1)?$')
     )::jobq.cron_fields;
 END
 $_$;
 
 ALTER FUNCTION jobq.cron_parse(expr text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.cron_parse(expr text) IS 'Parses a 5-field cron expression or macro into jobq.cron_fields. Pure. Errors: JOB.INVALID_CRON naming the field.';
+COMMENT ON FUNCTION jobq.cron_parse(expr text) IS 'Parses a 5-field cron expression or macro (at most 1000 characters) into jobq.cron_fields; a day field is * when an item is * or ? with no step or a step of 1 (*/01 too). Pure; SECURITY DEFINER so that callers need no right on its helpers. Callers: anyone with EXECUTE (apps, workers, operators), jobq.schedule. Errors: JOB.INVALID_CRON naming the field.';
 
 CREATE FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text DEFAULT 'UTC'::text, max_slots integer DEFAULT 1000) RETURNS SETOF timestamp with time zone
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_fields constant jobq.cron_fields := jobq.cron_parse(cron_slots.expr);
     v_zone constant text := jobq._check_timezone(cron_slots.timezone);
-    v_at timestamptz := cron_slots.from_at;
+    v_at timestamptz := jobq._cron_instant(cron_slots.from_at, 'from_at');
+    v_to constant timestamptz := jobq._cron_instant(cron_slots.to_at, 'to_at');
     v_n integer := 0;
 BEGIN
-    LOOP
+    IF cron_slots.max_slots IS NULL OR cron_slots.max_slots NOT BETWEEN 1 AND 10000 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_slots is %s; it must be 1 to 10000', coalesce(cron_slots.max_slots::text, 'NULL')));
+    END IF;
+    WHILE v_n < cron_slots.max_slots LOOP
         v_at := jobq._cron_next(v_fields, v_at, v_zone);
-        EXIT WHEN v_at IS NULL OR v_at > cron_slots.to_at OR v_n >= cron_slots.max_slots;
+        EXIT WHEN v_at IS NULL OR v_at > v_to;
         v_n := v_n + 1;
         RETURN NEXT v_at;
     END LOOP;
@@ -1652,20 +2181,24 @@ $$;
 
 ALTER FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) IS 'Every slot of cron expression expr in (from_at, to_at] in time zone timezone, at most max_slots. For previews and tests. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE.';
+COMMENT ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) IS 'Every slot of cron expression expr in (from_at, to_at] in time zone timezone, at most max_slots (1 to 10000, default 1000). from_at and to_at must be finite, from 1970-01-01 to before 10000-01-01 UTC. For previews and tests; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (from_at, to_at, max_slots).';
 
 CREATE FUNCTION jobq.current_store_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $_$
-    SELECT CASE WHEN s.v ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN s.v::uuid END
+    SELECT CASE WHEN s.v ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                 AND (NOT EXISTS (SELECT 1 FROM jobq.store_bindings b WHERE b.login = session_user)
+                      OR EXISTS (SELECT 1 FROM jobq.store_bindings b
+                                 WHERE b.login = session_user AND b.store_id::text = pg_catalog.lower(s.v)))
+                THEN s.v::uuid END
     FROM (SELECT pg_catalog.current_setting('app.current_store_id', true) AS v) AS s
 $_$;
 
 ALTER FUNCTION jobq.current_store_id() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.current_store_id() IS 'The store of this session or transaction: app.current_store_id as a uuid, or NULL when unset, empty (left behind by an ended SET LOCAL) or not a uuid — so policies fail closed. Used by every tenant policy.';
+COMMENT ON FUNCTION jobq.current_store_id() IS 'The store of this session or transaction: app.current_store_id as a uuid, or NULL when unset, empty (left behind by an ended SET LOCAL), not a uuid, or a store the login is not bound to (jobq.store_bindings: a login with bindings acts only for its bound stores) — so policies fail closed. Used by every tenant policy. Reads jobq.store_bindings (the caller''s own rows); locks nothing.';
 
-CREATE FUNCTION jobq.define_task(name text, scope text DEFAULT 'system'::text, payload_schema jsonb DEFAULT '{}'::jsonb, max_attempts integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, description text DEFAULT ''::text) RETURNS text
+CREATE FUNCTION jobq.define_task(name text, scope text DEFAULT 'system'::text, payload_schema jsonb DEFAULT '{}'::jsonb, max_attempts integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, description text DEFAULT ''::text, app_enqueue boolean DEFAULT false) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -1673,15 +2206,20 @@ DECLARE
     v_bad text;
 BEGIN
     IF define_task.name IS NULL OR define_task.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(define_task.name) > 100 THEN
-        PERFORM jobq._raise('JOB.INVALID_TASK_NAME', format('%L is not a kebab-case task name', define_task.name));
+        PERFORM jobq._raise('JOB.INVALID_TASK_NAME', format('%L is not a kebab-case task name', left(define_task.name, 200)));
     END IF;
     IF define_task.scope IS NULL OR define_task.scope NOT IN ('system', 'store') THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('scope %L is not system or store', define_task.scope));
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('scope %L is not system or store', left(define_task.scope, 200)));
+    END IF;
+    IF define_task.app_enqueue IS NULL OR (define_task.app_enqueue AND define_task.scope <> 'system') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            'app_enqueue must be true or false, and true only for a system task (applications enqueue their store''s store tasks anyway)');
     END IF;
     IF define_task.payload_schema IS NULL OR jsonb_typeof(define_task.payload_schema) <> 'object' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'payload_schema must be a JSON object of key: type');
     END IF;
-    SELECT format('payload_schema key %s has type %s; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any', c.key, c.value)
+    SELECT format('payload_schema key %s has type %s; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any',
+                  left(c.key, 200), left(c.value::text, 200))
     INTO v_bad
     FROM jsonb_each(define_task.payload_schema) AS c(key, value)
     WHERE jsonb_typeof(c.value) <> 'string'
@@ -1691,37 +2229,39 @@ BEGIN
     IF v_bad IS NOT NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', v_bad);
     END IF;
-    IF define_task.max_attempts < 1 THEN
-        PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', define_task.max_attempts));
-    END IF;
-    IF define_task.timeout <= interval '0' OR define_task.backoff_base <= interval '0' OR define_task.backoff_max <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', 'timeout, backoff_base and backoff_max must be positive');
-    END IF;
+    -- A task's defaults have the domains of the enqueue arguments they stand for (00023).
+    PERFORM jobq._check_int('max_attempts', define_task.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+    PERFORM jobq._check_interval('timeout', define_task.timeout, jobq._limit_interval('timeout'));
+    PERFORM jobq._check_interval('backoff_base', define_task.backoff_base, jobq._limit_interval('backoff'));
+    PERFORM jobq._check_interval('backoff_max', define_task.backoff_max, jobq._limit_interval('backoff'));
     IF define_task.queue = '' OR define_task.priority NOT BETWEEN -32768 AND 32767 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue must not be empty and priority must fit -32768..32767');
     END IF;
+    PERFORM jobq._check_text('queue', define_task.queue, jobq._limit('queue')::integer);
+    PERFORM jobq._check_text('description', define_task.description, 2000);
 
     INSERT INTO jobq.tasks AS t (name, scope, payload_schema, max_attempts, queue, priority, timeout,
-                                 backoff_base, backoff_max, description)
+                                 backoff_base, backoff_max, description, app_enqueue)
     VALUES (define_task.name, define_task.scope, define_task.payload_schema, define_task.max_attempts, define_task.queue,
             define_task.priority, define_task.timeout, define_task.backoff_base, define_task.backoff_max,
-            coalesce(define_task.description, ''))
+            coalesce(define_task.description, ''), define_task.app_enqueue)
     ON CONFLICT ON CONSTRAINT tasks_pkey DO UPDATE SET
         scope = EXCLUDED.scope, payload_schema = EXCLUDED.payload_schema, max_attempts = EXCLUDED.max_attempts,
         queue = EXCLUDED.queue, priority = EXCLUDED.priority, timeout = EXCLUDED.timeout,
         backoff_base = EXCLUDED.backoff_base, backoff_max = EXCLUDED.backoff_max, description = EXCLUDED.description,
-        updated_at = now()
-    WHERE (t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base, t.backoff_max, t.description)
+        app_enqueue = EXCLUDED.app_enqueue, updated_at = now()
+    WHERE (t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base, t.backoff_max, t.description,
+           t.app_enqueue)
           IS DISTINCT FROM
           (EXCLUDED.scope, EXCLUDED.payload_schema, EXCLUDED.max_attempts, EXCLUDED.queue, EXCLUDED.priority,
-           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description);
+           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description, EXCLUDED.app_enqueue);
     RETURN define_task.name;
 END
 $_$;
 
-ALTER FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) IS 'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override. Callers: migrations, operators, runners at start-up. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) IS 'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it. Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
 
 CREATE FUNCTION jobq.delete_job(job_id bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1751,6 +2291,7 @@ CREATE FUNCTION jobq.deregister_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    SELECT jobq._check_text('worker_id', deregister_worker.worker_id, jobq._limit('worker_id')::integer);
     UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
     WHERE w.id = deregister_worker.worker_id;
     UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
@@ -1758,7 +2299,7 @@ $$;
 
 ALTER FUNCTION jobq.deregister_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.deregister_worker(worker_id text) IS 'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit.';
+COMMENT ON FUNCTION jobq.deregister_worker(worker_id text) IS 'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
 
 CREATE FUNCTION jobq.detach_worker(worker_id text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1799,10 +2340,12 @@ DECLARE
     v_id bigint;
 BEGIN
     IF enqueue.job_key IS NULL THEN
-        SELECT t.*, (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts')
+        SELECT t.name, t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base,
+               t.backoff_max, t.description, t.created_at, t.updated_at, t.app_enqueue,
+               (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts')
         INTO v_task.name, v_task.scope, v_task.payload_schema, v_task.max_attempts, v_task.queue, v_task.priority,
              v_task.timeout, v_task.backoff_base, v_task.backoff_max, v_task.description, v_task.created_at,
-             v_task.updated_at, v_default_attempts
+             v_task.updated_at, v_task.app_enqueue, v_default_attempts
         FROM jobq.tasks t
         WHERE t.name = pg_catalog.btrim(enqueue.task);
 
@@ -1845,6 +2388,9 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
             format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
     END IF;
+    IF jsonb_array_length(jobs) > jobq._limit('enqueue_many') THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('jobs has %s elements; the limit is %s', jsonb_array_length(jobs), jobq._limit('enqueue_many')));
+    END IF;
     -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
     -- not a silent default. An element with only known keys is empty once they are removed.
     SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
@@ -1881,7 +2427,7 @@ BEGIN
     IF NOT EXISTS (SELECT 1
                    FROM unnest(v_specs) AS s
                    LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
-                   WHERE NOT jobq._enqueue_takes_fast_path(s, t)) THEN
+                   WHERE NOT (jobq._enqueue_takes_fast_path(s, t) AND jobq._spec_in_bounds(s))) THEN
         v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
         -- Ids drawn in input order, so each is returned at its position.
         RETURN QUERY
@@ -1921,7 +2467,7 @@ $$;
 
 ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
+COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
 
 CREATE FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text DEFAULT NULL::text, retryable boolean DEFAULT true, retry_in interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1960,9 +2506,16 @@ BEGIN
        OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable and retry_in must have the same length');
     END IF;
+    PERFORM jobq._check_length('job_ids', fail_jobs.job_ids, jobq._limit('batch')::integer);
     IF EXISTS (SELECT 1 FROM unnest(fail_jobs.retry_in) AS r(d) WHERE r.d < interval '0') THEN
         PERFORM jobq._raise('JOB.LEASE_INVALID', 'retry_in must not be negative');
     END IF;
+    PERFORM jobq._check_interval(format('retry_in[%s]', r.n), r.d, jobq._limit_interval('delay'), true)
+    FROM unnest(fail_jobs.retry_in) WITH ORDINALITY AS r(d, n)
+    WHERE r.d > jobq._limit_interval('delay');
+    PERFORM jobq._check_text(format('error_codes[%s]', c.n), c.code, jobq._limit('error_code')::integer)
+    FROM unnest(fail_jobs.error_codes) WITH ORDINALITY AS c(code, n)
+    WHERE char_length(c.code) > jobq._limit('error_code');
 
     RETURN QUERY
     WITH input AS (
@@ -1983,8 +2536,9 @@ BEGIN
     ), retried AS (
         UPDATE jobq.jobs AS j
         SET state            = 'retry_pending',
-            run_at           = now() + coalesce(f.retry_in,
-                                   jobq.backoff_delay(j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))),
+            run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(now(), f.retry_in)
+                                    ELSE jobq._retry_at(now(), j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                               END,
             lease_token      = NULL,
             lease_expires_at = NULL,
             deadline_at      = NULL,
@@ -2010,10 +2564,10 @@ $$;
 
 ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed). errors[i] is kept as last_error (first 10,000 characters). Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in).';
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
@@ -2024,7 +2578,7 @@ $$;
 
 ALTER FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. SECURITY INVOKER: only a role that may list the stores (worker_runtime) can call it. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
+COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
 
 CREATE FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval DEFAULT '00:00:30'::interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2055,9 +2609,12 @@ BEGIN
     IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
     END IF;
+    PERFORM jobq._check_interval('lease', heartbeat_jobs.lease, jobq._limit_interval('lease'));
     IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
     END IF;
+    PERFORM jobq._check_length('job_ids', heartbeat_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
 
     -- Each (id, token) pair finds its row through the primary key. Locks in id order
     -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
@@ -2098,38 +2655,44 @@ ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrato
 COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
 
 CREATE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE sql IMMUTABLE SECURITY DEFINER PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT CASE WHEN NOT p_payload ? k.name THEN format('required key %s is missing', k.name)
+    (SELECT CASE WHEN NOT p_payload ? k.name THEN format('required key %s is missing', k.name)
                 ELSE format('key %s must be %s %s, not %s', k.name,
                             CASE WHEN c.type IN ('integer', 'object', 'array', 'any') THEN 'an' ELSE 'a' END, c.type,
                             p_payload -> k.name)
            END
-    FROM jsonb_each_text(p_schema) AS c(key, type)
+    FROM jsonb_each_text(CASE WHEN jsonb_typeof(p_schema) = 'object' THEN p_schema ELSE '{}'::jsonb END) AS c(key, type)
     CROSS JOIN LATERAL (SELECT rtrim(c.key, '?') AS name, c.key LIKE '%?' AS optional) AS k
     WHERE (NOT k.optional AND NOT p_payload ? k.name)
        OR (p_payload ? k.name AND NOT jobq._json_type_ok(p_payload -> k.name, c.type)
            -- An optional key may be given as null.
            AND NOT (k.optional AND jsonb_typeof(p_payload -> k.name) = 'null'))
     ORDER BY c.key
-    LIMIT 1
+    LIMIT 1)
+    UNION ALL
+    -- A contract that is no JSON object is a problem itself, not an error.
+    SELECT format('the payload contract is a JSON %s, not an object', jsonb_typeof(p_schema))
+    WHERE jsonb_typeof(p_schema) <> 'object'
 $$;
 
 ALTER FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) IS 'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be a date, not 5"), or NULL when it keeps it. Pure; callers: enqueue, tests, applications that check before enqueueing.';
+COMMENT ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) IS 'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be a date, not 5"), or NULL when it keeps it (or either is NULL). Takes any arguments: a contract that is no JSON object gives "the payload contract is a JSON array, not an object". Pure; callers: enqueue, tests, applications that check before enqueueing.';
 
 CREATE FUNCTION jobq.prune_history(batch_size integer DEFAULT 10000) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_cutoff constant timestamptz := now() - jobq._setting_interval('history_retention');
+    v_cutoff constant timestamptz := jobq._ts_add(now(), -jobq._setting_interval('history_retention'));
     v_deleted bigint;
 BEGIN
     IF prune_history.batch_size IS NULL OR prune_history.batch_size < 1 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(prune_history.batch_size::text, 'NULL')));
     END IF;
+    PERFORM jobq._check_int('batch_size', prune_history.batch_size, 1, jobq._limit('sweep'));
     DELETE FROM jobq.job_history AS h
     WHERE h.ctid = ANY (ARRAY(
         SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
@@ -2140,13 +2703,16 @@ $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, lag interval)
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT q.name, coalesce(pg_catalog.now() - head.run_at, interval '0')
+BEGIN
+    PERFORM jobq._check_length('queues', queue_lag.queues, jobq._limit('queues')::integer);
+    RETURN QUERY
+    SELECT q.name, coalesce(jobq._ts_diff(now(), head.run_at), interval '0')
     FROM (
         SELECT DISTINCT u.name FROM unnest(queue_lag.queues) AS u(name) WHERE u.name IS NOT NULL
         UNION
@@ -2155,16 +2721,17 @@ CREATE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL::text[]) RETURNS TABLE
     LEFT JOIN LATERAL (
         SELECT j.run_at
         FROM jobq.jobs j
-        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= pg_catalog.now()
+        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= now()
         ORDER BY j.priority, j.run_at, j.id
         LIMIT 1
     ) AS head ON true
-    ORDER BY q.name
+    ORDER BY q.name;
+END
 $$;
 
 ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due). Reveals no job content. Callers: runners (metrics), operators.';
+COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 
 CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2176,6 +2743,18 @@ BEGIN
        OR register_worker.concurrency IS NULL OR register_worker.concurrency < 1 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id, node, queues (non-empty) and concurrency (>= 1) are required');
     END IF;
+    IF array_position(register_worker.queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold NULLs');
+    END IF;
+    PERFORM jobq._check_text('worker_id', register_worker.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_text('node', register_worker.node, jobq._limit('node')::integer);
+    PERFORM jobq._check_text('version', register_worker.version, jobq._limit('version')::integer);
+    PERFORM jobq._check_int('pid', register_worker.pid, 0, 2147483647);
+    PERFORM jobq._check_int('concurrency', register_worker.concurrency, 1, jobq._limit('concurrency'));
+    PERFORM jobq._check_length('queues', register_worker.queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(register_worker.queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
     INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
     VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
             register_worker.concurrency, coalesce(register_worker.version, ''))
@@ -2188,7 +2767,7 @@ $$;
 
 ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
 
 CREATE FUNCTION jobq.requeue_dead(task text DEFAULT NULL::text, finished_after timestamp with time zone DEFAULT NULL::timestamp with time zone, max_jobs integer DEFAULT 1000) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2198,6 +2777,9 @@ BEGIN
     IF requeue_dead.max_jobs IS NULL OR requeue_dead.max_jobs < 1 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
     END IF;
+    PERFORM jobq._check_int('max_jobs', requeue_dead.max_jobs, 1, jobq._limit('sweep'));
+    PERFORM jobq._check_text('task', requeue_dead.task, jobq._limit('task')::integer);
+    PERFORM jobq._check_timestamp('finished_after', requeue_dead.finished_after);
     RETURN (
         SELECT count(*)
         FROM jobq._revive(ARRAY(
@@ -2213,20 +2795,23 @@ $$;
 
 ALTER FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) IS 'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) IS 'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
 
 CREATE FUNCTION jobq.rescue_expired(batch_size integer DEFAULT 1000) RETURNS TABLE(job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
+    IF rescue_expired.batch_size > jobq._limit('sweep') THEN
+        PERFORM jobq._check_int('batch_size', rescue_expired.batch_size, 1, jobq._limit('sweep'));
+    END IF;
     RETURN QUERY SELECT * FROM jobq._rescue(rescue_expired.batch_size, now());
 END
 $$;
 
 ALTER FUNCTION jobq.rescue_expired(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
 
 CREATE FUNCTION jobq.resume_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
@@ -2313,9 +2898,15 @@ BEGIN
        OR schedule.jitter IS NULL OR schedule.jitter < interval '0' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'backfill_window and jitter must be zero or positive');
     END IF;
+    PERFORM jobq._check_interval('backfill_window', schedule.backfill_window, jobq._limit_interval('backfill_window'), true);
+    PERFORM jobq._check_interval('jitter', schedule.jitter, jobq._limit_interval('jitter'), true);
     IF schedule.max_attempts < 1 THEN
         PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', schedule.max_attempts));
     END IF;
+    PERFORM jobq._check_int('max_attempts', schedule.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+    PERFORM jobq._check_text('slot_key', schedule.slot_key, jobq._limit('slot_key')::integer);
+    PERFORM jobq._check_text('queue', schedule.queue, jobq._limit('queue')::integer);
+    PERFORM jobq._check_payload('payload', schedule.payload);
     IF schedule.slot_key = '' OR schedule.queue = '' OR schedule.priority NOT BETWEEN -32768 AND 32767
        OR schedule.enabled IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -2365,7 +2956,7 @@ $_$;
 
 ALTER FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) IS 'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID.';
+COMMENT ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) IS 'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
 
 CREATE FUNCTION jobq.set_setting(name text, value text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2401,6 +2992,27 @@ BEGIN
             format('%L is not a valid positive %s for setting %s', set_setting.value, v_setting.kind, set_setting.name));
     END;
 
+    -- Each value within its range: the same limits as the arguments the setting stands for.
+    PERFORM jobq._check_text(format('value of setting %s', set_setting.name), set_setting.value, jobq._limit('setting_value')::integer);
+    IF v_setting.kind = 'interval' THEN
+        PERFORM jobq._check_interval(format('value of setting %s', set_setting.name), set_setting.value::interval,
+            CASE set_setting.name
+                WHEN 'history_retention' THEN jobq._limit_interval('history_retention')
+                WHEN 'backoff_base' THEN jobq._limit_interval('backoff')
+                WHEN 'backoff_max' THEN jobq._limit_interval('backoff')
+                WHEN 'default_lease' THEN jobq._limit_interval('lease')
+                ELSE jobq._limit_interval('ttl')
+            END);
+    ELSIF v_setting.kind = 'integer' THEN
+        PERFORM jobq._check_int(format('value of setting %s', set_setting.name), set_setting.value::bigint,
+            CASE set_setting.name WHEN 'max_payload_bytes' THEN jobq._limit('min_payload_bytes') ELSE 1 END,
+            CASE set_setting.name
+                WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
+                WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                ELSE 2147483647
+            END);
+    END IF;
+
     -- wakeup takes one of three words; what enqueue does with each is in jobq._insert_specs.
     IF v_setting.name = 'wakeup' AND set_setting.value NOT IN ('notify', 'wal', 'both') THEN
         PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
@@ -2422,7 +3034,7 @@ $$;
 
 ALTER FUNCTION jobq.set_setting(name text, value text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING.';
+COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, the other intervals above 1 day, default_max_attempts above 1000, max_payload_bytes outside 1024..268435456).';
 
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2452,9 +3064,11 @@ BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
     END IF;
+    PERFORM jobq._check_interval('delay', snooze_jobs.delay, jobq._limit_interval('delay'), true);
     IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
     END IF;
+    PERFORM jobq._check_length('job_ids', snooze_jobs.job_ids, jobq._limit('batch')::integer);
 
     RETURN QUERY
     WITH back AS (
@@ -2486,6 +3100,25 @@ ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay int
 
 COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    DELETE FROM jobq.store_bindings AS b WHERE b.login = unbind_store.login AND b.store_id = unbind_store.store_id;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('unbind_store', jsonb_build_object('login', unbind_store.login, 'store_id', unbind_store.store_id));
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.unbind_store(login name, store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.unbind_store(login name, store_id uuid) IS 'Removes the binding of login to store_id and returns whether there was one; audited when there was. A login left with no binding acts for any store again. Caller: operators. Locks the binding row. Errors: none.';
+
 CREATE FUNCTION jobq.unschedule(name text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2514,6 +3147,8 @@ CREATE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0)
 DECLARE
     v_state text;
 BEGIN
+    PERFORM jobq._check_text('worker_id', worker_heartbeat.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_int('running', worker_heartbeat.running, 0, jobq._limit('running'));
     UPDATE jobq.workers AS w
     SET heartbeat_at = now(),
         running = coalesce(worker_heartbeat.running, 0),
@@ -2534,7 +3169,7 @@ $$;
 
 ALTER FUNCTION jobq.worker_heartbeat(worker_id text, running integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) IS 'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) IS 'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
 
 CREATE TABLE jobq.audit_log (
     id bigint NOT NULL,
@@ -2640,6 +3275,18 @@ ALTER TABLE jobq.settings OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.settings IS 'Tunables of the engine and the runners; change them with jobq.set_setting(name, value).';
 
+CREATE TABLE jobq.store_bindings (
+    login name NOT NULL,
+    store_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE ONLY jobq.store_bindings FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.store_bindings OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.store_bindings IS 'Optional binding of login roles to the stores they may act for: a login with at least one row acts only for those stores (jobq.current_store_id() is NULL for any other). Written by jobq.bind_store / jobq.unbind_store.';
+
 CREATE TABLE jobq.workers (
     id text NOT NULL,
     node text NOT NULL,
@@ -2691,6 +3338,9 @@ ALTER TABLE ONLY jobq.schedules
 ALTER TABLE ONLY jobq.settings
     ADD CONSTRAINT settings_pkey PRIMARY KEY (name);
 
+ALTER TABLE ONLY jobq.store_bindings
+    ADD CONSTRAINT store_bindings_pkey PRIMARY KEY (login, store_id);
+
 ALTER TABLE ONLY jobq.tasks
     ADD CONSTRAINT tasks_pkey PRIMARY KEY (name);
 
@@ -2729,13 +3379,13 @@ CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app US
 
 CREATE POLICY job_history_engine ON jobq.job_history TO jobq_migrator USING (true) WITH CHECK (true);
 
-CREATE POLICY job_history_gate_delete ON jobq.job_history FOR DELETE TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+CREATE POLICY job_history_gate_delete ON jobq.job_history FOR DELETE TO jobq_app_gate USING (jobq._caller_reaches(store_id));
 
-CREATE POLICY job_history_gate_insert ON jobq.job_history FOR INSERT TO jobq_app_gate WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+CREATE POLICY job_history_gate_insert ON jobq.job_history FOR INSERT TO jobq_app_gate WITH CHECK (jobq._caller_reaches(store_id));
 
 CREATE POLICY job_history_gate_read ON jobq.job_history FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
 
-CREATE POLICY job_history_gate_update ON jobq.job_history FOR UPDATE TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id))) WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+CREATE POLICY job_history_gate_update ON jobq.job_history FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
 
 CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator USING (true);
 
@@ -2747,13 +3397,21 @@ CREATE POLICY jobs_engine ON jobq.jobs TO jobq_migrator USING (true) WITH CHECK 
 
 CREATE POLICY jobs_gate_delete ON jobq.jobs FOR DELETE TO jobq_app_gate USING (jobq._caller_reaches(store_id));
 
-CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK ((jobq._caller_reaches(store_id) OR ((store_id IS NULL) AND jobq._app_may_enqueue(task))));
 
 CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
 
-CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id))) WITH CHECK (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
 
 CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator USING (true);
+
+ALTER TABLE jobq.store_bindings ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY store_bindings_engine ON jobq.store_bindings TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY store_bindings_operator_read ON jobq.store_bindings FOR SELECT TO jobq_operator USING (true);
+
+CREATE POLICY store_bindings_own ON jobq.store_bindings FOR SELECT TO worker_runtime, jobq_app, jobq_app_gate USING ((login = SESSION_USER));
 
 GRANT USAGE ON SCHEMA jobq TO worker_runtime;
 GRANT USAGE ON SCHEMA jobq TO jobq_app;
@@ -2762,19 +3420,40 @@ GRANT USAGE ON SCHEMA jobq TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._app_may_enqueue(p_task text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._app_may_enqueue(p_task text) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._caller() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller() TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._caller_is_restricted() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._caller_is_restricted() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._check_text(p_name text, p_value text, p_max integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_text(p_name text, p_value text, p_max integer) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with time zone) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._check_timezone(p_timezone text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._check_timezone(p_timezone text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq._check_timezone(p_timezone text) TO jobq_app;
-GRANT ALL ON FUNCTION jobq._check_timezone(p_timezone text) TO jobq_operator;
 
 GRANT SELECT ON TABLE jobq.jobs TO jobq_app;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;
@@ -2783,19 +3462,14 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.jobs TO jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_app;
-GRANT ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._cron_local_next(p_fields jobq.cron_fields, p_from timestamp without time zone, p_limit timestamp without time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) TO jobq_app;
-GRANT ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timestamp with time zone, p_timezone text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_app;
-GRANT ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
@@ -2803,7 +3477,6 @@ GRANT ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boole
 REVOKE ALL ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) TO jobq_app_gate;
@@ -2820,18 +3493,21 @@ REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app;
-GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._limit(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._limit(p_name text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._limit_interval(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._raise(p_code text, p_detail text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app_gate;
-GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app;
-GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) FROM PUBLIC;
 
@@ -2842,6 +3518,8 @@ GRANT ALL ON FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks
 
 REVOKE ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
@@ -2857,12 +3535,23 @@ REVOKE ALL ON FUNCTION jobq._setting_interval(p_name text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) TO jobq_app_gate;
+
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._ts_diff(p_later timestamp with time zone, p_earlier timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._ts_in_range(p_value timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._ts_in_range(p_value timestamp with time zone) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
@@ -2883,6 +3572,9 @@ REVOKE ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_
 GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.bind_store(login name, store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.bind_store(login name, store_id uuid) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.cancel_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.cancel_job(job_id bigint) TO jobq_app;
@@ -2918,9 +3610,9 @@ GRANT ALL ON FUNCTION jobq.current_store_id() TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_operator;
 
-REVOKE ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text) TO jobq_operator;
+REVOKE ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.delete_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.delete_job(job_id bigint) TO jobq_operator;
@@ -3009,6 +3701,9 @@ GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interva
 REVOKE ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.unschedule(name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.unschedule(name text) TO jobq_operator;
 
@@ -3042,6 +3737,11 @@ GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app;
 GRANT SELECT ON TABLE jobq.settings TO jobq_operator;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app_gate;
+
+GRANT SELECT ON TABLE jobq.store_bindings TO jobq_app;
+GRANT SELECT ON TABLE jobq.store_bindings TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.store_bindings TO worker_runtime;
+GRANT SELECT ON TABLE jobq.store_bindings TO jobq_operator;
 
 GRANT SELECT ON TABLE jobq.workers TO jobq_operator;
 GRANT SELECT ON TABLE jobq.workers TO worker_runtime;
