@@ -247,19 +247,7 @@ func TestCronMatchesRobfigCronAcrossDST(t *testing.T) {
 		es[i], ats[i], tzs[i] = c.expr, c.at, c.zone
 	}
 	began := time.Now()
-	rows, err := b.admin.Query(b.ctx, `
-		SELECT jobq.cron_next(u.e, u.at, u.tz)
-		FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS u(e, at, tz, n)
-		ORDER BY u.n`, es, ats, tzs)
-	require.NoError(t, err)
-	var got []*time.Time
-	for rows.Next() {
-		var n *time.Time
-		require.NoError(t, rows.Scan(&n))
-		got = append(got, n)
-	}
-	require.NoError(t, rows.Err())
-	require.Len(t, got, len(cases))
+	got := b.cronNextAll(t, es, ats, tzs)
 	t.Logf("%d cron_next calls in %s", len(cases), time.Since(began).Round(time.Millisecond))
 
 	show := func(p *time.Time) string {
