@@ -23,9 +23,12 @@ test: deps build
 # Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
 # The salon's tests run verbosely: they print the seed's non-functional figures (pickup, ready,
 # shutdown, fan-out) and list the acceptance tests GWT-1..13 by name.
+# The SQL API fuzzer runs 10,000 calls from a fixed seed here, so that a run is reproducible;
+# make fuzz explores new seeds (JOBQ_FUZZ_SEED overrides both).
+JOBQ_TEST_FUZZ_SEED ?= 20261123
 test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
-	$(GO) test -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/examples/salon$$')
+	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/examples/salon$$')
 	set -o pipefail; $(GO) test -count=1 -timeout 5m -v ./examples/salon/ 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
 # The fuzzer alone, longer than in make test; JOBQ_FUZZ_SEED=n replays a run.
