@@ -1,9 +1,10 @@
 // Package migrate installs jobq into a database: the cluster-scope bootstrap (roles), then the
-// embedded goose migrations of the jobq schema.
+// embedded goose migrations of the jobq schema's tables, then its function files.
 //
 // The order is fixed: Bootstrap runs as a superuser, then Up runs as jobq_migrator. Up refuses to
-// run before Bootstrap with ErrBootstrapMissing, and two Up calls at once are safe: goose holds a
-// PostgreSQL advisory lock (a session locker) for the whole run.
+// run before Bootstrap with ErrBootstrapMissing, and two Up calls at once are safe: Up holds a
+// PostgreSQL session advisory lock for the whole run — the goose steps, then, in one transaction,
+// every file of sql/functions/ whose content changed (all of them after a goose step).
 package migrate
 
 import (
@@ -20,7 +21,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/bootstrap"
@@ -98,11 +98,17 @@ func MissingRoles(ctx context.Context, db *sql.DB) ([]string, error) {
 	return missing, rows.Err()
 }
 
-// Migrator applies the embedded migrations to one database.
+// Migrator applies the embedded migrations and function files to one database.
 type Migrator struct {
 	db       *sql.DB
 	provider *goose.Provider
+	// functionsApplied are the function files the last Up applied.
+	functionsApplied []string
 }
+
+// migrateLock is the session advisory lock Up and Down hold for their whole run.
+const migrateLock = `SELECT pg_catalog.pg_advisory_lock(pg_catalog.hashtext('jobq.migrate'))`
+const migrateUnlock = `SELECT pg_catalog.pg_advisory_unlock(pg_catalog.hashtext('jobq.migrate'))`
 
 // Open connects to databaseURL (which should log in as jobq_migrator) and prepares the goose
 // provider. Close it when done.
@@ -121,14 +127,9 @@ func Open(ctx context.Context, databaseURL string) (*Migrator, error) {
 		db.Close()
 		return nil, err
 	}
-	// goose probes a held lock every period; one second keeps concurrent installers quick.
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 600))
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
+	// No goose locker: Up and Down take their own session lock (migrateLock), so that the
+	// function files are applied under the same lock as the goose steps.
 	m.provider, err = goose.NewProvider(goose.DialectPostgres, db, jobqsql.Migrations,
-		goose.WithSessionLocker(locker),
 		goose.WithTableName(VersionTable),
 		goose.WithDisableGlobalRegistry(true),
 	)
@@ -197,22 +198,72 @@ func (m *Migrator) installed(ctx context.Context) (bool, error) {
 // Close closes the connection.
 func (m *Migrator) Close() error { return m.db.Close() }
 
-// Up applies every pending migration and returns what it applied.
-func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
-	if err := m.prepare(ctx); err != nil {
-		return nil, err
+// locked runs fn while this session holds migrateLock on a connection of its own, which fn gets.
+func (m *Migrator) locked(ctx context.Context, fn func(conn *sql.Conn) error) error {
+	conn, err := m.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
-	res, err := m.provider.Up(ctx)
-	return res, wrapGoose(err)
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, migrateLock); err != nil {
+		return fmt.Errorf("migrate: take the migration lock: %w", err)
+	}
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), migrateUnlock) }()
+	return fn(conn)
 }
 
-// Down rolls back the newest applied migration.
+// Up applies every pending migration, then, in one transaction, every function file whose
+// content changed (every file when a migration was applied), and returns the migrations it
+// applied; FunctionsApplied names the files.
+func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
+	var res []*goose.MigrationResult
+	m.functionsApplied = nil
+	err := m.locked(ctx, func(conn *sql.Conn) error {
+		if err := m.prepare(ctx); err != nil {
+			return err
+		}
+		var err error
+		res, err = m.provider.Up(ctx)
+		if err != nil {
+			return wrapGoose(err)
+		}
+		files, err := pendingFunctions(ctx, conn, len(res) > 0)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		if err := applyFunctions(ctx, conn, files); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		for _, f := range files {
+			m.functionsApplied = append(m.functionsApplied, f.Name)
+		}
+		return nil
+	})
+	return res, err
+}
+
+// FunctionsApplied names the function files the last Up applied, in order.
+func (m *Migrator) FunctionsApplied() []string { return m.functionsApplied }
+
+// Down rolls back the newest applied migration and forgets which function files were applied, so
+// the next Up applies them all again (a rolled-back table takes the functions that use it along).
 func (m *Migrator) Down(ctx context.Context) (*goose.MigrationResult, error) {
-	if err := m.prepare(ctx); err != nil {
-		return nil, err
-	}
-	res, err := m.provider.Down(ctx)
-	return res, wrapGoose(err)
+	var res *goose.MigrationResult
+	err := m.locked(ctx, func(conn *sql.Conn) error {
+		if err := m.prepare(ctx); err != nil {
+			return err
+		}
+		var err error
+		res, err = m.provider.Down(ctx)
+		if err != nil {
+			return wrapGoose(err)
+		}
+		_, err = conn.ExecContext(ctx, `DO $$ BEGIN
+			IF pg_catalog.to_regclass('jobq.function_files') IS NOT NULL THEN DELETE FROM jobq.function_files; END IF;
+		END $$`)
+		return err
+	})
+	return res, err
 }
 
 // Status lists every migration with whether it is applied. It changes nothing: on a database
@@ -259,7 +310,42 @@ func (m *Migrator) WritePending(ctx context.Context, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "INSERT INTO %s (version_id, is_applied) VALUES (%d, true);\n\n", VersionTable, s.Source.Version)
 		n++
 	}
+	files, err := m.pendingFunctions(ctx, n > 0)
+	if err != nil {
+		return n, err
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(w, "-- jobq function files (sql/functions/), applied after the migrations\n%s\n", functionsPrologue)
+	}
+	for _, f := range files {
+		fmt.Fprintf(w, "-- jobq function file %s\n%s\n", f.Name, f.Body)
+		fmt.Fprintf(w, "INSERT INTO jobq.function_files AS f (name, checksum) VALUES ('%s', '%s')\n"+
+			"    ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now();\n\n", f.Name, f.Checksum)
+	}
 	return n, nil
+}
+
+// PendingFunctions returns the function files Up would apply now: every file when a migration is
+// pending, else the files whose content differs from what jobq.function_files records. It changes
+// nothing.
+func (m *Migrator) PendingFunctions(ctx context.Context) ([]FunctionFile, error) {
+	st, err := m.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	migrationsPending := false
+	for _, s := range st {
+		migrationsPending = migrationsPending || s.State == goose.StatePending
+	}
+	return m.pendingFunctions(ctx, migrationsPending)
+}
+
+func (m *Migrator) pendingFunctions(ctx context.Context, all bool) ([]FunctionFile, error) {
+	files, err := pendingFunctions(ctx, m.db, all)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return files, nil
 }
 
 // writeUpSection copies the lines between "-- +goose Up" and "-- +goose Down", dropping the
@@ -306,15 +392,22 @@ func LatestVersion() (int64, error) {
 	return latest, nil
 }
 
-// ErrSchemaTooNew is returned by CheckVersion when the database holds migrations newer than this
-// binary knows: running against it could break the engine's expectations.
-var ErrSchemaTooNew = errors.New("the jobq schema is newer than this binary")
+// ErrSchemaTooNew is returned by CheckVersion when the database holds a breaking change newer than
+// this binary knows (a row of jobq.breaking_changes above LatestVersion): running against it could
+// break the engine's expectations.
+var ErrSchemaTooNew = errors.New("the jobq schema holds a breaking change newer than this binary")
 
 // ErrSchemaBehind is returned by CheckVersion when migrations are pending.
 var ErrSchemaBehind = errors.New("the jobq schema is behind this binary; run jobq migrate up")
 
-// CheckVersion compares the database's applied jobq version with LatestVersion. It needs only
-// SELECT on the version table, so runtime roles can call it.
+// CheckVersion tells whether a binary may run against the database, by the compatibility rule of
+// docs/upgrading.md: a database behind the binary (a migration it embeds is not applied) is
+// refused with ErrSchemaBehind; a database ahead of it is accepted unless it holds a breaking
+// change (jobq.breaking_changes) newer than the binary, which is refused with ErrSchemaTooNew; so
+// a rolling deploy keeps the old runners serving across every compatible upgrade. Function files
+// (sql/functions/) never break a caller: a signature they remove or change comes with a breaking
+// migration. It returns the applied version and needs only SELECT on the version table and
+// jobq.breaking_changes, so runtime roles can call it.
 func CheckVersion(ctx context.Context, q jobq.DB) (applied int64, err error) {
 	latest, err := LatestVersion()
 	if err != nil {
@@ -324,11 +417,19 @@ func CheckVersion(ctx context.Context, q jobq.DB) (applied int64, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", VersionTable, err)
 	}
-	switch {
-	case applied > latest:
-		return applied, fmt.Errorf("%w: database at %d, binary knows %d", ErrSchemaTooNew, applied, latest)
-	case applied < latest:
+	if applied < latest {
 		return applied, fmt.Errorf("%w: database at %d, binary expects %d", ErrSchemaBehind, applied, latest)
+	}
+	if applied == latest {
+		return applied, nil
+	}
+	var breaking int64
+	err = q.QueryRow(ctx, `SELECT coalesce(max(b.version), 0) FROM jobq.breaking_changes b WHERE b.version > $1`, latest).Scan(&breaking)
+	if err != nil {
+		return applied, fmt.Errorf("read jobq.breaking_changes: %w", err)
+	}
+	if breaking > 0 {
+		return applied, fmt.Errorf("%w: database at %d holds breaking change %d, binary knows %d", ErrSchemaTooNew, applied, breaking, latest)
 	}
 	return applied, nil
 }

@@ -229,7 +229,7 @@ func TestCheckVersion(t *testing.T) {
 		require.Equal(t, latest, applied)
 	})
 
-	t.Run("NewerSchemaIsRefused", func(t *testing.T) {
+	t.Run("NewerCompatibleSchemaIsAccepted", func(t *testing.T) {
 		t.Parallel()
 		db := dbtest.New(t)
 		_, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t),
@@ -237,9 +237,33 @@ func TestCheckVersion(t *testing.T) {
 		require.NoError(t, err)
 
 		applied, err := migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
+		require.NoError(t, err, "a newer schema without a breaking change keeps an older binary serving")
+		require.Equal(t, int64(99999), applied)
+	})
+
+	t.Run("NewerSchemaWithABreakingChangeIsRefused", func(t *testing.T) {
+		t.Parallel()
+		db := dbtest.New(t)
+		_, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t), `
+			INSERT INTO jobq.goose_db_version (version_id, is_applied) VALUES (99998, true), (99999, true);
+			INSERT INTO jobq.breaking_changes (version, description) VALUES (99998, 'pgtap: claim_job returns a new row type')`)
+		require.NoError(t, err)
+
+		applied, err := migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
 		require.ErrorIs(t, err, migrate.ErrSchemaTooNew)
 		require.NotErrorIs(t, err, migrate.ErrSchemaBehind)
+		require.ErrorContains(t, err, "breaking change 99998")
 		require.Equal(t, int64(99999), applied)
+	})
+
+	t.Run("ABreakingChangeTheBinaryKnowsIsAccepted", func(t *testing.T) {
+		t.Parallel()
+		db := dbtest.New(t)
+		_, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t),
+			"INSERT INTO jobq.breaking_changes (version, description) VALUES ($1, 'pgtap: an old break')", latest)
+		require.NoError(t, err)
+		_, err = migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
+		require.NoError(t, err)
 	})
 
 	t.Run("SchemaBehindIsRefused", func(t *testing.T) {

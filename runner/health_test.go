@@ -62,15 +62,27 @@ func TestReadyz(t *testing.T) {
 		code, _ = probe(t, srv, "/readyz")
 		require.Equal(t, 200, code)
 	})
-	t.Run("SchemaTooNew", func(t *testing.T) {
+	// A rolling deploy: this runner is the old one, and a newer binary migrated the database.
+	t.Run("NewerCompatibleSchemaKeepsTheOldRunnerReady", func(t *testing.T) {
 		_, err := b.admin.Exec(ctx, `INSERT INTO jobq.goose_db_version (version_id, is_applied) VALUES (99999, true)`)
+		require.NoError(t, err)
+		code, body := probe(t, srv, "/readyz")
+		require.Equal(t, 200, code, "a newer schema without a breaking change keeps the runner serving: %v", body)
+		_, err = b.admin.Exec(ctx, `DELETE FROM jobq.goose_db_version WHERE version_id = 99999`)
+		require.NoError(t, err)
+	})
+	t.Run("SchemaWithANewerBreakingChange", func(t *testing.T) {
+		_, err := b.admin.Exec(ctx, `INSERT INTO jobq.goose_db_version (version_id, is_applied) VALUES (99999, true);
+			INSERT INTO jobq.breaking_changes (version, description) VALUES (99999, 'test: a signature the runner calls changed')`)
 		require.NoError(t, err)
 		code, body := probe(t, srv, "/readyz")
 		require.Equal(t, 503, code)
 		require.Equal(t, "WORKER.SCHEMA_MISSING", body["code"])
-		require.Contains(t, body["error"], "newer")
-		_, err = b.admin.Exec(ctx, `DELETE FROM jobq.goose_db_version WHERE version_id = 99999`)
+		require.Contains(t, body["error"], "breaking change 99999")
+		_, err = b.admin.Exec(ctx, `DELETE FROM jobq.breaking_changes WHERE version = 99999; DELETE FROM jobq.goose_db_version WHERE version_id = 99999`)
 		require.NoError(t, err)
+		code, _ = probe(t, srv, "/readyz")
+		require.Equal(t, 200, code)
 	})
 	t.Run("SchemaDropped", func(t *testing.T) {
 		_, err := b.admin.Exec(ctx, `DROP SCHEMA jobq CASCADE`)

@@ -99,20 +99,28 @@ Two installers at once are safe: goose holds an advisory lock for the whole run.
 
 	switch {
 	case verb == "up" && *dryRun:
+		files, err := m.PendingFunctions(ctx)
+		if err != nil {
+			return err
+		}
 		n, err := m.WritePending(ctx, stdout)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "jobq migrate: %d pending migration(s) printed, nothing applied\n", n)
+		fmt.Fprintf(stderr, "jobq migrate: %d function file(s) printed\n", len(files))
 	case verb == "up":
 		res, err := m.Up(ctx)
 		for _, r := range res {
 			fmt.Fprintf(stdout, "applied %s (%s)\n", r.Source.Path, r.Duration.Round(1e6))
 		}
+		for _, f := range m.FunctionsApplied() {
+			fmt.Fprintf(stdout, "applied functions/%s\n", f)
+		}
 		if err != nil {
 			return err
 		}
-		if len(res) == 0 {
+		if len(res) == 0 && len(m.FunctionsApplied()) == 0 {
 			fmt.Fprintln(stdout, "jobq migrate: already up to date")
 		}
 	case verb == "down":

@@ -17,6 +17,16 @@ import (
 	jobqsql "github.com/jobqdev/jobq/sql"
 )
 
+// functionFiles are the embedded function file names in the order they are applied.
+func functionFiles(t *testing.T) []string {
+	t.Helper()
+	names, err := fs.Glob(jobqsql.Functions, "*.sql")
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	sort.Strings(names)
+	return names
+}
+
 // migrationFiles are the embedded migration file names in version order.
 func migrationFiles(t *testing.T) []string {
 	t.Helper()
@@ -117,7 +127,11 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 			require.Equal(t, "applied", f[0], "line %q", line)
 			applied = append(applied, f[1])
 		}
-		require.Equal(t, migrationFiles(t), applied)
+		want := migrationFiles(t)
+		for _, f := range functionFiles(t) {
+			want = append(want, "functions/"+f)
+		}
+		require.Equal(t, want, applied, "every migration, then every function file")
 	})
 
 	t.Run("SchemaIsOwnedByTheMigratorAtTheLatestVersion", func(t *testing.T) {
@@ -187,7 +201,7 @@ func TestMigrateUpDryRun(t *testing.T) {
 	code, printed, stderr := runCLI(t, "migrate", "up", "--dry-run", "--database-url", migratorURL)
 	require.Equal(t, 0, code, "stderr:\n%s", stderr)
 	require.Contains(t, printed, "CREATE TABLE jobq.jobs")
-	require.Contains(t, printed, "CREATE FUNCTION jobq.claim_job")
+	require.Contains(t, printed, "CREATE OR REPLACE FUNCTION jobq.claim_job")
 	require.NotContains(t, printed, "+goose", "goose annotations are dropped")
 	files := migrationFiles(t)
 	var headers, inserts int

@@ -3193,6 +3193,16 @@ ALTER TABLE jobq.audit_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE jobq.breaking_changes (
+    version bigint NOT NULL,
+    description text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE jobq.breaking_changes OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.breaking_changes IS 'Migrations that break older runners: a runner refuses a database holding one newer than it knows.';
+
 CREATE TABLE jobq.error_codes (
     code text NOT NULL,
     sqlstate text NOT NULL,
@@ -3205,6 +3215,17 @@ CREATE TABLE jobq.error_codes (
 ALTER TABLE jobq.error_codes OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.error_codes IS 'Catalogue of the errors jobq raises: code in the message, SQLSTATE, meaning and hint.';
+
+CREATE TABLE jobq.function_files (
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT function_files_checksum_check CHECK ((checksum ~ '^[0-9a-f]{64}$'::text))
+);
+
+ALTER TABLE jobq.function_files OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.function_files IS 'The files of sql/functions/ applied by jobq migrate up, with the sha256 of the content applied.';
 
 CREATE TABLE jobq.goose_db_version (
     id integer NOT NULL,
@@ -3311,11 +3332,17 @@ COMMENT ON TABLE jobq.workers IS 'Registered runners: node, pid, queues, concurr
 ALTER TABLE ONLY jobq.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY jobq.breaking_changes
+    ADD CONSTRAINT breaking_changes_pkey PRIMARY KEY (version);
+
 ALTER TABLE ONLY jobq.error_codes
     ADD CONSTRAINT error_codes_pkey PRIMARY KEY (code);
 
 ALTER TABLE ONLY jobq.error_codes
     ADD CONSTRAINT error_codes_sqlstate_key UNIQUE (sqlstate);
+
+ALTER TABLE ONLY jobq.function_files
+    ADD CONSTRAINT function_files_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY jobq.goose_db_version
     ADD CONSTRAINT goose_db_version_pkey PRIMARY KEY (id);
@@ -3716,10 +3743,18 @@ GRANT INSERT ON TABLE jobq.audit_log TO jobq_app_gate;
 
 GRANT USAGE ON SEQUENCE jobq.audit_log_id_seq TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.breaking_changes TO worker_runtime;
+GRANT SELECT ON TABLE jobq.breaking_changes TO jobq_app;
+GRANT SELECT ON TABLE jobq.breaking_changes TO jobq_operator;
+
 GRANT SELECT ON TABLE jobq.error_codes TO worker_runtime;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_app;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_operator;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_app_gate;
+
+GRANT SELECT ON TABLE jobq.function_files TO worker_runtime;
+GRANT SELECT ON TABLE jobq.function_files TO jobq_app;
+GRANT SELECT ON TABLE jobq.function_files TO jobq_operator;
 
 GRANT SELECT ON TABLE jobq.goose_db_version TO worker_runtime;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_app;

@@ -1,66 +1,11 @@
--- jobq schema step 12: schedules. A schedule enqueues its (system) task once per cron slot.
--- Cron only wakes; the database decides (seed 001): the slot key (schedule, slot_at) is the
--- primary key of jobq.schedule_runs, so however many runners tick at once, a slot gets exactly
--- one job — or one row saying why it was skipped.
+-- jobq engine, schedules: Schedules: declaring them and enqueueing their due slots.
 --
--- Missed slots after downtime: slots within the schedule's backfill_window of now run (all of
--- them, or only the latest: backfill = 'latest'); older ones are recorded as skipped (reason
--- late) and never run (seed 002 SCHEDULER_SKIP_LATE_RUNS_AFTER_SECONDS).
--- Concurrency policy, when a slot comes while the previous slot's job is still live:
---   allow    run it anyway;
---   forbid   skip the slot (reason forbid);
---   replace  cancel the previous job (reason replaced) and run the new one.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
--- +goose Up
 
-CREATE TABLE jobq.schedules (
-    name               text PRIMARY KEY CHECK (name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' AND length(name) <= 100),
-    cron               text NOT NULL,
-    fields             jobq.cron_fields NOT NULL,
-    timezone           text NOT NULL DEFAULT 'UTC',
-    task               text NOT NULL REFERENCES jobq.tasks (name),
-    payload            jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(payload) = 'object'),
-    slot_key           text DEFAULT 'slotAt' CHECK (slot_key <> ''),
-    queue              text CHECK (queue <> ''),
-    priority           smallint,
-    max_attempts       integer CHECK (max_attempts >= 1),
-    concurrency_policy text NOT NULL DEFAULT 'allow' CHECK (concurrency_policy IN ('allow', 'forbid', 'replace')),
-    backfill_window    interval NOT NULL DEFAULT '15 minutes' CHECK (backfill_window >= interval '0'),
-    backfill           text NOT NULL DEFAULT 'all' CHECK (backfill IN ('all', 'latest')),
-    jitter             interval NOT NULL DEFAULT '0' CHECK (jitter >= interval '0'),
-    enabled            boolean NOT NULL DEFAULT true,
-    next_slot_at       timestamptz,
-    last_slot_at       timestamptz,
-    last_job_id        bigint,
-    created_at         timestamptz NOT NULL DEFAULT now(),
-    updated_at         timestamptz NOT NULL DEFAULT now()
-);
-COMMENT ON TABLE jobq.schedules IS 'Cron schedules: one job of task per slot. Written by jobq.schedule / jobq.unschedule; advanced by jobq.maintain.';
-CREATE INDEX schedules_due_idx ON jobq.schedules (next_slot_at) WHERE enabled;
-
-CREATE TABLE jobq.schedule_runs (
-    schedule   text NOT NULL REFERENCES jobq.schedules (name) ON DELETE CASCADE,
-    slot_at    timestamptz NOT NULL,
-    outcome    text NOT NULL CHECK (outcome IN ('enqueued', 'skipped')),
-    reason     text CHECK (reason IN ('late', 'forbid', 'superseded', 'error')),
-    job_id     bigint,
-    detail     jsonb NOT NULL DEFAULT '{}',
-    created_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (schedule, slot_at)
-);
-COMMENT ON TABLE jobq.schedule_runs IS 'One row per handled slot of a schedule: the job it enqueued, or why it was skipped. The primary key makes a slot run once.';
-CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (created_at);
-
-GRANT SELECT ON jobq.schedules, jobq.schedule_runs TO jobq_operator, worker_runtime;
-
-INSERT INTO jobq.error_codes (code, sqlstate, meaning, hint) VALUES
-    ('JOB.UNKNOWN_SCHEDULE', 'JQ603', 'No schedule has this name.', 'SELECT name FROM jobq.schedules lists them.');
-
--- Declares or updates a schedule; idempotent (runners sync their code-declared schedules with it
--- at start-up). A new schedule, or a changed cron or time zone, starts from the first slot after
--- now(); otherwise the schedule keeps its place. Returns the next slot.
--- +goose StatementBegin
-CREATE FUNCTION jobq.schedule(
+CREATE OR REPLACE FUNCTION jobq.schedule(
     name               text,
     cron               text,
     task               text,
@@ -115,9 +60,15 @@ BEGIN
        OR schedule.jitter IS NULL OR schedule.jitter < interval '0' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'backfill_window and jitter must be zero or positive');
     END IF;
+    PERFORM jobq._check_interval('backfill_window', schedule.backfill_window, jobq._limit_interval('backfill_window'), true);
+    PERFORM jobq._check_interval('jitter', schedule.jitter, jobq._limit_interval('jitter'), true);
     IF schedule.max_attempts < 1 THEN
         PERFORM jobq._raise('JOB.MAX_ATTEMPTS_INVALID', format('max_attempts is %s; it must be at least 1', schedule.max_attempts));
     END IF;
+    PERFORM jobq._check_int('max_attempts', schedule.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+    PERFORM jobq._check_text('slot_key', schedule.slot_key, jobq._limit('slot_key')::integer);
+    PERFORM jobq._check_text('queue', schedule.queue, jobq._limit('queue')::integer);
+    PERFORM jobq._check_payload('payload', schedule.payload);
     IF schedule.slot_key = '' OR schedule.queue = '' OR schedule.priority NOT BETWEEN -32768 AND 32767
        OR schedule.enabled IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -164,18 +115,13 @@ BEGIN
     RETURN (SELECT s.next_slot_at FROM jobq.schedules s WHERE s.name = schedule.name);
 END
 $$;
--- +goose StatementEnd
-COMMENT ON FUNCTION jobq.schedule(text, text, text, jsonb, text, text, interval, text, interval, text, text, integer, integer, boolean) IS
-    'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone '
-    '(default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: '
-    'nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). '
-    'Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: '
-    'JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, '
-    'JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID.';
+COMMENT ON FUNCTION jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean) IS
+    'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
+REVOKE ALL ON FUNCTION jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean) TO worker_runtime, jobq_operator;
 
 -- Removes a schedule and its run records. Audited.
--- +goose StatementBegin
-CREATE FUNCTION jobq.unschedule(name text)
+CREATE OR REPLACE FUNCTION jobq.unschedule(name text)
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
@@ -194,22 +140,25 @@ BEGIN
     VALUES ('unschedule', jsonb_build_object('schedule', unschedule.name) || v_row);
 END
 $$;
--- +goose StatementEnd
 COMMENT ON FUNCTION jobq.unschedule(text) IS
-    'Removes schedule name and its run records; its jobs already enqueued stay. Audited. Caller: operators. '
-    'Errors: JOB.UNKNOWN_SCHEDULE.';
+    'Removes schedule name and its run records; its jobs already enqueued stay. Audited. Caller: operators. Errors: JOB.UNKNOWN_SCHEDULE.';
+REVOKE ALL ON FUNCTION jobq.unschedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.unschedule(text) TO jobq_operator;
 
 -- Handles the slots of one schedule from its next_slot_at up to p_now (at most p_max_slots),
--- applying backfill and concurrency policy. The caller holds the schedule's row lock.
--- +goose StatementBegin
-CREATE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamptz, p_max_slots integer)
+-- applying backfill and concurrency policy. The caller holds the schedule's row lock. The slots are
+-- instants (jobq._cron_next): a window that begins or ends inside a repeated or skipped local
+-- hour holds every slot of that stretch of real time.
+CREATE OR REPLACE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamptz, p_max_slots integer)
 RETURNS TABLE (slot_at timestamptz, outcome text, reason text, job_id bigint)
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_window_start constant timestamptz := p_now - p_s.backfill_window;
+    -- Safe for any stored window: never before the range cron evaluates (nor an overflow).
+    v_window_start constant timestamptz := greatest(p_now - least(p_s.backfill_window, interval '1000 years'),
+                                                    '1970-01-01 00:00:00.000001+00'::timestamptz);
     v_slot timestamptz := p_s.next_slot_at;
     v_slots timestamptz[] := '{}'::timestamptz[];
     v_first_in_window timestamptz;
@@ -291,17 +240,15 @@ BEGIN
     WHERE s.name = p_s.name;
 END
 $$;
--- +goose StatementEnd
-COMMENT ON FUNCTION jobq._run_schedule(jobq.schedules, timestamptz, integer) IS
-    'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, '
-    'concurrency policy, one job per slot with job key schedule:<name>:<slot>. Returns one row per slot handled.';
+COMMENT ON FUNCTION jobq._run_schedule(jobq.schedules,timestamp with time zone,integer) IS
+    'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy, one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
+REVOKE ALL ON FUNCTION jobq._run_schedule(jobq.schedules,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Enqueues the due slots of every schedule at time p_now; schedules another caller is handling
 -- are skipped (SKIP LOCKED), so many callers at once never double a slot. A schedule whose jobs
 -- the engine refuses (its task changed under it) does not stop the others: its due slots are
 -- recorded as skipped (reason error, with the message) and it moves on to its next slot.
--- +goose StatementBegin
-CREATE FUNCTION jobq._enqueue_due_slots(p_now timestamptz, p_max_schedules integer DEFAULT 100)
+CREATE OR REPLACE FUNCTION jobq._enqueue_due_slots(p_now timestamptz, p_max_schedules integer DEFAULT 100)
 RETURNS TABLE (schedule text, slot_at timestamptz, outcome text, reason text, job_id bigint)
 LANGUAGE plpgsql
 VOLATILE
@@ -310,6 +257,7 @@ AS $$
 DECLARE
     v_s jobq.schedules;
     v_message text;
+    v_next timestamptz;
 BEGIN
     FOR v_s IN
         SELECT * FROM jobq.schedules s
@@ -325,30 +273,20 @@ BEGIN
             INSERT INTO jobq.schedule_runs AS r (schedule, slot_at, outcome, reason, detail)
             VALUES (v_s.name, v_s.next_slot_at, 'skipped', 'error', jsonb_build_object('error', v_message))
             ON CONFLICT DO NOTHING;
-            UPDATE jobq.schedules AS s
-            SET next_slot_at = jobq._cron_next(v_s.fields, p_now, v_s.timezone), updated_at = now()
-            WHERE s.name = v_s.name;
+            -- The next slot after now; a schedule whose zone the tz database no longer knows stops
+            -- (next_slot_at NULL, until jobq.schedule declares it again) instead of stopping maintain.
+            BEGIN
+                v_next := jobq._cron_next(v_s.fields, p_now, v_s.timezone);
+            EXCEPTION WHEN OTHERS THEN
+                v_next := NULL;
+            END;
+            UPDATE jobq.schedules AS s SET next_slot_at = v_next, updated_at = now() WHERE s.name = v_s.name;
             schedule := v_s.name; slot_at := v_s.next_slot_at; outcome := 'skipped'; reason := 'error'; job_id := NULL;
             RETURN NEXT;
         END;
     END LOOP;
 END
 $$;
--- +goose StatementEnd
-COMMENT ON FUNCTION jobq._enqueue_due_slots(timestamptz, integer) IS
-    'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); '
-    'a schedule whose job the engine refuses is skipped (reason error) without stopping the others.';
-
-GRANT EXECUTE ON FUNCTION
-    jobq.schedule(text, text, text, jsonb, text, text, interval, text, interval, text, text, integer, integer, boolean)
-TO worker_runtime, jobq_operator;
-GRANT EXECUTE ON FUNCTION jobq.unschedule(text) TO jobq_operator;
-
--- +goose Down
-DROP FUNCTION jobq._enqueue_due_slots(timestamptz, integer);
-DROP FUNCTION jobq._run_schedule(jobq.schedules, timestamptz, integer);
-DROP FUNCTION jobq.unschedule(text);
-DROP FUNCTION jobq.schedule(text, text, text, jsonb, text, text, interval, text, interval, text, text, integer, integer, boolean);
-DELETE FROM jobq.error_codes WHERE sqlstate = 'JQ603';
-DROP TABLE jobq.schedule_runs;
-DROP TABLE jobq.schedules;
+COMMENT ON FUNCTION jobq._enqueue_due_slots(timestamp with time zone,integer) IS
+    'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
+REVOKE ALL ON FUNCTION jobq._enqueue_due_slots(timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

@@ -1,0 +1,432 @@
+-- jobq engine, helpers: Private helpers every area uses: errors, settings, limits and bounds checks, saturating time arithmetic, backoff, the wake-up.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+-- Raises the catalogued error p_code with p_detail appended to its message.
+-- Callers: every jobq function that refuses input. Locks nothing. Never returns.
+CREATE OR REPLACE FUNCTION jobq._raise(p_code text, p_detail text)
+RETURNS void
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_error jobq.error_codes;
+BEGIN
+    SELECT * INTO v_error FROM jobq.error_codes e WHERE e.code = p_code;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'jobq internal error: % is not in jobq.error_codes', p_code;
+    END IF;
+    RAISE EXCEPTION USING
+        ERRCODE = v_error.sqlstate,
+        MESSAGE = v_error.code || ': ' || p_detail,
+        HINT = v_error.hint;
+END
+$$;
+COMMENT ON FUNCTION jobq._raise(text,text) IS
+    'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
+REVOKE ALL ON FUNCTION jobq._raise(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._raise(text,text) TO jobq_app_gate;
+
+-- Reads an interval setting. Callers: fail_jobs, rescue_expired, prune_history.
+CREATE OR REPLACE FUNCTION jobq._setting_interval(p_name text)
+RETURNS interval
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT s.value::interval FROM jobq.settings s WHERE s.name = p_name AND s.kind = 'interval'
+$$;
+COMMENT ON FUNCTION jobq._setting_interval(text) IS
+    'Private. The value of interval setting p_name from jobq.settings, NULL when there is none.';
+REVOKE ALL ON FUNCTION jobq._setting_interval(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The settings a runner applies, as one JSON object {name: value}.
+CREATE OR REPLACE FUNCTION jobq._settings_json()
+RETURNS jsonb
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(jsonb_object_agg(s.name, s.value), '{}') FROM jobq.settings s
+$$;
+COMMENT ON FUNCTION jobq._settings_json() IS
+    'Private. Every setting as {name: value}.';
+REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The numeric limits of the API, by name: text lengths in characters, counts, integer ranges.
+CREATE OR REPLACE FUNCTION jobq._limit(p_name text)
+RETURNS bigint
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE p_name
+        WHEN 'task'              THEN 100         -- characters (the task name rule)
+        WHEN 'queue'             THEN 200         -- characters; indexed (jobs_claim_idx)
+        WHEN 'job_key'           THEN 500         -- characters; indexed (jobs_job_key_idx)
+        WHEN 'worker_id'         THEN 200         -- characters; indexed (workers_pkey, jobs_locked_by_idx)
+        WHEN 'node'              THEN 200         -- characters
+        WHEN 'version'           THEN 200         -- characters
+        WHEN 'error_code'        THEN 200         -- characters
+        WHEN 'error'             THEN 10000       -- characters kept of an error text (longer is truncated)
+        WHEN 'slot_key'          THEN 100         -- characters
+        WHEN 'setting_value'     THEN 1000        -- characters
+        WHEN 'max_attempts'      THEN 1000
+        WHEN 'batch'             THEN 10000       -- elements of a batch array; claim_job's max_jobs
+        WHEN 'enqueue_many'      THEN 100000      -- elements of enqueue_many's jobs
+        WHEN 'sweep'             THEN 100000      -- batch_size / max_jobs of rescue_expired, prune_history, requeue_dead
+        WHEN 'queues'            THEN 1000        -- elements of a queue list
+        WHEN 'concurrency'       THEN 10000
+        WHEN 'running'           THEN 1000000
+        WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
+        WHEN 'max_payload_bytes' THEN 268435456   -- highest value of setting max_payload_bytes (256 MiB)
+    END
+$$;
+COMMENT ON FUNCTION jobq._limit(text) IS
+    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, concurrency, running, min_payload_bytes, max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+REVOKE ALL ON FUNCTION jobq._limit(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._limit(text) TO jobq_app_gate;
+
+-- The interval limits of the API, by name.
+CREATE OR REPLACE FUNCTION jobq._limit_interval(p_name text)
+RETURNS interval
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE p_name
+        WHEN 'lease'             THEN interval '1 day'       -- claim_job, heartbeat(_jobs), setting default_lease
+        WHEN 'ttl'               THEN interval '1 day'       -- acquire_leadership, runner interval settings
+        WHEN 'timeout'           THEN interval '7 days'
+        WHEN 'backoff'           THEN interval '30 days'     -- backoff_base, backoff_max
+        WHEN 'delay'             THEN interval '365 days'    -- snooze delay, fail retry_in
+        WHEN 'backfill_window'   THEN interval '7 days'
+        WHEN 'jitter'            THEN interval '1 day'
+        WHEN 'history_retention' THEN interval '3650 days'
+    END
+$$;
+COMMENT ON FUNCTION jobq._limit_interval(text) IS
+    'Private. The largest interval p_name accepts (lease, ttl, timeout, backoff, delay, backfill_window, jitter, history_retention), NULL for an unknown name. Immutable.';
+REVOKE ALL ON FUNCTION jobq._limit_interval(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._limit_interval(text) TO jobq_app_gate;
+
+-- Timestamps an API argument may take: finite, from 1970 to the end of year 9999 (UTC).
+CREATE OR REPLACE FUNCTION jobq._ts_in_range(p_value timestamptz)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_value >= '1970-01-01 00:00:00+00'::timestamptz AND p_value < '10000-01-01 00:00:00+00'::timestamptz
+$$;
+COMMENT ON FUNCTION jobq._ts_in_range(timestamp with time zone) IS
+    'Private. Whether p_value is a timestamp the API accepts: from 1970-01-01 00:00 UTC to 9999-12-31 23:59:59.999999 UTC (infinity and -infinity are outside). NULL for NULL.';
+REVOKE ALL ON FUNCTION jobq._ts_in_range(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._ts_in_range(timestamp with time zone) TO jobq_app_gate;
+
+-- p_ts + p_delta, saturating: +-infinity instead of "timestamp out of range", for any storable
+-- values. Each part of the interval (months, then days, then time) is applied in turn by
+-- PostgreSQL, so each partial sum is checked too; the test compares epochs as doubles, with
+-- margins far wider than their rounding.
+CREATE OR REPLACE FUNCTION jobq._ts_add(p_ts timestamptz, p_delta interval)
+RETURNS timestamptz
+LANGUAGE sql
+STABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN p_ts IS NULL OR p_delta IS NULL THEN NULL
+        WHEN NOT pg_catalog.isfinite(p_ts) THEN p_ts
+        WHEN pg_catalog.date_part('epoch', p_ts) + pg_catalog.date_part('epoch', p_delta) NOT BETWEEN -2.1e11 AND 9.2e12
+          OR pg_catalog.date_part('epoch', p_ts) + pg_catalog.date_part('epoch', pg_catalog.date_trunc('month', p_delta))
+             NOT BETWEEN -2.1e11 AND 9.2e12
+          OR pg_catalog.date_part('epoch', p_ts) + pg_catalog.date_part('epoch', pg_catalog.date_trunc('day', p_delta))
+             NOT BETWEEN -2.1e11 AND 9.2e12
+        THEN CASE WHEN pg_catalog.date_part('epoch', p_delta) > 0 THEN 'infinity'::timestamptz ELSE '-infinity'::timestamptz END
+        ELSE p_ts + p_delta
+    END
+$$;
+COMMENT ON FUNCTION jobq._ts_add(timestamp with time zone,interval) IS
+    'Private. p_ts + p_delta, saturating at infinity or -infinity where PostgreSQL would raise "timestamp out of range" (an infinite p_ts stays as it is). Raises nothing; NULL for NULL. Inlined. Callers: claim, rescue, fail, maintain, prune_history.';
+REVOKE ALL ON FUNCTION jobq._ts_add(timestamp with time zone,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._ts_add(timestamp with time zone,interval) TO jobq_app_gate;
+
+-- p_later - p_earlier, saturating at +-200000 years (an interval holds about 292000 years of
+-- microseconds): never "cannot subtract infinite timestamps" nor "interval out of range".
+CREATE OR REPLACE FUNCTION jobq._ts_diff(p_later timestamptz, p_earlier timestamptz)
+RETURNS interval
+LANGUAGE sql
+STABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN p_later IS NULL OR p_earlier IS NULL THEN NULL
+        WHEN p_later = p_earlier THEN interval '0'
+        WHEN NOT pg_catalog.isfinite(p_later) OR NOT pg_catalog.isfinite(p_earlier)
+          OR abs(pg_catalog.date_part('epoch', p_later) - pg_catalog.date_part('epoch', p_earlier)) >= 6.3e12
+        THEN CASE WHEN p_later > p_earlier THEN interval '200000 years' ELSE interval '-200000 years' END
+        ELSE p_later - p_earlier
+    END
+$$;
+COMMENT ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time zone) IS
+    'Private. p_later - p_earlier, saturating at 200000 years either way (infinite timestamps included); 0 for equal ones. Raises nothing; NULL for NULL. Inlined. Caller: jobq.queue_lag.';
+REVOKE ALL ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The payload limit is a setting; payloads of up to 1 KiB (the setting's lowest value) never read it.
+CREATE OR REPLACE FUNCTION jobq._max_payload_bytes()
+RETURNS integer
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'max_payload_bytes'), 1048576)
+$$;
+COMMENT ON FUNCTION jobq._max_payload_bytes() IS
+    'Private. The setting max_payload_bytes (1048576 when the row is missing).';
+REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
+
+-- The checks: each passes NULL (the caller decides what NULL means) and returns its value, or
+-- raises the catalogued error with a message that starts with p_name (e.g. 'job 3: queue').
+CREATE OR REPLACE FUNCTION jobq._check_text(p_name text, p_value text, p_max integer)
+RETURNS text
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF char_length(p_value) > p_max THEN
+        PERFORM jobq._raise('JOB.VALUE_TOO_LONG', format('%s is %s characters long; the limit is %s', p_name, char_length(p_value), p_max));
+    END IF;
+    RETURN p_value;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_text(text,text,integer) IS
+    'Private. Returns p_value when it has at most p_max characters (NULL passes); raises JOB.VALUE_TOO_LONG naming p_name otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_text(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._check_text(text,text,integer) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean DEFAULT false)
+RETURNS interval
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_zero_ok AND p_value < interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('%s %s must be zero or positive', p_name, p_value));
+    ELSIF NOT p_zero_ok AND p_value <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('%s %s is not positive', p_name, p_value));
+    ELSIF p_value > p_max THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s %s is above the limit of %s', p_name, p_value, p_max));
+    END IF;
+    RETURN p_value;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_interval(text,interval,interval,boolean) IS
+    'Private. Returns p_value when it is positive (zero too with p_zero_ok) and at most p_max (NULL passes); raises JOB.LEASE_INVALID (not positive) or JOB.OUT_OF_RANGE (above p_max) naming p_name otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_interval(text,interval,interval,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._check_interval(text,interval,interval,boolean) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text DEFAULT 'JOB.OUT_OF_RANGE')
+RETURNS bigint
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_value < p_min OR p_value > p_max THEN
+        PERFORM jobq._raise(p_code, format('%s %s is outside %s..%s', p_name, p_value, p_min, p_max));
+    END IF;
+    RETURN p_value;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) IS
+    'Private. Returns p_value when it is within p_min..p_max (NULL passes); raises p_code (default JOB.OUT_OF_RANGE; JOB.MAX_ATTEMPTS_INVALID for max_attempts) naming p_name otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._check_timestamp(p_name text, p_value timestamptz)
+RETURNS timestamptz
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT jobq._ts_in_range(p_value) THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s %s is outside 1970-01-01 .. 9999-12-31 (UTC)', p_name, p_value));
+    END IF;
+    RETURN p_value;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) IS
+    'Private. Returns p_value when it is finite and from 1970-01-01 to 9999-12-31 UTC (NULL passes); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer)
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF cardinality(p_value) > p_max THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s has %s elements; the limit is %s', p_name, cardinality(p_value), p_max));
+    END IF;
+    RETURN cardinality(p_value);
+END
+$$;
+COMMENT ON FUNCTION jobq._check_length(text,anyarray,integer) IS
+    'Private. Returns the number of elements of p_value when it is at most p_max (NULL passes, returning NULL); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_length(text,anyarray,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._check_length(text,anyarray,integer) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._check_payload(p_name text, p_value jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF pg_column_size(p_value) > 1024 AND pg_column_size(p_value) > jobq._max_payload_bytes() THEN
+        PERFORM jobq._raise('JOB.PAYLOAD_TOO_LARGE', format('%s is %s bytes; the limit is %s (setting max_payload_bytes)',
+                                                            p_name, pg_column_size(p_value), jobq._max_payload_bytes()));
+    END IF;
+    RETURN p_value;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_payload(text,jsonb) IS
+    'Private. Returns p_value when its jsonb form (pg_column_size) is at most setting max_payload_bytes (NULL passes); raises JOB.PAYLOAD_TOO_LARGE naming p_name otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_payload(text,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._check_payload(text,jsonb) TO jobq_app_gate;
+
+-- The upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(n-1)). Its
+-- arguments are checked; the exponent stops at 100 (2^100 seconds is far beyond any backoff), so
+-- no argument overflows the double arithmetic.
+CREATE OR REPLACE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval)
+RETURNS interval
+LANGUAGE plpgsql
+IMMUTABLE
+PARALLEL SAFE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_exponent integer;
+BEGIN
+    IF p_base IS NULL OR p_max IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- The checks of jobq._check_interval, written out: this function runs as its caller, and
+    -- runtime roles execute no private helper but jobq._raise.
+    IF p_base <= interval '0' OR p_max <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('%s is not positive',
+            CASE WHEN p_base <= interval '0' THEN 'p_base ' || p_base ELSE 'p_max ' || p_max END));
+    ELSIF p_base > interval '30 days' OR p_max > interval '30 days' THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('%s is above the limit of 30 days',
+            CASE WHEN p_base > interval '30 days' THEN 'p_base ' || p_base ELSE 'p_max ' || p_max END));
+    END IF;
+    v_exponent := least(greatest(coalesce(p_attempt, 1), 1) - 1, 100);
+    -- Compared in seconds first: base * 2^(n-1) as an interval overflows long before n is large.
+    IF date_part('epoch', p_base) * power(2::double precision, v_exponent) >= date_part('epoch', p_max) THEN
+        RETURN p_max;
+    END IF;
+    -- A base with a day or month part is normalised first, so a mixed-sign one ('1 mon -29 days')
+    -- cannot overflow its months field.
+    IF date_part('day', p_base) <> 0 OR date_part('month', p_base) <> 0 OR date_part('year', p_base) <> 0 THEN
+        RETURN justify_interval(p_base) * power(2::double precision, v_exponent);
+    END IF;
+    RETURN p_base * power(2::double precision, v_exponent);
+END
+$$;
+COMMENT ON FUNCTION jobq.backoff_ceiling(integer,interval,interval) IS
+    'Upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(p_attempt-1)); an attempt below 1 (or NULL) counts as 1; NULL p_base or p_max gives NULL. Pure; locks nothing. Errors: JOB.LEASE_INVALID (p_base or p_max not positive), JOB.OUT_OF_RANGE (p_base or p_max above 30 days).';
+REVOKE ALL ON FUNCTION jobq.backoff_ceiling(integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.backoff_ceiling(integer,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
+
+-- The retry delay after a failed attempt: the ceiling with "equal jitter", uniformly in
+-- [ceiling/2, ceiling], so retries of many jobs that failed together spread out.
+CREATE OR REPLACE FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval)
+RETURNS interval
+LANGUAGE sql
+VOLATILE
+PARALLEL RESTRICTED
+AS $$
+    SELECT jobq.backoff_ceiling(p_attempt, p_base, p_max) * (0.5 + random() / 2)
+$$;
+COMMENT ON FUNCTION jobq.backoff_delay(integer,interval,interval) IS
+    'Retry delay after attempt p_attempt: backoff_ceiling(...) * (0.5 + random()/2). Callers: fail_jobs, rescue_expired.';
+REVOKE ALL ON FUNCTION jobq.backoff_delay(integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.backoff_delay(integer,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
+
+-- Where a retried job runs again: now plus its backoff, with the stored backoffs (and the
+-- settings) clamped to the backoff limit, saturating.
+CREATE OR REPLACE FUNCTION jobq._retry_at(p_now timestamptz, p_attempt integer, p_base interval, p_max interval)
+RETURNS timestamptz
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT jobq._ts_add(p_now, jobq.backoff_delay(
+        p_attempt,
+        least(greatest(coalesce(p_base, interval '2 seconds'), interval '1 microsecond'), jobq._limit_interval('backoff')),
+        least(greatest(coalesce(p_max, interval '1 hour'), interval '1 microsecond'), jobq._limit_interval('backoff'))))
+$$;
+COMMENT ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) IS
+    'Private. p_now + backoff_delay(p_attempt, p_base, p_max) for any stored values: a NULL base or max counts as 2 seconds or 1 hour, each is clamped to (0, 30 days], and the sum saturates (jobq._ts_add). Raises nothing. Callers: jobq._rescue, jobq.fail_jobs.';
+REVOKE ALL ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Wakes the runners of one queue the way the setting wakeup says. Enqueue (jobq._insert_specs)
+-- reads the setting once per call and does the same; every other place that makes a job due at
+-- once wakes its queue through here: jobq.retry_job, jobq.requeue_dead (both by jobq._revive)
+-- and jobq.snooze_jobs with no delay.
+CREATE OR REPLACE FUNCTION jobq._wake(p_queue text)
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_wakeup text;
+BEGIN
+    IF p_queue IS NULL THEN
+        RETURN;
+    END IF;
+    v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
+    IF v_wakeup <> 'wal' THEN
+        PERFORM pg_catalog.pg_notify('jobq', p_queue);
+    END IF;
+    IF v_wakeup IN ('wal', 'both') THEN
+        PERFORM pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION jobq._wake(text) IS
+    'Private. Wakes the runners of queue p_queue as the setting wakeup says: NOTIFY channel jobq with the queue name (notify, and any value but wal or both), a transactional logical message with prefix jobq and the queue name as content (wal), or both; nothing for a NULL queue. Both take effect only if the transaction commits. Callers: jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs retry_job.';
+REVOKE ALL ON FUNCTION jobq._wake(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._wake(text) TO jobq_app_gate;
+
+-- The history row of a live job that ends now in p_state. A new error replaces the job's last
+-- error together with its code (NULL when none is given); without one, both are kept.
+-- SETOF so the planner inlines it.
+CREATE OR REPLACE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text)
+RETURNS SETOF jobq.job_history
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT p_job.id, p_job.task, p_job.queue, p_job.payload, p_job.store_id, p_job.priority, p_job.run_at,
+           p_state, p_job.attempt, p_job.max_attempts, p_job.job_key, p_job.job_key_mode, p_job.locked_by, p_job.lease_token,
+           p_job.claimed_at, p_job.heartbeat_at, p_job.lease_expires_at, p_job.timeout, p_job.deadline_at,
+           p_job.backoff_base, p_job.backoff_max, p_reason,
+           coalesce(p_error, p_job.last_error),
+           CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
+           p_job.created_at, pg_catalog.now(), pg_catalog.now()
+$$;
+COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text) IS
+    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row.';
+REVOKE ALL ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text) TO jobq_app_gate;

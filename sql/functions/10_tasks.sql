@@ -1,0 +1,251 @@
+-- jobq engine, tasks: The task registry: declaring tasks and checking payloads against their contracts.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+CREATE OR REPLACE FUNCTION jobq.define_task(
+    name           text,
+    scope          text     DEFAULT 'system',
+    payload_schema jsonb    DEFAULT '{}',
+    max_attempts   integer  DEFAULT NULL,
+    queue          text     DEFAULT NULL,
+    priority       integer  DEFAULT NULL,
+    timeout        interval DEFAULT NULL,
+    backoff_base   interval DEFAULT NULL,
+    backoff_max    interval DEFAULT NULL,
+    description    text     DEFAULT '',
+    app_enqueue    boolean  DEFAULT false
+)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_bad text;
+BEGIN
+    IF define_task.name IS NULL OR define_task.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(define_task.name) > 100 THEN
+        PERFORM jobq._raise('JOB.INVALID_TASK_NAME', format('%L is not a kebab-case task name', left(define_task.name, 200)));
+    END IF;
+    IF define_task.scope IS NULL OR define_task.scope NOT IN ('system', 'store') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('scope %L is not system or store', left(define_task.scope, 200)));
+    END IF;
+    IF define_task.app_enqueue IS NULL OR (define_task.app_enqueue AND define_task.scope <> 'system') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            'app_enqueue must be true or false, and true only for a system task (applications enqueue their store''s store tasks anyway)');
+    END IF;
+    IF define_task.payload_schema IS NULL OR jsonb_typeof(define_task.payload_schema) <> 'object' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'payload_schema must be a JSON object of key: type');
+    END IF;
+    SELECT format('payload_schema key %s has type %s; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any',
+                  left(c.key, 200), left(c.value::text, 200))
+    INTO v_bad
+    FROM jsonb_each(define_task.payload_schema) AS c(key, value)
+    WHERE jsonb_typeof(c.value) <> 'string'
+       OR c.value #>> '{}' NOT IN ('string', 'number', 'integer', 'boolean', 'object', 'array', 'uuid', 'date', 'timestamp', 'any')
+       OR rtrim(c.key, '?') = ''
+    LIMIT 1;
+    IF v_bad IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', v_bad);
+    END IF;
+    -- A task's defaults have the domains of the enqueue arguments they stand for (00023).
+    PERFORM jobq._check_int('max_attempts', define_task.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+    PERFORM jobq._check_interval('timeout', define_task.timeout, jobq._limit_interval('timeout'));
+    PERFORM jobq._check_interval('backoff_base', define_task.backoff_base, jobq._limit_interval('backoff'));
+    PERFORM jobq._check_interval('backoff_max', define_task.backoff_max, jobq._limit_interval('backoff'));
+    IF define_task.queue = '' OR define_task.priority NOT BETWEEN -32768 AND 32767 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue must not be empty and priority must fit -32768..32767');
+    END IF;
+    PERFORM jobq._check_text('queue', define_task.queue, jobq._limit('queue')::integer);
+    PERFORM jobq._check_text('description', define_task.description, 2000);
+
+    INSERT INTO jobq.tasks AS t (name, scope, payload_schema, max_attempts, queue, priority, timeout,
+                                 backoff_base, backoff_max, description, app_enqueue)
+    VALUES (define_task.name, define_task.scope, define_task.payload_schema, define_task.max_attempts, define_task.queue,
+            define_task.priority, define_task.timeout, define_task.backoff_base, define_task.backoff_max,
+            coalesce(define_task.description, ''), define_task.app_enqueue)
+    ON CONFLICT ON CONSTRAINT tasks_pkey DO UPDATE SET
+        scope = EXCLUDED.scope, payload_schema = EXCLUDED.payload_schema, max_attempts = EXCLUDED.max_attempts,
+        queue = EXCLUDED.queue, priority = EXCLUDED.priority, timeout = EXCLUDED.timeout,
+        backoff_base = EXCLUDED.backoff_base, backoff_max = EXCLUDED.backoff_max, description = EXCLUDED.description,
+        app_enqueue = EXCLUDED.app_enqueue, updated_at = now()
+    WHERE (t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base, t.backoff_max, t.description,
+           t.app_enqueue)
+          IS DISTINCT FROM
+          (EXCLUDED.scope, EXCLUDED.payload_schema, EXCLUDED.max_attempts, EXCLUDED.queue, EXCLUDED.priority,
+           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description, EXCLUDED.app_enqueue);
+    RETURN define_task.name;
+END
+$$;
+COMMENT ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) IS
+    'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it. Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
+REVOKE ALL ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) TO worker_runtime, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    (SELECT CASE WHEN NOT p_payload ? k.name THEN format('required key %s is missing', k.name)
+                ELSE format('key %s must be %s %s, not %s', k.name,
+                            CASE WHEN c.type IN ('integer', 'object', 'array', 'any') THEN 'an' ELSE 'a' END, c.type,
+                            p_payload -> k.name)
+           END
+    FROM jsonb_each_text(CASE WHEN jsonb_typeof(p_schema) = 'object' THEN p_schema ELSE '{}'::jsonb END) AS c(key, type)
+    CROSS JOIN LATERAL (SELECT rtrim(c.key, '?') AS name, c.key LIKE '%?' AS optional) AS k
+    WHERE (NOT k.optional AND NOT p_payload ? k.name)
+       OR (p_payload ? k.name AND NOT jobq._json_type_ok(p_payload -> k.name, c.type)
+           -- An optional key may be given as null.
+           AND NOT (k.optional AND jsonb_typeof(p_payload -> k.name) = 'null'))
+    ORDER BY c.key
+    LIMIT 1)
+    UNION ALL
+    -- A contract that is no JSON object is a problem itself, not an error.
+    SELECT format('the payload contract is a JSON %s, not an object', jsonb_typeof(p_schema))
+    WHERE jsonb_typeof(p_schema) <> 'object'
+$$;
+COMMENT ON FUNCTION jobq.payload_problem(jsonb,jsonb) IS
+    'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be a date, not 5"), or NULL when it keeps it (or either is NULL). Takes any arguments: a contract that is no JSON object gives "the payload contract is a JSON array, not an object". Pure; callers: enqueue, tests, applications that check before enqueueing.';
+REVOKE ALL ON FUNCTION jobq.payload_problem(jsonb,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.payload_problem(jsonb,jsonb) TO worker_runtime, jobq_app, jobq_operator, jobq_app_gate;
+
+-- Whether JSON value p_value has contract type p_type.
+CREATE OR REPLACE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE p_type
+        WHEN 'any'       THEN true
+        WHEN 'string'    THEN jsonb_typeof(p_value) = 'string'
+        WHEN 'number'    THEN jsonb_typeof(p_value) = 'number'
+        WHEN 'integer'   THEN jsonb_typeof(p_value) = 'number' AND (p_value #>> '{}') ~ '^-?[0-9]+$'
+        WHEN 'boolean'   THEN jsonb_typeof(p_value) = 'boolean'
+        WHEN 'object'    THEN jsonb_typeof(p_value) = 'object'
+        WHEN 'array'     THEN jsonb_typeof(p_value) = 'array'
+        WHEN 'uuid'      THEN jsonb_typeof(p_value) = 'string'
+                              AND (p_value #>> '{}') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+        WHEN 'date'      THEN jsonb_typeof(p_value) = 'string' AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+        WHEN 'timestamp' THEN jsonb_typeof(p_value) = 'string'
+                              AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$'
+        ELSE false
+    END
+$$;
+COMMENT ON FUNCTION jobq._json_type_ok(jsonb,text) IS
+    'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date, timestamp, any).';
+REVOKE ALL ON FUNCTION jobq._json_type_ok(jsonb,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._json_type_ok(jsonb,text) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean)
+RETURNS jobq.job_spec[]
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_uuid constant text := '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+    v_bad record;
+    v_code text;
+    v_detail text;
+BEGIN
+    WITH specs AS (
+        SELECT s.ordinality AS position, btrim(s.task) AS task, coalesce(s.payload, '{}') AS payload, s.store_id
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+    ), contract AS (
+        SELECT t.name AS task, rtrim(c.key, '?') AS key, c.key LIKE '%?' AS optional, c.type
+        FROM jobq.tasks t
+        CROSS JOIN LATERAL jsonb_each_text(t.payload_schema) AS c(key, type)
+        WHERE t.name IN (SELECT DISTINCT s.task FROM specs s)
+    ), broken_contract AS (
+        SELECT DISTINCT s.position
+        FROM specs s
+        JOIN contract k ON k.task = s.task
+        WHERE (NOT k.optional AND NOT s.payload ? k.key)
+           OR (s.payload ? k.key
+               AND NOT jobq._json_type_ok(s.payload -> k.key, k.type)
+               AND NOT (k.optional AND jsonb_typeof(s.payload -> k.key) = 'null'))
+    )
+    SELECT s.position, s.task, s.store_id, s.payload, t.name AS known, t.scope,
+           CASE WHEN t.name IS NOT NULL THEN jobq.payload_problem(t.payload_schema, s.payload) END AS problem
+    INTO v_bad
+    FROM specs s
+    LEFT JOIN jobq.tasks t ON t.name = s.task
+    WHERE t.name IS NULL
+       OR s.position IN (SELECT b.position FROM broken_contract b)
+       OR (t.scope = 'system' AND s.store_id IS NOT NULL)
+       OR (t.scope = 'store' AND s.store_id IS NULL AND NOT coalesce(s.payload ->> 'storeId' ~* v_uuid, false))
+       OR (t.scope = 'store' AND s.store_id IS NOT NULL AND s.payload ? 'storeId'
+           AND (s.payload ->> 'storeId') IS DISTINCT FROM s.store_id::text
+           AND (CASE WHEN s.payload ->> 'storeId' ~* v_uuid THEN (s.payload ->> 'storeId')::uuid END) IS DISTINCT FROM s.store_id)
+    ORDER BY s.position
+    LIMIT 1;
+
+    IF FOUND THEN
+        IF v_bad.known IS NULL THEN
+            v_code := 'JOB.UNKNOWN_TASK';
+            v_detail := format('task %L is not declared', v_bad.task);
+        ELSIF v_bad.problem IS NOT NULL THEN
+            v_code := 'JOB.PAYLOAD_INVALID';
+            v_detail := format('task %s: %s', v_bad.task, v_bad.problem);
+        ELSIF v_bad.scope = 'system' THEN
+            v_code := 'JOB.STORE_NOT_ALLOWED';
+            v_detail := format('task %s is a system task; it got store %s', v_bad.task, v_bad.store_id);
+        ELSIF v_bad.store_id IS NULL THEN
+            v_code := 'JOB.STORE_REQUIRED';
+            v_detail := format('task %s is store-scoped; pass store_id or a storeId in the payload', v_bad.task);
+        ELSE
+            v_code := 'JOB.PAYLOAD_INVALID';
+            v_detail := format('task %s: payload storeId %s differs from store_id %s', v_bad.task, v_bad.payload ->> 'storeId', v_bad.store_id);
+        END IF;
+        PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.position, v_detail) ELSE v_detail END);
+    END IF;
+
+    RETURN ARRAY(
+        SELECT ROW(s.task, s.payload, coalesce(s.queue, t.queue), s.run_at, coalesce(s.priority, t.priority),
+                   coalesce(s.max_attempts, t.max_attempts), s.job_key, s.job_key_mode,
+                   CASE WHEN t.scope = 'store' THEN coalesce(s.store_id, (s.payload ->> 'storeId')::uuid) END,
+                   coalesce(s.timeout, t.timeout), coalesce(s.backoff_base, t.backoff_base),
+                   coalesce(s.backoff_max, t.backoff_max))::jobq.job_spec
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        JOIN jobq.tasks t ON t.name = btrim(s.task)
+        ORDER BY s.ordinality);
+END
+$$;
+COMMENT ON FUNCTION jobq._resolve_tasks(jobq.job_spec[],boolean) IS
+    'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), set-based, and returns the specs with the task''s defaults and store id filled in, in input order.';
+REVOKE ALL ON FUNCTION jobq._resolve_tasks(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._resolve_tasks(jobq.job_spec[],boolean) TO jobq_app_gate;
+
+-- The row a spec that takes the fast path becomes: the task's defaults, then the global ones
+-- (what _resolve_tasks and then _insert_specs apply). p_default_attempts is the setting
+-- default_max_attempts. Inlined.
+CREATE OR REPLACE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer)
+RETURNS jobq.job_spec
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ROW(pg_catalog.btrim(p_spec.task),
+               coalesce(p_spec.payload, '{}'::jsonb),
+               coalesce(p_spec.queue, p_task.queue, 'default'),
+               coalesce(p_spec.run_at, pg_catalog.now()),
+               coalesce(p_spec.priority, p_task.priority, 0),
+               coalesce(p_spec.max_attempts, p_task.max_attempts, p_default_attempts),
+               NULL,
+               NULL,
+               CASE WHEN p_task.scope = 'store' THEN coalesce(p_spec.store_id, (p_spec.payload ->> 'storeId')::uuid) END,
+               coalesce(p_spec.timeout, p_task.timeout),
+               coalesce(p_spec.backoff_base, p_task.backoff_base),
+               coalesce(p_spec.backoff_max, p_task.backoff_max))::jobq.job_spec
+$$;
+COMMENT ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) IS
+    'Private. The job a keyless spec that takes the fast path becomes: task trimmed, the task''s defaults (queue, priority, max_attempts, timeout, backoff, store id from the payload for a store task), then the global ones (payload {}, queue default, run_at now, priority 0, max_attempts p_default_attempts). Pure; inlined.';
+REVOKE ALL ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) TO jobq_app_gate;

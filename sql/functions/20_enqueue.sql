@@ -1,0 +1,579 @@
+-- jobq engine, enqueue: Enqueueing: one implementation (_enqueue) behind enqueue and enqueue_many, with the fast path for plain jobs and keyed merging.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+-- Enqueues one job. A keyless job that passes every check is inserted here directly (the fast
+-- path); a keyed or refused one goes through jobq._enqueue, the one implementation. The task row
+-- is read by its columns, not t.*, so a new column of jobq.tasks cannot shift them.
+CREATE OR REPLACE FUNCTION jobq.enqueue(
+    task         text,
+    payload      jsonb       DEFAULT '{}',
+    run_at       timestamptz DEFAULT NULL,
+    job_key      text        DEFAULT NULL,
+    job_key_mode text        DEFAULT 'replace',
+    max_attempts integer     DEFAULT NULL,
+    priority     integer     DEFAULT NULL,
+    queue        text        DEFAULT NULL,
+    store_id     uuid        DEFAULT NULL,
+    timeout      interval    DEFAULT NULL,
+    backoff_base interval    DEFAULT NULL,
+    backoff_max  interval    DEFAULT NULL
+)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_spec constant jobq.job_spec := ROW(enqueue.task, enqueue.payload, enqueue.queue, enqueue.run_at, enqueue.priority,
+                                         enqueue.max_attempts, enqueue.job_key, enqueue.job_key_mode, enqueue.store_id,
+                                         enqueue.timeout, enqueue.backoff_base, enqueue.backoff_max)::jobq.job_spec;
+    v_task jobq.tasks;
+    v_default_attempts integer;
+    v_job jobq.job_spec;
+    v_id bigint;
+BEGIN
+    IF enqueue.job_key IS NULL THEN
+        SELECT t.name, t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base,
+               t.backoff_max, t.description, t.created_at, t.updated_at, t.app_enqueue,
+               (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts')
+        INTO v_task.name, v_task.scope, v_task.payload_schema, v_task.max_attempts, v_task.queue, v_task.priority,
+             v_task.timeout, v_task.backoff_base, v_task.backoff_max, v_task.description, v_task.created_at,
+             v_task.updated_at, v_task.app_enqueue, v_default_attempts
+        FROM jobq.tasks t
+        WHERE t.name = pg_catalog.btrim(enqueue.task);
+
+        IF FOUND AND jobq._enqueue_takes_fast_path(v_spec, v_task) THEN
+            v_job := jobq._resolve_spec(v_spec, v_task, v_default_attempts);
+            INSERT INTO jobq.jobs (task, queue, payload, store_id, priority, run_at, max_attempts,
+                                   timeout, backoff_base, backoff_max)
+            VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
+                    v_job.timeout, v_job.backoff_base, v_job.backoff_max)
+            RETURNING jobs.id INTO v_id;
+            -- A due job wakes its queue's runners (jobq._wake: as the setting wakeup says).
+            IF v_job.run_at <= pg_catalog.now() THEN
+                PERFORM jobq._wake(v_job.queue);
+            END IF;
+            RETURN v_id;
+        END IF;
+    END IF;
+
+    RETURN (SELECT e.job_id FROM jobq._enqueue(ARRAY[v_spec], false) AS e);
+END
+$$;
+COMMENT ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) IS
+    'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe. A keyless job that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH.';
+-- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
+GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
+ALTER FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) OWNER TO jobq_app_gate;
+REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
+REVOKE ALL ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.enqueue_many(jobs jsonb)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
+                                      'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max'];
+    v_specs jobq.job_spec[];
+    v_bad record;
+    v_default_attempts integer;
+    v_queues text[];
+BEGIN
+    IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
+    END IF;
+    IF jsonb_array_length(jobs) > jobq._limit('enqueue_many') THEN
+        PERFORM jobq._raise('JOB.OUT_OF_RANGE', format('jobs has %s elements; the limit is %s', jsonb_array_length(jobs), jobq._limit('enqueue_many')));
+    END IF;
+    -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
+    -- not a silent default. An element with only known keys is empty once they are removed.
+    SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
+           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields END) AS k(key)
+            LIMIT 1) AS key
+    INTO v_bad
+    FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
+    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields <> '{}'::jsonb
+    ORDER BY e.n
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
+            WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
+            ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max)', v_bad.position, v_bad.key)
+        END);
+    END IF;
+
+    BEGIN
+        v_specs := ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, jobs) AS r);
+    EXCEPTION WHEN data_exception THEN
+        -- A field that does not parse as its type ("run_at": "soon"): find and name the element.
+        FOR v_i IN 1 .. jsonb_array_length(jobs) LOOP
+            BEGIN
+                PERFORM jsonb_populate_record(NULL::jobq.job_spec, jobs -> (v_i - 1));
+            EXCEPTION WHEN data_exception THEN
+                PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('job %s: %s', v_i, SQLERRM));
+            END;
+        END LOOP;
+        RAISE;
+    END;
+
+    -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
+    IF NOT EXISTS (SELECT 1
+                   FROM unnest(v_specs) AS s
+                   LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
+                   WHERE NOT (jobq._enqueue_takes_fast_path(s, t) AND jobq._spec_in_bounds(s))) THEN
+        v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+        -- Ids drawn in input order, so each is returned at its position.
+        RETURN QUERY
+        WITH src AS MATERIALIZED (
+            SELECT r.ord, nextval('jobq.jobs_id_seq'::regclass) AS id, r.task, r.queue, r.payload, r.store_id, r.priority,
+                   r.run_at, r.max_attempts, r.timeout, r.backoff_base, r.backoff_max
+            FROM (SELECT s.ordinality AS ord,
+                         (jobq._resolve_spec(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
+                                                 s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec,
+                                             t, v_default_attempts)).*
+                  FROM unnest(v_specs) WITH ORDINALITY AS s
+                  JOIN jobq.tasks t ON t.name = btrim(s.task)
+                  ORDER BY s.ordinality) AS r
+        ), ins AS (
+            INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                                   timeout, backoff_base, backoff_max)
+            OVERRIDING SYSTEM VALUE
+            SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+                   src.timeout, src.backoff_base, src.backoff_max
+            FROM src
+        )
+        SELECT src.id FROM src ORDER BY src.ord;
+
+        -- Each queue that got a due job wakes once (jobq._wake: as the setting wakeup says).
+        v_queues := ARRAY(SELECT DISTINCT (jobq._resolve_spec(s, t, v_default_attempts)).queue
+                          FROM unnest(v_specs) AS s
+                          JOIN jobq.tasks t ON t.name = btrim(s.task)
+                          WHERE coalesce(s.run_at, now()) <= now());
+        PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+    SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord;
+END
+$$;
+COMMENT ON FUNCTION jobq.enqueue_many(jsonb) IS
+    'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
+-- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
+GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
+ALTER FUNCTION jobq.enqueue_many(jsonb) OWNER TO jobq_app_gate;
+REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
+REVOKE ALL ON FUNCTION jobq.enqueue_many(jsonb) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.enqueue_many(jsonb) TO worker_runtime, jobq_app, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean)
+RETURNS TABLE (ord bigint, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_specs jobq.job_spec[];
+BEGIN
+    IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM jobq._validate_specs(p_specs, p_label_index);
+    v_specs := jobq._resolve_tasks(p_specs, p_label_index);
+    PERFORM jobq._check_tenant(v_specs, p_label_index);
+    RETURN QUERY SELECT i.ord, i.job_id FROM jobq._insert_specs(v_specs, p_label_index) AS i;
+END
+$$;
+COMMENT ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) IS
+    'Private. The one enqueue implementation behind jobq.enqueue, jobq.enqueue_many and jobq.fan_out: validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the tenant (JOB.TENANT_MISMATCH), then inserts. Writes nothing when it raises. Returns (ord, job_id) for every input position.';
+REVOKE ALL ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) TO jobq_app_gate;
+
+-- Raises the catalogued error of the first invalid spec. The cheap first test is
+-- jobq._spec_in_bounds; only the first failing spec is described, the shape errors (task,
+-- payload, mode, attempts, empty values) before the limits.
+CREATE OR REPLACE FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean)
+RETURNS void
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_bad record;
+    v_mixed record;
+    v_code text;
+    v_detail text;
+    v_label text;
+BEGIN
+    -- A cheap test finds the first bad spec; only that one is described.
+    SELECT s.ordinality AS position, s.* INTO v_bad
+    FROM unnest(p_specs) WITH ORDINALITY AS s
+    WHERE NOT jobq._spec_in_bounds(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
+                                       s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec)
+    ORDER BY s.ordinality
+    LIMIT 1;
+    IF NOT FOUND THEN
+        -- Within one batch a key takes one mode: "last wins" is only defined for one mode.
+        SELECT min(s.ordinality) AS position, s.job_key INTO v_mixed
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+        GROUP BY s.store_id, s.job_key
+        HAVING count(DISTINCT coalesce(s.job_key_mode, 'replace')) > 1
+        ORDER BY 1
+        LIMIT 1;
+        IF FOUND THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('%sjob_key %L appears with different job_key_modes in one batch',
+                CASE WHEN p_label_index THEN format('job %s: ', v_mixed.position) ELSE '' END, v_mixed.job_key));
+        END IF;
+        RETURN;
+    END IF;
+
+    v_label := CASE WHEN p_label_index THEN format('job %s: ', v_bad.position) ELSE '' END;
+    IF v_bad.task IS NULL OR btrim(v_bad.task) = '' THEN
+        v_code := 'JOB.TASK_REQUIRED';
+        v_detail := 'task is NULL or empty';
+    ELSIF v_bad.payload IS NOT NULL AND jsonb_typeof(v_bad.payload) <> 'object' THEN
+        v_code := 'JOB.PAYLOAD_NOT_OBJECT';
+        v_detail := format('payload is a JSON %s, not an object', jsonb_typeof(v_bad.payload));
+    ELSIF v_bad.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe') THEN
+        v_code := 'JOB.UNKNOWN_JOB_KEY_MODE';
+        v_detail := format('job_key_mode %L is not replace, preserve_run_at or unsafe_dedupe', v_bad.job_key_mode);
+    ELSIF v_bad.max_attempts < 1 THEN
+        v_code := 'JOB.MAX_ATTEMPTS_INVALID';
+        v_detail := format('max_attempts is %s; it must be at least 1', v_bad.max_attempts);
+    ELSIF btrim(v_bad.queue) = '' THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'queue is empty';
+    ELSIF v_bad.job_key = '' THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'job_key is empty; pass NULL for no key';
+    ELSIF v_bad.priority NOT BETWEEN -32768 AND 32767 THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := format('priority %s is outside -32768..32767', v_bad.priority);
+    ELSIF v_bad.timeout <= interval '0' THEN
+        v_code := 'JOB.LEASE_INVALID';
+        v_detail := format('timeout %s is not positive', v_bad.timeout);
+    ELSIF v_bad.store_id = '00000000-0000-0000-0000-000000000000'::uuid THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'store_id 00000000-0000-0000-0000-000000000000 is reserved for system jobs; pass NULL';
+    ELSIF v_bad.backoff_base <= interval '0' OR v_bad.backoff_max <= interval '0' THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'backoff_base and backoff_max must be positive';
+    ELSE
+        -- The limits: each check raises, naming the field.
+        PERFORM jobq._check_payload(v_label || 'payload', v_bad.payload);
+        PERFORM jobq._check_text(v_label || 'queue', v_bad.queue, jobq._limit('queue')::integer);
+        PERFORM jobq._check_text(v_label || 'job_key', v_bad.job_key, jobq._limit('job_key')::integer);
+        PERFORM jobq._check_timestamp(v_label || 'run_at', v_bad.run_at);
+        PERFORM jobq._check_int(v_label || 'max_attempts', v_bad.max_attempts, 1, jobq._limit('max_attempts'), 'JOB.MAX_ATTEMPTS_INVALID');
+        PERFORM jobq._check_interval(v_label || 'timeout', v_bad.timeout, jobq._limit_interval('timeout'));
+        PERFORM jobq._check_interval(v_label || 'backoff_base', v_bad.backoff_base, jobq._limit_interval('backoff'));
+        PERFORM jobq._check_interval(v_label || 'backoff_max', v_bad.backoff_max, jobq._limit_interval('backoff'));
+        RAISE EXCEPTION 'jobq internal error: job spec % is out of bounds but no check names why', v_bad.position;
+    END IF;
+    PERFORM jobq._raise(v_code, v_label || v_detail);
+END
+$$;
+COMMENT ON FUNCTION jobq._validate_specs(jobq.job_spec[],boolean) IS
+    'Private. Raises the catalogued error of the first spec outside its domain (jobq._spec_in_bounds): JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_TOO_LARGE, JOB.VALUE_TOO_LONG (queue, job_key), JOB.OUT_OF_RANGE (run_at, timeout, backoff); with p_label_index the message starts with the position (job N: ). Locks nothing.';
+REVOKE ALL ON FUNCTION jobq._validate_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._validate_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
+
+-- The domain of a job spec, in one expression the planner inlines: every field within its limits,
+-- NULL wherever an enqueue default applies. jobq._validate_specs uses it as its cheap first test;
+-- the fast path of enqueue uses it too.
+CREATE OR REPLACE FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT p_spec.task IS NOT NULL AND pg_catalog.btrim(p_spec.task) <> ''
+       AND (p_spec.payload IS NULL
+            OR (pg_catalog.jsonb_typeof(p_spec.payload) = 'object'
+                AND (pg_catalog.pg_column_size(p_spec.payload) <= 1024
+                     OR pg_catalog.pg_column_size(p_spec.payload) <= jobq._max_payload_bytes())))
+       AND (p_spec.queue IS NULL
+            OR (pg_catalog.btrim(p_spec.queue) <> '' AND pg_catalog.char_length(p_spec.queue) <= jobq._limit('queue')))
+       AND (p_spec.run_at IS NULL OR jobq._ts_in_range(p_spec.run_at))
+       AND (p_spec.priority IS NULL OR p_spec.priority BETWEEN -32768 AND 32767)
+       AND (p_spec.max_attempts IS NULL OR p_spec.max_attempts BETWEEN 1 AND jobq._limit('max_attempts'))
+       AND (p_spec.job_key IS NULL
+            OR (p_spec.job_key <> '' AND pg_catalog.char_length(p_spec.job_key) <= jobq._limit('job_key')))
+       AND (p_spec.job_key_mode IS NULL OR p_spec.job_key_mode IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
+       AND (p_spec.store_id IS NULL OR p_spec.store_id <> '00000000-0000-0000-0000-000000000000'::uuid)
+       AND (p_spec.timeout IS NULL
+            OR (p_spec.timeout > interval '0' AND p_spec.timeout <= jobq._limit_interval('timeout')))
+       AND (p_spec.backoff_base IS NULL
+            OR (p_spec.backoff_base > interval '0' AND p_spec.backoff_base <= jobq._limit_interval('backoff')))
+       AND (p_spec.backoff_max IS NULL
+            OR (p_spec.backoff_max > interval '0' AND p_spec.backoff_max <= jobq._limit_interval('backoff')))
+$$;
+COMMENT ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) IS
+    'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
+REVOKE ALL ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) TO jobq_app_gate;
+
+-- Whether a spec may skip jobq._enqueue: it has no job_key, and no check of _validate_specs
+-- (jobq._spec_in_bounds), _resolve_tasks (against task p_task, NULL when undeclared) or
+-- _check_tenant would refuse it. It must take nothing the slow path refuses
+-- (pgtap/enqueue/fast_path_equivalence.sql). Inlined.
+CREATE OR REPLACE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT NOT coalesce(
+           -- A key merges with the live job that holds it: the keyed path.
+           p_spec.job_key IS NOT NULL
+           -- _validate_specs: every field within its domain (jobq._spec_in_bounds, never NULL).
+        OR NOT jobq._spec_in_bounds(p_spec)
+           -- _validate_specs.
+        OR p_spec.task IS NULL OR pg_catalog.btrim(p_spec.task) = ''
+        OR (p_spec.payload IS NOT NULL AND pg_catalog.jsonb_typeof(p_spec.payload) <> 'object')
+        OR (p_spec.job_key_mode IS NOT NULL AND p_spec.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
+        OR p_spec.max_attempts < 1
+        OR pg_catalog.btrim(p_spec.queue) = ''
+        OR p_spec.priority NOT BETWEEN -32768 AND 32767
+        OR p_spec.timeout <= interval '0'
+        OR p_spec.backoff_base <= interval '0'
+        OR p_spec.backoff_max <= interval '0'
+        OR p_spec.store_id = '00000000-0000-0000-0000-000000000000'::uuid
+           -- _resolve_tasks: declared, keeps its contract (an empty contract always does), fits the scope.
+        OR p_task.name IS NULL
+        OR (p_task.payload_schema <> '{}'::jsonb
+            AND jobq.payload_problem(p_task.payload_schema, coalesce(p_spec.payload, '{}'::jsonb)) IS NOT NULL)
+        OR (p_task.scope = 'system' AND p_spec.store_id IS NOT NULL)
+        OR (p_task.scope = 'store' AND p_spec.store_id IS NULL
+            AND NOT coalesce(p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false))
+        OR (p_task.scope = 'store' AND p_spec.store_id IS NOT NULL AND p_spec.payload ? 'storeId'
+            AND (CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                      THEN (p_spec.payload ->> 'storeId')::uuid END) IS DISTINCT FROM p_spec.store_id)
+           -- _validate_specs of the resolved spec: a task's queue may be blank, a payload's storeId all zeros.
+        OR pg_catalog.btrim(p_task.queue) = ''
+        OR (p_task.scope = 'store' AND p_spec.store_id IS NULL
+            AND p_spec.payload ->> 'storeId' ~* '^0{8}-0{4}-0{4}-0{4}-0{12}$')
+           -- _check_tenant: inside a gate function, a store job of another store than the
+           -- session's, for a caller without jobq_operator's rights.
+        OR (p_task.scope = 'store' AND CURRENT_USER = 'jobq_app_gate'
+            AND coalesce(p_spec.store_id,
+                         CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                              THEN (p_spec.payload ->> 'storeId')::uuid END)
+                IS DISTINCT FROM jobq.current_store_id()
+            AND NOT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE'))
+           -- _check_tenant: an application (restricted caller) enqueues a system task only when the
+           -- task is declared app_enqueue.
+        OR (p_task.scope = 'system' AND NOT p_task.app_enqueue AND CURRENT_USER = 'jobq_app_gate'
+            AND jobq._caller_is_restricted()),
+        false)
+$$;
+COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) IS
+    'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
+REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) TO jobq_app_gate;
+
+-- The one insert path of every enqueue; it wakes runners as the setting wakeup says.
+CREATE OR REPLACE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean)
+RETURNS TABLE (ord bigint, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_now constant timestamptz := now();
+    v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
+    v_specs jobq.job_spec[];
+    v_queues text[];
+    v_wakeup text;
+BEGIN
+    IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM jobq._validate_specs(p_specs, p_label_index);
+
+    v_specs := ARRAY(
+        SELECT ROW(btrim(s.task), coalesce(s.payload, '{}'), coalesce(s.queue, 'default'), coalesce(s.run_at, v_now),
+                   coalesce(s.priority, 0), coalesce(s.max_attempts, v_default_attempts), s.job_key,
+                   CASE WHEN s.job_key IS NOT NULL THEN coalesce(s.job_key_mode, 'replace') END, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec
+        FROM unnest(p_specs) WITH ORDINALITY AS s
+        ORDER BY s.ordinality);
+
+    -- Keyless jobs: ids drawn first so each is reported at its input position.
+    RETURN QUERY
+    WITH src AS MATERIALIZED (
+        SELECT s.ordinality AS ord, nextval('jobq.jobs_id_seq'::regclass) AS id, s.*
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NULL
+    ), ins AS (
+        INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
+                               timeout, backoff_base, backoff_max)
+        OVERRIDING SYSTEM VALUE
+        SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
+               src.timeout, src.backoff_base, src.backoff_max
+        FROM src
+    )
+    SELECT src.ord, src.id FROM src;
+
+    -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins.
+    RETURN QUERY
+    WITH positioned AS (
+        SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+    ), last_per_key AS (
+        SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
+               ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
+                   s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec AS spec
+        FROM unnest(v_specs) WITH ORDINALITY AS s
+        WHERE s.job_key IS NOT NULL
+        ORDER BY coalesce(s.store_id, v_zero), s.job_key, s.ordinality DESC
+    )
+    SELECT p.ord, k.job_id
+    FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
+    JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
+
+    -- Wake the runners of each queue that got a due job, once per queue and call, the way the
+    -- setting wakeup says (read once, and only when a job is due): notify sends NOTIFY jobq
+    -- (PostgreSQL folds identical notifications of a transaction into one); wal emits a
+    -- transactional logical message, prefix jobq, that runners in WAL mode decode once the
+    -- transaction commits, and no NOTIFY, so the commit takes no lock shared by every notifying
+    -- transaction; both does the two. A missing or unknown value counts as notify.
+    v_queues := ARRAY(SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now);
+    IF cardinality(v_queues) > 0 THEN
+        v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
+        IF v_wakeup <> 'wal' THEN
+            PERFORM pg_notify('jobq', q.queue) FROM unnest(v_queues) AS q(queue);
+        END IF;
+        IF v_wakeup IN ('wal', 'both') THEN
+            PERFORM pg_logical_emit_message(true, 'jobq', q.queue) FROM unnest(v_queues) AS q(queue);
+        END IF;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) IS
+    'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+REVOKE ALL ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[])
+RETURNS TABLE (store_key uuid, job_key text, job_id bigint)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_pending jobq.job_spec[] := p_specs;
+    v_store_keys uuid[] := '{}'::uuid[];
+    v_job_keys text[] := '{}'::text[];
+    v_job_ids bigint[] := '{}'::bigint[];
+    v_round_store_keys uuid[];
+    v_round_job_keys text[];
+    v_round_job_ids bigint[];
+    v_round integer := 0;
+BEGIN
+    WHILE cardinality(v_pending) > 0 LOOP
+        v_round := v_round + 1;
+        IF v_round > 50 THEN
+            RAISE EXCEPTION 'jobq internal error: job_key enqueue did not settle after 50 rounds';
+        END IF;
+
+        -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
+        WITH ins AS (
+            INSERT INTO jobq.jobs AS j (task, queue, payload, store_id, priority, run_at, max_attempts,
+                                        job_key, job_key_mode, timeout, backoff_base, backoff_max)
+            SELECT s.task, s.queue, s.payload, s.store_id, s.priority, s.run_at, s.max_attempts,
+                   s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max
+            FROM unnest(v_pending) AS s
+            ORDER BY coalesce(s.store_id, v_zero), s.job_key
+            ON CONFLICT ((coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid)), job_key)
+                WHERE job_key IS NOT NULL
+            DO UPDATE SET
+                task         = EXCLUDED.task,
+                queue        = EXCLUDED.queue,
+                payload      = EXCLUDED.payload,
+                priority     = EXCLUDED.priority,
+                max_attempts = EXCLUDED.max_attempts,
+                timeout      = EXCLUDED.timeout,
+                backoff_base = EXCLUDED.backoff_base,
+                backoff_max  = EXCLUDED.backoff_max,
+                job_key_mode = EXCLUDED.job_key_mode,
+                run_at       = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.run_at ELSE EXCLUDED.run_at END,
+                attempt      = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.attempt ELSE 0 END,
+                state        = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.state ELSE 'queued' END,
+                reason       = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.reason ELSE 'replaced' END,
+                last_error   = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.last_error END,
+                error_code   = CASE WHEN EXCLUDED.job_key_mode = 'preserve_run_at' THEN j.error_code END,
+                updated_at   = now()
+            WHERE j.state <> 'running' AND EXCLUDED.job_key_mode <> 'unsafe_dedupe'
+              -- A job that would not change is left as it is (found below): a repeated
+              -- fan-out rewrites no row.
+              AND NOT ((j.task, j.queue, j.payload, j.priority, j.max_attempts, j.timeout, j.backoff_base, j.backoff_max,
+                        j.job_key_mode)
+                       IS NOT DISTINCT FROM
+                       (EXCLUDED.task, EXCLUDED.queue, EXCLUDED.payload, EXCLUDED.priority, EXCLUDED.max_attempts,
+                        EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.job_key_mode)
+                       AND (EXCLUDED.job_key_mode = 'preserve_run_at'
+                            OR (j.run_at = EXCLUDED.run_at AND j.attempt = 0 AND j.state = 'queued'
+                                AND j.last_error IS NULL AND j.error_code IS NULL)))
+            RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id
+        ), found AS (
+            SELECT i.store_key, i.key, i.id FROM ins i
+            UNION ALL
+            -- The live job that holds the key, as this statement saw it: under unsafe_dedupe any,
+            -- otherwise a waiting one left unchanged because nothing differed.
+            SELECT coalesce(j.store_id, v_zero), j.job_key, j.id
+            FROM jobq.jobs j
+            JOIN unnest(v_pending) AS s
+              ON coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero) AND j.job_key = s.job_key
+            WHERE (s.job_key_mode = 'unsafe_dedupe' OR j.state <> 'running')
+              AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = coalesce(s.store_id, v_zero) AND i.key = s.job_key)
+        )
+        SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}')
+        INTO v_round_store_keys, v_round_job_keys, v_round_job_ids
+        FROM found f;
+
+        -- replace / preserve_run_at keys held by a running job: it gives the key up; the next round inserts.
+        UPDATE jobq.jobs AS j
+        SET job_key = NULL, job_key_mode = NULL, updated_at = now()
+        FROM unnest(v_pending) AS s
+        LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
+          ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+        WHERE r.key IS NULL
+          AND s.job_key_mode <> 'unsafe_dedupe'
+          AND coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero)
+          AND j.job_key = s.job_key
+          AND j.state = 'running';
+
+        v_store_keys := v_store_keys || v_round_store_keys;
+        v_job_keys := v_job_keys || v_round_job_keys;
+        v_job_ids := v_job_ids || v_round_job_ids;
+
+        v_pending := ARRAY(
+            SELECT s
+            FROM unnest(v_pending) AS s
+            LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
+              ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+            WHERE r.key IS NULL);
+    END LOOP;
+
+    RETURN QUERY SELECT r.store_key, r.key, r.id FROM unnest(v_store_keys, v_job_keys, v_job_ids) AS r(store_key, key, id);
+END
+$$;
+COMMENT ON FUNCTION jobq._enqueue_keyed(jobq.job_spec[]) IS
+    'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
+REVOKE ALL ON FUNCTION jobq._enqueue_keyed(jobq.job_spec[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._enqueue_keyed(jobq.job_spec[]) TO jobq_app_gate;

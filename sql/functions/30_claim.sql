@@ -1,0 +1,102 @@
+-- jobq engine, claim: Claiming due jobs under a lease.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+-- Claims up to max_jobs due jobs for worker_id from queues, in the order the queues are listed:
+-- a later queue is served only when the earlier ones have no due job left.
+CREATE OR REPLACE FUNCTION jobq.claim_job(
+    worker_id text,
+    queues    text[]   DEFAULT ARRAY['default'],
+    max_jobs  integer  DEFAULT 1,
+    lease     interval DEFAULT '30 seconds'
+)
+RETURNS SETOF jobq.jobs
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now());
+END
+$$;
+COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval) IS
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). Caller: the runner (worker_runtime). Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000), JOB.LEASE_INVALID.';
+REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval) TO worker_runtime;
+
+-- The claim at time p_now: checks its bounded arguments, then claims queue by queue with SKIP
+-- LOCKED. A stored timeout of any size gives a deadline (infinity at worst), never an error.
+CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz)
+RETURNS SETOF jobq.jobs
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_queue text;
+    v_left integer := p_max_jobs;
+    v_got integer;
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
+    END IF;
+    PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
+    IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
+    END IF;
+    IF p_lease IS NULL OR p_lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
+    -- A registered worker that an operator drained or detached claims nothing, from the moment
+    -- of the drain or detach (not only from its next heartbeat).
+    IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
+        RETURN;
+    END IF;
+
+    FOREACH v_queue IN ARRAY p_queues LOOP
+        RETURN QUERY
+        WITH picked AS (
+            SELECT j.id
+            FROM jobq.jobs j
+            WHERE j.state IN ('queued', 'retry_pending')
+              AND j.queue = v_queue
+              AND j.run_at <= p_now
+            ORDER BY j.priority, j.run_at, j.id
+            LIMIT v_left
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE jobq.jobs j
+        SET state            = 'running',
+            attempt          = j.attempt + 1,
+            locked_by        = p_worker_id,
+            lease_token      = gen_random_uuid(),
+            claimed_at       = p_now,
+            heartbeat_at     = p_now,
+            lease_expires_at = jobq._ts_add(p_now, p_lease),
+            -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
+            deadline_at      = jobq._ts_add(p_now, j.timeout),
+            updated_at       = p_now
+        FROM picked
+        WHERE j.id = picked.id
+        RETURNING j.*;
+        GET DIAGNOSTICS v_got = ROW_COUNT;
+        v_left := v_left - v_got;
+        EXIT WHEN v_left = 0;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone) IS
+    'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached. Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
+REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

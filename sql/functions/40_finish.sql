@@ -1,0 +1,333 @@
+-- jobq engine, finish: What a runner does with a claimed job: heartbeat, complete, fail, snooze, each fenced by the lease token.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+-- Renews one lease. A thin form of heartbeat_jobs that raises instead of returning nothing.
+CREATE OR REPLACE FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval DEFAULT '30 seconds')
+RETURNS timestamptz
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_expires timestamptz;
+BEGIN
+    SELECT h.lease_expires_at INTO v_expires
+    FROM jobq.heartbeat_jobs(heartbeat.worker_id, ARRAY[heartbeat.job_id], ARRAY[heartbeat.lease_token], heartbeat.lease) AS h;
+    IF v_expires IS NULL THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token for worker %s',
+                                                     heartbeat.job_id, heartbeat.worker_id));
+    END IF;
+    RETURN v_expires;
+END
+$$;
+COMMENT ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) IS
+    'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID.';
+REVOKE ALL ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) TO worker_runtime;
+
+CREATE OR REPLACE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '30 seconds')
+RETURNS TABLE (job_id bigint, lease_expires_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('lease', heartbeat_jobs.lease, jobq._limit_interval('lease'));
+    IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', heartbeat_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
+
+    -- Each (id, token) pair finds its row through the primary key. Locks in id order
+    -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
+    -- cannot deadlock.
+    RETURN QUERY
+    WITH held AS (
+        SELECT j.id
+        FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
+        JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        WHERE j.state = 'running'
+          AND j.locked_by = heartbeat_jobs.worker_id
+        ORDER BY j.id
+        FOR UPDATE OF j
+    )
+    UPDATE jobq.jobs AS j
+    SET heartbeat_at     = now(),
+        lease_expires_at = now() + heartbeat_jobs.lease,
+        updated_at       = now()
+    FROM held
+    WHERE j.id = held.id
+    RETURNING j.id, j.lease_expires_at;
+END
+$$;
+COMMENT ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) IS
+    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) TO worker_runtime;
+
+-- Completes one attempt; raises JOB.LEASE_LOST instead of reporting it.
+CREATE OR REPLACE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid)
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (
+        SELECT 1 FROM jobq.complete_jobs(ARRAY[complete_job.job_id], ARRAY[complete_job.lease_token]) AS c
+        WHERE c.outcome = 'succeeded'
+    ) THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', complete_job.job_id));
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION jobq.complete_job(bigint,uuid) IS
+    'Completes one attempt (the job moves to history as succeeded). Caller: runners, tests. Errors: JOB.LEASE_LOST when the job is not running under lease_token (nothing changes).';
+REVOKE ALL ON FUNCTION jobq.complete_job(bigint,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid) TO worker_runtime;
+
+CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[])
+RETURNS TABLE (job_id bigint, outcome text)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', complete_jobs.job_ids, jobq._limit('batch')::integer);
+
+    -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
+    -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
+    -- jobs cannot deadlock.
+    WITH done AS (
+        DELETE FROM jobq.jobs AS j
+        USING (SELECT c.id, c.token
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token)
+               ORDER BY c.id) AS c
+        WHERE j.id = c.id
+          AND j.lease_token = c.token
+          AND j.state = 'running'
+        RETURNING j AS job
+    )
+    INSERT INTO jobq.job_history
+    SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
+
+    -- The outcome of each pair is read back from history: succeeded under this token now, or
+    -- earlier (a retry whose first reply was lost): completing is idempotent per lease.
+    RETURN QUERY
+    SELECT c.id,
+           CASE WHEN h.lease_token = c.token AND h.state = 'succeeded' THEN 'succeeded' ELSE 'lease_lost' END
+    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
+    LEFT JOIN jobq.job_history h ON h.id = c.id
+    ORDER BY c.ord;
+END
+$$;
+COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) IS
+    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+REVOKE ALL ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) TO worker_runtime;
+
+-- Fails one attempt; raises JOB.LEASE_LOST instead of reporting it. Returns the job's new state.
+CREATE OR REPLACE FUNCTION jobq.fail_job(
+    job_id     bigint,
+    lease_token uuid,
+    error      text,
+    error_code text     DEFAULT NULL,
+    retryable  boolean  DEFAULT true,
+    retry_in   interval DEFAULT NULL
+)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_outcome text;
+BEGIN
+    SELECT f.outcome INTO v_outcome
+    FROM jobq.fail_jobs(ARRAY[fail_job.job_id], ARRAY[fail_job.lease_token], ARRAY[fail_job.error],
+                        ARRAY[fail_job.error_code], ARRAY[fail_job.retryable], ARRAY[fail_job.retry_in]) AS f;
+    IF v_outcome = 'lease_lost' THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', fail_job.job_id));
+    END IF;
+    RETURN v_outcome;
+END
+$$;
+COMMENT ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) IS
+    'Fails one attempt and returns the job''s new state: retry_pending or dead. Caller: runners, tests. Errors: JOB.LEASE_LOST (nothing changes), JOB.INVALID_ARGUMENT.';
+REVOKE ALL ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) TO worker_runtime;
+
+-- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
+-- or dies when it is not retryable or used its attempts. Bounded arguments; the next run saturates.
+CREATE OR REPLACE FUNCTION jobq.fail_jobs(
+    job_ids      bigint[],
+    lease_tokens uuid[],
+    errors       text[],
+    error_codes  text[]     DEFAULT NULL,
+    retryable    boolean[]  DEFAULT NULL,
+    retry_in     interval[] DEFAULT NULL
+)
+RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_base constant interval := jobq._setting_interval('backoff_base');
+    v_max constant interval := jobq._setting_interval('backoff_max');
+    v_n constant integer := coalesce(cardinality(fail_jobs.job_ids), 0);
+BEGIN
+    IF cardinality(fail_jobs.lease_tokens) IS DISTINCT FROM v_n
+       OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.error_codes), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.retryable), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable and retry_in must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', fail_jobs.job_ids, jobq._limit('batch')::integer);
+    IF EXISTS (SELECT 1 FROM unnest(fail_jobs.retry_in) AS r(d) WHERE r.d < interval '0') THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', 'retry_in must not be negative');
+    END IF;
+    PERFORM jobq._check_interval(format('retry_in[%s]', r.n), r.d, jobq._limit_interval('delay'), true)
+    FROM unnest(fail_jobs.retry_in) WITH ORDINALITY AS r(d, n)
+    WHERE r.d > jobq._limit_interval('delay');
+    PERFORM jobq._check_text(format('error_codes[%s]', c.n), c.code, jobq._limit('error_code')::integer)
+    FROM unnest(fail_jobs.error_codes) WITH ORDINALITY AS c(code, n)
+    WHERE char_length(c.code) > jobq._limit('error_code');
+
+    RETURN QUERY
+    WITH input AS (
+        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord
+        FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
+                    fail_jobs.retryable, fail_jobs.retry_in) WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, ord)
+    ), dead AS (
+        DELETE FROM jobq.jobs AS j
+        USING input f
+        WHERE j.id = ANY (fail_jobs.job_ids)
+          AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
+          AND (NOT f.retryable OR j.attempt >= j.max_attempts)
+        RETURNING j AS job, f.err, f.code, CASE WHEN f.retryable THEN 'exhausted' ELSE 'not_retryable' END AS why
+    ), buried AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.lease_token
+    ), retried AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'retry_pending',
+            run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(now(), f.retry_in)
+                                    ELSE jobq._retry_at(now(), j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                               END,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            reason           = 'error',
+            last_error       = f.err,
+            error_code       = f.code,
+            updated_at       = now()
+        FROM input f
+        WHERE j.id = ANY (fail_jobs.job_ids)
+          AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
+          AND f.retryable AND j.attempt < j.max_attempts
+        RETURNING j.id, f.token, j.run_at
+    )
+    SELECT f.id,
+           CASE WHEN r.id IS NOT NULL THEN 'retry_pending' WHEN b.id IS NOT NULL THEN 'dead' ELSE 'lease_lost' END,
+           r.run_at
+    FROM input f
+    LEFT JOIN retried r ON r.id = f.id AND r.token = f.token
+    LEFT JOIN buried b ON b.id = f.id AND b.lease_token = f.token
+    ORDER BY f.ord;
+END
+$$;
+COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) IS
+    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) TO worker_runtime;
+
+-- Snoozes one job; raises JOB.LEASE_LOST instead of reporting it.
+CREATE OR REPLACE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)
+RETURNS timestamptz
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_run_at timestamptz;
+BEGIN
+    SELECT s.run_at INTO v_run_at
+    FROM jobq.snooze_jobs(ARRAY[snooze.job_id], ARRAY[snooze.lease_token], snooze.delay) AS s;
+    IF v_run_at IS NULL THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', snooze.job_id));
+    END IF;
+    RETURN v_run_at;
+END
+$$;
+COMMENT ON FUNCTION jobq.snooze(bigint,uuid,interval) IS
+    'Returns one running job to the queue after delay without counting the attempt; returns the new run_at. Errors: JOB.LEASE_LOST, JOB.LEASE_INVALID (negative delay).';
+REVOKE ALL ON FUNCTION jobq.snooze(bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.snooze(bigint,uuid,interval) TO worker_runtime;
+
+CREATE OR REPLACE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '0 seconds')
+RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('delay', snooze_jobs.delay, jobq._limit_interval('delay'), true);
+    IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', snooze_jobs.job_ids, jobq._limit('batch')::integer);
+
+    RETURN QUERY
+    WITH back AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'queued',
+            run_at           = now() + snooze_jobs.delay,
+            attempt          = j.attempt - 1,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            updated_at       = now()
+        FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) AS s(id, token)
+        WHERE j.id = ANY (snooze_jobs.job_ids)
+          AND j.id = s.id AND j.lease_token = s.token AND j.state = 'running'
+        RETURNING j.id, s.token, j.run_at, j.queue
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n
+        FROM (SELECT DISTINCT b.queue FROM back b WHERE snooze_jobs.delay = interval '0') AS q
+    )
+    SELECT s.id, CASE WHEN b.id IS NULL THEN 'lease_lost' ELSE 'queued' END, b.run_at
+    FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) WITH ORDINALITY AS s(id, token, ord)
+    LEFT JOIN back b ON b.id = s.id AND b.token = s.token
+    CROSS JOIN woken
+    ORDER BY s.ord;
+END
+$$;
+COMMENT ON FUNCTION jobq.snooze_jobs(bigint[],uuid[],interval) IS
+    'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
+REVOKE ALL ON FUNCTION jobq.snooze_jobs(bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.snooze_jobs(bigint[],uuid[],interval) TO worker_runtime;

@@ -1,0 +1,140 @@
+-- jobq engine, rescue: The sweeper and retention: expired leases and timeouts, history pruning.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+CREATE OR REPLACE FUNCTION jobq.rescue_expired(batch_size integer DEFAULT 1000)
+RETURNS TABLE (job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF rescue_expired.batch_size > jobq._limit('sweep') THEN
+        PERFORM jobq._check_int('batch_size', rescue_expired.batch_size, 1, jobq._limit('sweep'));
+    END IF;
+    RETURN QUERY SELECT * FROM jobq._rescue(rescue_expired.batch_size, now());
+END
+$$;
+COMMENT ON FUNCTION jobq.rescue_expired(integer) IS
+    'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
+REVOKE ALL ON FUNCTION jobq.rescue_expired(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.rescue_expired(integer) TO worker_runtime, jobq_operator;
+
+-- The sweeper at time p_now: expired leases go back to the queue (orphaned), passed timeouts
+-- after their backoff (timed_out), exhausted jobs die. Stored backoffs clamped, sums saturating.
+CREATE OR REPLACE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamptz)
+RETURNS TABLE (job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_base constant interval := jobq._setting_interval('backoff_base');
+    v_max constant interval := jobq._setting_interval('backoff_max');
+BEGIN
+    IF p_batch_size IS NULL OR p_batch_size < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(p_batch_size::text, 'NULL')));
+    END IF;
+
+    RETURN QUERY
+    WITH expired AS (
+        SELECT j.id,
+               CASE WHEN j.deadline_at <= p_now THEN 'timed_out' ELSE 'orphaned' END AS why,
+               CASE WHEN j.deadline_at <= p_now
+                    THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
+                    ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
+               END AS err
+        FROM jobq.jobs j
+        WHERE j.state = 'running'
+          AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
+        ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
+        LIMIT p_batch_size
+        FOR UPDATE SKIP LOCKED
+    ), dead AS (
+        DELETE FROM jobq.jobs AS j
+        USING expired e
+        WHERE j.id = e.id AND j.attempt >= j.max_attempts
+        RETURNING j AS job, e.why, e.err
+    ), buried AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, NULL) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
+                  jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
+    ), requeued AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'retry_pending',
+            run_at           = CASE WHEN e.why = 'orphaned' THEN p_now
+                                    ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                               END,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            reason           = e.why,
+            last_error       = e.err,
+            error_code       = NULL,
+            updated_at       = p_now
+        FROM expired e
+        WHERE j.id = e.id AND j.attempt < j.max_attempts
+        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by
+    )
+    SELECT b.id, 'dead'::text, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
+    UNION ALL
+    SELECT r.id, 'retry_pending'::text, r.reason, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM requeued r;
+END
+$$;
+COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
+    'Private. The sweeper at time p_now; see jobq.rescue_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+REVOKE ALL ON FUNCTION jobq._rescue(integer,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Deletes one bounded batch of history past retention; the cut-off saturates.
+CREATE OR REPLACE FUNCTION jobq.prune_history(batch_size integer DEFAULT 10000)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_cutoff constant timestamptz := jobq._ts_add(now(), -jobq._setting_interval('history_retention'));
+    v_deleted bigint;
+BEGIN
+    IF prune_history.batch_size IS NULL OR prune_history.batch_size < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(prune_history.batch_size::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_int('batch_size', prune_history.batch_size, 1, jobq._limit('sweep'));
+    DELETE FROM jobq.job_history AS h
+    WHERE h.ctid = ANY (ARRAY(
+        SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
+    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    RETURN v_deleted;
+END
+$$;
+COMMENT ON FUNCTION jobq.prune_history(integer) IS
+    'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+REVOKE ALL ON FUNCTION jobq.prune_history(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.prune_history(integer) TO worker_runtime, jobq_operator;
+
+-- Expires, now, every lease worker p_worker_id holds, so the next sweep (run here) rescues them.
+CREATE OR REPLACE FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamptz)
+RETURNS integer
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_n integer;
+BEGIN
+    UPDATE jobq.jobs AS j SET lease_expires_at = p_now, updated_at = p_now
+    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    PERFORM 1 FROM jobq._rescue(greatest(v_n, 1) + 1000, p_now);
+    RETURN v_n;
+END
+$$;
+COMMENT ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) IS
+    'Private. Ends every lease a worker holds at p_now and sweeps: its jobs go back to the queue (orphaned).';
+REVOKE ALL ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

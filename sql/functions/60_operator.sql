@@ -1,0 +1,308 @@
+-- jobq engine, operator: Operator acts on jobs and settings, and reading the queue.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+CREATE OR REPLACE FUNCTION jobq.retry_job(job_id bigint)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_state text;
+    v_queue text;
+BEGIN
+    SELECT j.state, j.queue INTO v_state, v_queue FROM jobq.jobs j WHERE j.id = retry_job.job_id FOR UPDATE;
+    IF FOUND THEN
+        IF v_state = 'running' THEN
+            PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is running; cancel it first or wait for it to end', retry_job.job_id));
+        END IF;
+        UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
+        INSERT INTO jobq.audit_log (action, job_id, detail)
+        VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
+        PERFORM jobq._wake(v_queue);
+        RETURN 'queued';
+    END IF;
+
+    SELECT h.state INTO v_state FROM jobq.job_history h WHERE h.id = retry_job.job_id FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', retry_job.job_id));
+    ELSIF v_state = 'succeeded' THEN
+        PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s succeeded; enqueue a new job to run it again', retry_job.job_id));
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM jobq._revive(ARRAY[retry_job.job_id], 'retry_job')) THEN
+        PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s cannot be queued again: a live job holds its job_key', retry_job.job_id));
+    END IF;
+    RETURN 'queued';
+END
+$$;
+COMMENT ON FUNCTION jobq.retry_job(bigint) IS
+    'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+-- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
+GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
+ALTER FUNCTION jobq.retry_job(bigint) OWNER TO jobq_app_gate;
+REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
+REVOKE ALL ON FUNCTION jobq.retry_job(bigint) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.retry_job(bigint) TO jobq_app, jobq_operator;
+
+-- Cancels a live job: it moves to history as canceled. A running job's lease stops working at
+-- once, so its worker's heartbeat is refused (the runner cancels the handler) and its late
+-- complete or fail changes nothing.
+CREATE OR REPLACE FUNCTION jobq.cancel_job(job_id bigint)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_previous text;
+    v_finished text;
+BEGIN
+    WITH gone AS (
+        DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'canceled', NULL, NULL) AS h
+        RETURNING jobq.job_history.id
+    )
+    SELECT (g.job).state INTO v_previous FROM gone g JOIN moved m ON m.id = (g.job).id;
+
+    IF v_previous IS NULL THEN
+        SELECT h.state INTO v_finished FROM jobq.job_history h WHERE h.id = cancel_job.job_id;
+        IF v_finished IS NULL THEN
+            PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', cancel_job.job_id));
+        END IF;
+        PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s already ended as %s', cancel_job.job_id, v_finished));
+    END IF;
+
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    VALUES ('cancel_job', cancel_job.job_id, jsonb_build_object('previous_state', v_previous));
+    RETURN 'canceled';
+END
+$$;
+COMMENT ON FUNCTION jobq.cancel_job(bigint) IS
+    'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (already ended).';
+-- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
+GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
+ALTER FUNCTION jobq.cancel_job(bigint) OWNER TO jobq_app_gate;
+REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
+REVOKE ALL ON FUNCTION jobq.cancel_job(bigint) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.cancel_job(bigint) TO jobq_app, jobq_operator;
+
+-- Deletes a job wherever it is, live or finished. The audit row keeps what was deleted.
+CREATE OR REPLACE FUNCTION jobq.delete_job(job_id bigint)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_row jsonb;
+BEGIN
+    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
+    IF v_row IS NULL THEN
+        DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
+    END IF;
+    IF v_row IS NULL THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', delete_job.job_id));
+    END IF;
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    VALUES ('delete_job', delete_job.job_id, jsonb_build_object('previous_state', v_row->>'state', 'job', v_row));
+    RETURN v_row->>'state';
+END
+$$;
+COMMENT ON FUNCTION jobq.delete_job(bigint) IS
+    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+REVOKE ALL ON FUNCTION jobq.delete_job(bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.delete_job(bigint) TO jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.requeue_dead(task text DEFAULT NULL, finished_after timestamptz DEFAULT NULL, max_jobs integer DEFAULT 1000)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF requeue_dead.max_jobs IS NULL OR requeue_dead.max_jobs < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_int('max_jobs', requeue_dead.max_jobs, 1, jobq._limit('sweep'));
+    PERFORM jobq._check_text('task', requeue_dead.task, jobq._limit('task')::integer);
+    PERFORM jobq._check_timestamp('finished_after', requeue_dead.finished_after);
+    RETURN (
+        SELECT count(*)
+        FROM jobq._revive(ARRAY(
+            SELECT h.id FROM jobq.job_history h
+            WHERE h.state = 'dead'
+              AND (requeue_dead.task IS NULL OR h.task = requeue_dead.task)
+              AND (requeue_dead.finished_after IS NULL OR h.finished_at >= requeue_dead.finished_after)
+            ORDER BY h.finished_at, h.id
+            LIMIT requeue_dead.max_jobs
+            FOR UPDATE SKIP LOCKED), 'requeue_dead'));
+END
+$$;
+COMMENT ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) IS
+    'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
+REVOKE ALL ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) TO jobq_operator;
+
+-- Moves finished jobs back to the queue (retry_job of a dead or canceled job, requeue_dead),
+-- audits each, and wakes their queues through jobq._wake.
+CREATE OR REPLACE FUNCTION jobq._revive(p_job_ids bigint[], p_action text)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_ids bigint[];
+BEGIN
+    WITH revived AS (
+        INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
+                               job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at)
+        OVERRIDING SYSTEM VALUE
+        SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
+               h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at
+        FROM jobq.job_history h
+        WHERE h.id = ANY (p_job_ids)
+        ORDER BY h.id
+        ON CONFLICT DO NOTHING
+        RETURNING jobq.jobs.id
+    ), gone AS (
+        DELETE FROM jobq.job_history AS h USING revived r WHERE h.id = r.id RETURNING h.id, h.state
+    ), audited AS (
+        INSERT INTO jobq.audit_log (action, job_id, detail)
+        SELECT p_action, g.id, jsonb_build_object('previous_state', g.state) FROM gone g
+    )
+    SELECT coalesce(array_agg(r.id ORDER BY r.id), '{}') INTO v_ids FROM revived r;
+
+    PERFORM jobq._wake(q.queue)
+    FROM (SELECT DISTINCT j.queue FROM jobq.jobs j WHERE j.id = ANY (v_ids)) AS q;
+    RETURN QUERY SELECT unnest(v_ids);
+END
+$$;
+COMMENT ON FUNCTION jobq._revive(bigint[],text) IS
+    'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
+REVOKE ALL ON FUNCTION jobq._revive(bigint[],text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._revive(bigint[],text) TO jobq_app_gate;
+
+CREATE OR REPLACE FUNCTION jobq.set_setting(name text, value text)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_setting jobq.settings;
+BEGIN
+    SELECT * INTO v_setting FROM jobq.settings s WHERE s.name = set_setting.name FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING', format('no setting is named %L', set_setting.name));
+    END IF;
+    BEGIN
+        CASE v_setting.kind
+            WHEN 'interval' THEN
+                IF set_setting.value::interval <= interval '0' THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'integer' THEN
+                IF set_setting.value::integer < 1 THEN
+                    RAISE invalid_parameter_value;
+                END IF;
+            WHEN 'boolean' THEN
+                PERFORM set_setting.value::boolean;
+            ELSE
+                NULL;
+        END CASE;
+        IF set_setting.value IS NULL THEN
+            RAISE invalid_parameter_value;
+        END IF;
+    EXCEPTION WHEN data_exception OR invalid_parameter_value OR invalid_text_representation THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a valid positive %s for setting %s', set_setting.value, v_setting.kind, set_setting.name));
+    END;
+
+    -- Each value within its range: the same limits as the arguments the setting stands for.
+    PERFORM jobq._check_text(format('value of setting %s', set_setting.name), set_setting.value, jobq._limit('setting_value')::integer);
+    IF v_setting.kind = 'interval' THEN
+        PERFORM jobq._check_interval(format('value of setting %s', set_setting.name), set_setting.value::interval,
+            CASE set_setting.name
+                WHEN 'history_retention' THEN jobq._limit_interval('history_retention')
+                WHEN 'backoff_base' THEN jobq._limit_interval('backoff')
+                WHEN 'backoff_max' THEN jobq._limit_interval('backoff')
+                WHEN 'default_lease' THEN jobq._limit_interval('lease')
+                ELSE jobq._limit_interval('ttl')
+            END);
+    ELSIF v_setting.kind = 'integer' THEN
+        PERFORM jobq._check_int(format('value of setting %s', set_setting.name), set_setting.value::bigint,
+            CASE set_setting.name WHEN 'max_payload_bytes' THEN jobq._limit('min_payload_bytes') ELSE 1 END,
+            CASE set_setting.name
+                WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
+                WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                ELSE 2147483647
+            END);
+    END IF;
+
+    -- wakeup takes one of three words; what enqueue does with each is in jobq._insert_specs.
+    IF v_setting.name = 'wakeup' AND set_setting.value NOT IN ('notify', 'wal', 'both') THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SETTING',
+            format('%L is not a wake-up mode for setting wakeup; use notify, wal or both', set_setting.value));
+    END IF;
+    IF v_setting.name = 'wakeup' AND set_setting.value <> 'notify' AND current_setting('wal_level') <> 'logical' THEN
+        RAISE WARNING USING
+            MESSAGE = format('jobq: wakeup is %s, but wal_level is %s: no runner can decode the wake-up messages',
+                             set_setting.value, current_setting('wal_level')),
+            HINT = 'Set wal_level = logical (it takes a restart); until then runners in WAL mode poll.';
+    END IF;
+
+    UPDATE jobq.settings AS s SET value = set_setting.value, updated_at = now() WHERE s.name = set_setting.name;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_setting', jsonb_build_object('name', set_setting.name, 'from', v_setting.value, 'to', set_setting.value));
+    RETURN set_setting.value;
+END
+$$;
+COMMENT ON FUNCTION jobq.set_setting(text,text) IS
+    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, the other intervals above 1 day, default_max_attempts above 1000, max_payload_bytes outside 1024..268435456).';
+REVOKE ALL ON FUNCTION jobq.set_setting(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_setting(text,text) TO jobq_operator;
+
+-- How long the next due job of each queue has waited. A head job at -infinity (or any stored
+-- run_at) gives a lag, never an error.
+CREATE OR REPLACE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL)
+RETURNS TABLE (queue text, lag interval)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM jobq._check_length('queues', queue_lag.queues, jobq._limit('queues')::integer);
+    RETURN QUERY
+    SELECT q.name, coalesce(jobq._ts_diff(now(), head.run_at), interval '0')
+    FROM (
+        SELECT DISTINCT u.name FROM unnest(queue_lag.queues) AS u(name) WHERE u.name IS NOT NULL
+        UNION
+        SELECT DISTINCT j.queue FROM jobq.jobs j WHERE queue_lag.queues IS NULL
+    ) AS q
+    LEFT JOIN LATERAL (
+        SELECT j.run_at
+        FROM jobq.jobs j
+        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= now()
+        ORDER BY j.priority, j.run_at, j.id
+        LIMIT 1
+    ) AS head ON true
+    ORDER BY q.name;
+END
+$$;
+COMMENT ON FUNCTION jobq.queue_lag(text[]) IS
+    'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
+REVOKE ALL ON FUNCTION jobq.queue_lag(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.queue_lag(text[]) TO worker_runtime, jobq_operator;

@@ -1,0 +1,306 @@
+-- jobq engine, workers: Runners and the leader: registration, heartbeats, drain and detach, leadership with fencing epochs, and maintain.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
+-- with every other changed file, whenever its content changes (sql/functions/README.md). Every
+-- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT '')
+RETURNS jsonb
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF register_worker.worker_id IS NULL OR btrim(register_worker.worker_id) = '' OR register_worker.node IS NULL
+       OR register_worker.queues IS NULL OR cardinality(register_worker.queues) = 0
+       OR register_worker.concurrency IS NULL OR register_worker.concurrency < 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id, node, queues (non-empty) and concurrency (>= 1) are required');
+    END IF;
+    IF array_position(register_worker.queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold NULLs');
+    END IF;
+    PERFORM jobq._check_text('worker_id', register_worker.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_text('node', register_worker.node, jobq._limit('node')::integer);
+    PERFORM jobq._check_text('version', register_worker.version, jobq._limit('version')::integer);
+    PERFORM jobq._check_int('pid', register_worker.pid, 0, 2147483647);
+    PERFORM jobq._check_int('concurrency', register_worker.concurrency, 1, jobq._limit('concurrency'));
+    PERFORM jobq._check_length('queues', register_worker.queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(register_worker.queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
+    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
+    VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
+            register_worker.concurrency, coalesce(register_worker.version, ''))
+    ON CONFLICT ON CONSTRAINT workers_pkey DO UPDATE SET
+        node = EXCLUDED.node, pid = EXCLUDED.pid, queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency,
+        version = EXCLUDED.version, state = 'active', started_at = now(), heartbeat_at = now(), state_changed_at = now();
+    RETURN jobq._settings_json();
+END
+$$;
+COMMENT ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) IS
+    'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
+REVOKE ALL ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) TO worker_runtime, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0)
+RETURNS TABLE (state text, settings jsonb)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_state text;
+BEGIN
+    PERFORM jobq._check_text('worker_id', worker_heartbeat.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_int('running', worker_heartbeat.running, 0, jobq._limit('running'));
+    UPDATE jobq.workers AS w
+    SET heartbeat_at = now(),
+        running = coalesce(worker_heartbeat.running, 0),
+        -- A worker marked lost that heartbeats again is back (its old leases were rescued and
+        -- their tokens no longer work); drained and detached workers stay so.
+        state = CASE WHEN w.state = 'lost' THEN 'active' ELSE w.state END,
+        state_changed_at = CASE WHEN w.state = 'lost' THEN now() ELSE w.state_changed_at END
+    WHERE w.id = worker_heartbeat.worker_id
+    RETURNING w.state INTO v_state;
+    IF v_state IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', worker_heartbeat.worker_id));
+    END IF;
+    state := v_state;
+    settings := jobq._settings_json();
+    RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION jobq.worker_heartbeat(text,integer) IS
+    'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
+REVOKE ALL ON FUNCTION jobq.worker_heartbeat(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.worker_heartbeat(text,integer) TO worker_runtime, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.deregister_worker(worker_id text)
+RETURNS void
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._check_text('worker_id', deregister_worker.worker_id, jobq._limit('worker_id')::integer);
+    UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
+    WHERE w.id = deregister_worker.worker_id;
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
+$$;
+COMMENT ON FUNCTION jobq.deregister_worker(text) IS
+    'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.deregister_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.deregister_worker(text) TO worker_runtime, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.drain_worker(worker_id text)
+RETURNS void
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT FROM jobq._set_worker_state(drain_worker.worker_id, 'draining', 'drain_worker')
+$$;
+COMMENT ON FUNCTION jobq.drain_worker(text) IS
+    'Drains a worker: it stops claiming at its next heartbeat and finishes the jobs it holds. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+REVOKE ALL ON FUNCTION jobq.drain_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.drain_worker(text) TO jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.resume_worker(worker_id text)
+RETURNS void
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT FROM jobq._set_worker_state(resume_worker.worker_id, 'active', 'resume_worker')
+$$;
+COMMENT ON FUNCTION jobq.resume_worker(text) IS
+    'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+REVOKE ALL ON FUNCTION jobq.resume_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.resume_worker(text) TO jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq.detach_worker(worker_id text)
+RETURNS integer
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM jobq._set_worker_state(detach_worker.worker_id, 'detached', 'detach_worker');
+    RETURN jobq._release_worker_leases(detach_worker.worker_id, now());
+END
+$$;
+COMMENT ON FUNCTION jobq.detach_worker(text) IS
+    'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+REVOKE ALL ON FUNCTION jobq.detach_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.detach_worker(text) TO jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text)
+RETURNS text
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_previous text;
+BEGIN
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
+    IF v_previous IS NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
+    END IF;
+    UPDATE jobq.workers AS w SET state = p_state, state_changed_at = now() WHERE w.id = p_worker_id;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES (p_action, jsonb_build_object('worker_id', p_worker_id, 'previous_state', v_previous, 'state', p_state));
+    RETURN v_previous;
+END
+$$;
+COMMENT ON FUNCTION jobq._set_worker_state(text,text,text) IS
+    'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
+REVOKE ALL ON FUNCTION jobq._set_worker_state(text,text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+CREATE OR REPLACE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '15 seconds')
+RETURNS bigint
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._acquire_leadership(acquire_leadership.worker_id, acquire_leadership.ttl, now())
+$$;
+COMMENT ON FUNCTION jobq.acquire_leadership(text,interval) IS
+    'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
+REVOKE ALL ON FUNCTION jobq.acquire_leadership(text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.acquire_leadership(text,interval) TO worker_runtime, jobq_operator;
+
+CREATE OR REPLACE FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_epoch bigint;
+    v_previous_epoch bigint;
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    IF p_ttl IS NULL OR p_ttl <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('ttl %s is not positive', coalesce(p_ttl::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('ttl', p_ttl, jobq._limit_interval('ttl'));
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
+    UPDATE jobq.leader AS l
+    SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
+        acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
+        holder           = p_worker_id,
+        lease_expires_at = jobq._ts_add(p_now, p_ttl)
+    WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
+    RETURNING l.epoch INTO v_epoch;
+    IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        VALUES ('leader_changed', jsonb_build_object('worker_id', p_worker_id, 'epoch', v_epoch));
+    END IF;
+    RETURN v_epoch;
+END
+$$;
+COMMENT ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) IS
+    'Private. The leadership at time p_now; see jobq.acquire_leadership.';
+REVOKE ALL ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+CREATE OR REPLACE FUNCTION jobq.maintain(worker_id text DEFAULT NULL, epoch bigint DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._maintain(maintain.worker_id, maintain.epoch, now())
+$$;
+COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
+    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+REVOKE ALL ON FUNCTION jobq.maintain(text,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.maintain(text,bigint) TO worker_runtime, jobq_operator;
+
+-- maintain: every cut-off saturates, whatever the settings hold.
+CREATE OR REPLACE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamptz)
+RETURNS jsonb
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_leader jobq.leader;
+    v_enqueued integer;
+    v_skipped integer;
+    v_lost text[];
+    v_rescued integer;
+    v_pruned bigint;
+    v_worker text;
+    v_retention_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('history_retention'));
+    v_silent_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'));
+BEGIN
+    IF (p_worker_id IS NULL) <> (p_epoch IS NULL) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'pass both worker_id and epoch (fenced), or neither (unfenced)');
+    END IF;
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    IF p_worker_id IS NOT NULL THEN
+        -- Held until commit: no other worker can take the leadership while this call acts.
+        SELECT * INTO v_leader FROM jobq.leader l FOR SHARE;
+        IF v_leader.holder IS DISTINCT FROM p_worker_id OR v_leader.epoch <> p_epoch OR v_leader.lease_expires_at <= p_now THEN
+            RETURN jsonb_build_object('fenced', true, 'epoch', p_epoch, 'current_epoch', v_leader.epoch,
+                                      'holder', v_leader.holder);
+        END IF;
+    END IF;
+
+    SELECT (count(*) FILTER (WHERE d.outcome = 'enqueued'))::integer, (count(*) FILTER (WHERE d.outcome = 'skipped'))::integer
+    INTO v_enqueued, v_skipped
+    FROM jobq._enqueue_due_slots(p_now, 100) AS d;
+
+    -- Silent workers: an active one is marked lost (a draining or detached one keeps the state
+    -- an operator gave it); the leases of every silent worker are rescued now.
+    WITH lost AS (
+        UPDATE jobq.workers AS w SET state = 'lost', state_changed_at = p_now
+        WHERE w.state = 'active'
+          AND w.heartbeat_at < v_silent_cutoff
+        RETURNING w.id
+    )
+    SELECT coalesce(array_agg(lost.id ORDER BY lost.id), '{}') INTO v_lost FROM lost;
+    v_rescued := 0;
+    FOR v_worker IN
+        SELECT w.id FROM jobq.workers w
+        WHERE w.heartbeat_at < v_silent_cutoff
+          AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
+    LOOP
+        v_rescued := v_rescued + jobq._release_worker_leases(v_worker, p_now);
+    END LOOP;
+
+    v_rescued := v_rescued + (SELECT count(*)::integer FROM jobq._rescue(1000, p_now));
+
+    -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
+    -- (nearly always: maintain runs every second), history is not read at all.
+    v_pruned := 0;
+    IF (SELECT min(o.finished_at) FROM jobq.job_history o) < v_retention_cutoff THEN
+        DELETE FROM jobq.job_history AS h
+        WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_retention_cutoff LIMIT 10000));
+        GET DIAGNOSTICS v_pruned = ROW_COUNT;
+    END IF;
+    DELETE FROM jobq.schedule_runs AS r
+    WHERE r.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.schedule_runs o WHERE o.created_at < v_retention_cutoff LIMIT 10000));
+    DELETE FROM jobq.workers AS w
+    WHERE w.state IN ('stopped', 'lost') AND w.state_changed_at < v_retention_cutoff;
+
+    RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
+                              'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned);
+END
+$$;
+COMMENT ON FUNCTION jobq._maintain(text,bigint,timestamp with time zone) IS
+    'Private. jobq.maintain at time p_now. Its cut-offs (history_retention, worker_timeout) saturate (jobq._ts_add).';
+REVOKE ALL ON FUNCTION jobq._maintain(text,bigint,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
