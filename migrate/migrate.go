@@ -404,10 +404,12 @@ var ErrSchemaBehind = errors.New("the jobq schema is behind this binary; run job
 // docs/upgrading.md: a database behind the binary (a migration it embeds is not applied) is
 // refused with ErrSchemaBehind; a database ahead of it is accepted unless it holds a breaking
 // change (jobq.breaking_changes) newer than the binary, which is refused with ErrSchemaTooNew; so
-// a rolling deploy keeps the old runners serving across every compatible upgrade. Function files
-// (sql/functions/) never break a caller: a signature they remove or change comes with a breaking
-// migration. It returns the applied version and needs only SELECT on the version table and
-// jobq.breaking_changes, so runtime roles can call it.
+// a rolling deploy keeps the old runners serving across every compatible upgrade. A database
+// where a function file the binary embeds was never applied is behind too. A function file whose
+// content differs is not: function files (sql/functions/) never break a caller, since a signature
+// they remove or change comes with a breaking migration. It returns the applied version and needs
+// only SELECT on the version table, jobq.function_files and jobq.breaking_changes, so runtime
+// roles can call it.
 func CheckVersion(ctx context.Context, q jobq.DB) (applied int64, err error) {
 	latest, err := LatestVersion()
 	if err != nil {
@@ -419,6 +421,11 @@ func CheckVersion(ctx context.Context, q jobq.DB) (applied int64, err error) {
 	}
 	if applied < latest {
 		return applied, fmt.Errorf("%w: database at %d, binary expects %d", ErrSchemaBehind, applied, latest)
+	}
+	if missing, err := missingFunctionFiles(ctx, q); err != nil {
+		return applied, err
+	} else if len(missing) > 0 {
+		return applied, fmt.Errorf("%w: function files %s were never applied", ErrSchemaBehind, strings.Join(missing, ", "))
 	}
 	if applied == latest {
 		return applied, nil
@@ -432,6 +439,35 @@ func CheckVersion(ctx context.Context, q jobq.DB) (applied int64, err error) {
 		return applied, fmt.Errorf("%w: database at %d holds breaking change %d, binary knows %d", ErrSchemaTooNew, applied, breaking, latest)
 	}
 	return applied, nil
+}
+
+// missingFunctionFiles names the function files this binary embeds that jobq.function_files does
+// not record: a database whose function files were never applied (or failed) is behind. A file
+// whose content differs is not missing: function files never break a caller (see CheckVersion).
+func missingFunctionFiles(ctx context.Context, q jobq.DB) ([]string, error) {
+	files, err := FunctionFiles()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, `SELECT f.name FROM jobq.function_files f`)
+	if err != nil {
+		return nil, fmt.Errorf("read jobq.function_files: %w", err)
+	}
+	recorded, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read jobq.function_files: %w", err)
+	}
+	have := map[string]bool{}
+	for _, n := range recorded {
+		have[n] = true
+	}
+	var missing []string
+	for _, f := range files {
+		if !have[f.Name] {
+			missing = append(missing, f.Name)
+		}
+	}
+	return missing, nil
 }
 
 func wrapGoose(err error) error {

@@ -256,6 +256,26 @@ func TestCheckVersion(t *testing.T) {
 		require.Equal(t, int64(99999), applied)
 	})
 
+	t.Run("AFunctionFileNeverAppliedIsBehind", func(t *testing.T) {
+		t.Parallel()
+		db := dbtest.New(t)
+		_, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t), `DELETE FROM jobq.function_files WHERE name = '30_claim.sql'`)
+		require.NoError(t, err)
+		_, err = migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
+		require.ErrorIs(t, err, migrate.ErrSchemaBehind)
+		require.ErrorContains(t, err, "30_claim.sql")
+	})
+
+	t.Run("AFunctionFileOfOtherContentIsCompatible", func(t *testing.T) {
+		t.Parallel()
+		db := dbtest.New(t)
+		_, err := dbtest.Connect(t, db.URL("postgres")).Exec(testCtx(t),
+			`UPDATE jobq.function_files SET checksum = repeat('a', 64) WHERE name = '30_claim.sql'`)
+		require.NoError(t, err)
+		_, err = migrate.CheckVersion(testCtx(t), dbtest.Connect(t, db.URL("worker_runtime")))
+		require.NoError(t, err, "a newer (or older) compatible function file keeps runners serving")
+	})
+
 	t.Run("ABreakingChangeTheBinaryKnowsIsAccepted", func(t *testing.T) {
 		t.Parallel()
 		db := dbtest.New(t)
