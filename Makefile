@@ -4,7 +4,7 @@
 #               stores with data, a burst of jobs, progress, and a summary. Ctrl-C stops it cleanly.
 #   make bench  the benchmarks of bench/ against a throwaway cluster, with River, graphile-worker and a
 #               raw pgbench floor as peers; writes BENCHMARKS.md.
-#   make fuzz   the SQL API fuzzer of make test (enginefuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
+#   make fuzz   the SQL API fuzzer of make test (sql/fuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
 #               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
 #   make test   install PostgreSQL 15, pgTAP, pg_prove and plpgsql_check when missing, start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
@@ -35,7 +35,7 @@ test-in-sandbox:
 JOBQ_FUZZ_CALLS ?= 200000
 fuzz: deps build
 	$(BIN)/jobq sandbox -- env JOBQ_FUZZ_CALLS=$(JOBQ_FUZZ_CALLS) JOBQ_FUZZ_BUDGET=$${JOBQ_FUZZ_BUDGET:-55m} \
-		$(GO) test -count=1 -timeout 60m -v -run TestSQLAPIFuzz ./enginefuzz/
+		$(GO) test -count=1 -timeout 60m -v -run TestSQLAPIFuzz ./sql/fuzz/
 
 build:
 	$(GO) build -o $(BIN)/jobq ./cmd/jobq

@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"errors"
