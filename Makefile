@@ -21,6 +21,7 @@ test: deps build
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
 
 # Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
+# The root module's tests first, then those of the salon, its own module (examples/salon/go.mod).
 # The salon's tests run verbosely: they print the seed's non-functional figures (pickup, ready,
 # shutdown, fan-out) and list the acceptance tests GWT-1..13 by name.
 # The SQL API fuzzer runs 10,000 calls from a fixed seed here, so that a run is reproducible;
@@ -28,8 +29,8 @@ test: deps build
 JOBQ_TEST_FUZZ_SEED ?= 20261123
 test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
-	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/examples/salon$$')
-	set -o pipefail; $(GO) test -count=1 -timeout 5m -v ./examples/salon/ 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
+	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m ./...
+	set -o pipefail; $(GO) test -C examples/salon -count=1 -timeout 5m -v ./... 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
 # The fuzzer alone, longer than in make test; JOBQ_FUZZ_SEED=n replays a run.
 JOBQ_FUZZ_CALLS ?= 200000
@@ -39,7 +40,7 @@ fuzz: deps build
 
 build:
 	$(GO) build -o $(BIN)/jobq ./cmd/jobq
-	$(GO) build -o $(BIN)/salon ./examples/salon/cmd/salon
+	$(GO) build -C examples/salon -o $(CURDIR)/$(BIN)/salon ./cmd/salon
 
 demo: deps build
 	$(BIN)/salon demo
@@ -49,6 +50,7 @@ bench: deps build
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -C examples/salon ./...
 
 # Rewrites migrate/testdata/schema.snapshot.sql from a freshly migrated database; review the diff.
 schema-snapshot: build
