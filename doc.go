@@ -50,21 +50,8 @@
 // handlers, leases kept alive, schedules, leader election and metrics. `jobq worker` runs it as a
 // process. Most services use this package to enqueue and the runner to work.
 //
-// # Example
+// # Examples
 //
-// An application enqueues a job in its own transaction, as a member of jobq_app:
-//
-//	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
-//	if err != nil {
-//		return err
-//	}
-//	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-//		// ... the application's own writes on tx ...
-//		_, err := jobq.NewClient(tx).Enqueue(ctx, "send-invoice-email",
-//			map[string]int{"invoiceId": 42}, jobq.EnqueueOptions{Delay: time.Minute})
-//		return err
-//	})
-//	if errors.Is(err, jobq.ErrUnknownTask) {
-//		// no runner has declared send-invoice-email yet
-//	}
+// example_test.go shows an application enqueueing in its own transaction (ExampleClient_Enqueue)
+// and the error mapping (ExampleError).
 package jobq
