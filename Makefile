@@ -4,7 +4,7 @@
 #               stores with data, a burst of jobs, progress, and a summary. Ctrl-C stops it cleanly.
 #   make bench  the benchmarks of bench/ against a throwaway cluster, with River, graphile-worker and a
 #               raw pgbench floor as peers; writes BENCHMARKS.md.
-#   make fuzz   the SQL API fuzzer of make test (enginefuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
+#   make fuzz   the SQL API fuzzer of make test (sql/fuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
 #               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
 #   make test   install PostgreSQL 15, pgTAP, pg_prove and plpgsql_check when missing, start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
@@ -21,6 +21,7 @@ test: deps build
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
 
 # Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
+# The root module's tests first, then those of the salon, its own module (examples/salon/go.mod).
 # The salon's tests run verbosely: they print the seed's non-functional figures (pickup, ready,
 # shutdown, fan-out) and list the acceptance tests GWT-1..13 by name.
 # The SQL API fuzzer runs 10,000 calls from a fixed seed here, so that a run is reproducible;
@@ -28,18 +29,18 @@ test: deps build
 JOBQ_TEST_FUZZ_SEED ?= 20261123
 test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
-	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m $$($(GO) list ./... | grep -v '/examples/salon$$')
-	set -o pipefail; $(GO) test -count=1 -timeout 5m -v ./examples/salon/ 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
+	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m ./...
+	set -o pipefail; $(GO) test -C examples/salon -count=1 -timeout 5m -v ./... 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
 # The fuzzer alone, longer than in make test; JOBQ_FUZZ_SEED=n replays a run.
 JOBQ_FUZZ_CALLS ?= 200000
 fuzz: deps build
 	$(BIN)/jobq sandbox -- env JOBQ_FUZZ_CALLS=$(JOBQ_FUZZ_CALLS) JOBQ_FUZZ_BUDGET=$${JOBQ_FUZZ_BUDGET:-55m} \
-		$(GO) test -count=1 -timeout 60m -v -run TestSQLAPIFuzz ./enginefuzz/
+		$(GO) test -count=1 -timeout 60m -v -run TestSQLAPIFuzz ./sql/fuzz/
 
 build:
 	$(GO) build -o $(BIN)/jobq ./cmd/jobq
-	$(GO) build -o $(BIN)/salon ./examples/salon/cmd/salon
+	$(GO) build -C examples/salon -o $(CURDIR)/$(BIN)/salon ./cmd/salon
 
 demo: deps build
 	$(BIN)/salon demo
@@ -49,6 +50,7 @@ bench: deps build
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -C examples/salon ./...
 
 # Rewrites migrate/testdata/schema.snapshot.sql from a freshly migrated database; review the diff.
 schema-snapshot: build

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 // sentinels are the Go errors of jobq.error_codes, by code.
@@ -54,9 +55,9 @@ type catalogued struct {
 	Hint     string
 }
 
-func (b *bundle) catalogue(t *testing.T) map[string]catalogued {
+func catalogue(t *testing.T, b *jobqtest.Bundle) map[string]catalogued {
 	t.Helper()
-	rows, err := b.admin.Query(b.ctx, `SELECT code, sqlstate, hint FROM jobq.error_codes`)
+	rows, err := b.Admin.Query(b.Ctx, `SELECT code, sqlstate, hint FROM jobq.error_codes`)
 	require.NoError(t, err)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[catalogued])
 	require.NoError(t, err)
@@ -101,8 +102,8 @@ func TestErrors(t *testing.T) {
 	// Every code of the catalogue, raised by the engine's own _raise, maps to its sentinel.
 	t.Run("EveryCatalogueCodeMapsToItsSentinel", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		cat := b.catalogue(t)
+		b := jobqtest.New(t)
+		cat := catalogue(t, b)
 
 		codes := make([]string, 0, len(cat))
 		for code := range cat {
@@ -115,7 +116,7 @@ func TestErrors(t *testing.T) {
 		require.ElementsMatch(t, codes, sentinelCodes, "jobq.error_codes and the Go sentinels differ")
 
 		for code := range cat {
-			_, err := b.admin.Exec(b.ctx, `SELECT jobq._raise($1, 'raised by the test')`, code)
+			_, err := b.Admin.Exec(b.Ctx, `SELECT jobq._raise($1, 'raised by the test')`, code)
 			mapped := jobq.FromDB(err)
 			je := requireJobqError(t, cat, mapped, code)
 			require.Equal(t, code+": raised by the test", je.Message)
@@ -128,12 +129,12 @@ func TestErrors(t *testing.T) {
 	// The client's calls return the engine's errors mapped, and bad input writes nothing.
 	t.Run("ClientCalls", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		cat := b.catalogue(t)
+		b := jobqtest.New(t)
+		cat := catalogue(t, b)
 		const otherToken = "00000000-0000-4000-8000-000000000000"
-		b.define(t, "errors-payload", "errors-mode", "errors-attempts", "errors-many", "errors-snooze", "errors-system-task")
-		b.defineStore(t, "errors-store-task")
-		require.NoError(t, b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: "errors-contract",
+		b.Define(t, "errors-payload", "errors-mode", "errors-attempts", "errors-many", "errors-snooze", "errors-system-task")
+		b.DefineStore(t, "errors-store-task")
+		require.NoError(t, b.Worker.DefineTask(b.Ctx, jobq.TaskDefinition{Name: "errors-contract",
 			PayloadSchema: map[string]string{"n": "integer", "note?": "string"}, AppEnqueue: true}))
 
 		cases := []struct {
@@ -144,83 +145,83 @@ func TestErrors(t *testing.T) {
 			jobs   string // which jobs a refused enqueue must not have written (a WHERE clause)
 		}{
 			{"EnqueueWithoutTask", "JOB.TASK_REQUIRED", "task is NULL or empty", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "", map[string]int{"n": 1}, jobq.EnqueueOptions{Queue: "errors-no-task"})
+				_, err := b.App.Enqueue(b.Ctx, "", map[string]int{"n": 1}, jobq.EnqueueOptions{Queue: "errors-no-task"})
 				return err
 			}, "queue = 'errors-no-task'"},
 			{"EnqueueArrayPayload", "JOB.PAYLOAD_NOT_OBJECT", "payload is a JSON array", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-payload", []int{1}, jobq.EnqueueOptions{})
+				_, err := b.App.Enqueue(b.Ctx, "errors-payload", []int{1}, jobq.EnqueueOptions{})
 				return err
 			}, "task = 'errors-payload'"},
 			{"EnqueueUnknownJobKeyMode", "JOB.UNKNOWN_JOB_KEY_MODE", "'upsert'", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-mode", nil, jobq.EnqueueOptions{JobKey: "k", JobKeyMode: "upsert"})
+				_, err := b.App.Enqueue(b.Ctx, "errors-mode", nil, jobq.EnqueueOptions{JobKey: "k", JobKeyMode: "upsert"})
 				return err
 			}, "task = 'errors-mode'"},
 			{"EnqueueNegativeMaxAttempts", "JOB.MAX_ATTEMPTS_INVALID", "max_attempts is -1", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-attempts", nil, jobq.EnqueueOptions{MaxAttempts: -1})
+				_, err := b.App.Enqueue(b.Ctx, "errors-attempts", nil, jobq.EnqueueOptions{MaxAttempts: -1})
 				return err
 			}, "task = 'errors-attempts'"},
 			{"EnqueueManyNamesThePosition", "JOB.MAX_ATTEMPTS_INVALID", "job 2: max_attempts is -1", func(t *testing.T) error {
-				_, err := b.app.EnqueueMany(b.ctx, []jobq.JobSpec{
+				_, err := b.App.EnqueueMany(b.Ctx, []jobq.JobSpec{
 					{Task: "errors-many"},
 					{Task: "errors-many", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: -1}},
 				})
 				return err
 			}, "task = 'errors-many'"},
 			{"EnqueueUndeclaredTask", "JOB.UNKNOWN_TASK", "task 'errors-undeclared' is not declared", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-undeclared", nil, jobq.EnqueueOptions{})
+				_, err := b.App.Enqueue(b.Ctx, "errors-undeclared", nil, jobq.EnqueueOptions{})
 				return err
 			}, "task = 'errors-undeclared'"},
 			{"EnqueuePayloadBreaksTheContract", "JOB.PAYLOAD_INVALID", `task errors-contract: key n must be an integer, not "one"`, func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-contract", map[string]any{"n": "one"}, jobq.EnqueueOptions{})
+				_, err := b.App.Enqueue(b.Ctx, "errors-contract", map[string]any{"n": "one"}, jobq.EnqueueOptions{})
 				return err
 			}, "task = 'errors-contract'"},
 			{"EnqueuePayloadLacksARequiredKey", "JOB.PAYLOAD_INVALID", "task errors-contract: required key n is missing", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-contract", map[string]any{"note": "no n"}, jobq.EnqueueOptions{})
+				_, err := b.App.Enqueue(b.Ctx, "errors-contract", map[string]any{"note": "no n"}, jobq.EnqueueOptions{})
 				return err
 			}, "task = 'errors-contract'"},
 			{"EnqueueStoreTaskWithoutAStore", "JOB.STORE_REQUIRED", "task errors-store-task is store-scoped", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-store-task", nil, jobq.EnqueueOptions{})
+				_, err := b.App.Enqueue(b.Ctx, "errors-store-task", nil, jobq.EnqueueOptions{})
 				return err
 			}, "task = 'errors-store-task'"},
-			{"EnqueueSystemTaskWithAStore", "JOB.STORE_NOT_ALLOWED", "task errors-system-task is a system task; it got store " + storeID, func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-system-task", nil, jobq.EnqueueOptions{StoreID: storeID})
+			{"EnqueueSystemTaskWithAStore", "JOB.STORE_NOT_ALLOWED", "task errors-system-task is a system task; it got store " + jobqtest.StoreID, func(t *testing.T) error {
+				_, err := b.App.Enqueue(b.Ctx, "errors-system-task", nil, jobq.EnqueueOptions{StoreID: jobqtest.StoreID})
 				return err
 			}, "task = 'errors-system-task'"},
-			{"EnqueueAnotherStoresJob", "JOB.TENANT_MISMATCH", "store " + storeID + " is not this session's store (app.current_store_id = unset)", func(t *testing.T) error {
-				_, err := b.app.Enqueue(b.ctx, "errors-store-task", map[string]string{"storeId": storeID}, jobq.EnqueueOptions{Queue: "errors-tenant"})
+			{"EnqueueAnotherStoresJob", "JOB.TENANT_MISMATCH", "store " + jobqtest.StoreID + " is not this session's store (app.current_store_id = unset)", func(t *testing.T) error {
+				_, err := b.App.Enqueue(b.Ctx, "errors-store-task", map[string]string{"storeId": jobqtest.StoreID}, jobq.EnqueueOptions{Queue: "errors-tenant"})
 				return err
 			}, "queue = 'errors-tenant'"},
 			{"DefineTaskNotKebabCase", "JOB.INVALID_TASK_NAME", "'Errors_Task' is not a kebab-case task name", func(t *testing.T) error {
-				err := b.worker.DefineTask(b.ctx, jobq.TaskDefinition{Name: "Errors_Task"})
-				require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.tasks WHERE lower(name) = 'errors_task'`), "a refused declaration wrote a task")
+				err := b.Worker.DefineTask(b.Ctx, jobq.TaskDefinition{Name: "Errors_Task"})
+				require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.tasks WHERE lower(name) = 'errors_task'`), "a refused declaration wrote a task")
 				return err
 			}, ""},
 			{"ClaimZeroLease", "JOB.LEASE_INVALID", "lease NULL is not positive", func(t *testing.T) error {
-				_, err := b.worker.Claim(b.ctx, "worker", []string{"errors-claim"}, 1, 0)
+				_, err := b.Worker.Claim(b.Ctx, "worker", []string{"errors-claim"}, 1, 0)
 				return err
 			}, ""},
 			{"ClaimZeroJobs", "JOB.INVALID_ARGUMENT", "max_jobs 0", func(t *testing.T) error {
-				_, err := b.worker.Claim(b.ctx, "worker", []string{"errors-claim"}, 0, time.Minute)
+				_, err := b.Worker.Claim(b.Ctx, "worker", []string{"errors-claim"}, 0, time.Minute)
 				return err
 			}, ""},
 			{"HeartbeatZeroLease", "JOB.LEASE_INVALID", "lease NULL is not positive", func(t *testing.T) error {
-				_, err := b.worker.Heartbeat(b.ctx, "worker", nil, 0)
+				_, err := b.Worker.Heartbeat(b.Ctx, "worker", nil, 0)
 				return err
 			}, ""},
 			{"SnoozeWrongToken", "JOB.LEASE_LOST", "is not running under this lease token", func(t *testing.T) error {
-				b.enqueue(t, enqueueOptions{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-wrong-token"}})
-				job := b.claimOne(t, claimOptions{Queues: []string{"errors-wrong-token"}})
-				_, err := b.worker.Snooze(b.ctx, jobq.Lease{JobID: job.ID, Token: otherToken}, time.Minute)
-				row := b.live(t, job.ID)
+				b.Enqueue(t, jobqtest.EnqueueArgs{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-wrong-token"}})
+				job := b.ClaimOne(t, jobqtest.ClaimArgs{Queues: []string{"errors-wrong-token"}})
+				_, err := b.Worker.Snooze(b.Ctx, jobq.Lease{JobID: job.ID, Token: otherToken}, time.Minute)
+				row := b.Live(t, job.ID)
 				require.Equal(t, "running", row.State, "a snooze with a wrong token changed the job")
-				require.Equal(t, ptr(job.LeaseToken), row.LeaseToken)
+				require.Equal(t, jobqtest.Ptr(job.LeaseToken), row.LeaseToken)
 				return err
 			}, ""},
 			{"SnoozeNegativeDelay", "JOB.LEASE_INVALID", "delay", func(t *testing.T) error {
-				b.enqueue(t, enqueueOptions{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-negative-delay"}})
-				job := b.claimOne(t, claimOptions{Queues: []string{"errors-negative-delay"}})
-				_, err := b.worker.Snooze(b.ctx, job.Lease(), -time.Second)
-				row := b.live(t, job.ID)
+				b.Enqueue(t, jobqtest.EnqueueArgs{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-negative-delay"}})
+				job := b.ClaimOne(t, jobqtest.ClaimArgs{Queues: []string{"errors-negative-delay"}})
+				_, err := b.Worker.Snooze(b.Ctx, job.Lease(), -time.Second)
+				row := b.Live(t, job.ID)
 				require.Equal(t, "running", row.State, "a refused snooze changed the job")
 				require.Equal(t, 1, row.Attempt)
 				return err
@@ -233,7 +234,7 @@ func TestErrors(t *testing.T) {
 				je := requireJobqError(t, cat, err, tc.code)
 				require.Contains(t, je.Message, tc.detail)
 				if tc.jobs != "" {
-					require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE `+tc.jobs), "a refused enqueue wrote jobs")
+					require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE `+tc.jobs), "a refused enqueue wrote jobs")
 				}
 			})
 		}
@@ -242,9 +243,9 @@ func TestErrors(t *testing.T) {
 	// Errors that are not the engine's come back as they are.
 	t.Run("OtherErrorsPassThrough", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
+		b := jobqtest.New(t)
 
-		_, syntaxErr := b.admin.Exec(b.ctx, `SELEC 1`)
+		_, syntaxErr := b.Admin.Exec(b.Ctx, `SELEC 1`)
 		require.Error(t, syntaxErr)
 		require.True(t, jobq.FromDB(syntaxErr) == syntaxErr, "FromDB changed a syntax error: %v", jobq.FromDB(syntaxErr))
 
@@ -254,7 +255,7 @@ func TestErrors(t *testing.T) {
 		require.NoError(t, jobq.FromDB(nil))
 
 		// jobq_app may not claim: PostgreSQL's own error reaches the caller, not a *jobq.Error.
-		_, err := b.app.Claim(b.ctx, "app", []string{"default"}, 1, time.Minute)
+		_, err := b.App.Claim(b.Ctx, "app", []string{"default"}, 1, time.Minute)
 		require.Error(t, err)
 		var je *jobq.Error
 		require.False(t, errors.As(err, &je), "a permission error became %#v", je)

@@ -7,24 +7,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	b.define(t, "nightly-report")
-	b.defineStore(t, "per-store")
+	b := jobqtest.New(t)
+	b.Define(t, "nightly-report")
+	b.DefineStore(t, "per-store")
 	def := jobq.ScheduleDefinition{Name: "nightly", Cron: "0 3 * * *", Task: "nightly-report", Payload: map[string]string{"kind": "sales"},
 		Timezone: "Asia/Tokyo", ConcurrencyPolicy: jobq.ConcurrencyForbid}
-	next, err := b.worker.Schedule(b.ctx, def)
+	next, err := b.Worker.Schedule(b.Ctx, def)
 	require.NoError(t, err)
 	require.Equal(t, 3, next.In(mustZone(t, "Asia/Tokyo")).Hour(), "the slot is 03:00 in Tokyo")
-	require.True(t, next.After(b.dbNow(t)))
+	require.True(t, next.After(b.DBNow(t)))
 
 	var updated time.Time
 	var payload, policy, window, slotKey string
 	read := func() {
-		require.NoError(t, b.admin.QueryRow(b.ctx, `SELECT updated_at, payload::text, concurrency_policy, backfill_window::text, slot_key
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, `SELECT updated_at, payload::text, concurrency_policy, backfill_window::text, slot_key
 			FROM jobq.schedules WHERE name = 'nightly'`).Scan(&updated, &payload, &policy, &window, &slotKey))
 	}
 	read()
@@ -34,7 +35,7 @@ func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
 	require.Equal(t, "00:15:00", window, "the default backfill window")
 	require.Equal(t, "slotAt", slotKey)
 
-	again, err := b.worker.Schedule(b.ctx, def)
+	again, err := b.Worker.Schedule(b.Ctx, def)
 	require.NoError(t, err)
 	require.True(t, again.Equal(next))
 	read()
@@ -42,7 +43,7 @@ func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
 
 	def.Payload = map[string]string{"kind": "stock"}
 	def.BackfillWindow = time.Hour
-	again, err = b.worker.Schedule(b.ctx, def)
+	again, err = b.Worker.Schedule(b.Ctx, def)
 	require.NoError(t, err)
 	require.True(t, again.Equal(next), "a change of payload keeps the schedule's place")
 	read()
@@ -61,25 +62,25 @@ func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
 		{jobq.ScheduleDefinition{Name: "Bad Name", Cron: "@daily", Task: "nightly-report"}, jobq.ErrInvalidArgument},
 		{jobq.ScheduleDefinition{Name: "bad", Cron: "@daily", Task: "nightly-report", Payload: []int{1}}, jobq.ErrPayloadNotObject},
 	} {
-		_, err := b.worker.Schedule(b.ctx, tc.def)
+		_, err := b.Worker.Schedule(b.Ctx, tc.def)
 		require.ErrorIs(t, err, tc.want, "%+v", tc.def)
 	}
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.schedules`), "refused declarations wrote nothing")
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.schedules`), "refused declarations wrote nothing")
 
-	operator := jobq.NewClient(b.db.Pool(t, "jobq_operator", 1))
-	require.ErrorIs(t, operator.Unschedule(b.ctx, "nope"), jobq.ErrUnknownSchedule)
-	require.NoError(t, operator.Unschedule(b.ctx, "nightly"))
-	require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.schedules`))
+	operator := jobq.NewClient(b.DB.Pool(t, "jobq_operator", 1))
+	require.ErrorIs(t, operator.Unschedule(b.Ctx, "nope"), jobq.ErrUnknownSchedule)
+	require.NoError(t, operator.Unschedule(b.Ctx, "nightly"))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.schedules`))
 }
 
 func TestClientWorkersAndLeadership(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	ctx := b.ctx
+	b := jobqtest.New(t)
+	ctx := b.Ctx
 	// A setting in another interval syntax: PostgreSQL parses it, not Go.
-	_, err := b.admin.Exec(ctx, `SELECT jobq.set_setting('poll_interval', '00:00:00.25')`)
+	_, err := b.Admin.Exec(ctx, `SELECT jobq.set_setting('poll_interval', '00:00:00.25')`)
 	require.NoError(t, err)
-	settings, err := b.worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-a", Node: "host-1", PID: 42, Queues: []string{"default"}, Concurrency: 4, Version: "test"})
+	settings, err := b.Worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-a", Node: "host-1", PID: 42, Queues: []string{"default"}, Concurrency: 4, Version: "test"})
 	require.NoError(t, err)
 	for name, want := range map[string]time.Duration{
 		"worker_heartbeat_interval": 5 * time.Second, "worker_timeout": 30 * time.Second, "leader_ttl": 15 * time.Second,
@@ -93,72 +94,72 @@ func TestClientWorkersAndLeadership(t *testing.T) {
 	_, ok := settings.Interval("default_max_attempts")
 	require.False(t, ok, "an integer setting is not an interval")
 
-	_, err = b.worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-b", Node: "host-2", Queues: nil, Concurrency: 1})
+	_, err = b.Worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-b", Node: "host-2", Queues: nil, Concurrency: 1})
 	require.ErrorIs(t, err, jobq.ErrInvalidArgument, "queues are required")
-	_, err = b.worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-b", Node: "host-2", Queues: []string{"default"}, Concurrency: 1})
+	_, err = b.Worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-b", Node: "host-2", Queues: []string{"default"}, Concurrency: 1})
 	require.NoError(t, err)
 
-	state, _, err := b.worker.WorkerHeartbeat(ctx, "w-a", 3)
+	state, _, err := b.Worker.WorkerHeartbeat(ctx, "w-a", 3)
 	require.NoError(t, err)
 	require.Equal(t, jobq.WorkerActive, state)
-	require.Equal(t, 3, b.count(t, `SELECT running FROM jobq.workers WHERE id = 'w-a'`))
-	_, _, err = b.worker.WorkerHeartbeat(ctx, "w-nobody", 0)
+	require.Equal(t, 3, b.Count(t, `SELECT running FROM jobq.workers WHERE id = 'w-a'`))
+	_, _, err = b.Worker.WorkerHeartbeat(ctx, "w-nobody", 0)
 	require.ErrorIs(t, err, jobq.ErrUnknownWorker)
 
-	operator := jobq.NewClient(b.db.Pool(t, "jobq_operator", 1))
+	operator := jobq.NewClient(b.DB.Pool(t, "jobq_operator", 1))
 	require.NoError(t, operator.DrainWorker(ctx, "w-a"))
-	state, _, err = b.worker.WorkerHeartbeat(ctx, "w-a", 0)
+	state, _, err = b.Worker.WorkerHeartbeat(ctx, "w-a", 0)
 	require.NoError(t, err)
 	require.Equal(t, jobq.WorkerDraining, state)
 	require.NoError(t, operator.ResumeWorker(ctx, "w-a"))
-	state, _, err = b.worker.WorkerHeartbeat(ctx, "w-a", 0)
+	state, _, err = b.Worker.WorkerHeartbeat(ctx, "w-a", 0)
 	require.NoError(t, err)
 	require.Equal(t, jobq.WorkerActive, state)
 	n, err := operator.DetachWorker(ctx, "w-a")
 	require.NoError(t, err)
 	require.Zero(t, n, "w-a held no lease")
-	state, _, err = b.worker.WorkerHeartbeat(ctx, "w-a", 0)
+	state, _, err = b.Worker.WorkerHeartbeat(ctx, "w-a", 0)
 	require.NoError(t, err)
 	require.Equal(t, jobq.WorkerDetached, state)
 	require.ErrorIs(t, operator.DrainWorker(ctx, "w-nobody"), jobq.ErrUnknownWorker)
 
 	// Leadership: one leader, fenced by its epoch.
-	epoch, leads, err := b.worker.AcquireLeadership(ctx, "w-a", 0)
+	epoch, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", 0)
 	require.NoError(t, err)
 	require.True(t, leads)
 	require.Equal(t, int64(1), epoch)
-	_, leads, err = b.worker.AcquireLeadership(ctx, "w-b", time.Minute)
+	_, leads, err = b.Worker.AcquireLeadership(ctx, "w-b", time.Minute)
 	require.NoError(t, err)
 	require.False(t, leads, "w-a holds a live lease")
-	renewed, leads, err := b.worker.AcquireLeadership(ctx, "w-a", time.Minute)
+	renewed, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", time.Minute)
 	require.NoError(t, err)
 	require.True(t, leads)
 	require.Equal(t, epoch, renewed, "a renewal keeps the epoch")
-	_, _, err = b.worker.AcquireLeadership(ctx, "w-a", -time.Second)
+	_, _, err = b.Worker.AcquireLeadership(ctx, "w-a", -time.Second)
 	require.NoError(t, err, "a non-positive ttl means the default")
 
-	res, err := b.worker.Maintain(ctx, "w-a", epoch)
+	res, err := b.Worker.Maintain(ctx, "w-a", epoch)
 	require.NoError(t, err)
 	require.False(t, res.Fenced)
 	require.Equal(t, epoch, *res.Epoch)
-	res, err = b.worker.Maintain(ctx, "w-b", epoch)
+	res, err = b.Worker.Maintain(ctx, "w-b", epoch)
 	require.NoError(t, err)
 	require.True(t, res.Fenced, "w-b does not lead")
 	require.Equal(t, "w-a", *res.Holder)
 	require.Equal(t, epoch, res.CurrentEpoch)
-	res, err = b.worker.Maintain(ctx, "", 0)
+	res, err = b.Worker.Maintain(ctx, "", 0)
 	require.NoError(t, err)
 	require.False(t, res.Fenced, "unfenced")
 	require.Nil(t, res.Epoch)
 
 	// A clean exit hands the leadership over at once.
-	require.NoError(t, b.worker.DeregisterWorker(ctx, "w-a"))
+	require.NoError(t, b.Worker.DeregisterWorker(ctx, "w-a"))
 	require.Equal(t, "stopped", queryText(t, b, `SELECT state FROM jobq.workers WHERE id = 'w-a'`))
-	next, leads, err := b.worker.AcquireLeadership(ctx, "w-b", time.Minute)
+	next, leads, err := b.Worker.AcquireLeadership(ctx, "w-b", time.Minute)
 	require.NoError(t, err)
 	require.True(t, leads)
 	require.Equal(t, epoch+1, next)
-	res, err = b.worker.Maintain(ctx, "w-a", epoch)
+	res, err = b.Worker.Maintain(ctx, "w-a", epoch)
 	require.NoError(t, err)
 	require.True(t, res.Fenced, "the old epoch is fenced")
 }
@@ -170,9 +171,9 @@ func mustZone(t *testing.T, name string) *time.Location {
 	return loc
 }
 
-func queryText(t *testing.T, b *bundle, query string, args ...any) string {
+func queryText(t *testing.T, b *jobqtest.Bundle, query string, args ...any) string {
 	t.Helper()
 	var s string
-	require.NoError(t, b.admin.QueryRow(b.ctx, query, args...).Scan(&s))
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, query, args...).Scan(&s))
 	return s
 }

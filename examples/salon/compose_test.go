@@ -86,7 +86,10 @@ func TestComposeFileStructure(t *testing.T) {
 
 	dockerfile, err := os.ReadFile("Dockerfile")
 	require.NoError(t, err)
-	require.Contains(t, string(dockerfile), "./examples/salon/cmd/salon")
+	// The salon is its own module: the image copies its go.mod beside the root module's and builds
+	// it in its folder.
+	require.Contains(t, string(dockerfile), "COPY examples/salon/go.mod examples/salon/go.sum ./examples/salon/")
+	require.Contains(t, string(dockerfile), "go build -C examples/salon -trimpath -o /out/salon ./cmd/salon")
 }
 
 // The CI step of the Compose file: the commands its containers run, read from the file, run

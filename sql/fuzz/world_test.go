@@ -1,4 +1,4 @@
-package enginefuzz_test
+package fuzz_test
 
 import (
 	"context"

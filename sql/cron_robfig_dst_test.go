@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 // The zones of the DST differential test: northern (New York, London) and southern (Santiago,
@@ -185,7 +187,7 @@ func dstCronExpr(rng *rand.Rand) string {
 // checked even where jobq and robfig agree.
 func TestCronMatchesRobfigCronAcrossDST(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := jobqtest.New(t)
 	rng := rand.New(rand.NewPCG(20261101, 12))
 	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	to := time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -247,7 +249,7 @@ func TestCronMatchesRobfigCronAcrossDST(t *testing.T) {
 		es[i], ats[i], tzs[i] = c.expr, c.at, c.zone
 	}
 	began := time.Now()
-	got := b.cronNextAll(t, es, ats, tzs)
+	got := cronNextAll(t, b, es, ats, tzs)
 	t.Logf("%d cron_next calls in %s", len(cases), time.Since(began).Round(time.Millisecond))
 
 	show := func(p *time.Time) string {

@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 // claimBatch is one Claim call of a claimer: what it asked for and what it got.
@@ -22,22 +23,22 @@ type claimBatch struct {
 func TestClaimExactlyOnce(t *testing.T) {
 	t.Parallel()
 	const total, claimers = 10_000, 20
-	b := setupWith(t, setupOptions{WorkerConns: claimers})
-	b.define(t, "drain")
+	b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: claimers})
+	b.Define(t, "drain")
 
-	enqueued := b.enqueueMany(t, manyOptions{Count: total, Spec: jobq.JobSpec{Task: "drain"}})
-	require.Equal(t, total, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued'`))
+	enqueued := b.EnqueueMany(t, jobqtest.ManyArgs{Count: total, Spec: jobq.JobSpec{Task: "drain"}})
+	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued'`))
 
 	batchSizes := []int{1, 50, 2, 49, 3, 25, 7, 13, 31, 17, 1, 50, 5, 11, 19, 23, 29, 37, 43, 47}
 	require.Len(t, batchSizes, claimers)
-	workerConns := conns(t, b.workerPool, claimers)
+	workerConns := conns(t, b.WorkerPool, claimers)
 	batches := make([][]claimBatch, claimers)
 
 	errs := together(claimers, func(i int) error {
 		client := jobq.NewClient(workerConns[i])
 		worker := fmt.Sprintf("claimer-%02d", i)
 		for {
-			jobs, err := client.Claim(b.ctx, worker, []string{"default"}, batchSizes[i], 30*time.Second)
+			jobs, err := client.Claim(b.Ctx, worker, []string{"default"}, batchSizes[i], 30*time.Second)
 			if err != nil {
 				return err
 			}
@@ -45,7 +46,7 @@ func TestClaimExactlyOnce(t *testing.T) {
 			if len(jobs) == 0 {
 				return nil
 			}
-			outcomes, err := client.Complete(b.ctx, leasesOf(jobs))
+			outcomes, err := client.Complete(b.Ctx, leasesOf(jobs))
 			if err != nil {
 				return err
 			}
@@ -91,9 +92,9 @@ func TestClaimExactlyOnce(t *testing.T) {
 	}
 	require.Greater(t, len(workers), 1, "the claimers did not run side by side")
 
-	require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")
-	require.Equal(t, total, b.count(t, `SELECT count(*) FROM jobq.job_history`))
-	rows, err := b.admin.Query(b.ctx, `SELECT id, state, attempt, locked_by, lease_token::text FROM jobq.job_history`)
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")
+	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.job_history`))
+	rows, err := b.Admin.Query(b.Ctx, `SELECT id, state, attempt, locked_by, lease_token::text FROM jobq.job_history`)
 	require.NoError(t, err)
 	defer rows.Close()
 	for rows.Next() {

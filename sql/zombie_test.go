@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 const (
@@ -25,29 +26,29 @@ type takeover struct {
 
 // takeOver enqueues n jobs, lets worker A claim them under a short lease, sweeps them with the
 // clock an hour ahead (so A's lease counts as expired), makes them due and lets worker B claim them.
-func (b *bundle) takeOver(t *testing.T, n int) takeover {
+func takeOver(t *testing.T, b *jobqtest.Bundle, n int) takeover {
 	t.Helper()
-	b.define(t, "zombie")
+	b.Define(t, "zombie")
 	tk := takeover{
-		IDs: b.enqueueMany(t, manyOptions{Count: n, Spec: jobq.JobSpec{Task: "zombie"}}),
+		IDs: b.EnqueueMany(t, jobqtest.ManyArgs{Count: n, Spec: jobq.JobSpec{Task: "zombie"}}),
 		A:   make(map[int64]jobq.Job, n),
 		B:   make(map[int64]jobq.Job, n),
 	}
-	for _, j := range b.claim(t, claimOptions{Worker: workerA, Max: n, Lease: time.Second}) {
+	for _, j := range b.Claim(t, jobqtest.ClaimArgs{Worker: workerA, Max: n, Lease: time.Second}) {
 		require.Equal(t, 1, j.Attempt)
 		tk.A[j.ID] = j
 	}
 	require.Len(t, tk.A, n)
 
-	swept := b.rescueAt(t, n+10, "1 hour")
+	swept := rescueAt(t, b, n+10, "1 hour")
 	require.Len(t, swept, n)
 	for _, r := range swept {
 		require.Contains(t, tk.A, r.JobID)
 		require.Equal(t, rescued{JobID: r.JobID, Outcome: "retry_pending", Reason: "orphaned"}, r)
 	}
 
-	b.makeDue(t, tk.IDs...)
-	for _, j := range b.claim(t, claimOptions{Worker: workerB, Max: n}) {
+	b.MakeDue(t, tk.IDs...)
+	for _, j := range b.Claim(t, jobqtest.ClaimArgs{Worker: workerB, Max: n}) {
 		require.Equal(t, 2, j.Attempt, "job %d", j.ID)
 		require.NotEqual(t, tk.A[j.ID].LeaseToken, j.LeaseToken, "job %d", j.ID)
 		tk.B[j.ID] = j
@@ -57,13 +58,13 @@ func (b *bundle) takeOver(t *testing.T, n int) takeover {
 }
 
 // requireEndedUnderB checks that job id ended succeeded under B's claim.
-func (b *bundle) requireEndedUnderB(t *testing.T, tk takeover, id int64) {
+func requireEndedUnderB(t *testing.T, b *jobqtest.Bundle, tk takeover, id int64) {
 	t.Helper()
-	h := b.finished(t, id)
+	h := b.Finished(t, id)
 	require.Equal(t, "succeeded", h.State, "job %d", id)
-	require.Equal(t, ptr(workerB), h.LockedBy, "job %d", id)
+	require.Equal(t, jobqtest.Ptr(workerB), h.LockedBy, "job %d", id)
 	require.Equal(t, 2, h.Attempt, "job %d", id)
-	require.Equal(t, ptr(tk.B[id].LeaseToken), h.LeaseToken, "job %d", id)
+	require.Equal(t, jobqtest.Ptr(tk.B[id].LeaseToken), h.LeaseToken, "job %d", id)
 }
 
 func TestZombieWorker(t *testing.T) {
@@ -73,13 +74,13 @@ func TestZombieWorker(t *testing.T) {
 	// complete, each on its own connection: every one of A's writes is refused and B's wins.
 	t.Run("StaleLeaseRefusedEverywhere", func(t *testing.T) {
 		t.Parallel()
-		b := setupWith(t, setupOptions{WorkerConns: 8})
-		cs := conns(t, b.workerPool, 6)
+		b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: 8})
+		cs := conns(t, b.WorkerPool, 6)
 
 		for round := range 10 {
-			tk := b.takeOver(t, 1)
+			tk := takeOver(t, b, 1)
 			id := tk.IDs[0]
-			a, bb := leaseOf(tk.A[id]), leaseOf(tk.B[id])
+			a, bb := jobqtest.LeaseOf(tk.A[id]), jobqtest.LeaseOf(tk.B[id])
 
 			var (
 				aComplete, aFail, aFailDead, bComplete []jobq.Outcome
@@ -91,17 +92,17 @@ func TestZombieWorker(t *testing.T) {
 				var err error
 				switch i {
 				case 0:
-					aComplete, err = c.Complete(b.ctx, []jobq.Lease{a})
+					aComplete, err = c.Complete(b.Ctx, []jobq.Lease{a})
 				case 1:
-					aFail, err = c.Fail(b.ctx, []jobq.Failure{{Lease: a, Error: "late failure"}})
+					aFail, err = c.Fail(b.Ctx, []jobq.Failure{{Lease: a, Error: "late failure"}})
 				case 2:
-					aFailDead, err = c.Fail(b.ctx, []jobq.Failure{{Lease: a, Error: "late fatal failure", Fatal: true}})
+					aFailDead, err = c.Fail(b.Ctx, []jobq.Failure{{Lease: a, Error: "late fatal failure", Fatal: true}})
 				case 3:
-					aHeartbeat, err = c.Heartbeat(b.ctx, workerA, []jobq.Lease{a}, time.Minute)
+					aHeartbeat, err = c.Heartbeat(b.Ctx, workerA, []jobq.Lease{a}, time.Minute)
 				case 4:
-					_, aSnoozeErr = c.Snooze(b.ctx, a, 0)
+					_, aSnoozeErr = c.Snooze(b.Ctx, a, 0)
 				case 5:
-					bComplete, err = c.Complete(b.ctx, []jobq.Lease{bb})
+					bComplete, err = c.Complete(b.Ctx, []jobq.Lease{bb})
 				}
 				return err
 			})
@@ -115,8 +116,8 @@ func TestZombieWorker(t *testing.T) {
 			require.ErrorIs(t, aSnoozeErr, jobq.ErrLeaseLost, "round %d: A's snooze", round)
 			require.Equal(t, []jobq.Outcome{{JobID: id, Outcome: "succeeded"}}, bComplete, "round %d: B's complete", round)
 
-			b.requireEndedUnderB(t, tk, id)
-			require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs`), "round %d", round)
+			requireEndedUnderB(t, b, tk, id)
+			require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "round %d", round)
 		}
 	})
 
@@ -125,18 +126,18 @@ func TestZombieWorker(t *testing.T) {
 	t.Run("CompletesRaceAfterRescue", func(t *testing.T) {
 		t.Parallel()
 		const n = 200
-		b := setupWith(t, setupOptions{WorkerConns: 4})
-		cs := conns(t, b.workerPool, 2)
-		tk := b.takeOver(t, n)
+		b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: 4})
+		cs := conns(t, b.WorkerPool, 2)
+		tk := takeOver(t, b, n)
 
 		for _, id := range tk.IDs {
 			var outA, outB []jobq.Outcome
 			errs := together(2, func(i int) error {
 				var err error
 				if i == 0 {
-					outA, err = jobq.NewClient(cs[0]).Complete(b.ctx, []jobq.Lease{leaseOf(tk.A[id])})
+					outA, err = jobq.NewClient(cs[0]).Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(tk.A[id])})
 				} else {
-					outB, err = jobq.NewClient(cs[1]).Complete(b.ctx, []jobq.Lease{leaseOf(tk.B[id])})
+					outB, err = jobq.NewClient(cs[1]).Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(tk.B[id])})
 				}
 				return err
 			})
@@ -145,10 +146,10 @@ func TestZombieWorker(t *testing.T) {
 			require.Equal(t, []jobq.Outcome{{JobID: id, Outcome: "succeeded"}}, outB, "job %d: B's complete", id)
 		}
 
-		require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs`))
-		require.Equal(t, n, b.count(t, `SELECT count(*) FROM jobq.job_history`))
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
+		require.Equal(t, n, b.Count(t, `SELECT count(*) FROM jobq.job_history`))
 		for _, id := range tk.IDs {
-			b.requireEndedUnderB(t, tk, id)
+			requireEndedUnderB(t, b, tk, id)
 		}
 	})
 
@@ -159,17 +160,17 @@ func TestZombieWorker(t *testing.T) {
 	t.Run("CompleteRacesRescue", func(t *testing.T) {
 		t.Parallel()
 		const n = 200
-		b := setupWith(t, setupOptions{WorkerConns: 2})
-		sweeper, err := b.admin.Acquire(b.ctx)
+		b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: 2})
+		sweeper, err := b.Admin.Acquire(b.Ctx)
 		require.NoError(t, err)
 		t.Cleanup(sweeper.Release)
-		worker := conns(t, b.workerPool, 1)[0]
+		worker := conns(t, b.WorkerPool, 1)[0]
 
-		b.define(t, "zombie")
-		ids := b.enqueueMany(t, manyOptions{Count: n, Spec: jobq.JobSpec{Task: "zombie"}})
+		b.Define(t, "zombie")
+		ids := b.EnqueueMany(t, jobqtest.ManyArgs{Count: n, Spec: jobq.JobSpec{Task: "zombie"}})
 		claimed := make(map[int64]jobq.Job, n)
 		for i, id := range ids {
-			j := b.claimOne(t, claimOptions{Worker: workerA, Lease: time.Duration(i+1) * time.Minute})
+			j := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: workerA, Lease: time.Duration(i+1) * time.Minute})
 			require.Equal(t, id, j.ID, "jobs are claimed in id order")
 			claimed[id] = j
 		}
@@ -183,10 +184,10 @@ func TestZombieWorker(t *testing.T) {
 			errs := together(2, func(i int) error {
 				var err error
 				if i == 0 {
-					out, err = jobq.NewClient(worker).Complete(b.ctx, []jobq.Lease{leaseOf(claimed[id])})
+					out, err = jobq.NewClient(worker).Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(claimed[id])})
 					return err
 				}
-				rows, err := sweeper.Query(b.ctx, `SELECT job_id, outcome, reason FROM jobq._rescue(10, now() + $1::interval)`, sweepAt)
+				rows, err := sweeper.Query(b.Ctx, `SELECT job_id, outcome, reason FROM jobq._rescue(10, now() + $1::interval)`, sweepAt)
 				if err != nil {
 					return err
 				}
@@ -204,7 +205,7 @@ func TestZombieWorker(t *testing.T) {
 				sweptBy[r.JobID]++
 			}
 		}
-		require.Empty(t, b.rescueAt(t, 1000, "1 day"), "every job was settled by A or by a sweep")
+		require.Empty(t, rescueAt(t, b, 1000, "1 day"), "every job was settled by A or by a sweep")
 
 		var succeeded, lost int
 		for _, id := range ids {
@@ -213,25 +214,25 @@ func TestZombieWorker(t *testing.T) {
 			case "succeeded":
 				succeeded++
 				require.Zero(t, sweptBy[id], "job %d: A's complete succeeded but a sweep also took it", id)
-				h := b.finished(t, id)
+				h := b.Finished(t, id)
 				require.Equal(t, "succeeded", h.State)
-				require.Equal(t, ptr(workerA), h.LockedBy)
-				require.Equal(t, ptr(claimed[id].LeaseToken), h.LeaseToken)
+				require.Equal(t, jobqtest.Ptr(workerA), h.LockedBy)
+				require.Equal(t, jobqtest.Ptr(claimed[id].LeaseToken), h.LeaseToken)
 				require.Equal(t, 1, h.Attempt)
 			case "lease_lost":
 				lost++
 				require.Equal(t, 1, sweptBy[id], "job %d: A was told lease_lost but no sweep took the job", id)
-				j := b.live(t, id)
+				j := b.Live(t, id)
 				require.Equal(t, "retry_pending", j.State)
-				require.Equal(t, ptr("orphaned"), j.Reason)
+				require.Equal(t, jobqtest.Ptr("orphaned"), j.Reason)
 				require.Nil(t, j.LeaseToken)
 				require.Equal(t, 1, j.Attempt)
 			default:
 				t.Fatalf("job %d: A's complete gave %q", id, outcomeA[id])
 			}
 		}
-		require.Equal(t, succeeded, b.count(t, `SELECT count(*) FROM jobq.job_history`))
-		require.Equal(t, lost, b.count(t, `SELECT count(*) FROM jobq.jobs`))
+		require.Equal(t, succeeded, b.Count(t, `SELECT count(*) FROM jobq.job_history`))
+		require.Equal(t, lost, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
 		t.Logf("A completed %d jobs, the sweeper took %d", succeeded, lost)
 	})
 }
@@ -245,31 +246,31 @@ func TestFinishOutcomeIsPerLease(t *testing.T) {
 
 	t.Run("Complete", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		tk := b.takeOver(t, 1)
+		b := jobqtest.New(t)
+		tk := takeOver(t, b, 1)
 		id := tk.IDs[0]
 
-		out, err := b.worker.Complete(b.ctx, []jobq.Lease{leaseOf(tk.A[id]), leaseOf(tk.B[id])})
+		out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(tk.A[id]), jobqtest.LeaseOf(tk.B[id])})
 		require.NoError(t, err)
 		require.Equal(t, []jobq.Outcome{{JobID: id, Outcome: "lease_lost"}, {JobID: id, Outcome: "succeeded"}}, out,
 			"the stale lease of job %d is reported as completed", id)
-		b.requireEndedUnderB(t, tk, id)
+		requireEndedUnderB(t, b, tk, id)
 	})
 
 	t.Run("Fail", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		tk := b.takeOver(t, 1)
+		b := jobqtest.New(t)
+		tk := takeOver(t, b, 1)
 		id := tk.IDs[0]
 
-		out, err := b.worker.Fail(b.ctx, []jobq.Failure{
-			{Lease: leaseOf(tk.A[id]), Error: "stale"},
-			{Lease: leaseOf(tk.B[id]), Error: "current"},
+		out, err := b.Worker.Fail(b.Ctx, []jobq.Failure{
+			{Lease: jobqtest.LeaseOf(tk.A[id]), Error: "stale"},
+			{Lease: jobqtest.LeaseOf(tk.B[id]), Error: "current"},
 		})
 		require.NoError(t, err)
 		require.Len(t, out, 2)
 		require.Equal(t, "lease_lost", out[0].Outcome, "the stale lease of job %d is reported as failed: %+v", id, out)
 		require.Equal(t, "retry_pending", out[1].Outcome)
-		require.Equal(t, ptr("current"), b.live(t, id).LastError)
+		require.Equal(t, jobqtest.Ptr("current"), b.Live(t, id).LastError)
 	})
 }

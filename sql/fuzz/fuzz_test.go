@@ -1,7 +1,7 @@
-// Package enginefuzz_test is a property test of jobq's SQL API: it calls every function that an
+// Package fuzz_test is a property test of jobq's SQL API: it calls every function that an
 // application, a worker or an operator may execute, with generated and boundary values, as each
 // of those roles, and checks after every call that the engine kept its promises.
-package enginefuzz_test
+package fuzz_test
 
 import (
 	"context"

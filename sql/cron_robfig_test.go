@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/robfig/cron/v3"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 // cronField describes one field of a 5-field cron expression for the generator.
@@ -96,7 +98,7 @@ func cronExpr(rng *rand.Rand) string {
 // differences named.
 func TestCronMatchesRobfigCron(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := jobqtest.New(t)
 	rng := rand.New(rand.NewPCG(20260505, 11))
 	exprs := []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly",
 		// The ways to write a whole day field: * (with a step of 1 however written, or ?) makes it
@@ -143,7 +145,7 @@ func TestCronMatchesRobfigCron(t *testing.T) {
 	}
 
 	began := time.Now()
-	got := b.cronNextAll(t, es, ats, tzs)
+	got := cronNextAll(t, b, es, ats, tzs)
 	t.Logf("%d expressions x %d instants x %d zones: %d cron_next calls in %s", len(exprs), 2, len(zones), len(es),
 		time.Since(began).Round(time.Millisecond))
 
@@ -168,9 +170,9 @@ func TestCronMatchesRobfigCron(t *testing.T) {
 
 // cronNextAll evaluates jobq.cron_next(es[i], ats[i], tzs[i]) for every i in one statement, as the
 // superuser, and returns the answers in input order (nil where there is no slot).
-func (b *bundle) cronNextAll(t *testing.T, es []string, ats []time.Time, tzs []string) []*time.Time {
+func cronNextAll(t *testing.T, b *jobqtest.Bundle, es []string, ats []time.Time, tzs []string) []*time.Time {
 	t.Helper()
-	rows, err := b.admin.Query(b.ctx, `
+	rows, err := b.Admin.Query(b.Ctx, `
 		SELECT jobq.cron_next(u.e, u.at, u.tz)
 		FROM unnest($1::text[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS u(e, at, tz, n)
 		ORDER BY u.n`, es, ats, tzs)

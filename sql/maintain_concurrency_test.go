@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 // simClock is a simulated clock shared by the runners of a test: each tick moves it forward.
@@ -90,8 +91,8 @@ func simMaintain(ctx context.Context, conn *pgxpool.Conn, worker *string, epoch 
 // wrote nothing.
 func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	b.define(t, "tick")
+	b := jobqtest.New(t)
+	b.Define(t, "tick")
 	// The simulated clock moves 10-90 s at every tick of any runner, also while the others wait
 	// for a lock or keep fencing each other, so under load minutes of simulated time can pass
 	// without an acting maintain. Real clocks do not jump like that; a backfill window longer
@@ -105,18 +106,18 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 		{Name: "tokyo-half-past", Cron: "30 * * * *", Task: "tick", Timezone: "Asia/Tokyo", Payload: map[string]int{"n": 1}, BackfillWindow: window},
 	}
 	for _, s := range schedules {
-		_, err := b.worker.Schedule(b.ctx, s)
+		_, err := b.Worker.Schedule(b.Ctx, s)
 		require.NoError(t, err)
 	}
 	var base time.Time
-	require.NoError(t, b.admin.QueryRow(b.ctx, `SELECT date_trunc('hour', now()) + interval '1 day' + interval '3 minutes'`).Scan(&base))
-	_, err := b.admin.Exec(b.ctx, `UPDATE jobq.schedules SET next_slot_at = jobq.cron_next(cron, $1, timezone)`, base)
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, `SELECT date_trunc('hour', now()) + interval '1 day' + interval '3 minutes'`).Scan(&base))
+	_, err := b.Admin.Exec(b.Ctx, `UPDATE jobq.schedules SET next_slot_at = jobq.cron_next(cron, $1, timezone)`, base)
 	require.NoError(t, err)
 	end := base.Add(time.Hour)
 
 	clock := &simClock{now: base, end: end}
 	stats := &simStats{holders: map[int64]string{}}
-	cs := conns(t, b.admin, 3) // these take p_now: private functions, superuser only
+	cs := conns(t, b.Admin, 3) // these take p_now: private functions, superuser only
 	errs := together(3, func(i int) error {
 		conn := cs[i]
 		id := fmt.Sprintf("runner-%d", i+1)
@@ -128,7 +129,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 				return nil
 			}
 			var epoch *int64
-			if err := conn.QueryRow(b.ctx, `SELECT jobq._acquire_leadership($1, '15 seconds', $2)`, id, at).Scan(&epoch); err != nil {
+			if err := conn.QueryRow(b.Ctx, `SELECT jobq._acquire_leadership($1, '15 seconds', $2)`, id, at).Scan(&epoch); err != nil {
 				return fmt.Errorf("%s acquire at %s: %w", id, at, err)
 			}
 			if epoch != nil {
@@ -141,7 +142,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 				if len(held) == 0 || held[len(held)-1] != *epoch {
 					held = append(held, *epoch)
 				}
-				res, written, err := simMaintain(b.ctx, conn, &id, epoch, at)
+				res, written, err := simMaintain(b.Ctx, conn, &id, epoch, at)
 				if err != nil {
 					return fmt.Errorf("%s maintain(%d) at %s: %w", id, *epoch, at, err)
 				}
@@ -170,7 +171,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 			}
 			if len(stale) > 0 {
 				e := stale[rng.IntN(len(stale))]
-				res, written, err := simMaintain(b.ctx, conn, &id, &e, at)
+				res, written, err := simMaintain(b.Ctx, conn, &id, &e, at)
 				if err != nil {
 					return fmt.Errorf("%s stale maintain(%d) at %s: %w", id, e, at, err)
 				}
@@ -182,7 +183,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 				}
 			}
 			if rng.IntN(3) == 0 {
-				res, _, err := simMaintain(b.ctx, conn, nil, nil, at)
+				res, _, err := simMaintain(b.Ctx, conn, nil, nil, at)
 				if err != nil {
 					return fmt.Errorf("%s unfenced maintain at %s: %w", id, at, err)
 				}
@@ -198,7 +199,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 	requireNoErrors(t, errs, "simulated runners")
 	// The last tick may have gone to a runner that did not lead: a final unfenced maintain at the
 	// end of the hour, as pg_cron would make, handles what is due then.
-	_, _, err = simMaintain(b.ctx, cs[0], nil, nil, end)
+	_, _, err = simMaintain(b.Ctx, cs[0], nil, nil, end)
 	require.NoError(t, err)
 
 	t.Logf("epochs %d, acting maintains %d, fenced right after acquire %d, stale maintains %d (all fenced), unfenced %d",
@@ -210,7 +211,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 
 	// A slot whose enqueue failed is skipped with reason error and the error in detail; show
 	// them before the counts, which such a skip would break.
-	rows, err := b.admin.Query(b.ctx, `SELECT schedule || ' ' || slot_at || ' ' || outcome || ' ' || coalesce(reason, '') || ' ' || coalesce(detail::text, '')
+	rows, err := b.Admin.Query(b.Ctx, `SELECT schedule || ' ' || slot_at || ' ' || outcome || ' ' || coalesce(reason, '') || ' ' || coalesce(detail::text, '')
 		FROM jobq.schedule_runs WHERE outcome <> 'enqueued' ORDER BY slot_at`)
 	require.NoError(t, err)
 	skipped, err := pgx.CollectRows(rows, pgx.RowTo[string])
@@ -223,7 +224,7 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 			tz = "UTC"
 		}
 		var slots []time.Time
-		rows, err := b.admin.Query(b.ctx, `SELECT s FROM jobq.cron_slots($1, $2, $3, $4) AS s`, s.Cron, base, end, tz)
+		rows, err := b.Admin.Query(b.Ctx, `SELECT s FROM jobq.cron_slots($1, $2, $3, $4) AS s`, s.Cron, base, end, tz)
 		require.NoError(t, err)
 		slots, err = pgx.CollectRows(rows, pgx.RowTo[time.Time])
 		require.NoError(t, err)
@@ -231,28 +232,28 @@ func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 
 		var runs, enqueued, withJob int
 		var first, last time.Time
-		require.NoError(t, b.admin.QueryRow(b.ctx, `
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, `
 			SELECT count(*), count(*) FILTER (WHERE outcome = 'enqueued'), count(DISTINCT job_id), min(slot_at), max(slot_at)
 			FROM jobq.schedule_runs WHERE schedule = $1`, s.Name).Scan(&runs, &enqueued, &withJob, &first, &last))
 		require.Equal(t, len(slots), runs, "%s: one schedule_runs row per slot", s.Name)
 		require.Equal(t, len(slots), enqueued, "%s: every slot enqueued", s.Name)
 		require.Equal(t, len(slots), withJob, "%s: a job of its own per slot", s.Name)
 		require.True(t, first.Equal(slots[0]) && last.Equal(slots[len(slots)-1]), "%s: runs from %s to %s", s.Name, first, last)
-		require.Equal(t, len(slots), b.count(t, `
+		require.Equal(t, len(slots), b.Count(t, `
 			SELECT count(*) FROM jobq.schedule_runs r JOIN unnest($2::timestamptz[]) AS s(at) ON s.at = r.slot_at
 			WHERE r.schedule = $1`, s.Name, slots), "%s: the runs are the cron slots", s.Name)
 
-		jobs := b.count(t, `
+		jobs := b.Count(t, `
 			SELECT count(*) FROM (SELECT job_key, payload FROM jobq.jobs UNION ALL SELECT job_key, payload FROM jobq.job_history) j
 			WHERE job_key LIKE 'schedule:' || $1 || ':%'
 			  AND (payload->>'slotAt')::timestamptz = ANY ($2::timestamptz[])`, s.Name, slots)
 		require.Equal(t, len(slots), jobs, "%s: exactly one job per slot, with the slot in its payload", s.Name)
 	}
-	require.Zero(t, b.count(t, `
+	require.Zero(t, b.Count(t, `
 		SELECT count(*) FROM (
 			SELECT job_key FROM (SELECT job_key FROM jobq.jobs UNION ALL SELECT job_key FROM jobq.job_history) j
 			WHERE job_key IS NOT NULL GROUP BY job_key HAVING count(*) > 1) d`), "no job key twice")
-	require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.schedule_runs WHERE outcome <> 'enqueued'`), "no slot skipped")
-	require.Equal(t, len(stats.holders), b.count(t, `SELECT count(*) FROM jobq.audit_log WHERE action = 'leader_changed'`),
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.schedule_runs WHERE outcome <> 'enqueued'`), "no slot skipped")
+	require.Equal(t, len(stats.holders), b.Count(t, `SELECT count(*) FROM jobq.audit_log WHERE action = 'leader_changed'`),
 		"one audited leader change per epoch")
 }

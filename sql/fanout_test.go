@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"errors"
@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 // addStores inserts n stores into public.store (the minimal table the migrations made) and
 // returns their ids in id order. As the superuser: the application owns its stores.
-func (b *bundle) addStores(t *testing.T, n int) []string {
+func addStores(t *testing.T, b *jobqtest.Bundle, n int) []string {
 	t.Helper()
-	rows, err := b.admin.Query(b.ctx, `
+	rows, err := b.Admin.Query(b.Ctx, `
 		WITH s AS (INSERT INTO public.store (name) SELECT 'store ' || i FROM generate_series(1, $1) AS i RETURNING id)
 		SELECT id::text FROM s ORDER BY id`, n)
 	require.NoError(t, err)
@@ -28,10 +29,10 @@ func (b *bundle) addStores(t *testing.T, n int) []string {
 
 // fanOutTimed fans task out for every store as worker_runtime and returns how many jobs it
 // reported and how long the call took.
-func (b *bundle) fanOutTimed(t *testing.T, task string) (int, time.Duration) {
+func fanOutTimed(t *testing.T, b *jobqtest.Bundle, task string) (int, time.Duration) {
 	t.Helper()
 	began := time.Now()
-	n, err := b.worker.FanOut(b.ctx, task, map[string]string{"reason": "nightly"}, "expire_tentative:{storeId}", "")
+	n, err := b.Worker.FanOut(b.Ctx, task, map[string]string{"reason": "nightly"}, "expire_tentative:{storeId}", "")
 	took := time.Since(began)
 	require.NoError(t, err)
 	return n, took
@@ -46,29 +47,29 @@ func TestFanOut(t *testing.T) {
 	// second run (a scheduler that fires twice) adds nothing.
 	t.Run("OneJobPerStoreAndNoDuplicates", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		b.defineStore(t, "expire-tentative-for-store")
-		stores := b.addStores(t, 3)
+		b := jobqtest.New(t)
+		b.DefineStore(t, "expire-tentative-for-store")
+		stores := addStores(t, b, 3)
 
-		n, err := b.worker.FanOut(b.ctx, "expire-tentative-for-store", map[string]string{"reason": "nightly"},
+		n, err := b.Worker.FanOut(b.Ctx, "expire-tentative-for-store", map[string]string{"reason": "nightly"},
 			"expire_tentative:{storeId}", "")
 		require.NoError(t, err)
 		require.Equal(t, 3, n)
-		first := b.rows(t, "jobs", "true")
+		first := b.Rows(t, "jobs", "true")
 		require.Len(t, first, 3)
 		for i, row := range first {
 			require.Equal(t, "expire-tentative-for-store", row.Task)
-			require.Equal(t, ptr(stores[i]), row.StoreID)
-			require.Equal(t, ptr("expire_tentative:"+stores[i]), row.JobKey)
+			require.Equal(t, jobqtest.Ptr(stores[i]), row.StoreID)
+			require.Equal(t, jobqtest.Ptr("expire_tentative:"+stores[i]), row.JobKey)
 			require.JSONEq(t, `{"reason": "nightly", "storeId": "`+stores[i]+`"}`, string(row.Payload))
 			require.Equal(t, "queued", row.State)
 		}
 
-		n, err = b.worker.FanOut(b.ctx, "expire-tentative-for-store", map[string]string{"reason": "nightly"},
+		n, err = b.Worker.FanOut(b.Ctx, "expire-tentative-for-store", map[string]string{"reason": "nightly"},
 			"expire_tentative:{storeId}", "")
 		require.NoError(t, err)
 		require.Equal(t, 3, n, "the second run reports the jobs it merged into")
-		second := b.rows(t, "jobs", "true")
+		second := b.Rows(t, "jobs", "true")
 		require.Len(t, second, 3, "still one live job per store")
 		for i := range second {
 			require.Equal(t, first[i].ID, second[i].ID)
@@ -78,72 +79,72 @@ func TestFanOut(t *testing.T) {
 
 	t.Run("DefaultKeyIsTheTaskAndStore", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		b.defineStore(t, "expire-tentative-for-store")
-		stores := b.addStores(t, 2)
+		b := jobqtest.New(t)
+		b.DefineStore(t, "expire-tentative-for-store")
+		stores := addStores(t, b, 2)
 		for range 2 {
-			n, err := b.worker.FanOut(b.ctx, "expire-tentative-for-store", nil, "", "")
+			n, err := b.Worker.FanOut(b.Ctx, "expire-tentative-for-store", nil, "", "")
 			require.NoError(t, err)
 			require.Equal(t, 2, n)
 		}
-		rows := b.rows(t, "jobs", "true")
+		rows := b.Rows(t, "jobs", "true")
 		require.Len(t, rows, 2)
 		for i, row := range rows {
-			require.Equal(t, ptr("expire-tentative-for-store:"+stores[i]), row.JobKey)
+			require.Equal(t, jobqtest.Ptr("expire-tentative-for-store:"+stores[i]), row.JobKey)
 		}
 	})
 
 	t.Run("Refusals", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		b.define(t, "nightly-rollup")
-		b.defineStore(t, "expire-tentative-for-store")
-		b.addStores(t, 2)
+		b := jobqtest.New(t)
+		b.Define(t, "nightly-rollup")
+		b.DefineStore(t, "expire-tentative-for-store")
+		addStores(t, b, 2)
 
-		_, err := b.worker.FanOut(b.ctx, "nightly-rollup", nil, "", "")
+		_, err := b.Worker.FanOut(b.Ctx, "nightly-rollup", nil, "", "")
 		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
 		require.ErrorContains(t, err, "fan_out needs a store-scoped task; nightly-rollup is a system task")
-		_, err = b.worker.FanOut(b.ctx, "undeclared-task", nil, "", "")
+		_, err = b.Worker.FanOut(b.Ctx, "undeclared-task", nil, "", "")
 		require.ErrorIs(t, err, jobq.ErrUnknownTask)
-		_, err = b.worker.FanOut(b.ctx, "expire-tentative-for-store", nil, "expire_tentative", "")
+		_, err = b.Worker.FanOut(b.Ctx, "expire-tentative-for-store", nil, "expire_tentative", "")
 		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
 		require.ErrorContains(t, err, "must contain {storeId}")
 		// An application cannot list every store, so it cannot fan out.
-		_, err = b.app.FanOut(b.ctx, "expire-tentative-for-store", nil, "", "")
+		_, err = b.App.FanOut(b.Ctx, "expire-tentative-for-store", nil, "", "")
 		var pg *pgconn.PgError
 		require.True(t, errors.As(err, &pg), "%v", err)
 		require.Equal(t, "42501", pg.Code)
-		require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.jobs`), "a refused fan-out writes nothing")
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "a refused fan-out writes nothing")
 	})
 
 	// The seed's bound: 100 stores within 1 minute. Measured and logged; the benchmark issue
 	// tracks the figure.
 	t.Run("HundredStores", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		b.defineStore(t, "expire-tentative-for-store")
-		b.addStores(t, 100)
-		n, took := b.fanOutTimed(t, "expire-tentative-for-store")
+		b := jobqtest.New(t)
+		b.DefineStore(t, "expire-tentative-for-store")
+		addStores(t, b, 100)
+		n, took := fanOutTimed(t, b, "expire-tentative-for-store")
 		t.Logf("fan-out to 100 stores: %s", took.Round(100*time.Microsecond))
 		require.Equal(t, 100, n)
-		require.Equal(t, 100, b.count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs`))
+		require.Equal(t, 100, b.Count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs`))
 		require.Less(t, took, time.Minute, "the seed's limit")
 	})
 
 	// 10,000 stores in one statement. Only a generous sanity bound is asserted.
 	t.Run("TenThousandStores", func(t *testing.T) {
 		t.Parallel()
-		b := setup(t)
-		b.defineStore(t, "expire-tentative-for-store")
-		b.addStores(t, 10_000)
-		n, took := b.fanOutTimed(t, "expire-tentative-for-store")
+		b := jobqtest.New(t)
+		b.DefineStore(t, "expire-tentative-for-store")
+		addStores(t, b, 10_000)
+		n, took := fanOutTimed(t, b, "expire-tentative-for-store")
 		t.Logf("fan-out to 10,000 stores: %s", took.Round(time.Millisecond))
 		require.Equal(t, 10_000, n)
-		require.Equal(t, 10_000, b.count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs`))
-		again, tookAgain := b.fanOutTimed(t, "expire-tentative-for-store")
+		require.Equal(t, 10_000, b.Count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs`))
+		again, tookAgain := fanOutTimed(t, b, "expire-tentative-for-store")
 		t.Logf("fan-out to 10,000 stores again (every key merged): %s", tookAgain.Round(time.Millisecond))
 		require.Equal(t, 10_000, again)
-		require.Equal(t, 10_000, b.count(t, `SELECT count(*) FROM jobq.jobs`))
+		require.Equal(t, 10_000, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
 		require.Less(t, took, 10*time.Second, "sanity bound only")
 	})
 }

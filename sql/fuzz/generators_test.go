@@ -1,4 +1,4 @@
-package enginefuzz_test
+package fuzz_test
 
 import (
 	"encoding/json"
@@ -863,7 +863,7 @@ func generatorFor(f *function, a arg) (valueGen, error) {
 			return arrayOf(vg, randomLen), nil
 		}
 	}
-	return valueGen{}, fmt.Errorf("no generator for argument %s %s of %s: add one to enginefuzz/generators_test.go",
+	return valueGen{}, fmt.Errorf("no generator for argument %s %s of %s: add one to sql/fuzz/generators_test.go",
 		a.Name, a.Type, f.Signature)
 }
 

@@ -1,4 +1,4 @@
-package jobq_test
+package sql_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
 )
 
 var jobKeyModes = []jobq.JobKeyMode{jobq.JobKeyReplace, jobq.JobKeyPreserveRunAt, jobq.JobKeyUnsafeDedupe}
@@ -26,12 +27,12 @@ type keyStormOptions struct {
 
 // keyStorm releases one enqueuer per connection at the same moment, each enqueuing Key under Mode
 // with its own payload, and returns the ids they got. Any error fails the test.
-func (b *bundle) keyStorm(t *testing.T, opts keyStormOptions) []int64 {
+func keyStorm(t *testing.T, b *jobqtest.Bundle, opts keyStormOptions) []int64 {
 	t.Helper()
 	ids := make([]int64, len(opts.Conns))
 	errs := together(len(opts.Conns), func(i int) error {
 		var err error
-		ids[i], err = jobq.NewClient(opts.Conns[i]).Enqueue(b.ctx, "keyed", payload{N: opts.Base + i},
+		ids[i], err = jobq.NewClient(opts.Conns[i]).Enqueue(b.Ctx, "keyed", jobqtest.Payload{N: opts.Base + i},
 			jobq.EnqueueOptions{JobKey: opts.Key, JobKeyMode: opts.Mode})
 		return err
 	})
@@ -44,9 +45,9 @@ func (b *bundle) keyStorm(t *testing.T, opts keyStormOptions) []int64 {
 }
 
 // keyed returns the one live job holding key, failing the test when there is not exactly one.
-func (b *bundle) keyed(t *testing.T, key string) jobRow {
+func keyed(t *testing.T, b *jobqtest.Bundle, key string) jobqtest.JobRow {
 	t.Helper()
-	got := b.rows(t, "jobs", "job_key = $1", key)
+	got := b.Rows(t, "jobs", "job_key = $1", key)
 	require.Len(t, got, 1, "live jobs with key %s", key)
 	return got[0]
 }
@@ -61,26 +62,26 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 	for _, mode := range jobKeyModes {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
-			b := setupWith(t, setupOptions{WorkerConns: enqueuers + 2})
-			b.define(t, "keyed")
-			cs := conns(t, b.workerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
+			b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: enqueuers + 2})
+			b.Define(t, "keyed")
+			cs := conns(t, b.WorkerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
 
 			for round := range rounds {
 				key := fmt.Sprintf("%s-%d", mode, round)
 				// Odd rounds find a waiting job with the key, due in an hour; even rounds race to insert it.
-				var existing *jobRow
+				var existing *jobqtest.JobRow
 				if round%2 == 1 {
-					id := b.enqueue(t, enqueueOptions{Task: "keyed", Payload: payload{N: -1},
+					id := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "keyed", Payload: jobqtest.Payload{N: -1},
 						EnqueueOptions: jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode, Delay: time.Hour}})
-					existing = ptr(b.live(t, id))
+					existing = jobqtest.Ptr(b.Live(t, id))
 				}
 
-				ids := b.keyStorm(t, keyStormOptions{Key: key, Mode: mode, Conns: cs})
-				job := b.keyed(t, key)
+				ids := keyStorm(t, b, keyStormOptions{Key: key, Mode: mode, Conns: cs})
+				job := keyed(t, b, key)
 				require.Equal(t, ids[0], job.ID, "round %d", round)
 				require.Equal(t, "queued", job.State, "round %d", round)
 				require.Zero(t, job.Attempt, "round %d", round)
-				n := job.payloadN(t)
+				n := job.PayloadN(t)
 
 				switch {
 				case existing != nil:
@@ -96,7 +97,7 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 					}
 					if mode == jobq.JobKeyReplace {
 						require.True(t, job.RunAt.Before(existing.RunAt), "round %d: replace kept the old run_at", round)
-						require.LessOrEqual(t, job.RunAt, b.dbNow(t), "round %d: replace did not take the new run_at", round)
+						require.LessOrEqual(t, job.RunAt, b.DBNow(t), "round %d: replace did not take the new run_at", round)
 					}
 				default:
 					require.True(t, n >= 0 && n < enqueuers, "round %d: payload %d is none of the storm's", round, n)
@@ -104,18 +105,18 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 
 				if mode == jobq.JobKeyUnsafeDedupe {
 					// A later enqueue finds the job and leaves it as it is.
-					again, err := b.worker.Enqueue(b.ctx, "keyed", payload{N: 999},
+					again, err := b.Worker.Enqueue(b.Ctx, "keyed", jobqtest.Payload{N: 999},
 						jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode})
 					require.NoError(t, err)
 					require.Equal(t, job.ID, again)
-					after := b.keyed(t, key)
-					require.Equal(t, n, after.payloadN(t), "round %d: a later unsafe_dedupe changed the payload", round)
+					after := keyed(t, b, key)
+					require.Equal(t, n, after.PayloadN(t), "round %d: a later unsafe_dedupe changed the payload", round)
 					require.Equal(t, job.RunAt, after.RunAt, "round %d", round)
 				}
 
-				require.Equal(t, round+1, b.count(t, `SELECT count(*) FROM jobq.jobs`),
+				require.Equal(t, round+1, b.Count(t, `SELECT count(*) FROM jobq.jobs`),
 					"round %d: the storms left extra live jobs", round)
-				require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.job_history`), "round %d", round)
+				require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_history`), "round %d", round)
 			}
 		})
 	}
@@ -145,9 +146,9 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			const senders, keys, batches = 10, 100, 8
-			b := setupWith(t, setupOptions{WorkerConns: senders + 2})
-			b.define(t, "keyed")
-			cs := conns(t, b.workerPool, senders) // keyed system jobs: runners' enqueues (applications may not key them)
+			b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: senders + 2})
+			b.Define(t, "keyed")
+			cs := conns(t, b.WorkerPool, senders) // keyed system jobs: runners' enqueues (applications may not key them)
 
 			type sent struct {
 				keys []string
@@ -156,7 +157,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 			results := make([][]sent, senders)
 			// The first failure stops the other senders, so a deadlock fails the test at once
 			// instead of after every sender has waited out its own deadlock_timeout.
-			ctx, stop := context.WithCancel(b.ctx)
+			ctx, stop := context.WithCancel(b.Ctx)
 			defer stop()
 			errs := together(senders, func(i int) error {
 				client := jobq.NewClient(cs[i])
@@ -167,7 +168,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 					s := sent{keys: make([]string, keys)}
 					for pos, k := range order {
 						s.keys[pos] = fmt.Sprintf("key-%03d", k)
-						specs[pos] = jobq.JobSpec{Task: "keyed", Payload: payload{N: i*1000 + batch},
+						specs[pos] = jobq.JobSpec{Task: "keyed", Payload: jobqtest.Payload{N: i*1000 + batch},
 							EnqueueOptions: jobq.EnqueueOptions{JobKey: s.keys[pos], JobKeyMode: tc.mode(i, batch, k)}}
 					}
 					ids, err := client.EnqueueMany(ctx, specs)
@@ -189,7 +190,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 			})
 			requireNoErrors(t, errs, "sender")
 
-			live := b.rows(t, "jobs", "true")
+			live := b.Rows(t, "jobs", "true")
 			require.Len(t, live, keys, "one live job per key")
 			idOf := make(map[string]int64, keys)
 			for _, j := range live {
@@ -208,7 +209,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 					}
 				}
 			}
-			require.Zero(t, b.count(t, `SELECT count(*) FROM jobq.job_history`))
+			require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_history`))
 		})
 	}
 }
@@ -224,53 +225,53 @@ func TestJobKeyRunningJob(t *testing.T) {
 	for _, mode := range jobKeyModes {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
-			b := setupWith(t, setupOptions{WorkerConns: enqueuers + 2})
-			b.define(t, "keyed")
-			cs := conns(t, b.workerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
+			b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: enqueuers + 2})
+			b.Define(t, "keyed")
+			cs := conns(t, b.WorkerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
 			const key = "nightly-report"
 
-			runningID := b.enqueue(t, enqueueOptions{Task: "keyed", Payload: payload{N: -1},
+			runningID := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "keyed", Payload: jobqtest.Payload{N: -1},
 				EnqueueOptions: jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode}})
-			running := b.claimOne(t, claimOptions{Worker: "runner"})
+			running := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "runner"})
 			require.Equal(t, runningID, running.ID)
-			require.Equal(t, ptr(key), running.JobKey)
+			require.Equal(t, jobqtest.Ptr(key), running.JobKey)
 
-			ids := b.keyStorm(t, keyStormOptions{Key: key, Mode: mode, Conns: cs})
+			ids := keyStorm(t, b, keyStormOptions{Key: key, Mode: mode, Conns: cs})
 
-			old := b.live(t, runningID)
+			old := b.Live(t, runningID)
 			require.Equal(t, "running", old.State, "the running job was touched")
-			require.Equal(t, ptr(running.LeaseToken), old.LeaseToken)
-			require.Equal(t, ptr("runner"), old.LockedBy)
-			require.Equal(t, -1, old.payloadN(t), "the running job's payload was changed")
+			require.Equal(t, jobqtest.Ptr(running.LeaseToken), old.LeaseToken)
+			require.Equal(t, jobqtest.Ptr("runner"), old.LockedBy)
+			require.Equal(t, -1, old.PayloadN(t), "the running job's payload was changed")
 
 			if mode == jobq.JobKeyUnsafeDedupe {
 				require.Equal(t, runningID, ids[0], "unsafe_dedupe returns the running job")
-				require.Equal(t, ptr(key), old.JobKey)
-				require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.jobs`))
+				require.Equal(t, jobqtest.Ptr(key), old.JobKey)
+				require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
 			} else {
 				require.NotEqual(t, runningID, ids[0], "the storm got the running job")
 				require.Nil(t, old.JobKey, "the running job kept its key")
-				waiting := b.keyed(t, key)
+				waiting := keyed(t, b, key)
 				require.Equal(t, ids[0], waiting.ID)
 				require.Equal(t, "queued", waiting.State)
 				require.Zero(t, waiting.Attempt)
-				n := waiting.payloadN(t)
+				n := waiting.PayloadN(t)
 				require.True(t, n >= 0 && n < enqueuers, "payload %d is none of the storm's", n)
-				require.Equal(t, 2, b.count(t, `SELECT count(*) FROM jobq.jobs`), "exactly one new job")
+				require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "exactly one new job")
 			}
 
-			out, err := b.worker.Complete(b.ctx, []jobq.Lease{running.Lease()})
+			out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{running.Lease()})
 			require.NoError(t, err)
 			require.Equal(t, []jobq.Outcome{{JobID: runningID, Outcome: "succeeded"}}, out)
-			h := b.finished(t, runningID)
+			h := b.Finished(t, runningID)
 			require.Equal(t, "succeeded", h.State)
-			require.Equal(t, -1, h.payloadN(t))
+			require.Equal(t, -1, h.PayloadN(t))
 
 			if mode != jobq.JobKeyUnsafeDedupe {
 				require.Nil(t, h.JobKey)
-				next := b.claimOne(t, claimOptions{Worker: "runner"})
+				next := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "runner"})
 				require.Equal(t, ids[0], next.ID, "the new job with the key runs next")
-				require.Equal(t, ptr(key), next.JobKey)
+				require.Equal(t, jobqtest.Ptr(key), next.JobKey)
 				require.Equal(t, 1, next.Attempt)
 			}
 		})

@@ -1,0 +1,87 @@
+package sql_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/jobqtest"
+)
+
+// The engine's concurrency tests race goroutines on their own connections (conns, together) and
+// run the sweeper on a clock ahead of the database's (rescueAt); the rest of what they share with
+// the client API's tests is in internal/jobqtest.
+
+// conns acquires n connections of pool up front, so that goroutines released together each run
+// on their own backend instead of queueing for a connection. They are released when t ends.
+func conns(t *testing.T, pool *pgxpool.Pool, n int) []*pgxpool.Conn {
+	t.Helper()
+	out := make([]*pgxpool.Conn, n)
+	for i := range out {
+		c, err := pool.Acquire(t.Context())
+		require.NoError(t, err, "acquire connection %d of %d", i+1, n)
+		out[i] = c
+		t.Cleanup(c.Release)
+	}
+	return out
+}
+
+// together runs fn(i) for i in [0, n) on n goroutines that are all started and waiting before any
+// of them is released, and waits for all of them. Errors come back by index, for the test goroutine
+// to check (require must not be called off it).
+func together(n int, fn func(i int) error) []error {
+	errs := make([]error, n)
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			errs[i] = fn(i)
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return errs
+}
+
+func requireNoErrors(t *testing.T, errs []error, what string) {
+	t.Helper()
+	for i, err := range errs {
+		require.NoError(t, err, "%s: goroutine %d", what, i)
+	}
+}
+
+// --- rescue (superuser) ----------------------------------------------------------------------
+
+type rescued struct {
+	JobID   int64
+	Outcome string
+	Reason  string
+}
+
+// rescueAt runs the sweeper as if the clock read now() + ahead (a PostgreSQL interval).
+func rescueAt(t *testing.T, b *jobqtest.Bundle, batch int, ahead string) []rescued {
+	t.Helper()
+	rows, err := b.Admin.Query(b.Ctx, `SELECT job_id, outcome, reason FROM jobq._rescue($1, now() + $2::interval)`, batch, ahead)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rescued])
+	require.NoError(t, err)
+	return out
+}
+
+func leasesOf(jobs []jobq.Job) []jobq.Lease {
+	out := make([]jobq.Lease, len(jobs))
+	for i := range jobs {
+		out[i] = jobs[i].Lease()
+	}
+	return out
+}
