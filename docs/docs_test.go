@@ -144,17 +144,29 @@ func startDocsCluster(t *testing.T) *docsCluster {
 	return &docsCluster{c: c}
 }
 
-// newDatabase clones the migrated template into a fresh database and returns its name.
-func (d *docsCluster) newDatabase(t *testing.T) string {
+// emptyDatabaseMark on a page gives it a database without the jobq schema: its own blocks
+// install jobq, as a reader would.
+const emptyDatabaseMark = "<!-- docs-test: empty database -->"
+
+// newDatabase clones the migrated template into a fresh database and returns its name; with empty,
+// the database is a new one where jobq is not installed (the cluster's roles exist).
+func (d *docsCluster) newDatabase(t *testing.T, empty bool) string {
 	t.Helper()
 	d.mu.Lock() // one clone at a time: CREATE DATABASE needs the template alone
 	defer d.mu.Unlock()
 	d.counter++
 	name := fmt.Sprintf("docs_%d", d.counter)
 	conn := dbtest.Connect(t, d.c.URL("postgres", "postgres"))
-	_, err := conn.Exec(dbtest.Ctx(t), "CREATE DATABASE "+name+" TEMPLATE template_docs")
+	create := "CREATE DATABASE " + name + " TEMPLATE template_docs"
+	if empty {
+		create = "CREATE DATABASE " + name
+	}
+	_, err := conn.Exec(dbtest.Ctx(t), create)
 	require.NoError(t, err)
 	require.NoError(t, conn.Close(context.Background()))
+	if empty {
+		return name
+	}
 	// A clone does not inherit the database-level grants of bootstrap: apply bootstrap again.
 	conn = dbtest.Connect(t, d.c.URL("postgres", name))
 	require.NoError(t, migrate.Bootstrap(dbtest.Ctx(t), conn, migrate.BootstrapOptions{}))
@@ -194,7 +206,8 @@ var pageChecks = map[string][]struct{ query, want string }{
 }
 
 // TestDocSnippetsRun runs every ```sql and ```sh block of README.md and docs/*.md, in order, each
-// page in its own fresh migrated database. A sql block runs as the superuser postgres in one
+// page in its own fresh migrated database (or, for a page marked with emptyDatabaseMark, a database
+// where jobq is not installed yet: its blocks install it). A sql block runs as the superuser postgres in one
 // session per page (simple protocol, like psql: every statement must succeed), or as another
 // login with as=<login>. A block marked expect-error=<SQLSTATE> must fail with that SQLSTATE. A
 // block marked no-run must say why (reason="..."); every other sh block runs with bash -e, with
@@ -211,7 +224,16 @@ func TestDocSnippetsRun(t *testing.T) {
 	for _, page := range pages(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(page), ".md"), func(t *testing.T) {
 			blocks := readBlocks(t, page)
-			db := cluster.newDatabase(t)
+			text, err := os.ReadFile(page)
+			require.NoError(t, err)
+			empty := strings.Contains(string(text), emptyDatabaseMark)
+			db := cluster.newDatabase(t, empty)
+			if empty {
+				var installed bool
+				require.NoError(t, connAsNew(t, cluster, db).QueryRow(dbtest.Ctx(t),
+					`SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = 'jobq')`).Scan(&installed))
+				require.False(t, installed, "%s: an empty database has no jobq schema", page)
+			}
 			ctx := dbtest.Ctx(t)
 			conns := map[string]*pgx.Conn{}
 			connAs := func(login string) *pgx.Conn {
@@ -268,6 +290,11 @@ func TestDocSnippetsRun(t *testing.T) {
 	for p := range pageChecks {
 		require.True(t, names[p], "pageChecks names %s, which is not a page", p)
 	}
+}
+
+func connAsNew(t *testing.T, d *docsCluster, db string) *pgx.Conn {
+	t.Helper()
+	return dbtest.Connect(t, d.c.URL("postgres", db))
 }
 
 // shellWorkDir is the folder the shell snippets run in: links to the repository's top-level
