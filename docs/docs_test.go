@@ -200,6 +200,16 @@ var pageChecks = map[string][]struct{ query, want string }{
 		{`SELECT count(*)::text FROM jobq.audit_log WHERE action = 'leader_changed'`, "1"},
 		{`SELECT count(*)::text FROM jobq.workers WHERE state = 'detached'`, "1"},
 	},
+	"scheduling.md": {
+		{`SELECT count(*)::text FROM jobq.tasks WHERE name = 'send-daily-digest'`, "1"},
+		{`SELECT count(*)::text FROM jobq.schedules`, "0"}, // declared, paused, then removed
+	},
+	"wake-up.md": {
+		{`SELECT value FROM jobq.settings WHERE name = 'wakeup'`, "wal"},
+	},
+	"limits.md": {
+		{`SELECT count(*)::text FROM jobq.jobs`, "0"}, // the refused enqueue wrote nothing
+	},
 	"tenancy-and-security.md": {
 		{`SELECT count(*)::text FROM jobq.jobs WHERE task = 'expire-tentative-for-store'`, "2"},
 	},
