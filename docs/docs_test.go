@@ -174,18 +174,14 @@ func (d *docsCluster) newDatabase(t *testing.T, empty bool) string {
 	return name
 }
 
-// jobqBinary builds cmd/jobq once into a folder that the shell snippets find on PATH.
-var jobqBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "jobq-docs-bin")
-	if err != nil {
-		return "", err
-	}
+// buildJobq builds cmd/jobq into a folder of the test's that the shell snippets find on PATH.
+func buildJobq(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
 	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(dir, "jobq"), "../cmd/jobq").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build ./cmd/jobq: %v\n%s", err, out)
-	}
-	return dir, nil
-})
+	require.NoError(t, err, "go build ./cmd/jobq:\n%s", out)
+	return dir
+}
 
 // pageChecks are facts that hold after a page's blocks ran: they prove the blocks did what the
 // page says, not merely that they raised no error.
@@ -226,8 +222,7 @@ var pageChecks = map[string][]struct{ query, want string }{
 func TestDocSnippetsRun(t *testing.T) {
 	t.Parallel()
 	cluster := startDocsCluster(t)
-	binDir, err := jobqBinary()
-	require.NoError(t, err)
+	binDir := buildJobq(t)
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
 
