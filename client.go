@@ -63,7 +63,7 @@ type Lease struct {
 // JobKeyMode says what an enqueue with a job key does when a live job already has the key.
 type JobKeyMode string
 
-// The job key modes; see the README ("Job keys") for what each does to waiting and running jobs.
+// The job key modes; see docs/job-lifecycle.md ("Job keys") for what each does to waiting and running jobs.
 const (
 	JobKeyReplace       JobKeyMode = "replace"
 	JobKeyPreserveRunAt JobKeyMode = "preserve_run_at"
@@ -501,7 +501,7 @@ type ScheduleDefinition struct {
 	// Name identifies the schedule (kebab-case, at most 100 characters), e.g. "nightly-report".
 	Name string
 	// Cron is a 5-field cron expression (minute hour day-of-month month day-of-week) or a macro
-	// such as @daily; see the README ("Scheduling").
+	// such as @daily; see docs/scheduling.md.
 	Cron string
 	// Task is the declared system task each slot enqueues. A store-scoped task is refused:
 	// schedule a system task that fans out (Client.FanOut).

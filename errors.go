@@ -35,7 +35,7 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
-// Sentinels for the errors of jobq.error_codes. See the README's error table.
+// Sentinels for the errors of jobq.error_codes. See the error table of docs/limits.md.
 var (
 	ErrInvalidArgument    = &Error{Code: "JOB.INVALID_ARGUMENT"}
 	ErrTaskRequired       = &Error{Code: "JOB.TASK_REQUIRED"}
@@ -82,9 +82,9 @@ var (
 	ErrUnknownSchedule = &Error{Code: "JOB.UNKNOWN_SCHEDULE"}
 	// ErrUnknownWorker: no worker has this id.
 	ErrUnknownWorker = &Error{Code: "JOB.UNKNOWN_WORKER"}
-	// ErrValueTooLong: a text argument is longer than its limit (README, Limits).
+	// ErrValueTooLong: a text argument is longer than its limit (docs/limits.md).
 	ErrValueTooLong = &Error{Code: "JOB.VALUE_TOO_LONG"}
-	// ErrOutOfRange: a number, interval, timestamp or array length is outside its range (README, Limits).
+	// ErrOutOfRange: a number, interval, timestamp or array length is outside its range (docs/limits.md).
 	ErrOutOfRange = &Error{Code: "JOB.OUT_OF_RANGE"}
 	// ErrPayloadTooLarge: the payload is larger than the setting max_payload_bytes.
 	ErrPayloadTooLarge = &Error{Code: "JOB.PAYLOAD_TOO_LARGE"}

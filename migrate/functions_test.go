@@ -132,3 +132,21 @@ func TestApplyingEveryFunctionFileAgainChangesNothing(t *testing.T) {
 	require.Len(t, m.FunctionsApplied(), len(files), "with no record, every file is applied")
 	dbtest.RequireSameSchema(t, before, dbtest.DumpSchema(t, db.URL("postgres")), "after every function file was applied again")
 }
+
+// A development database installed before the squash (goose history past the newest migration,
+// no jobq.function_files) is refused with ErrPreSquash, and nothing is applied.
+func TestUpRefusesADatabaseInstalledBeforeTheSquash(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	db, m := openClone(t)
+	admin := dbtest.Connect(t, db.URL("postgres"))
+	_, err := admin.Exec(ctx, `DROP TABLE jobq.function_files;
+		INSERT INTO jobq.goose_db_version (version_id, is_applied) SELECT g, true FROM generate_series(5, 25) AS g`)
+	require.NoError(t, err)
+	before := dbtest.DumpSchema(t, db.URL("postgres"))
+	_, err = m.Up(ctx)
+	require.ErrorIs(t, err, migrate.ErrPreSquash)
+	require.ErrorContains(t, err, "goose history at 25")
+	require.Empty(t, m.FunctionsApplied())
+	dbtest.RequireSameSchema(t, before, dbtest.DumpSchema(t, db.URL("postgres")), "a refused up changes nothing")
+}

@@ -222,6 +222,9 @@ func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
 		if err := m.prepare(ctx); err != nil {
 			return err
 		}
+		if err := refusePreSquash(ctx, conn); err != nil {
+			return err
+		}
 		var err error
 		res, err = m.provider.Up(ctx)
 		if err != nil {
@@ -240,6 +243,30 @@ func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
 		return nil
 	})
 	return res, err
+}
+
+// ErrPreSquash is returned by Up for a development database installed before the migrations were
+// squashed (its goose history goes past the newest migration and it has no jobq.function_files):
+// it cannot be upgraded in place; drop its jobq schema and install again (docs/upgrading.md).
+var ErrPreSquash = errors.New("this jobq schema was installed before the migrations were squashed; drop schema jobq and install again")
+
+// refusePreSquash returns ErrPreSquash for such a database.
+func refusePreSquash(ctx context.Context, conn *sql.Conn) error {
+	latest, err := LatestVersion()
+	if err != nil {
+		return err
+	}
+	var applied int64
+	var tracked bool
+	err = conn.QueryRowContext(ctx, `SELECT coalesce(max(v.version_id), 0), pg_catalog.to_regclass('jobq.function_files') IS NOT NULL
+		FROM jobq.goose_db_version v WHERE v.is_applied`).Scan(&applied, &tracked)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if applied > latest && !tracked {
+		return fmt.Errorf("migrate: %w (goose history at %d, this binary's newest migration is %d)", ErrPreSquash, applied, latest)
+	}
+	return nil
 }
 
 // FunctionsApplied names the function files the last Up applied, in order.

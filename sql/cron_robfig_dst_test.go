@@ -19,7 +19,7 @@ import (
 // without DST.
 var dstTestZones = []string{"America/New_York", "Europe/London", "Australia/Lord_Howe", "America/Santiago", "Asia/Tokyo"}
 
-// The intended differences between jobq.cron_next and robfig/cron, each named as in the README's
+// The intended differences between jobq.cron_next and robfig/cron, each named as in docs/scheduling.md's
 // table "jobq vs robfig/cron". A difference that none of them explains fails the test.
 const (
 	// On the day clocks go back, a local time that happens twice runs once, at its first pass,
