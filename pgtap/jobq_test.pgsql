@@ -127,4 +127,15 @@ END
 $$;
 COMMENT ON FUNCTION jobq_test.error_fields(text) IS 'SQLSTATE, message and hint of the error p_sql raises; NULLs when none.';
 
+-- A libpq connection string back to this database as this user (trust on loopback in jobq
+-- sandbox), for a second session through dblink: NOTIFYs and logical messages exist only once a
+-- transaction commits, which a test's own transaction never does.
+CREATE OR REPLACE FUNCTION jobq_test.loopback() RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT format('host=%s port=%s dbname=%s user=%s',
+                  coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+                  current_setting('port'), current_database(), current_user);
+$$;
+COMMENT ON FUNCTION jobq_test.loopback() IS 'Connection string of this database as current_user, for a dblink second session.';
+
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA jobq_test FROM PUBLIC;
