@@ -127,6 +127,27 @@ END
 $$;
 COMMENT ON FUNCTION jobq_test.error_fields(text) IS 'SQLSTATE, message and hint of the error p_sql raises; NULLs when none.';
 
+-- Jobs in two stores and in the system, for the tenancy suites: store A
+-- (aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa), store B (bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb) and the
+-- system (no store) each get two jobs, enqueued as the caller (a superuser reaches every store):
+-- *_live in its own queue (pgtap_a, pgtap_b, pgtap_system) and *_done in queue pgtap_done, for the
+-- test to finish. Temporary table named (name, id) holds their ids. Tasks pgtap-store-task (scope
+-- store) and pgtap-system-task must be declared first: the test declares them as it needs them.
+CREATE OR REPLACE FUNCTION jobq_test.tenant_jobs() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    CREATE TEMP TABLE named (name text, id bigint);
+    INSERT INTO named VALUES
+        ('a_live',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_a')),
+        ('a_done',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_done')),
+        ('b_live',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_b')),
+        ('b_done',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_done')),
+        ('system_live', jobq.enqueue('pgtap-system-task', queue => 'pgtap_system')),
+        ('system_done', jobq.enqueue('pgtap-system-task', queue => 'pgtap_done'));
+END
+$$;
+COMMENT ON FUNCTION jobq_test.tenant_jobs() IS 'A live and a to-be-finished job in store A, store B and the system; temp table named (name, id).';
+
 -- A libpq connection string back to this database as this user (trust on loopback in jobq
 -- sandbox), for a second session through dblink: NOTIFYs and logical messages exist only once a
 -- transaction commits, which a test's own transaction never does.

@@ -7,7 +7,7 @@ BEGIN;
 SELECT plan(6);
 
 SELECT jobq_test.reset();
-SELECT jobq_test.tasks('pgtap-tick', 'pgtap-tick');
+SELECT jobq_test.tasks('pgtap-tick');
 -- Every 15 minutes in New York, window 1 hour; down from 00:00 EDT (04:00 UTC), back at 01:20 EST (06:20 UTC).
 SELECT FROM jobq.schedule('pgtap-tick', '*/15 * * * *', 'pgtap-tick', timezone => 'America/New_York', backfill_window => '1 hour');
 UPDATE jobq.schedules SET next_slot_at = '2026-11-01 04:00:00+00';

@@ -5,7 +5,7 @@ BEGIN;
 SELECT plan(4);
 
 SELECT jobq_test.reset();
-SELECT jobq_test.tasks('pgtap-tick', 'pgtap-tick');
+SELECT jobq_test.tasks('pgtap-tick');
 -- Every 15 minutes, window 30 minutes; down from 00:00 EST (05:00 UTC), back at 03:10 EDT (07:10 UTC).
 SELECT FROM jobq.schedule('pgtap-tick', '*/15 * * * *', 'pgtap-tick', timezone => 'America/New_York', backfill_window => '30 minutes');
 UPDATE jobq.schedules SET next_slot_at = '2026-03-08 05:00:00+00';

@@ -6,7 +6,7 @@ BEGIN;
 SELECT plan(5);
 
 SELECT jobq_test.reset();
-SELECT jobq_test.tasks('pgtap-tick', 'pgtap-tick');
+SELECT jobq_test.tasks('pgtap-tick');
 SELECT FROM jobq.schedule('pgtap-lost-zone', '*/5 * * * *', 'pgtap-tick');
 SELECT FROM jobq.schedule('pgtap-huge-window', '*/5 * * * *', 'pgtap-tick');
 SELECT FROM jobq.schedule('pgtap-plain', '*/5 * * * *', 'pgtap-tick');
