@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobqdev/jobq/internal/localpg"
 	"github.com/jobqdev/jobq/migrate"
+	"github.com/jobqdev/jobq/pgtap"
 )
 
 // sandboxDB is the database the sandbox creates, bootstraps and migrates.
@@ -26,7 +27,8 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 Starts a throwaway PostgreSQL cluster in a temporary folder on a free loopback port, creates
 database "jobq", applies bootstrap and the migrations (and CREATE EXTENSION pgtap when pgTAP is
-installed), runs COMMAND with these variables set, then stops the cluster and deletes it:
+installed), installs the pgTAP suites' test-only fixtures (schema jobq_test, pgtap/jobq_test.pgsql),
+runs COMMAND with these variables set, then stops the cluster and deletes it:
 
   DATABASE_URL_ADMIN     superuser postgres
   DATABASE_URL_MIGRATOR  jobq_migrator
@@ -91,7 +93,8 @@ The exit status is COMMAND's. For development and tests only: trust authenticati
 	}
 }
 
-// prepareSandbox creates the database, bootstraps it and applies the migrations as the migrator.
+// prepareSandbox creates the database, bootstraps it, applies the migrations as the migrator and
+// installs the pgTAP fixtures (schema jobq_test, owned by the superuser) as the superuser.
 func prepareSandbox(ctx context.Context, cluster *localpg.Cluster) error {
 	admin, err := pgx.Connect(ctx, cluster.URL("postgres", "postgres"))
 	if err != nil {
@@ -123,5 +126,9 @@ func prepareSandbox(ctx context.Context, cluster *localpg.Cluster) error {
 			CREATE EXTENSION IF NOT EXISTS pgtap;
 		END IF;
 	END $$`)
-	return err
+	if err != nil {
+		return err
+	}
+	// The simple protocol runs the file's statements as one script, as psql -f would.
+	return conn.PgConn().Exec(ctx, pgtap.Fixtures).Close()
 }

@@ -3,11 +3,8 @@
 BEGIN;
 SELECT plan(5);
 
--- Known state, whatever database this runs in. Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-DELETE FROM jobq.workers;
-SELECT FROM jobq.define_task('pgtap-x');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-x');
 SELECT jobq.enqueue('pgtap-x', queue => 'pgtap_q') FROM generate_series(1, 3);
 SELECT FROM jobq.register_worker('pgtap-wa', 'node', 1, ARRAY['pgtap_q'], 1);
 SELECT FROM jobq.register_worker('pgtap-wb', 'node', 2, ARRAY['pgtap_q'], 1);

@@ -3,16 +3,8 @@
 BEGIN;
 SELECT plan(5);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
-             ('max_payload_bytes', '1048576')) AS d(name, value)
-WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('t');
 
 -- As the superuser: values the API refuses today.
 INSERT INTO jobq.jobs (task, queue, max_attempts, timeout, run_at) VALUES

@@ -3,16 +3,8 @@
 BEGIN;
 SELECT plan(7);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
-DELETE FROM jobq.tasks WHERE name = 'pgtap-idempotent';
 
 SELECT is(jobq.define_task('pgtap-idempotent', 'store', '{"storeId": "uuid", "note?": "string"}', max_attempts => 3, queue => 'pgtap_q',
                            priority => -2, timeout => '1 minute', backoff_base => '5 seconds', backoff_max => '5 minutes',

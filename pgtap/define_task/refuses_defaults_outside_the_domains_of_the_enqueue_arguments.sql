@@ -5,7 +5,7 @@
 BEGIN;
 SELECT plan(9);
 
-DELETE FROM jobq.tasks WHERE name LIKE 'pgtap-bounds-%';
+SELECT jobq_test.reset();
 
 SELECT throws_ok($$ SELECT jobq.define_task('pgtap-bounds-a', max_attempts => 1001) $$, 'JQ104', NULL, 'max_attempts 1001 is refused');
 SELECT throws_ok($$ SELECT jobq.define_task('pgtap-bounds-a', timeout => '1000000 years') $$, 'JQ107',

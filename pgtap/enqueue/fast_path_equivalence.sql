@@ -6,14 +6,7 @@
 BEGIN;
 SELECT plan(13);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 -- A task without defaults, one with every default, one whose queue is blank (refused once resolved)
 -- (system tasks that applications may enqueue: the inputs are enqueued as jobq_app too),
 -- and a store task with a payload contract.
@@ -102,14 +95,6 @@ SELECT ok(NOT jobq._enqueue_takes_fast_path(ROW('pgtap-eq-plain', NULL, NULL, NU
           'a keyed job does not take the fast path');
 
 CREATE TEMP TABLE before AS SELECT count(*) AS n FROM jobq.jobs;
-CREATE FUNCTION pg_temp.error_of(p_sql text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE p_sql;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ' ' || SQLERRM;
-END
-$$;
 CREATE TEMP TABLE refused (spec jobq.job_spec);
 INSERT INTO refused VALUES
     (ROW(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
@@ -140,25 +125,25 @@ INSERT INTO refused VALUES
     (ROW('pgtap-eq-plain', jsonb_build_object('blob', (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 40000) AS g)),
          NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL));
 SELECT is_empty(
-    $$ SELECT r.spec, pg_temp.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
+    $$ SELECT r.spec, jobq_test.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
                                               (r.spec).task, (r.spec).payload, (r.spec).run_at, (r.spec).job_key, (r.spec).job_key_mode,
                                               (r.spec).max_attempts, (r.spec).priority, (r.spec).queue, (r.spec).store_id,
                                               (r.spec).timeout, (r.spec).backoff_base, (r.spec).backoff_max)) AS fast,
-              pg_temp.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec)) AS general
+              jobq_test.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec)) AS general
        FROM refused r
-       WHERE pg_temp.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
+       WHERE jobq_test.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
                                      (r.spec).task, (r.spec).payload, (r.spec).run_at, (r.spec).job_key, (r.spec).job_key_mode,
                                      (r.spec).max_attempts, (r.spec).priority, (r.spec).queue, (r.spec).store_id,
                                      (r.spec).timeout, (r.spec).backoff_base, (r.spec).backoff_max))
-             IS DISTINCT FROM pg_temp.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec))
-          OR pg_temp.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec)) NOT LIKE 'JQ%' $$,
+             IS DISTINCT FROM jobq_test.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec))
+          OR jobq_test.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec)) NOT LIKE 'JQ%' $$,
     'enqueue refuses every input the general path refuses (each check of validation, the registry and the resolved '
     'spec) with the same SQLSTATE and message');
-SELECT is(pg_temp.error_of($$ SET LOCAL ROLE jobq_app;
+SELECT is(jobq_test.error_of($$ SET LOCAL ROLE jobq_app;
                               SELECT jobq.enqueue('pgtap-eq-store', '{"storeId": "22222222-2222-2222-2222-222222222222", "n": 1}') $$),
           'JQ406 JOB.TENANT_MISMATCH: store 22222222-2222-2222-2222-222222222222 is not this session''s store (app.current_store_id = unset)',
           'an application enqueueing a store job outside that store is refused with JQ406, as on the general path');
-SELECT is(pg_temp.error_of($$ SELECT FROM jobq.define_task('pgtap-eq-internal');
+SELECT is(jobq_test.error_of($$ SELECT FROM jobq.define_task('pgtap-eq-internal');
                               SET LOCAL ROLE jobq_app;
                               SELECT jobq.enqueue('pgtap-eq-internal') $$),
           'JQ407 JOB.NOT_ALLOWED: task pgtap-eq-internal is a system task that applications may not enqueue (declare it with app_enqueue => true to allow it)',

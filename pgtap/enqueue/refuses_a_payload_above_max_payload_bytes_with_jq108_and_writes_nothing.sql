@@ -3,18 +3,9 @@
 BEGIN;
 SELECT plan(6);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
-             ('max_payload_bytes', '1048576')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 SELECT FROM jobq.define_task('t', app_enqueue => true);
-CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs, (SELECT count(*) FROM jobq.workers) AS workers,
-                                   (SELECT count(*) FROM jobq.audit_log) AS audits;
+CREATE TEMP TABLE before AS SELECT * FROM jobq_test.counts();
 UPDATE jobq.settings SET value = '4096' WHERE name = 'max_payload_bytes';
 
 SET LOCAL ROLE jobq_app;

@@ -3,33 +3,12 @@
 BEGIN;
 SELECT plan(2);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
--- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
--- idempotent and puts back a task whose declaration differs).
-SELECT FROM jobq.define_task('t');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('t');
 SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store', payload_schema => '{"n": "integer"}');
--- No schedule and no worker of the names the triggers below look up.
-DELETE FROM jobq.schedules WHERE name = 'pgtap-no-such-schedule';
-DELETE FROM jobq.workers WHERE id = 'pgtap-no-such-worker';
 -- A login bound to store 1111…, for JOB.STORE_NOT_BOUND (created and dropped with the transaction).
 CREATE ROLE pgtap_bound_login LOGIN IN ROLE jobq_app;
 SELECT jobq.bind_store('pgtap_bound_login', '11111111-1111-1111-1111-111111111111');
-
-CREATE FUNCTION pg_temp.error_of(p_sql text, OUT err_state text, OUT err_message text, OUT err_hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE p_sql;
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT, err_hint = PG_EXCEPTION_HINT;
-END
-$$;
 
 CREATE TEMP TABLE job AS SELECT jobq.enqueue('t', queue => 'q') AS id, jobq.enqueue('t', queue => 'q2') AS done;
 CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['q', 'q2'], 2);
@@ -74,7 +53,7 @@ INSERT INTO triggers VALUES
 
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint
-       FROM triggers t CROSS JOIN LATERAL pg_temp.error_of(t.sql) AS e ORDER BY t.code $$,
+       FROM triggers t CROSS JOIN LATERAL jobq_test.error_fields(t.sql) AS e ORDER BY t.code $$,
     $$ SELECT code, sqlstate, code, hint FROM jobq.error_codes WHERE code <> 'JOB.BOOTSTRAP_MISSING' AND code NOT LIKE 'WORKER.%' ORDER BY code $$,
     'each catalogued error reaches the caller with its SQLSTATE, its code at the start of the message, and its hint');
 

@@ -3,11 +3,8 @@
 BEGIN;
 SELECT plan(4);
 
--- Known state, whatever database this runs in. Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-DELETE FROM public.store;
-INSERT INTO public.store (id) VALUES ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa'), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
+SELECT jobq_test.reset();
+SELECT jobq_test.stores('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
 SELECT FROM jobq.define_task('pgtap-aggregate-for-store', scope => 'store',
                              payload_schema => '{"storeId": "uuid", "targetDate": "date"}',
                              max_attempts => 25, queue => 'pgtap_reports', priority => 5, timeout => '10 minutes');

@@ -4,21 +4,11 @@
 BEGIN;
 SELECT plan(7);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
--- Known stores: A, B and C, and no other (rolled back with the rest).
-DELETE FROM public.store;
-INSERT INTO public.store (id, name) VALUES ('cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'pgtap C'), ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'pgtap A'), ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'pgtap B');
+SELECT jobq_test.reset();
+SELECT jobq_test.stores('cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
 SELECT FROM jobq.define_task('pgtap-expire-tentative', scope => 'store', payload_schema => '{"storeId": "uuid", "targetDate": "date"}',
                              queue => 'pgtap_maintenance');
-SELECT FROM jobq.define_task('pgtap-nightly-scheduler');
-DELETE FROM jobq.tasks WHERE name = 'pgtap-undeclared';
+SELECT jobq_test.tasks('pgtap-nightly-scheduler');
 
 SET LOCAL ROLE worker_runtime;
 SELECT throws_ok($$ SELECT jobq.fan_out('pgtap-nightly-scheduler') $$,

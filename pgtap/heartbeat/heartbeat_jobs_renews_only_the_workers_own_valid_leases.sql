@@ -1,17 +1,8 @@
 BEGIN;
 SELECT plan(6);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
--- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
--- idempotent and puts back a task whose declaration differs).
-SELECT FROM jobq.define_task('t');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('t');
 
 SELECT lives_ok($$ SELECT jobq.enqueue('t', queue => 'q', run_at => now() - interval '1 minute') FROM generate_series(1, 3) $$, 'setup: three jobs due a minute ago');
 -- Claimed 20 s ago with a 30 s lease: each lease expires at now() + 10 s.

@@ -4,10 +4,8 @@
 BEGIN;
 SELECT plan(6);
 
--- Known state, whatever database this runs in. Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-SELECT FROM jobq.define_task('pgtap-sync');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-sync');
 
 CREATE TEMP TABLE first AS
 SELECT jobq.enqueue('pgtap-sync', '{"a": 1}', job_key => 'k-preserve', job_key_mode => 'preserve_run_at') AS p,

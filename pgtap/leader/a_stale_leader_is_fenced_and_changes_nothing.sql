@@ -5,21 +5,8 @@
 BEGIN;
 SELECT plan(9);
 
--- Known state, whatever database this runs in: no jobs, no schedules (nor, by cascade, their
--- runs), no workers, nobody leading (epoch 0), settings at their migration defaults. Everything
--- is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-DELETE FROM jobq.schedules;
-DELETE FROM jobq.workers;
-UPDATE jobq.leader SET holder = NULL, epoch = 0, acquired_at = NULL, lease_expires_at = NULL;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_heartbeat_interval', '5 seconds'),
-             ('worker_timeout', '30 seconds'), ('leader_ttl', '15 seconds'), ('maintain_interval', '1 second'),
-             ('poll_interval', '1 second')) AS d(name, value)
-WHERE s.name = d.name;
-SELECT FROM jobq.define_task('pgtap-tick');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-tick');
 SELECT FROM jobq.schedule('pgtap-tick', '*/5 * * * *', 'pgtap-tick');
 -- At t, the top of the hour after next: a slot due, and a lease expired.
 CREATE TEMP TABLE t AS SELECT date_trunc('hour', now()) + interval '2 hours' AS at;

@@ -4,20 +4,7 @@
 BEGIN;
 SELECT plan(6);
 
--- Known state, whatever database this runs in: no jobs, no schedules (nor, by cascade, their
--- runs), no workers, nobody leading (epoch 0), settings at their migration defaults. Everything
--- is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-DELETE FROM jobq.schedules;
-DELETE FROM jobq.workers;
-UPDATE jobq.leader SET holder = NULL, epoch = 0, acquired_at = NULL, lease_expires_at = NULL;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_heartbeat_interval', '5 seconds'),
-             ('worker_timeout', '30 seconds'), ('leader_ttl', '15 seconds'), ('maintain_interval', '1 second'),
-             ('poll_interval', '1 second')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
 SELECT is(jobq._acquire_leadership('pgtap-w1', '15 seconds', '2026-05-05 12:00:00+00'), 1::bigint, 'w1 asks first and leads with epoch 1');
 SELECT results_eq($$ SELECT holder, epoch, acquired_at, lease_expires_at FROM jobq.leader $$,

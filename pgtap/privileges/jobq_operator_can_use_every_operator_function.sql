@@ -1,14 +1,7 @@
 BEGIN;
 SELECT plan(29);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
 SELECT function_privs_are('jobq', 'retry_job', ARRAY['bigint'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute retry_job');
 SELECT function_privs_are('jobq', 'cancel_job', ARRAY['bigint'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute cancel_job');

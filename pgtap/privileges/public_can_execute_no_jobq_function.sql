@@ -2,17 +2,8 @@
 BEGIN;
 SELECT plan(5);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
--- The tasks this file enqueues: every enqueue needs a declared task (jobq.define_task is
--- idempotent and puts back a task whose declaration differs).
-SELECT FROM jobq.define_task('x');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('x');
 
 CREATE ROLE nobody_test NOLOGIN;
 

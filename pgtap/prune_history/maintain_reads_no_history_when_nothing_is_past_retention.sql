@@ -1,14 +1,8 @@
 BEGIN;
 SELECT plan(6);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('t');
 
 SELECT has_index('jobq', 'job_history', 'job_history_finished_idx', ARRAY['finished_at'],
                  'history has an index on finished_at');

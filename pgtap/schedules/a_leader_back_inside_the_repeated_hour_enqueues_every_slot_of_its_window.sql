@@ -6,22 +6,8 @@
 BEGIN;
 SELECT plan(6);
 
--- Known state, whatever database this runs in: no jobs, no schedules (nor, by cascade, their
--- runs), no workers, nobody leading (epoch 0), settings at their migration defaults. Everything
--- is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-DELETE FROM jobq.schedules;
-DELETE FROM jobq.workers;
-UPDATE jobq.leader SET holder = NULL, epoch = 0, acquired_at = NULL, lease_expires_at = NULL;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_heartbeat_interval', '5 seconds'),
-             ('worker_timeout', '30 seconds'), ('leader_ttl', '15 seconds'), ('maintain_interval', '1 second'),
-             ('poll_interval', '1 second')) AS d(name, value)
-WHERE s.name = d.name;
-SELECT FROM jobq.define_task('pgtap-tick');
-SELECT FROM jobq.define_task('pgtap-tick');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-tick');
 -- Every 15 minutes in New York, window 1 hour; down from 00:00 EDT (04:00 UTC), back at 01:20 EST (06:20 UTC).
 SELECT FROM jobq.schedule('pgtap-tick', '*/15 * * * *', 'pgtap-tick', timezone => 'America/New_York', backfill_window => '1 hour');
 UPDATE jobq.schedules SET next_slot_at = '2026-11-01 04:00:00+00';

@@ -3,18 +3,10 @@
 BEGIN;
 SELECT plan(8);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
-SELECT FROM jobq.define_task('pgtap-system-task');
+SELECT jobq_test.tasks('pgtap-system-task');
 SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store', payload_schema => '{"storeId": "uuid", "n": "integer"}');
-DELETE FROM jobq.tasks WHERE name = 'pgtap-undeclared';
 CREATE TEMP TABLE before AS SELECT count(*) AS n FROM jobq.jobs;
 
 SELECT throws_ok($$ SELECT jobq.enqueue_many('[{"task": "pgtap-system-task"}, {"task": "pgtap-system-task"}, {"task": "pgtap-undeclared"}]') $$,

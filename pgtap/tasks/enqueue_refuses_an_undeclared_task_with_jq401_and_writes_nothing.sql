@@ -3,17 +3,9 @@
 BEGIN;
 SELECT plan(8);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
-SELECT FROM jobq.define_task('pgtap-declared');
-DELETE FROM jobq.tasks WHERE name IN ('pgtap-undeclared', 'pgtap-declared-not');
+SELECT jobq_test.tasks('pgtap-declared');
 
 CREATE TEMP TABLE keyed AS SELECT jobq.enqueue('pgtap-declared', '{"v": 1}', job_key => 'pgtap:k', run_at => now() + interval '1 hour') AS id;
 CREATE TEMP TABLE snapshot AS SELECT * FROM jobq.jobs;

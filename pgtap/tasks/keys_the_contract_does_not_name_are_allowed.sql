@@ -3,17 +3,10 @@
 BEGIN;
 SELECT plan(3);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
 SELECT FROM jobq.define_task('pgtap-sync', scope => 'store', payload_schema => '{"storeId": "uuid"}');
-SELECT FROM jobq.define_task('pgtap-free');
+SELECT jobq_test.tasks('pgtap-free');
 
 CREATE TEMP TABLE job AS
 SELECT jobq.enqueue('pgtap-sync', '{"storeId": "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", "extra": [1, 2], "traceId": "t-1"}') AS extra,

@@ -3,18 +3,11 @@
 BEGIN;
 SELECT plan(8);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 
 SELECT FROM jobq.define_task('pgtap-with-defaults', max_attempts => 3, queue => 'pgtap_slow', priority => -5, timeout => '2 minutes',
                              backoff_base => '5 seconds', backoff_max => '10 minutes');
-SELECT FROM jobq.define_task('pgtap-without-defaults');
+SELECT jobq_test.tasks('pgtap-without-defaults');
 
 CREATE TEMP TABLE ids AS
 SELECT jobq.enqueue('pgtap-with-defaults') AS task_defaults,

@@ -6,15 +6,7 @@
 BEGIN;
 SELECT plan(13);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-DELETE FROM jobq.store_bindings;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store');
 -- Two application logins (created and dropped with the transaction).
 CREATE ROLE pgtap_store_a_login LOGIN IN ROLE jobq_app;

@@ -3,28 +3,12 @@
 BEGIN;
 SELECT plan(7);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
+SELECT jobq_test.reset();
 SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store');
-SELECT FROM jobq.define_task('pgtap-system-task');
+SELECT jobq_test.tasks('pgtap-system-task');
 
--- Store A (aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa) and store B (bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb)
--- each have a live job and a finished (canceled) one; so does the system (no store). Set up as the
--- superuser, who reaches every store.
-CREATE TEMP TABLE named (name text, id bigint);
-INSERT INTO named VALUES
-    ('a_live',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_a')),
-    ('a_done',      jobq.enqueue('pgtap-store-task', store_id => 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', queue => 'pgtap_done')),
-    ('b_live',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_b')),
-    ('b_done',      jobq.enqueue('pgtap-store-task', store_id => 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', queue => 'pgtap_done')),
-    ('system_live', jobq.enqueue('pgtap-system-task', queue => 'pgtap_system')),
-    ('system_done', jobq.enqueue('pgtap-system-task', queue => 'pgtap_done'));
+-- Store A, store B and the system each have a live job and a finished (canceled) one (named).
+SELECT jobq_test.tenant_jobs();
 SELECT is((SELECT count(*) FROM (SELECT id FROM named WHERE name LIKE '%\_done') AS d CROSS JOIN LATERAL jobq.cancel_job(d.id) AS c),
           3::bigint, 'setup: a live and a finished job in store A, in store B and in the system');
 GRANT SELECT ON named TO PUBLIC;

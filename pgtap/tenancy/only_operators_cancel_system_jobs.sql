@@ -3,10 +3,8 @@
 BEGIN;
 SELECT plan(5);
 
--- Known state, whatever database this runs in. Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-SELECT FROM jobq.define_task('pgtap-nightly-report');
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-nightly-report');
 
 CREATE TEMP TABLE sys AS SELECT jobq.enqueue('pgtap-nightly-report') AS id;
 GRANT SELECT ON sys TO jobq_app, jobq_operator;

@@ -3,17 +3,8 @@
 BEGIN;
 SELECT plan(11);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds')) AS d(name, value)
-WHERE s.name = d.name;
--- Known stores: A, B and C, and no other (rolled back with the rest).
-DELETE FROM public.store;
-INSERT INTO public.store (id, name) VALUES ('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'pgtap B'), ('cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'pgtap C'), ('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'pgtap A');
+SELECT jobq_test.reset();
+SELECT jobq_test.stores('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa');
 
 SELECT schema_privs_are('public', 'worker_runtime', ARRAY['USAGE'], 'worker_runtime has USAGE and nothing else on schema public');
 SELECT table_privs_are('public', 'store', 'worker_runtime', ARRAY[]::text[], 'worker_runtime has no privilege on public.store');

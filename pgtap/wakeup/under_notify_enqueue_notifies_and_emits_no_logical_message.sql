@@ -14,9 +14,7 @@ BEGIN;
 SELECT plan(5);
 
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT is(dblink_connect('wakeup_probe', format('host=%s port=%s dbname=%s user=%s',
-              coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-              current_setting('port'), current_database(), current_user)),
+SELECT is(dblink_connect('wakeup_probe', jobq_test.loopback()),
           'OK', 'setup: a second session is connected');
 SELECT is(dblink_exec('wakeup_probe', 'LISTEN jobq'), 'LISTEN', 'setup: the second session listens on channel jobq');
 

@@ -4,18 +4,9 @@
 BEGIN;
 SELECT plan(9);
 
--- Known state, whatever database this runs in: no jobs, settings at their migration defaults.
--- Everything is rolled back at the end.
-DELETE FROM jobq.jobs;
-DELETE FROM jobq.job_history;
-UPDATE jobq.settings s SET value = d.value
-FROM (VALUES ('history_retention', '7 days'), ('backoff_base', '2 seconds'), ('backoff_max', '1 hour'),
-             ('default_max_attempts', '25'), ('default_lease', '30 seconds'), ('worker_timeout', '30 seconds'),
-             ('leader_ttl', '15 seconds'), ('max_payload_bytes', '1048576')) AS d(name, value)
-WHERE s.name = d.name;
-SELECT FROM jobq.define_task('t');
-CREATE TEMP TABLE before AS SELECT (SELECT count(*) FROM jobq.jobs) AS jobs, (SELECT count(*) FROM jobq.workers) AS workers,
-                                   (SELECT count(*) FROM jobq.audit_log) AS audits;
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('t');
+CREATE TEMP TABLE before AS SELECT * FROM jobq_test.counts();
 
 SET LOCAL ROLE worker_runtime;
 SELECT throws_ok($$ SELECT jobq.register_worker(repeat(md5(random()::text), 100), 'n', 1, ARRAY['q'], 1) $$,

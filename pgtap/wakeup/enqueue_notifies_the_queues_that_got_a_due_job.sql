@@ -10,9 +10,7 @@ SELECT plan(3);
 CREATE FUNCTION pg_temp.second_session() RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
     CREATE EXTENSION IF NOT EXISTS dblink;
-    PERFORM dblink_connect('notify_probe', format('host=%s port=%s dbname=%s user=%s',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user));
+    PERFORM dblink_connect('notify_probe', jobq_test.loopback());
     RETURN true;
 EXCEPTION WHEN OTHERS THEN
     RETURN false;
