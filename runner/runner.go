@@ -218,7 +218,6 @@ type Runner struct {
 	tuneMu sync.Mutex
 	tuneCh chan struct{} // closed (and replaced) whenever tune changes
 	worker workerStatus
-	leader leaderStatus
 
 	mu     sync.Mutex
 	held   map[string]*runningJob // by lease token: running handlers, jobs claimed ahead, results not yet written
@@ -231,7 +230,7 @@ type Runner struct {
 	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
 	epoch      time.Time    // the runner's creation, the origin of lastReturn
 
-	wake      chan struct{} // a claim is wanted now (notification, reconnect, rescue, resume)
+	wake      *wakeSignal   // a claim is wanted now (notification, reconnect, rescue, resume)
 	slotFreed chan struct{} // a handler returned
 
 	hardStop     chan struct{}
@@ -352,13 +351,14 @@ func New(cfg Config) (*Runner, error) {
 		schedules: cfg.Schedules,
 		held:      make(map[string]*runningJob),
 		epoch:     time.Now(),
-		wake:      make(chan struct{}, 1),
+		wake:      newWakeSignal(cfg.Queues),
 		slotFreed: make(chan struct{}, 1),
 		hardStop:  make(chan struct{}),
 		tuneCh:    make(chan struct{}),
 	}
-	r.metrics = newMetrics(r)
-	r.fin = newFinisher(r)
+	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
+		queues: cfg.Queues, db: cfg.Pool, log: r.log})
+	r.fin = newFinisher(r.client, r, r.log, finishRetry)
 	return r, nil
 }
 
@@ -489,7 +489,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	bg.Go(func() { r.heartbeatLoop(bgCtx) })
 	bg.Go(func() { r.workerLoop(bgCtx) })
 	if !r.cfg.NoLeader {
-		bg.Go(func() { r.leaderLoop(bgCtx) })
+		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r, r.wake, r.metrics.leadership(), r.log)
+		bg.Go(func() { l.run(bgCtx) })
 	}
 	finDone := make(chan struct{})
 	go func() { defer close(finDone); r.fin.run() }()
@@ -623,12 +624,7 @@ func (r *Runner) finishDeadline() time.Duration {
 }
 
 // notify asks the claim loop to claim now; it never blocks.
-func (r *Runner) notify() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+func (r *Runner) notify() { r.wake.notify() }
 
 // claimLoop claims whenever it is woken, polled, or a handler leaves few jobs claimed ahead
 // while more may be due, until ctx ends or a hard stop. It claims nothing while the engine says
@@ -657,7 +653,7 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			return
 		case <-hardStop:
 			return
-		case <-r.wake:
+		case <-r.wake.C():
 			want = true
 		case <-poll.C:
 			want = true
