@@ -486,7 +486,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	// Heartbeats, the leadership and the finisher outlive the claim loop: they serve the drain.
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var bg sync.WaitGroup
-	bg.Go(func() { r.heartbeatLoop(bgCtx) })
+	hb := r.newHeartbeater()
+	bg.Go(func() { hb.run(bgCtx) })
 	bg.Go(func() { r.workerLoop(bgCtx) })
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r, r.wake, r.metrics.leadership(), r.log)
