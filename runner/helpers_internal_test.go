@@ -157,3 +157,16 @@ type fixedTuning struct{ t tunables }
 
 func (f fixedTuning) tunables() tunables      { return f.t }
 func (f fixedTuning) tuned() <-chan struct{} { return nil }
+
+// value reads a gauge or a counter without labels.
+func value(t *testing.T, c prometheus.Collector) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	require.Len(t, families, 1)
+	v, ok := sample(t, reg, families[0].GetName())
+	require.True(t, ok)
+	return v
+}
