@@ -155,7 +155,7 @@ func sample(t *testing.T, reg prometheus.Gatherer, name string, labels ...string
 // fixedTuning is a tuning whose intervals never change.
 type fixedTuning struct{ t tunables }
 
-func (f fixedTuning) tunables() tunables      { return f.t }
+func (f fixedTuning) tunables() tunables     { return f.t }
 func (f fixedTuning) tuned() <-chan struct{} { return nil }
 
 // value reads a gauge or a counter without labels.

@@ -488,7 +488,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	var bg sync.WaitGroup
 	hb := r.newHeartbeater()
 	bg.Go(func() { hb.run(bgCtx) })
-	bg.Go(func() { r.workerLoop(bgCtx) })
+	wh := r.newWorkerHeartbeater()
+	bg.Go(func() { wh.run(bgCtx) })
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r, r.wake, r.metrics.leadership(), r.log)
 		bg.Go(func() { l.run(bgCtx) })
@@ -594,7 +595,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		}
 		return err
 	}
-	r.worker.setState(r, jobq.WorkerActive)
+	r.worker.setState(jobq.WorkerActive, r.metrics.workerState)
 	r.applySettings(settings)
 	return nil
 }
