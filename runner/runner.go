@@ -203,6 +203,7 @@ type Runner struct {
 	metrics *metrics
 
 	wakerConn *pgconn.Config // the WAL wake-up's connection settings; nil in notify mode
+	schema    schemaCheck    // readiness and start-up: the database answers, the schema fits
 
 	handlers map[string]Handler
 	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
@@ -345,6 +346,7 @@ func New(cfg Config) (*Runner, error) {
 		client:    jobq.NewClient(cfg.Pool),
 		log:       cfg.Logger.With("workerId", cfg.WorkerID),
 		wakerConn: wakerConn,
+		schema:    schemaCheck{db: cfg.Pool},
 		handlers:  make(map[string]Handler),
 		tasks:     cfg.Tasks,
 		declared:  declared,
@@ -560,7 +562,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := r.checkSchema(cctx); err != nil {
+	if err := r.schema.checkSchema(cctx); err != nil {
 		return err
 	}
 	if err := r.DeclareTasks(cctx); err != nil {
