@@ -209,11 +209,10 @@ type Runner struct {
 	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
 	declared map[string]bool       // names in tasks
 
-	schedules []jobq.ScheduleDefinition // declared by Run after the tasks
+	sched *scheduleSync // declares Config.Schedules at Run, after the tasks
 
-	state           atomic.Int32
-	tasksLogged     bool // "tasks declared" was logged; touched only by start
-	schedulesLogged bool // "schedule declared" was logged; touched only by start
+	state       atomic.Int32
+	tasksLogged bool // "tasks declared" was logged; touched only by start
 
 	tune   atomic.Pointer[tunables] // effective settings; nil before start
 	tuneMu sync.Mutex
@@ -350,7 +349,6 @@ func New(cfg Config) (*Runner, error) {
 		handlers:  make(map[string]Handler),
 		tasks:     cfg.Tasks,
 		declared:  declared,
-		schedules: cfg.Schedules,
 		held:      make(map[string]*runningJob),
 		epoch:     time.Now(),
 		wake:      newWakeSignal(cfg.Queues),
@@ -358,6 +356,7 @@ func New(cfg Config) (*Runner, error) {
 		hardStop:  make(chan struct{}),
 		tuneCh:    make(chan struct{}),
 	}
+	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
 	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
 		queues: cfg.Queues, db: cfg.Pool, log: r.log})
 	r.fin = newFinisher(r.client, r, r.log, finishRetry)
@@ -582,7 +581,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		r.log.Info("tasks declared", "tasks", names)
 		r.tasksLogged = true
 	}
-	if err := r.declareSchedules(cctx); err != nil {
+	if err := r.sched.declare(cctx); err != nil {
 		var je *jobq.Error
 		if errors.As(err, &je) && je.SQLState != "" {
 			return &startRefused{code: je.Code, err: err}
