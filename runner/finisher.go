@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/jobqdev/jobq"
 )
 
@@ -308,12 +310,34 @@ func (f *finisher) snooze(items []finishItem) error {
 	return nil
 }
 
-// written lets a claim held back by unwritten results go: part of the Runner's finishObserver.
-func (r *Runner) written() { r.claimWanted() }
+// resultMetrics are the counters of written results, all parts of one runner's metrics.
+type resultMetrics struct {
+	completed, failed, dead, snoozed, returned, leaseLost *prometheus.CounterVec
+}
 
-// finished records what the engine did with one result: logs, metrics, the reporter. It is the
-// rest of the Runner's finishObserver.
-func (r *Runner) finished(ctx context.Context, it finishItem, outcome string, runAt *time.Time) {
+// results returns the written results' part of m.
+func (m *metrics) results() resultMetrics {
+	return resultMetrics{completed: m.completed, failed: m.failed, dead: m.dead, snoozed: m.snoozed,
+		returned: m.returned, leaseLost: m.leaseLost}
+}
+
+// resultRecorder is the runner's finishObserver: it logs each written result, counts it, reports
+// dead jobs and drops the lease from the runner's table, and lets a claim held back by unwritten
+// results go after each batch. It needs only those two hooks, its counters, the Reporter (nil:
+// none) and a logger.
+type resultRecorder struct {
+	forget      func(*runningJob) // drops a held lease
+	claimWanted func()            // wakes the claim loop if it waits for capacity
+	metrics     resultMetrics
+	reporter    Reporter
+	log         *slog.Logger
+}
+
+// written lets a claim held back by unwritten results go.
+func (r *resultRecorder) written() { r.claimWanted() }
+
+// finished records what the engine did with one result: logs, metrics, the reporter.
+func (r *resultRecorder) finished(ctx context.Context, it finishItem, outcome string, runAt *time.Time) {
 	job := it.rj.job
 	r.forget(it.rj)
 	attrs := append(jobAttrs(job), "duration", ms(it.duration))
@@ -335,13 +359,13 @@ func (r *Runner) finished(ctx context.Context, it finishItem, outcome string, ru
 			reason = "not_retryable"
 		}
 		r.log.Error("job dead", append(attrs, "reason", reason, "error", firstLine(it.failure.Error))...)
-		if r.cfg.Reporter != nil {
+		if r.reporter != nil {
 			d := DeadJob{JobID: job.ID, Task: job.Task, Queue: job.Queue, Attempt: job.Attempt,
 				Error: it.failure.Error, Reason: reason, Duration: it.duration}
 			if job.StoreID != nil {
 				d.StoreID = *job.StoreID
 			}
-			r.cfg.Reporter.ReportDead(ctx, d)
+			r.reporter.ReportDead(ctx, d)
 		}
 	case "snoozed":
 		if runAt != nil {

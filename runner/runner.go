@@ -359,7 +359,9 @@ func New(cfg Config) (*Runner, error) {
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
 	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
 		queues: cfg.Queues, db: cfg.Pool, log: r.log})
-	r.fin = newFinisher(r.client, r, r.log, finishRetry)
+	rec := &resultRecorder{forget: r.forget, claimWanted: r.claimWanted, metrics: r.metrics.results(),
+		reporter: cfg.Reporter, log: r.log}
+	r.fin = newFinisher(r.client, rec, r.log, finishRetry)
 	return r, nil
 }
 
