@@ -99,7 +99,7 @@ func (h *heartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 
 // newHeartbeater returns the runner's lease heartbeat.
 func (r *Runner) newHeartbeater() *heartbeater {
-	return &heartbeater{engine: r.client, book: r, workerID: r.cfg.WorkerID, tune: r,
+	return &heartbeater{engine: r.client, book: r, workerID: r.cfg.WorkerID, tune: r.tune,
 		interval: r.heartbeatInterval, leaseLost: r.metrics.leaseLost, log: r.log}
 }
 

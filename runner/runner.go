@@ -214,9 +214,7 @@ type Runner struct {
 	state       atomic.Int32
 	tasksLogged bool // "tasks declared" was logged; touched only by start
 
-	tune   atomic.Pointer[tunables] // effective settings; nil before start
-	tuneMu sync.Mutex
-	tuneCh chan struct{} // closed (and replaced) whenever tune changes
+	tune   *tuner // the intervals in effect: Config, else the engine's settings
 	worker workerStatus
 
 	mu     sync.Mutex
@@ -354,8 +352,8 @@ func New(cfg Config) (*Runner, error) {
 		wake:      newWakeSignal(cfg.Queues),
 		slotFreed: make(chan struct{}, 1),
 		hardStop:  make(chan struct{}),
-		tuneCh:    make(chan struct{}),
 	}
+	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
 	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
 		queues: cfg.Queues, db: cfg.Pool, log: r.log})
@@ -376,7 +374,7 @@ func (r *Runner) Pool() *pgxpool.Pool { return r.pool }
 
 // Lease returns the lease the runner claims with now; zero before Run has started.
 func (r *Runner) Lease() time.Duration {
-	if t := r.tune.Load(); t != nil {
+	if t := r.tune.current(); t != nil {
 		return t.lease
 	}
 	return 0
@@ -385,7 +383,7 @@ func (r *Runner) Lease() time.Duration {
 // PollInterval returns how often the runner claims without a notification now; zero before Run
 // has started.
 func (r *Runner) PollInterval() time.Duration {
-	if t := r.tune.Load(); t != nil {
+	if t := r.tune.current(); t != nil {
 		return t.poll
 	}
 	return 0
@@ -476,7 +474,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	r.state.Store(stateRunning)
-	tune := r.tune.Load()
+	tune := r.tune.current()
 	r.log.Info("runner started", "queues", r.cfg.Queues, "concurrency", r.cfg.Concurrency,
 		"leaseMs", tune.lease.Milliseconds(), "pollIntervalMs", tune.poll.Milliseconds(),
 		"workerHeartbeatMs", tune.workerHeartbeat.Milliseconds(), "leader", !r.cfg.NoLeader, "wakeup", string(r.cfg.Wakeup),
@@ -494,7 +492,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	wh := r.newWorkerHeartbeater()
 	bg.Go(func() { wh.run(bgCtx) })
 	if !r.cfg.NoLeader {
-		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r, r.wake, r.metrics.leadership(), r.log)
+		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
 		bg.Go(func() { l.run(bgCtx) })
 	}
 	finDone := make(chan struct{})
@@ -599,7 +597,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		return err
 	}
 	r.worker.setState(jobq.WorkerActive, r.metrics.workerState)
-	r.applySettings(settings)
+	r.tune.apply(settings)
 	return nil
 }
 
@@ -664,7 +662,7 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			want = true
 			lastPoll = time.Now()
 			poll.Reset(r.PollInterval())
-		case <-r.tuned():
+		case <-r.tune.tuned():
 			// The next poll is due one new interval after the last one (at once when that passed).
 			poll.Reset(time.Until(lastPoll.Add(r.PollInterval())))
 		case <-r.slotFreed:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,8 +29,9 @@ type tunables struct {
 	maintainInterval time.Duration // maintain, while leading
 }
 
-// tunablesFrom computes the tunables from cfg and the engine's settings s.
-func tunablesFrom(cfg *Config, s jobq.Settings) tunables {
+// tunablesFrom computes the tunables from the explicit Config.PollInterval and Config.Lease
+// (zero: not given) and the engine's settings s.
+func tunablesFrom(poll, lease time.Duration, s jobq.Settings) tunables {
 	setting := func(name string, def time.Duration) time.Duration {
 		if d, ok := s.Interval(name); ok && d > 0 {
 			return d
@@ -43,44 +45,65 @@ func tunablesFrom(cfg *Config, s jobq.Settings) tunables {
 		return setting(name, def)
 	}
 	return tunables{
-		poll:             explicit(cfg.PollInterval, "poll_interval", DefaultPollInterval),
-		lease:            explicit(cfg.Lease, "default_lease", DefaultLease),
+		poll:             explicit(poll, "poll_interval", DefaultPollInterval),
+		lease:            explicit(lease, "default_lease", DefaultLease),
 		workerHeartbeat:  setting("worker_heartbeat_interval", DefaultWorkerHeartbeatInterval),
 		leaderTTL:        setting("leader_ttl", DefaultLeaderTTL),
 		maintainInterval: setting("maintain_interval", DefaultMaintainInterval),
 	}
 }
 
-// applySettings makes the engine's settings s effective: it logs what changed and wakes the
-// loops whose timers depend on it, so a change applies without a restart.
-func (r *Runner) applySettings(s jobq.Settings) {
-	next := tunablesFrom(&r.cfg, s)
-	prev := r.tune.Swap(&next)
+// tuner holds the tunables in effect and tells the loops that pace themselves by them when
+// they change, so a change of the engine's settings applies without a restart. It is the
+// runner's tuning. It needs only the explicit Config values and a logger.
+type tuner struct {
+	poll, lease time.Duration // Config.PollInterval and Config.Lease; zero: not given
+	log         *slog.Logger
+
+	cur atomic.Pointer[tunables] // nil before the first apply
+	mu  sync.Mutex
+	ch  chan struct{} // closed (and replaced) whenever cur changes
+}
+
+// newTuner returns a tuner with nothing applied yet.
+func newTuner(poll, lease time.Duration, log *slog.Logger) *tuner {
+	return &tuner{poll: poll, lease: lease, log: log, ch: make(chan struct{})}
+}
+
+// apply makes the engine's settings s effective: it logs what changed and closes the channel
+// tuned returned, waking the loops whose timers depend on it. The first apply logs nothing.
+func (t *tuner) apply(s jobq.Settings) {
+	next := tunablesFrom(t.poll, t.lease, s)
+	prev := t.cur.Swap(&next)
 	if prev == nil || *prev == next {
 		return
 	}
-	r.log.Info("settings applied", "leaseMs", next.lease.Milliseconds(), "pollIntervalMs", next.poll.Milliseconds(),
+	t.log.Info("settings applied", "leaseMs", next.lease.Milliseconds(), "pollIntervalMs", next.poll.Milliseconds(),
 		"workerHeartbeatMs", next.workerHeartbeat.Milliseconds(), "leaderTtlMs", next.leaderTTL.Milliseconds(),
 		"maintainIntervalMs", next.maintainInterval.Milliseconds())
-	r.tuneMu.Lock()
-	close(r.tuneCh)
-	r.tuneCh = make(chan struct{})
-	r.tuneMu.Unlock()
+	t.mu.Lock()
+	close(t.ch)
+	t.ch = make(chan struct{})
+	t.mu.Unlock()
 }
 
 // tuned returns a channel that is closed when the tunables change next.
-func (r *Runner) tuned() <-chan struct{} {
-	r.tuneMu.Lock()
-	defer r.tuneMu.Unlock()
-	return r.tuneCh
+func (t *tuner) tuned() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ch
 }
 
-func (r *Runner) tunables() tunables {
-	if t := r.tune.Load(); t != nil {
-		return *t
+// tunables returns the tunables in effect: before the first apply, those of no settings.
+func (t *tuner) tunables() tunables {
+	if c := t.cur.Load(); c != nil {
+		return *c
 	}
-	return tunablesFrom(&r.cfg, jobq.Settings{})
+	return tunablesFrom(t.poll, t.lease, jobq.Settings{})
 }
+
+// current returns the tunables in effect, or nil before the first apply.
+func (t *tuner) current() *tunables { return t.cur.Load() }
 
 // workerInfo is what register_worker records about this runner.
 func (r *Runner) workerInfo() jobq.WorkerInfo {
@@ -172,8 +195,8 @@ type workerHeartbeater struct {
 
 // newWorkerHeartbeater returns the runner's worker heartbeat.
 func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
-	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r,
-		apply: r.applySettings, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log}
+	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
+		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log}
 }
 
 // run heartbeats until ctx ends. When a setting changes the interval, the next heartbeat is due
