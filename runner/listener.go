@@ -29,14 +29,6 @@ type waker interface {
 	run(ctx context.Context)
 }
 
-// newWaker returns the waker of the runner's wake-up mode.
-func (r *Runner) newWaker() waker {
-	if r.cfg.Wakeup == WakeupWAL {
-		return newWALListener(r.wakerConn, r.cfg.WorkerID, r.wake, r.pool, r.PollInterval, r.metrics.wakeup(), r.log)
-	}
-	return newListener(r.pool.Config().ConnConfig, r.wake, r.metrics.listenerUp, r.log)
-}
-
 // wakeSignal is how everything that learns that jobs may be due (the listeners, the leader's
 // sweep, a change of the worker's state) asks the claim loop to claim now. It holds at most one
 // pending wake-up: signals that arrive before the claim loop takes it are one claim. The zero

@@ -193,12 +193,6 @@ type workerHeartbeater struct {
 	log     *slog.Logger
 }
 
-// newWorkerHeartbeater returns the runner's worker heartbeat.
-func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
-	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
-		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log}
-}
-
 // run heartbeats until ctx ends. When a setting changes the interval, the next heartbeat is due
 // one new interval after the last one.
 func (w *workerHeartbeater) run(ctx context.Context) {
@@ -277,13 +271,6 @@ func (w *workerHeartbeater) obey(state jobq.WorkerState) {
 	default:
 		w.log.Warn("unexpected worker state from the engine; not claiming", "state", state)
 	}
-}
-
-// activeCount returns the number of handlers running now.
-func (r *Runner) activeCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.active
 }
 
 // deregister marks the worker stopped (and hands its leadership over) as Run returns.
