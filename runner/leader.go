@@ -17,15 +17,6 @@ type leaderEngine interface {
 	Maintain(ctx context.Context, workerID string, epoch int64) (jobq.MaintainResult, error)
 }
 
-// tuning is where a loop reads the intervals in effect and learns that they changed. The Runner
-// is one: it reads the engine's settings at every worker heartbeat.
-type tuning interface {
-	// tunables returns the intervals in effect now.
-	tunables() tunables
-	// tuned returns a channel that is closed when the tunables change next.
-	tuned() <-chan struct{}
-}
-
 // leaderMetrics are the leadership's metrics, all parts of one runner's metrics.
 type leaderMetrics struct {
 	leader        prometheus.Gauge       // jobq_leader

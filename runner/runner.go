@@ -28,23 +28,6 @@ const (
 	DefaultQueue = "default"
 )
 
-// Built-in values of the engine's settings, used only when jobq.settings lacks one (the shipped
-// settings have the same values). The settings themselves are read from the database at start
-// and at every worker heartbeat.
-const (
-	// DefaultPollInterval is used when Config.PollInterval is zero and the setting poll_interval
-	// is missing.
-	DefaultPollInterval = time.Second
-	// DefaultLease is used when Config.Lease is zero and the setting default_lease is missing.
-	DefaultLease = 30 * time.Second
-	// DefaultWorkerHeartbeatInterval is used when the setting worker_heartbeat_interval is missing.
-	DefaultWorkerHeartbeatInterval = 5 * time.Second
-	// DefaultLeaderTTL is used when the setting leader_ttl is missing.
-	DefaultLeaderTTL = 15 * time.Second
-	// DefaultMaintainInterval is used when the setting maintain_interval is missing.
-	DefaultMaintainInterval = time.Second
-)
-
 const (
 	maxUnwritten     = 2 * maxFinishBatch // results not yet written beyond which the runner claims nothing
 	startRetryMax    = 5 * time.Second    // longest wait between start-up checks
