@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The schema check, given only a database, passes on a migrated database, names a missing schema
-// or one whose version the binary does not know ErrSchemaMissing, and a database
-// that does not answer ErrNotReady.
+// The schema check, given only a database, passes on a migrated database, calls a missing
+// schema or one whose version the binary does not know ErrSchemaMissing, and a database that
+// does not answer ErrNotReady.
 func TestSchemaCheck(t *testing.T) {
 	t.Parallel()
 	b := setupUnit(t)

@@ -140,9 +140,10 @@ type Config struct {
 
 // How a Runner is put together. The Runner owns the claim loop, the handler slots and the table
 // of held leases (held, ahead and active, under mu). Every other part is a component that takes
-// only what it uses, never the *Runner, so that it can be read and tested alone (the
-// *_internal_test.go files test each through these dependencies, against a real database where
-// it talks to one). New and Run wire them:
+// only what it uses, never a *Runner (where the Runner serves one, as the heartbeater's leaseBook,
+// it does so behind a narrow interface or a function value), so that each can be read and tested
+// alone: the *_internal_test.go files test each through these dependencies, against a real
+// database where it talks to one. New and Run wire them:
 //
 //	finisher           resultWriter (complete_jobs, fail_jobs, snooze_jobs), finishObserver,
 //	                   backoff, logger
