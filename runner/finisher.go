@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobqdev/jobq"
 )
@@ -28,11 +31,55 @@ type finishItem struct {
 	err      error
 }
 
+// resultWriter writes job results to the engine: complete_jobs, fail_jobs and snooze_jobs, one
+// call per batch. *jobq.Client satisfies it.
+type resultWriter interface {
+	Complete(ctx context.Context, leases []jobq.Lease) ([]jobq.Outcome, error)
+	Fail(ctx context.Context, failures []jobq.Failure) ([]jobq.Outcome, error)
+	SnoozeMany(ctx context.Context, leases []jobq.Lease, delay time.Duration) ([]jobq.Outcome, error)
+}
+
+// finishObserver is told what the engine did with each written result, and when a batch has
+// been written. The Runner is one: it logs, counts metrics, reports dead jobs and forgets the
+// lease, then lets a claim held back by unwritten results go.
+type finishObserver interface {
+	// finished is called once per result, after the write that carried it, with the engine's
+	// outcome ("succeeded", "retry_pending", "dead", "snoozed", "lease_lost") and the next run
+	// time where the engine gave one. ctx is the write's context.
+	finished(ctx context.Context, it finishItem, outcome string, runAt *time.Time)
+	// written is called after every batch written in full.
+	written()
+}
+
+// backoff is a clock-free retry policy: the wait before the first retry is initial, and each
+// further one doubles up to max. Callers add jitter and do the waiting.
+type backoff struct {
+	initial, max time.Duration
+}
+
+// next returns the wait after wait (initial when wait is zero).
+func (b backoff) next(wait time.Duration) time.Duration {
+	if wait <= 0 {
+		return b.initial
+	}
+	return min(2*wait, b.max)
+}
+
+// finishRetry is the finisher's retry policy while the database fails: 50 ms, doubling up to
+// 5 seconds.
+var finishRetry = backoff{initial: 50 * time.Millisecond, max: 5 * time.Second}
+
 // finisher writes results. It writes as soon as it is idle and gathers whatever arrives while a
 // write is in flight into the next one, so results are written at once when the runner is quiet
-// and in batches when it is busy: one complete_jobs and one fail_jobs call per batch.
+// and in batches when it is busy: one complete_jobs and one fail_jobs call per batch, and one
+// snooze_jobs call per distinct delay. It talks to the engine only through its resultWriter and
+// reports only to its finishObserver.
 type finisher struct {
-	r       *Runner
+	db    resultWriter
+	obs   finishObserver
+	log   *slog.Logger
+	retry backoff
+
 	mu      sync.Mutex
 	pending []finishItem
 	signal  chan struct{}
@@ -43,8 +90,11 @@ type finisher struct {
 // maxFinishBatch bounds one complete_jobs or fail_jobs call.
 const maxFinishBatch = 1000
 
-func newFinisher(r *Runner) *finisher {
-	return &finisher{r: r, signal: make(chan struct{}, 1), closing: make(chan struct{})}
+// newFinisher returns a finisher that writes through db, tells obs, logs to log and retries
+// failed writes with the policy retry. Call run on a goroutine of its own, then close.
+func newFinisher(db resultWriter, obs finishObserver, log *slog.Logger, retry backoff) *finisher {
+	return &finisher{db: db, obs: obs, log: log, retry: retry,
+		signal: make(chan struct{}, 1), closing: make(chan struct{})}
 }
 
 // submit queues a result; it never blocks.
@@ -81,8 +131,10 @@ func (f *finisher) take() []finishItem {
 	return batch
 }
 
+// run writes what is submitted until close is called and what is pending is written or given
+// up.
 func (f *finisher) run() {
-	errs := newErrorLog(f.r.log, "writing job results failed; retrying")
+	errs := newErrorLog(f.log, "writing job results failed; retrying")
 	var giveUp <-chan time.Time
 	for {
 		select {
@@ -116,7 +168,7 @@ func (f *finisher) abandon() {
 	f.pending = nil
 	f.mu.Unlock()
 	for _, it := range left {
-		f.r.log.Error("job result not written before shutdown; the job runs again after its lease expires",
+		f.log.Error("job result not written before shutdown; the job runs again after its lease expires",
 			jobAttrs(it.rj.job)...)
 	}
 }
@@ -135,7 +187,7 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 			snoozes = append(snoozes, it)
 		}
 	}
-	wait := 50 * time.Millisecond
+	wait := f.retry.next(0)
 	for {
 		var err error
 		if len(completes) > 0 {
@@ -157,7 +209,7 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 		}
 		if err == nil {
 			errs.ok()
-			f.r.claimWanted() // a claim held back by unwritten results may go now
+			f.obs.written() // a claim held back by unwritten results may go now
 			return true
 		}
 		errs.failed(err)
@@ -170,7 +222,7 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 			f.mu.Unlock()
 			return false
 		}
-		wait = min(2*wait, 5*time.Second)
+		wait = f.retry.next(wait)
 		if giveUp == nil {
 			select {
 			case <-f.closing:
@@ -196,12 +248,12 @@ func (f *finisher) complete(items []finishItem) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
-	outs, err := f.r.client.Complete(ctx, leases)
+	outs, err := f.db.Complete(ctx, leases)
 	if err != nil {
 		return err
 	}
 	for i, it := range items {
-		f.r.finished(ctx, it, outs[i].Outcome, nil)
+		f.obs.finished(ctx, it, outs[i].Outcome, nil)
 	}
 	return nil
 }
@@ -213,12 +265,12 @@ func (f *finisher) fail(items []finishItem) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
-	outs, err := f.r.client.Fail(ctx, failures)
+	outs, err := f.db.Fail(ctx, failures)
 	if err != nil {
 		return err
 	}
 	for i, it := range items {
-		f.r.finished(ctx, it, outs[i].Outcome, outs[i].RunAt)
+		f.obs.finished(ctx, it, outs[i].Outcome, outs[i].RunAt)
 	}
 	return nil
 }
@@ -244,7 +296,7 @@ func (f *finisher) snooze(items []finishItem) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
-	outs, err := f.r.client.SnoozeMany(ctx, leases, items[0].delay)
+	outs, err := f.db.SnoozeMany(ctx, leases, items[0].delay)
 	if err != nil {
 		return err
 	}
@@ -253,13 +305,39 @@ func (f *finisher) snooze(items []finishItem) error {
 		if outcome == "queued" {
 			outcome = "snoozed"
 		}
-		f.r.finished(ctx, it, outcome, outs[i].RunAt)
+		f.obs.finished(ctx, it, outcome, outs[i].RunAt)
 	}
 	return nil
 }
 
+// resultMetrics are the counters of written results, all parts of one runner's metrics.
+type resultMetrics struct {
+	completed, failed, dead, snoozed, returned, leaseLost *prometheus.CounterVec
+}
+
+// results returns the written results' part of m.
+func (m *metrics) results() resultMetrics {
+	return resultMetrics{completed: m.completed, failed: m.failed, dead: m.dead, snoozed: m.snoozed,
+		returned: m.returned, leaseLost: m.leaseLost}
+}
+
+// resultRecorder is the runner's finishObserver: it logs each written result, counts it, reports
+// dead jobs and drops the lease from the runner's table, and lets a claim held back by unwritten
+// results go after each batch. It needs only those two hooks, its counters, the Reporter (nil:
+// none) and a logger.
+type resultRecorder struct {
+	forget      func(*runningJob) // drops a held lease
+	claimWanted func()            // wakes the claim loop if it waits for capacity
+	metrics     resultMetrics
+	reporter    Reporter
+	log         *slog.Logger
+}
+
+// written lets a claim held back by unwritten results go.
+func (r *resultRecorder) written() { r.claimWanted() }
+
 // finished records what the engine did with one result: logs, metrics, the reporter.
-func (r *Runner) finished(ctx context.Context, it finishItem, outcome string, runAt *time.Time) {
+func (r *resultRecorder) finished(ctx context.Context, it finishItem, outcome string, runAt *time.Time) {
 	job := it.rj.job
 	r.forget(it.rj)
 	attrs := append(jobAttrs(job), "duration", ms(it.duration))
@@ -281,13 +359,13 @@ func (r *Runner) finished(ctx context.Context, it finishItem, outcome string, ru
 			reason = "not_retryable"
 		}
 		r.log.Error("job dead", append(attrs, "reason", reason, "error", firstLine(it.failure.Error))...)
-		if r.cfg.Reporter != nil {
+		if r.reporter != nil {
 			d := DeadJob{JobID: job.ID, Task: job.Task, Queue: job.Queue, Attempt: job.Attempt,
 				Error: it.failure.Error, Reason: reason, Duration: it.duration}
 			if job.StoreID != nil {
 				d.StoreID = *job.StoreID
 			}
-			r.cfg.Reporter.ReportDead(ctx, d)
+			r.reporter.ReportDead(ctx, d)
 		}
 	case "snoozed":
 		if runAt != nil {

@@ -62,7 +62,7 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 func (r *Runner) Ready(ctx context.Context) error {
 	switch r.state.Load() {
 	case stateNew, stateStarting:
-		if err := r.checkDatabase(ctx); err != nil {
+		if err := r.schema.checkDatabase(ctx); err != nil {
 			return err
 		}
 		return codeError(ErrNotReady, "", "the runner has not started claiming yet")
@@ -72,13 +72,26 @@ func (r *Runner) Ready(ctx context.Context) error {
 	if why, hint := r.worker.notReady(); why != "" {
 		return codeError(ErrNotReady, hint, "%s", why)
 	}
-	return r.checkDatabase(ctx)
+	return r.schema.checkDatabase(ctx)
 }
 
-func (r *Runner) checkDatabase(ctx context.Context) error {
+// healthDB is the database a schemaCheck reads; *pgxpool.Pool satisfies it.
+type healthDB interface {
+	jobq.DB
+	Ping(ctx context.Context) error
+}
+
+// schemaCheck tells whether the database answers and holds a jobq schema this binary can work
+// with: what readiness and start-up wait for. It needs only the database.
+type schemaCheck struct {
+	db healthDB
+}
+
+// checkDatabase pings the database, then checks the schema, within readyTimeout (2 seconds).
+func (r schemaCheck) checkDatabase(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := r.pool.Ping(ctx); err != nil {
+	if err := r.db.Ping(ctx); err != nil {
 		return codeError(ErrNotReady, "", "the database does not answer: %v", err)
 	}
 	return r.checkSchema(ctx)
@@ -86,9 +99,9 @@ func (r *Runner) checkDatabase(ctx context.Context) error {
 
 // checkSchema returns an ErrSchemaMissing error unless the jobq schema is visible to this role
 // and at the version this binary expects, or an ErrNotReady error when the check itself fails.
-func (r *Runner) checkSchema(ctx context.Context) error {
+func (r schemaCheck) checkSchema(ctx context.Context) error {
 	var visible, versioned bool
-	err := r.pool.QueryRow(ctx, `
+	err := r.db.QueryRow(ctx, `
 		SELECT n.oid IS NOT NULL AND pg_catalog.has_schema_privilege(n.oid, 'USAGE'),
 		       pg_catalog.to_regclass($1) IS NOT NULL
 		FROM (SELECT 1) AS one
@@ -102,7 +115,7 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 	if !versioned {
 		return codeError(ErrSchemaMissing, "Run jobq migrate up.", "the jobq schema has no migration history (%s)", migrate.VersionTable)
 	}
-	if _, err := migrate.CheckVersion(ctx, r.pool); err != nil {
+	if _, err := migrate.CheckVersion(ctx, r.db); err != nil {
 		if errors.Is(err, migrate.ErrSchemaBehind) || errors.Is(err, migrate.ErrSchemaTooNew) {
 			return codeError(ErrSchemaMissing, "Deploy the binary that matches the schema, or run jobq migrate up.", "%v", err)
 		}

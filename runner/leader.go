@@ -2,17 +2,60 @@ package runner
 
 import (
 	"context"
+	"log/slog"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobqdev/jobq"
 )
 
-// leaderStatus is what the engine last said about this runner's leadership. Only leaderLoop
-// writes it.
+// leaderEngine is the engine's side of the leadership: jobq.acquire_leadership and
+// jobq.maintain. *jobq.Client satisfies it.
+type leaderEngine interface {
+	AcquireLeadership(ctx context.Context, workerID string, ttl time.Duration) (epoch int64, leads bool, err error)
+	Maintain(ctx context.Context, workerID string, epoch int64) (jobq.MaintainResult, error)
+}
+
+// leaderMetrics are the leadership's metrics, all parts of one runner's metrics.
+type leaderMetrics struct {
+	leader        prometheus.Gauge       // jobq_leader
+	epoch         prometheus.Gauge       // jobq_leader_epoch
+	maintainRuns  *prometheus.CounterVec // jobq_maintain_runs_total{result}
+	scheduleSlots *prometheus.CounterVec // jobq_schedule_slots_total{outcome}
+	rescued       prometheus.Counter     // jobq_maintain_rescued_total
+}
+
+// leaderStatus is what the engine last said about this runner's leadership. Only the leader's
+// loop writes it.
 type leaderStatus struct {
 	leading bool
 	epoch   int64 // the fencing epoch while leading
 }
 
-// leaderLoop competes for the leadership every leader_ttl / 3 (jobq.acquire_leadership) and,
+// leader competes for the leadership and, while it leads, calls jobq.maintain. It needs only the
+// engine's two calls, a way to read who holds the leadership (for logs), the worker id, the
+// intervals in effect, the wake-up signal (a sweep puts jobs back without a NOTIFY), its metrics
+// and a logger.
+type leader struct {
+	engine   leaderEngine
+	holders  rowQuerier // reads jobq.leader's holder
+	workerID string
+	tune     tuning
+	wake     *wakeSignal
+	m        leaderMetrics
+	log      *slog.Logger
+
+	status leaderStatus
+}
+
+// newLeader returns a leader; see leader for what each argument serves. Call run once.
+func newLeader(engine leaderEngine, holders rowQuerier, workerID string, tune tuning, wake *wakeSignal,
+	m leaderMetrics, log *slog.Logger) *leader {
+	return &leader{engine: engine, holders: holders, workerID: workerID, tune: tune, wake: wake, m: m, log: log}
+}
+
+// run competes for the leadership every leader_ttl / 3 (jobq.acquire_leadership) and,
 // while the engine says this runner leads, calls jobq.maintain every maintain_interval with its
 // epoch. Who leads, for how long, and whether a maintain may act are decided by the database:
 // the loop only paces the calls and follows their answers. A maintain answered "fenced" ends
@@ -23,7 +66,7 @@ type leaderStatus struct {
 // interval); after the runner was paused (GC, SIGSTOP) it is maintain, as long as
 // maintain_interval is shorter than leader_ttl / 3, so a leader that lost its epoch while it
 // slept learns it from a fenced maintain and acts on nothing.
-func (r *Runner) leaderLoop(ctx context.Context) {
+func (r *leader) run(ctx context.Context) {
 	acquireErrs := newErrorLog(r.log, "acquire_leadership failed")
 	maintainErrs := newErrorLog(r.log, "maintain failed")
 	var lastAcquire, lastMaintain time.Time // when the last call started; zero: due at once
@@ -34,14 +77,14 @@ func (r *Runner) leaderLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.tuned():
+		case <-r.tune.tuned():
 		case <-t.C:
 		}
-		tune := r.tunables()
+		tune := r.tune.tunables()
 		renew := tune.leaderTTL / 3
 		now := time.Now()
 		acquireDue := !now.Before(lastAcquire.Add(renew))
-		maintainDue := r.leader.leading && !now.Before(lastMaintain.Add(tune.maintainInterval))
+		maintainDue := r.status.leading && !now.Before(lastMaintain.Add(tune.maintainInterval))
 		if maintainDue && acquireDue {
 			// Compare how many of its intervals each has waited.
 			acquireDue = float64(now.Sub(lastAcquire))/float64(renew) > float64(now.Sub(lastMaintain))/float64(tune.maintainInterval)
@@ -58,7 +101,7 @@ func (r *Runner) leaderLoop(ctx context.Context) {
 			}
 		}
 		wait := time.Until(lastAcquire.Add(renew))
-		if r.leader.leading {
+		if r.status.leading {
 			wait = min(wait, time.Until(lastMaintain.Add(tune.maintainInterval)))
 		}
 		t.Reset(max(wait, 0))
@@ -68,10 +111,10 @@ func (r *Runner) leaderLoop(ctx context.Context) {
 // acquire takes or renews the leadership and reports whether this runner just became leader
 // (or leads with a new epoch). A failed call changes nothing: the next maintain's answer, or
 // the next acquire's, decides.
-func (r *Runner) acquire(ctx context.Context, ttl time.Duration, errs *errorLog) bool {
+func (r *leader) acquire(ctx context.Context, ttl time.Duration, errs *errorLog) bool {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
-	epoch, leads, err := r.client.AcquireLeadership(cctx, r.cfg.WorkerID, ttl)
+	epoch, leads, err := r.engine.AcquireLeadership(cctx, r.workerID, ttl)
 	if err != nil {
 		if ctx.Err() == nil {
 			errs.failed(err)
@@ -80,22 +123,22 @@ func (r *Runner) acquire(ctx context.Context, ttl time.Duration, errs *errorLog)
 	}
 	errs.ok()
 	switch {
-	case leads && (!r.leader.leading || epoch != r.leader.epoch):
-		previous := r.leader.epoch
+	case leads && (!r.status.leading || epoch != r.status.epoch):
+		previous := r.status.epoch
 		r.setLeader(true, epoch)
 		r.log.Info("leadership acquired", "epoch", epoch, "previousEpoch", previous, "ttlMs", ttl.Milliseconds())
 		return true
-	case !leads && r.leader.leading:
-		r.setLeader(false, r.leader.epoch)
-		r.log.Warn("leadership lost: another worker holds it", "epoch", r.leader.epoch, "holder", r.leaderHolder(cctx))
+	case !leads && r.status.leading:
+		r.setLeader(false, r.status.epoch)
+		r.log.Warn("leadership lost: another worker holds it", "epoch", r.status.epoch, "holder", r.leaderHolder(cctx))
 	}
 	return false
 }
 
 // leaderHolder reads who holds the leadership now, for logs.
-func (r *Runner) leaderHolder(ctx context.Context) string {
+func (r *leader) leaderHolder(ctx context.Context) string {
 	var holder *string
-	if err := r.pool.QueryRow(ctx, `SELECT holder FROM jobq.leader`).Scan(&holder); err != nil || holder == nil {
+	if err := r.holders.QueryRow(ctx, `SELECT holder FROM jobq.leader`).Scan(&holder); err != nil || holder == nil {
 		return ""
 	}
 	return *holder
@@ -107,21 +150,21 @@ func (r *Runner) leaderHolder(ctx context.Context) string {
 // maintain also sweeps expired leases and timeouts, so the leader is the one runner that
 // rescues; it reports how many jobs it swept, not which, so jobs that died that way are not
 // given to Config.Reporter.
-func (r *Runner) maintain(ctx context.Context, errs *errorLog) {
+func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
-	epoch := r.leader.epoch
-	res, err := r.client.Maintain(cctx, r.cfg.WorkerID, epoch)
+	epoch := r.status.epoch
+	res, err := r.engine.Maintain(cctx, r.workerID, epoch)
 	if err != nil {
 		if ctx.Err() == nil {
-			r.metrics.maintainRuns.WithLabelValues("error").Inc()
+			r.m.maintainRuns.WithLabelValues("error").Inc()
 			errs.failed(err)
 		}
 		return
 	}
 	errs.ok()
 	if res.Fenced {
-		r.metrics.maintainRuns.WithLabelValues("fenced").Inc()
+		r.m.maintainRuns.WithLabelValues("fenced").Inc()
 		r.setLeader(false, epoch)
 		holder := ""
 		if res.Holder != nil {
@@ -131,10 +174,10 @@ func (r *Runner) maintain(ctx context.Context, errs *errorLog) {
 			"epoch", epoch, "currentEpoch", res.CurrentEpoch, "holder", holder)
 		return
 	}
-	r.metrics.maintainRuns.WithLabelValues("ok").Inc()
-	r.metrics.scheduleSlots.WithLabelValues("enqueued").Add(float64(res.SlotsEnqueued))
-	r.metrics.scheduleSlots.WithLabelValues("skipped").Add(float64(res.SlotsSkipped))
-	r.metrics.rescued.Add(float64(res.Rescued))
+	r.m.maintainRuns.WithLabelValues("ok").Inc()
+	r.m.scheduleSlots.WithLabelValues("enqueued").Add(float64(res.SlotsEnqueued))
+	r.m.scheduleSlots.WithLabelValues("skipped").Add(float64(res.SlotsSkipped))
+	r.m.rescued.Add(float64(res.Rescued))
 	if len(res.LostWorkers) > 0 {
 		r.log.Warn("workers lost: no heartbeat within worker_timeout; their leases were rescued",
 			"workers", res.LostWorkers, "epoch", epoch)
@@ -147,26 +190,26 @@ func (r *Runner) maintain(ctx context.Context, errs *errorLog) {
 		r.log.Debug("maintain", attrs...)
 	}
 	if res.Rescued > 0 || len(res.LostWorkers) > 0 {
-		r.notify() // the sweep put jobs back in the queue without a NOTIFY
+		r.wake.notify() // the sweep put jobs back in the queue without a NOTIFY
 	}
 }
 
 // setLeader records the engine's answer about the leadership and updates the metrics.
-func (r *Runner) setLeader(leading bool, epoch int64) {
-	r.leader.leading, r.leader.epoch = leading, epoch
+func (r *leader) setLeader(leading bool, epoch int64) {
+	r.status.leading, r.status.epoch = leading, epoch
 	if leading {
-		r.metrics.leader.Set(1)
-		r.metrics.leaderEpoch.Set(float64(epoch))
+		r.m.leader.Set(1)
+		r.m.epoch.Set(float64(epoch))
 	} else {
-		r.metrics.leader.Set(0)
+		r.m.leader.Set(0)
 	}
 }
 
 // standDown stops acting as leader when the loop ends; deregister_worker, called next, ends
 // the lease in the database so another runner takes over at once.
-func (r *Runner) standDown() {
-	if r.leader.leading {
-		r.log.Info("leadership given up: the runner is stopping", "epoch", r.leader.epoch)
-		r.setLeader(false, r.leader.epoch)
+func (r *leader) standDown() {
+	if r.status.leading {
+		r.log.Info("leadership given up: the runner is stopping", "epoch", r.status.epoch)
+		r.setLeader(false, r.status.epoch)
 	}
 }

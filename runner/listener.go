@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // WakeupMode is how a runner learns, between polls, that jobs are due (Config.Wakeup).
@@ -27,23 +29,40 @@ type waker interface {
 	run(ctx context.Context)
 }
 
-// newWaker returns the waker of the runner's wake-up mode.
-func (r *Runner) newWaker() waker {
-	if r.cfg.Wakeup == WakeupWAL {
-		return newWALListener(r)
-	}
-	return newListener(r)
+// wakeSignal is how everything that learns that jobs may be due (the listeners, the leader's
+// sweep, a change of the worker's state) asks the claim loop to claim now. It holds at most one
+// pending wake-up: signals that arrive before the claim loop takes it are one claim. The zero
+// value is not usable; see newWakeSignal.
+type wakeSignal struct {
+	ch     chan struct{}
+	queues []string // the runner's queues
 }
 
-// wakeFor wakes the claim loop when queue (a NOTIFY payload or a logical message's content) is
-// one of the runner's queues, or empty, and reports whether it did.
-func (r *Runner) wakeFor(queue string) bool {
-	if queue == "" || slices.Contains(r.cfg.Queues, queue) {
-		r.notify()
+// newWakeSignal returns a wakeSignal for a runner serving queues.
+func newWakeSignal(queues []string) *wakeSignal {
+	return &wakeSignal{ch: make(chan struct{}, 1), queues: queues}
+}
+
+// notify asks for a claim now; it never blocks.
+func (w *wakeSignal) notify() {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// forQueue asks for a claim when queue (a NOTIFY payload or a logical message's content) is one
+// of the runner's queues, or empty, and reports whether it did.
+func (w *wakeSignal) forQueue(queue string) bool {
+	if queue == "" || slices.Contains(w.queues, queue) {
+		w.notify()
 		return true
 	}
 	return false
 }
+
+// C is the channel the claim loop receives wake-ups on.
+func (w *wakeSignal) C() <-chan struct{} { return w.ch }
 
 // ListenChannel is the channel jobq's enqueue NOTIFYs, with the queue name as payload.
 const ListenChannel = "jobq"
@@ -62,18 +81,27 @@ const (
 )
 
 // listener keeps one dedicated connection LISTENing and wakes the claim loop on notifications
-// for the runner's queues. It reconnects with jittered backoff; after each (re)connect it
-// LISTENs again and wakes the claim loop at once, because notifications sent while it was away
-// are lost.
+// for the runner's queues. It reconnects with jittered backoff (100 ms doubling up to 5
+// seconds); after each (re)connect it LISTENs again and wakes the claim loop at once, because
+// notifications sent while it was away are lost. It needs only a connection source, the wake-up
+// signal, a gauge and a logger.
 type listener struct {
-	r *Runner
+	connConfig *pgx.ConnConfig  // the connection source: a copy is dialled at every (re)connect
+	wake       *wakeSignal      // notified after every (re)connect and on each notification for a served queue
+	up         prometheus.Gauge // 1 while connected and listening (jobq_listener_connected)
+	log        *slog.Logger
 }
 
-func newListener(r *Runner) *listener { return &listener{r: r} }
+// newListener returns a listener that connects with a copy of connConfig, its
+// application_name set to ListenerApplicationName.
+func newListener(connConfig *pgx.ConnConfig, wake *wakeSignal, up prometheus.Gauge, log *slog.Logger) *listener {
+	return &listener{connConfig: connConfig, wake: wake, up: up, log: log}
+}
 
+// run listens until ctx ends.
 func (l *listener) run(ctx context.Context) {
 	wait := listenerBackoff
-	errs := newErrorLog(l.r.log, "listener connection failed; polling goes on")
+	errs := newErrorLog(l.log, "listener connection failed; polling goes on")
 	for ctx.Err() == nil {
 		conn, err := l.connect(ctx)
 		if err != nil {
@@ -91,18 +119,18 @@ func (l *listener) run(ctx context.Context) {
 		}
 		errs.ok()
 		wait = listenerBackoff
-		l.r.metrics.listenerUp.Set(1)
-		l.r.log.Info("listening", "channel", ListenChannel, "pid", conn.PgConn().PID())
-		l.r.notify() // anything enqueued while we were not listening
+		l.up.Set(1)
+		l.log.Info("listening", "channel", ListenChannel, "pid", conn.PgConn().PID())
+		l.wake.notify() // anything enqueued while we were not listening
 		err = l.wait(ctx, conn)
-		l.r.metrics.listenerUp.Set(0)
+		l.up.Set(0)
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = conn.Close(closeCtx)
 		cancel()
 		if ctx.Err() != nil {
 			return
 		}
-		l.r.log.Warn("listener connection lost; reconnecting", "error", errString(err))
+		l.log.Warn("listener connection lost; reconnecting", "error", errString(err))
 		select {
 		case <-ctx.Done():
 			return
@@ -112,7 +140,7 @@ func (l *listener) run(ctx context.Context) {
 }
 
 func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
-	cfg := l.r.pool.Config().ConnConfig.Copy()
+	cfg := l.connConfig.Copy()
 	cfg.RuntimeParams["application_name"] = ListenerApplicationName
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
@@ -138,7 +166,7 @@ func (l *listener) wait(ctx context.Context, conn *pgx.Conn) error {
 		switch {
 		case err == nil:
 			if n.Channel == ListenChannel {
-				l.r.wakeFor(n.Payload)
+				l.wake.forQueue(n.Payload)
 			}
 			continue
 		case ctx.Err() != nil:

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/jobqdev/jobq"
 )
 
 // metrics are one runner's Prometheus metrics, in a registry of its own (no global state):
@@ -75,7 +78,47 @@ type metrics struct {
 	workerState   *prometheus.GaugeVec
 }
 
-func newMetrics(r *Runner) *metrics {
+// wakeupMetrics are the WAL wake-up's metrics, all parts of one runner's metrics.
+type wakeupMetrics struct {
+	connected prometheus.Gauge        // jobq_wakeup_wal_connected
+	fallback  prometheus.Gauge        // jobq_wakeup_fallback
+	fallbacks *prometheus.CounterVec  // jobq_wakeup_fallbacks_total{reason}
+	messages  prometheus.Counter      // jobq_wakeup_messages_total
+	slot      *atomic.Pointer[string] // the slot while it streams, for jobq_wakeup_slot_lag_bytes
+}
+
+// wakeup returns the WAL wake-up's part of m.
+func (m *metrics) wakeup() wakeupMetrics {
+	return wakeupMetrics{connected: m.walConnected, fallback: m.wakeupFallback, fallbacks: m.wakeupFallbacks,
+		messages: m.wakeupMessages, slot: &m.walSlot}
+}
+
+// leadership returns the leader's part of m.
+func (m *metrics) leadership() leaderMetrics {
+	return leaderMetrics{leader: m.leader, epoch: m.leaderEpoch, maintainRuns: m.maintainRuns,
+		scheduleSlots: m.scheduleSlots, rescued: m.rescued}
+}
+
+// metricsSource is what a runner's metrics read at scrape time besides their own counters.
+type metricsSource struct {
+	// held and ahead count the leases held and the jobs claimed ahead now.
+	held, ahead func() int
+	// lag reads the queue lag of queues (jobq.queue_lag); *jobq.Client satisfies it.
+	lag    queueLagReader
+	queues []string
+	// db reads the wake-up slot's position in pg_replication_slots.
+	db  rowQuerier
+	log *slog.Logger // scrape errors, at most once every five minutes per collector
+}
+
+// queueLagReader reads how long the next due job of each queue has waited.
+type queueLagReader interface {
+	QueueLag(ctx context.Context, queues []string) ([]jobq.QueueLag, error)
+}
+
+// newMetrics returns a registry of its own holding every metric of one runner; src serves the
+// ones read at scrape time.
+func newMetrics(src metricsSource) *metrics {
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "jobq", Name: name, Help: help}, labels)
 	}
@@ -136,16 +179,16 @@ func newMetrics(r *Runner) *metrics {
 	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
 		m.runTime, m.listenerUp, m.leader, m.leaderEpoch, m.maintainRuns, m.scheduleSlots, m.workerState,
 		m.walConnected, m.wakeupFallback, m.wakeupFallbacks, m.wakeupMessages,
-		&slotLagCollector{r: r, desc: prometheus.NewDesc("jobq_wakeup_slot_lag_bytes",
+		&slotLagCollector{db: src.db, slot: &m.walSlot, log: src.log, desc: prometheus.NewDesc("jobq_wakeup_slot_lag_bytes",
 			"Bytes of WAL between pg_current_wal_lsn() and the confirmed_flush_lsn of this runner's wake-up slot, at scrape time; absent while it has no slot.",
 			nil, nil)},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "leases_held", Help: "Leases this runner holds now (running handlers and unwritten results).",
-		}, func() float64 { return float64(r.heldCount()) }),
+		}, func() float64 { return float64(src.held()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "jobs_claimed_ahead", Help: "Jobs this runner claimed ahead of a free handler slot (Config.ClaimAhead); they wait under a renewed lease.",
-		}, func() float64 { return float64(r.aheadCount()) }),
-		&lagCollector{r: r, desc: prometheus.NewDesc("jobq_queue_lag_seconds",
+		}, func() float64 { return float64(src.ahead()) }),
+		&lagCollector{lag: src.lag, queues: src.queues, log: src.log, desc: prometheus.NewDesc("jobq_queue_lag_seconds",
 			"Age of the oldest due job (queued or retry_pending, run_at passed) per served queue, from the database's clock; 0 when none is due.",
 			[]string{"queue"}, nil)},
 		collectors.NewGoCollector(),
@@ -159,8 +202,10 @@ func (r *Runner) Registry() *prometheus.Registry { return r.metrics.reg }
 
 // lagCollector reads the queue lag from the database at scrape time.
 type lagCollector struct {
-	r    *Runner
-	desc *prometheus.Desc
+	lag    queueLagReader
+	queues []string
+	log    *slog.Logger
+	desc   *prometheus.Desc
 
 	mu        sync.Mutex
 	lastError time.Time
@@ -173,7 +218,7 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	// jobq.queue_lag reads the head of each queue's claim order for us: the runtime role has no
 	// access to job rows.
-	lags, err := c.r.client.QueueLag(ctx, c.r.cfg.Queues)
+	lags, err := c.lag.QueueLag(ctx, c.queues)
 	for _, l := range lags {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, l.Lag.Seconds(), l.Queue)
 	}
@@ -182,7 +227,7 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 		defer c.mu.Unlock()
 		if time.Since(c.lastError) > 5*time.Minute {
 			c.lastError = time.Now()
-			c.r.log.Warn("jobq_queue_lag_seconds: reading the queue lag failed", "error", err.Error())
+			c.log.Warn("jobq_queue_lag_seconds: reading the queue lag failed", "error", err.Error())
 		}
 	}
 }
@@ -191,7 +236,9 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 // the server's WAL: what the slot keeps from being recycled. It reads pg_replication_slots
 // through the pool (any role may).
 type slotLagCollector struct {
-	r    *Runner
+	db   rowQuerier
+	slot *atomic.Pointer[string] // the slot while the WAL wake-up streams; nil otherwise
+	log  *slog.Logger
 	desc *prometheus.Desc
 
 	mu        sync.Mutex
@@ -201,14 +248,14 @@ type slotLagCollector struct {
 func (c *slotLagCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c *slotLagCollector) Collect(ch chan<- prometheus.Metric) {
-	slot := c.r.metrics.walSlot.Load()
+	slot := c.slot.Load()
 	if slot == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	var lag *float64
-	err := c.r.pool.QueryRow(ctx, `SELECT greatest(pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), s.confirmed_flush_lsn), 0)::float8
+	err := c.db.QueryRow(ctx, `SELECT greatest(pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), s.confirmed_flush_lsn), 0)::float8
 		FROM pg_catalog.pg_replication_slots s WHERE s.slot_name = $1`, *slot).Scan(&lag)
 	if err == nil && lag != nil {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, *lag)
@@ -219,7 +266,7 @@ func (c *slotLagCollector) Collect(ch chan<- prometheus.Metric) {
 		defer c.mu.Unlock()
 		if time.Since(c.lastError) > 5*time.Minute {
 			c.lastError = time.Now()
-			c.r.log.Warn("jobq_wakeup_slot_lag_bytes: reading the slot failed", "error", err.Error())
+			c.log.Warn("jobq_wakeup_slot_lag_bytes: reading the slot failed", "error", err.Error())
 		}
 	}
 }

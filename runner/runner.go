@@ -28,29 +28,9 @@ const (
 	DefaultQueue = "default"
 )
 
-// Built-in values of the engine's settings, used only when jobq.settings lacks one (the shipped
-// settings have the same values). The settings themselves are read from the database at start
-// and at every worker heartbeat.
 const (
-	// DefaultPollInterval is used when Config.PollInterval is zero and the setting poll_interval
-	// is missing.
-	DefaultPollInterval = time.Second
-	// DefaultLease is used when Config.Lease is zero and the setting default_lease is missing.
-	DefaultLease = 30 * time.Second
-	// DefaultWorkerHeartbeatInterval is used when the setting worker_heartbeat_interval is missing.
-	DefaultWorkerHeartbeatInterval = 5 * time.Second
-	// DefaultLeaderTTL is used when the setting leader_ttl is missing.
-	DefaultLeaderTTL = 15 * time.Second
-	// DefaultMaintainInterval is used when the setting maintain_interval is missing.
-	DefaultMaintainInterval = time.Second
-)
-
-const (
-	maxClaimBatch    = 1000               // claim_job accepts up to 10,000; a batch is bounded well below
 	maxUnwritten     = 2 * maxFinishBatch // results not yet written beyond which the runner claims nothing
-	dbCallTimeout    = 10 * time.Second   // bound of one engine call
 	startRetryMax    = 5 * time.Second    // longest wait between start-up checks
-	errorLogInterval = 10 * time.Second   // a repeated error is logged at most this often
 	hardStopWait     = time.Second        // how long StopAndCancel waits for handlers to return
 	finishDrainLimit = 10 * time.Second   // how long a shutdown waits for results to be written
 )
@@ -158,40 +138,30 @@ type Config struct {
 	Tasks []jobq.TaskDefinition
 }
 
-// Reporter is told about final failures. ReportDead must not block for long: it runs on the
-// goroutine that writes results.
-type Reporter interface {
-	ReportDead(ctx context.Context, d DeadJob)
-}
-
-// DeadJob describes a job that died on this runner: its last attempt failed and the engine did
-// not retry it. A job that dies because its worker vanished, or outlived its timeout without
-// its worker, is swept by the leader's jobq.maintain, which reports only a count
-// (jobq_maintain_rescued_total); it is not reported here.
-type DeadJob struct {
-	JobID    int64
-	Task     string
-	StoreID  string
-	Queue    string
-	Attempt  int
-	Error    string
-	Reason   string // "exhausted" (no attempt left) or "not_retryable" (Permanent)
-	Duration time.Duration
-}
-
-// Handler runs one attempt of a job. Returning nil completes the job; an error fails the
-// attempt (see Permanent, RetryIn, WithCode and Snooze for the variants). ctx is cancelled when
-// the lease is lost (cause jobq.ErrLeaseLost), the job's timeout passes (ErrJobTimeout) or the
-// runner shuts down (ErrShutdown); context.Cause tells which.
-type Handler interface {
-	Work(ctx context.Context, job *jobq.Job) error
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, job *jobq.Job) error
-
-// Work calls f.
-func (f HandlerFunc) Work(ctx context.Context, job *jobq.Job) error { return f(ctx, job) }
+// How a Runner is put together. The Runner owns the claim loop, the handler slots and the table
+// of held leases (held, ahead and active, under mu). Every other part is a component that takes
+// only what it uses, never a *Runner (where the Runner serves one, as the heartbeater's leaseBook,
+// it does so behind a narrow interface or a function value), so that each can be read and tested
+// alone: the *_internal_test.go files test each through these dependencies, against a real
+// database where it talks to one. New and Run wire them:
+//
+//	finisher           resultWriter (complete_jobs, fail_jobs, snooze_jobs), finishObserver,
+//	                   backoff, logger
+//	resultRecorder     forget and claimWanted hooks, resultMetrics, Reporter, logger
+//	listener           *pgx.ConnConfig, wakeSignal, gauge, logger
+//	walListener        *pgconn.Config, worker id, wakeSignal, rowQuerier, poll interval,
+//	                   wakeupMetrics, logger
+//	heartbeater        leaseRenewer (heartbeat_jobs), leaseBook (the Runner's lease table),
+//	                   tuning, heartbeat interval, counter, logger
+//	workerHeartbeater  workerEngine (register_worker, worker_heartbeat), worker info, running
+//	                   count, tuning, settings sink, workerStatus, wakeSignal, gauge, logger
+//	leader             leaderEngine (acquire_leadership, maintain), rowQuerier, worker id,
+//	                   tuning, wakeSignal, leaderMetrics, logger
+//	tuner              Config.PollInterval and Config.Lease, logger; it is the others' tuning
+//	scheduleSync       scheduler (schedule), schedules, logger
+//	schemaCheck        healthDB
+//	metrics            metricsSource (counts, queueLagReader, rowQuerier, logger)
+//	aheadControl       nothing
 
 // Runner claims and runs jobs. Create it with New, register handlers with Handle (or the typed
 // Handle functions), then call Run.
@@ -203,22 +173,19 @@ type Runner struct {
 	metrics *metrics
 
 	wakerConn *pgconn.Config // the WAL wake-up's connection settings; nil in notify mode
+	schema    schemaCheck    // readiness and start-up: the database answers, the schema fits
 
 	handlers map[string]Handler
 	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
 	declared map[string]bool       // names in tasks
 
-	schedules []jobq.ScheduleDefinition // declared by Run after the tasks
+	sched *scheduleSync // declares Config.Schedules at Run, after the tasks
 
-	state           atomic.Int32
-	tasksLogged     bool // "tasks declared" was logged; touched only by start
-	schedulesLogged bool // "schedule declared" was logged; touched only by start
+	state       atomic.Int32
+	tasksLogged bool // "tasks declared" was logged; touched only by start
 
-	tune   atomic.Pointer[tunables] // effective settings; nil before start
-	tuneMu sync.Mutex
-	tuneCh chan struct{} // closed (and replaced) whenever tune changes
+	tune   *tuner // the intervals in effect: Config, else the engine's settings
 	worker workerStatus
-	leader leaderStatus
 
 	mu     sync.Mutex
 	held   map[string]*runningJob // by lease token: running handlers, jobs claimed ahead, results not yet written
@@ -231,7 +198,7 @@ type Runner struct {
 	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
 	epoch      time.Time    // the runner's creation, the origin of lastReturn
 
-	wake      chan struct{} // a claim is wanted now (notification, reconnect, rescue, resume)
+	wake      *wakeSignal   // a claim is wanted now (notification, reconnect, rescue, resume)
 	slotFreed chan struct{} // a handler returned
 
 	hardStop     chan struct{}
@@ -250,21 +217,6 @@ const (
 	stateStopping
 	stateStopped
 )
-
-// runningJob is one held lease: a handler that runs, or whose result is not written yet.
-type runningJob struct {
-	job     *jobq.Job
-	handler Handler
-	ctx     context.Context // the handler's context
-	cancel  context.CancelCauseFunc
-	lease   time.Duration // the lease it was claimed with
-	claimed time.Time     // when the claim returned it
-	started time.Time     // set when the handler starts
-	// guarded by Runner.mu
-	running   bool // the handler started
-	finishing bool // the handler returned
-	lost      bool // a heartbeat did not renew the lease
-}
 
 // New checks cfg, applies the defaults and returns a Runner. It does not touch the database.
 func New(cfg Config) (*Runner, error) {
@@ -346,19 +298,23 @@ func New(cfg Config) (*Runner, error) {
 		client:    jobq.NewClient(cfg.Pool),
 		log:       cfg.Logger.With("workerId", cfg.WorkerID),
 		wakerConn: wakerConn,
+		schema:    schemaCheck{db: cfg.Pool},
 		handlers:  make(map[string]Handler),
 		tasks:     cfg.Tasks,
 		declared:  declared,
-		schedules: cfg.Schedules,
 		held:      make(map[string]*runningJob),
 		epoch:     time.Now(),
-		wake:      make(chan struct{}, 1),
+		wake:      newWakeSignal(cfg.Queues),
 		slotFreed: make(chan struct{}, 1),
 		hardStop:  make(chan struct{}),
-		tuneCh:    make(chan struct{}),
 	}
-	r.metrics = newMetrics(r)
-	r.fin = newFinisher(r)
+	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
+	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
+	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
+		queues: cfg.Queues, db: cfg.Pool, log: r.log})
+	rec := &resultRecorder{forget: r.forget, claimWanted: r.claimWanted, metrics: r.metrics.results(),
+		reporter: cfg.Reporter, log: r.log}
+	r.fin = newFinisher(r.client, rec, r.log, finishRetry)
 	return r, nil
 }
 
@@ -373,7 +329,7 @@ func (r *Runner) Pool() *pgxpool.Pool { return r.pool }
 
 // Lease returns the lease the runner claims with now; zero before Run has started.
 func (r *Runner) Lease() time.Duration {
-	if t := r.tune.Load(); t != nil {
+	if t := r.tune.current(); t != nil {
 		return t.lease
 	}
 	return 0
@@ -382,7 +338,7 @@ func (r *Runner) Lease() time.Duration {
 // PollInterval returns how often the runner claims without a notification now; zero before Run
 // has started.
 func (r *Runner) PollInterval() time.Duration {
-	if t := r.tune.Load(); t != nil {
+	if t := r.tune.current(); t != nil {
 		return t.poll
 	}
 	return 0
@@ -473,7 +429,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	r.state.Store(stateRunning)
-	tune := r.tune.Load()
+	tune := r.tune.current()
 	r.log.Info("runner started", "queues", r.cfg.Queues, "concurrency", r.cfg.Concurrency,
 		"leaseMs", tune.lease.Milliseconds(), "pollIntervalMs", tune.poll.Milliseconds(),
 		"workerHeartbeatMs", tune.workerHeartbeat.Milliseconds(), "leader", !r.cfg.NoLeader, "wakeup", string(r.cfg.Wakeup),
@@ -486,10 +442,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	// Heartbeats, the leadership and the finisher outlive the claim loop: they serve the drain.
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var bg sync.WaitGroup
-	bg.Go(func() { r.heartbeatLoop(bgCtx) })
-	bg.Go(func() { r.workerLoop(bgCtx) })
+	hb := r.newHeartbeater()
+	bg.Go(func() { hb.run(bgCtx) })
+	wh := r.newWorkerHeartbeater()
+	bg.Go(func() { wh.run(bgCtx) })
 	if !r.cfg.NoLeader {
-		bg.Go(func() { r.leaderLoop(bgCtx) })
+		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
+		bg.Go(func() { l.run(bgCtx) })
 	}
 	finDone := make(chan struct{})
 	go func() { defer close(finDone); r.fin.run() }()
@@ -557,7 +516,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := r.checkSchema(cctx); err != nil {
+	if err := r.schema.checkSchema(cctx); err != nil {
 		return err
 	}
 	if err := r.DeclareTasks(cctx); err != nil {
@@ -577,7 +536,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		r.log.Info("tasks declared", "tasks", names)
 		r.tasksLogged = true
 	}
-	if err := r.declareSchedules(cctx); err != nil {
+	if err := r.sched.declare(cctx); err != nil {
 		var je *jobq.Error
 		if errors.As(err, &je) && je.SQLState != "" {
 			return &startRefused{code: je.Code, err: err}
@@ -592,8 +551,8 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		}
 		return err
 	}
-	r.worker.setState(r, jobq.WorkerActive)
-	r.applySettings(settings)
+	r.worker.setState(jobq.WorkerActive, r.metrics.workerState)
+	r.tune.apply(settings)
 	return nil
 }
 
@@ -623,12 +582,7 @@ func (r *Runner) finishDeadline() time.Duration {
 }
 
 // notify asks the claim loop to claim now; it never blocks.
-func (r *Runner) notify() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+func (r *Runner) notify() { r.wake.notify() }
 
 // claimLoop claims whenever it is woken, polled, or a handler leaves few jobs claimed ahead
 // while more may be due, until ctx ends or a hard stop. It claims nothing while the engine says
@@ -657,13 +611,13 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			return
 		case <-hardStop:
 			return
-		case <-r.wake:
+		case <-r.wake.C():
 			want = true
 		case <-poll.C:
 			want = true
 			lastPoll = time.Now()
 			poll.Reset(r.PollInterval())
-		case <-r.tuned():
+		case <-r.tune.tuned():
 			// The next poll is due one new interval after the last one (at once when that passed).
 			poll.Reset(time.Until(lastPoll.Add(r.PollInterval())))
 		case <-r.slotFreed:
@@ -958,71 +912,65 @@ func (r *Runner) drain(ctx context.Context) error {
 	}
 }
 
-// jitter returns d scaled by a random factor in [0.5, 1.5).
-func jitter(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * (0.5 + rand.Float64()))
+// The wiring of the components: what each is given of the Runner.
+
+// newHeartbeater returns the runner's lease heartbeat.
+func (r *Runner) newHeartbeater() *heartbeater {
+	return &heartbeater{engine: r.client, book: r, workerID: r.cfg.WorkerID, tune: r.tune,
+		interval: r.heartbeatInterval, leaseLost: r.metrics.leaseLost, log: r.log}
 }
 
-// jobAttrs are the log attributes every job line carries.
-func jobAttrs(job *jobq.Job) []any {
-	return []any{"taskName", job.Task, "jobId", job.ID, "storeId", deref(job.StoreID), "attempt", job.Attempt}
-}
-
-// deref returns *s, or "" for nil.
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-func firstLine(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
+// renewable returns the held leases not known to be lost: part of the Runner's leaseBook.
+func (r *Runner) renewable() []jobq.Lease {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	leases := make([]jobq.Lease, 0, len(r.held))
+	for _, rj := range r.held {
+		if !rj.lost {
+			leases = append(leases, rj.job.Lease())
 		}
 	}
-	return s
+	return leases
 }
 
-// errorLog logs a repeating failure once, then at most every errorLogInterval, and logs the
-// recovery.
-type errorLog struct {
-	log     *slog.Logger
-	msg     string
-	mu      sync.Mutex
-	failing bool
-	last    time.Time
-	count   int
-}
-
-func newErrorLog(log *slog.Logger, msg string) *errorLog { return &errorLog{log: log, msg: msg} }
-
-func (e *errorLog) failed(err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.count++
-	if !e.failing || time.Since(e.last) >= errorLogInterval {
-		e.log.Warn(e.msg, "error", err.Error(), "failures", e.count)
-		e.last = time.Now()
+// markLost marks lost the held leases a heartbeat did not renew: the rest of the Runner's
+// leaseBook.
+func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lostLease {
+	var lost []lostLease
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range leases {
+		if _, ok := renewed[l.JobID]; ok {
+			continue
+		}
+		rj := r.held[l.Token]
+		// A handler that already returned is the finisher's: its write tells what happened.
+		if rj == nil || rj.finishing || rj.lost {
+			continue
+		}
+		rj.lost = true
+		lost = append(lost, lostLease{rj: rj, started: rj.running})
 	}
-	e.failing = true
+	return lost
 }
 
-func (e *errorLog) ok() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.failing {
-		e.log.Info(e.msg+": recovered", "failures", e.count)
+// newWorkerHeartbeater returns the runner's worker heartbeat.
+func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
+	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
+		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log}
+}
+
+// activeCount returns the number of handlers running now.
+func (r *Runner) activeCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active
+}
+
+// newWaker returns the waker of the runner's wake-up mode.
+func (r *Runner) newWaker() waker {
+	if r.cfg.Wakeup == WakeupWAL {
+		return newWALListener(r.wakerConn, r.cfg.WorkerID, r.wake, r.pool, r.PollInterval, r.metrics.wakeup(), r.log)
 	}
-	e.failing, e.count = false, 0
+	return newListener(r.pool.Config().ConnConfig, r.wake, r.metrics.listenerUp, r.log)
 }

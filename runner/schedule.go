@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jobqdev/jobq"
@@ -10,7 +11,7 @@ import (
 
 // Schedules returns the schedules Run declares at start (Config.Schedules).
 func (r *Runner) Schedules() []jobq.ScheduleDefinition {
-	return append([]jobq.ScheduleDefinition(nil), r.schedules...)
+	return append([]jobq.ScheduleDefinition(nil), r.sched.schedules...)
 }
 
 // DeclareSchedules declares every schedule of Schedules in jobq.schedules now, each in its own
@@ -20,14 +21,30 @@ func (r *Runner) Schedules() []jobq.ScheduleDefinition {
 // first (DeclareTasks). Run calls both before it claims. An error the engine raises (such as
 // jobq.ErrInvalidCron) names the schedule.
 func (r *Runner) DeclareSchedules(ctx context.Context) error {
-	_, err := r.declareScheduleList(ctx)
+	_, err := r.sched.declareList(ctx)
 	return err
 }
 
-func (r *Runner) declareScheduleList(ctx context.Context) ([]time.Time, error) {
-	next := make([]time.Time, 0, len(r.schedules))
-	for _, def := range r.schedules {
-		at, err := r.client.Schedule(ctx, def)
+// scheduler declares a schedule (jobq.schedule) and returns its next slot. *jobq.Client
+// satisfies it.
+type scheduler interface {
+	Schedule(ctx context.Context, def jobq.ScheduleDefinition) (time.Time, error)
+}
+
+// scheduleSync declares a runner's schedules in the database. It needs only the engine's call,
+// the schedules and a logger.
+type scheduleSync struct {
+	engine    scheduler
+	schedules []jobq.ScheduleDefinition
+	log       *slog.Logger
+	logged    bool // "schedule declared" was logged; touched only by start
+}
+
+// declareList declares every schedule, in order, and returns the next slot of each.
+func (s *scheduleSync) declareList(ctx context.Context) ([]time.Time, error) {
+	next := make([]time.Time, 0, len(s.schedules))
+	for _, def := range s.schedules {
+		at, err := s.engine.Schedule(ctx, def)
 		if err != nil {
 			return nil, fmt.Errorf("runner: declare schedule %q: %w", def.Name, err)
 		}
@@ -36,16 +53,17 @@ func (r *Runner) declareScheduleList(ctx context.Context) ([]time.Time, error) {
 	return next, nil
 }
 
-// declareSchedules is DeclareSchedules at start, logged once.
-func (r *Runner) declareSchedules(ctx context.Context) error {
-	next, err := r.declareScheduleList(ctx)
-	if err != nil || len(next) == 0 || r.schedulesLogged {
+// declare is DeclareSchedules at start: each schedule is logged with its next slot once, the
+// first time the declarations pass.
+func (s *scheduleSync) declare(ctx context.Context) error {
+	next, err := s.declareList(ctx)
+	if err != nil || len(next) == 0 || s.logged {
 		return err
 	}
-	for i, def := range r.schedules {
-		r.log.Info("schedule declared", "schedule", def.Name, "cron", def.Cron, "taskName", def.Task,
+	for i, def := range s.schedules {
+		s.log.Info("schedule declared", "schedule", def.Name, "cron", def.Cron, "taskName", def.Task,
 			"timezone", def.Timezone, "nextSlotAt", next[i].UTC().Format(time.RFC3339))
 	}
-	r.schedulesLogged = true
+	s.logged = true
 	return nil
 }

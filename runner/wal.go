@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -118,16 +119,35 @@ func wakerConnConfig(pool *pgxpool.Pool, url string) (*pgconn.Config, error) {
 	return cfg, nil
 }
 
-// walListener keeps one replication stream of wake-up messages, or falls back to polling.
-type walListener struct {
-	r   *Runner
-	cfg *pgconn.Config
+// rowQuerier runs a query that returns at most one row; *pgxpool.Pool, *pgx.Conn and pgx.Tx
+// satisfy it.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-func newWALListener(r *Runner) *walListener { return &walListener{r: r, cfg: r.wakerConn} }
+// walListener keeps one replication stream of wake-up messages, or falls back to polling. It
+// needs only the replication connection's settings, the worker id (for slot names), the wake-up
+// signal, a way to read the setting wakeup, the poll interval (for its logs), its metrics and a
+// logger.
+type walListener struct {
+	cfg          *pgconn.Config       // the replication connection (see wakerConnConfig)
+	workerID     string               // names the slots
+	wake         *wakeSignal          // notified after every (re)connect and on messages for a served queue
+	settings     rowQuerier           // reads jobq.settings' wakeup, to warn when enqueue sends no message
+	pollInterval func() time.Duration // for the fallback's log line
+	m            wakeupMetrics
+	log          *slog.Logger
+}
 
+// newWALListener returns a WAL listener; see walListener for what each argument serves.
+func newWALListener(cfg *pgconn.Config, workerID string, wake *wakeSignal, settings rowQuerier,
+	pollInterval func() time.Duration, m wakeupMetrics, log *slog.Logger) *walListener {
+	return &walListener{cfg: cfg, workerID: workerID, wake: wake, settings: settings, pollInterval: pollInterval, m: m, log: log}
+}
+
+// run streams, or waits to stream again, until ctx ends.
 func (w *walListener) run(ctx context.Context) {
-	m := w.r.metrics
+	m := w.m
 	wait := walBackoff
 	var lastReason string
 	var lastLogged time.Time
@@ -136,16 +156,16 @@ func (w *walListener) run(ctx context.Context) {
 		if err == nil {
 			streamed := time.Now()
 			lastReason = ""
-			m.wakeupFallback.Set(0)
-			m.walConnected.Set(1)
-			m.walSlot.Store(&s.slot)
-			w.r.log.Info("waking on WAL", "slot", s.slot, "publication", WakeupPublication, "user", w.cfg.User,
+			m.fallback.Set(0)
+			m.connected.Set(1)
+			m.slot.Store(&s.slot)
+			w.log.Info("waking on WAL", "slot", s.slot, "publication", WakeupPublication, "user", w.cfg.User,
 				"pid", s.conn.PID())
 			w.checkSetting(ctx)
-			w.r.notify() // anything enqueued while no slot existed
+			w.wake.notify() // anything enqueued while no slot existed
 			err = s.run(ctx)
-			m.walConnected.Set(0)
-			m.walSlot.Store(nil)
+			m.connected.Set(0)
+			m.slot.Store(nil)
 			s.close()
 			// Only a stream that lasted resets the backoff: a server that accepts the slot and
 			// ends the stream at once (an invalidated slot, a terminating walsender) must not be
@@ -158,11 +178,11 @@ func (w *walListener) run(ctx context.Context) {
 			return
 		}
 		reason, hint := fallbackReason(err)
-		m.wakeupFallback.Set(1)
-		m.wakeupFallbacks.WithLabelValues(reason).Inc()
+		m.fallback.Set(1)
+		m.fallbacks.WithLabelValues(reason).Inc()
 		if reason != lastReason || time.Since(lastLogged) >= walFallbackLogInterval {
-			w.r.log.Warn("WAL wake-up unavailable; waking by polling until it is back", "reason", reason,
-				"error", errString(err), "hint", hint, "pollIntervalMs", w.r.PollInterval().Milliseconds(),
+			w.log.Warn("WAL wake-up unavailable; waking by polling until it is back", "reason", reason,
+				"error", errString(err), "hint", hint, "pollIntervalMs", w.pollInterval().Milliseconds(),
 				"retryInMs", wait.Milliseconds())
 			lastReason, lastLogged = reason, time.Now()
 		}
@@ -183,9 +203,9 @@ func (w *walListener) open(ctx context.Context) (*walStream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect as %s: %w", w.cfg.User, err)
 	}
-	s := &walStream{w: w, conn: conn, slot: slotName(w.r.cfg.WorkerID)}
+	s := &walStream{w: w, conn: conn, slot: slotName(w.workerID)}
 	for i := range s.rewake {
-		s.rewake[i] = time.AfterFunc(time.Hour, w.r.notify)
+		s.rewake[i] = time.AfterFunc(time.Hour, w.wake.notify)
 		s.rewake[i].Stop()
 	}
 	ok := false
@@ -226,16 +246,16 @@ func (w *walListener) checkSetting(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
 	var mode string
-	err := w.r.pool.QueryRow(cctx, "SELECT value FROM jobq.settings WHERE name = 'wakeup'").Scan(&mode)
+	err := w.settings.QueryRow(cctx, "SELECT value FROM jobq.settings WHERE name = 'wakeup'").Scan(&mode)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		w.r.log.Warn("the setting wakeup is missing: enqueue emits no wake-up message, so this runner wakes by polling",
+		w.log.Warn("the setting wakeup is missing: enqueue emits no wake-up message, so this runner wakes by polling",
 			"hint", "run jobq migrate up (migration 00018 adds it)")
 	case err != nil:
 		// Not worth more than a debug line: the stream works either way.
-		w.r.log.Debug("reading the setting wakeup failed", "error", err.Error())
+		w.log.Debug("reading the setting wakeup failed", "error", err.Error())
 	case mode != string(WakeupWAL) && mode != "both":
-		w.r.log.Warn("the setting wakeup is "+mode+": enqueue emits no wake-up message, so this runner wakes by polling",
+		w.log.Warn("the setting wakeup is "+mode+": enqueue emits no wake-up message, so this runner wakes by polling",
 			"hint", "SELECT jobq.set_setting('wakeup', 'both') while runners move to WAL mode, then 'wal'")
 	}
 }
@@ -397,8 +417,8 @@ func (s *walStream) handle(data []byte) error {
 			return fmt.Errorf("logical message: %w", err)
 		}
 		if msg, ok := m.(*pglogrepl.LogicalDecodingMessage); ok && msg.Prefix == WakeupMessagePrefix {
-			s.w.r.metrics.wakeupMessages.Inc()
-			if s.w.r.wakeFor(string(msg.Content)) {
+			s.w.m.messages.Inc()
+			if s.w.wake.forQueue(string(msg.Content)) {
 				s.rewake[0].Reset(walRewakeSoon)
 				s.rewake[1].Reset(walRewakeLate)
 			}

@@ -3,81 +3,19 @@ package runner
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobqdev/jobq"
 )
 
 // deregisterTimeout bounds the deregister_worker call of a runner that stops.
 const deregisterTimeout = 5 * time.Second
-
-// tunables are the intervals the runner works with now: Config values given explicitly, else the
-// engine's settings (jobq.settings, re-read at every worker heartbeat), else the built-in
-// defaults.
-type tunables struct {
-	poll             time.Duration // claim without a notification
-	lease            time.Duration // per claim and lease heartbeat
-	workerHeartbeat  time.Duration // worker_heartbeat
-	leaderTTL        time.Duration // acquire_leadership's ttl; renewed every third of it
-	maintainInterval time.Duration // maintain, while leading
-}
-
-// tunablesFrom computes the tunables from cfg and the engine's settings s.
-func tunablesFrom(cfg *Config, s jobq.Settings) tunables {
-	setting := func(name string, def time.Duration) time.Duration {
-		if d, ok := s.Interval(name); ok && d > 0 {
-			return d
-		}
-		return def
-	}
-	explicit := func(v time.Duration, name string, def time.Duration) time.Duration {
-		if v > 0 {
-			return v
-		}
-		return setting(name, def)
-	}
-	return tunables{
-		poll:             explicit(cfg.PollInterval, "poll_interval", DefaultPollInterval),
-		lease:            explicit(cfg.Lease, "default_lease", DefaultLease),
-		workerHeartbeat:  setting("worker_heartbeat_interval", DefaultWorkerHeartbeatInterval),
-		leaderTTL:        setting("leader_ttl", DefaultLeaderTTL),
-		maintainInterval: setting("maintain_interval", DefaultMaintainInterval),
-	}
-}
-
-// applySettings makes the engine's settings s effective: it logs what changed and wakes the
-// loops whose timers depend on it, so a change applies without a restart.
-func (r *Runner) applySettings(s jobq.Settings) {
-	next := tunablesFrom(&r.cfg, s)
-	prev := r.tune.Swap(&next)
-	if prev == nil || *prev == next {
-		return
-	}
-	r.log.Info("settings applied", "leaseMs", next.lease.Milliseconds(), "pollIntervalMs", next.poll.Milliseconds(),
-		"workerHeartbeatMs", next.workerHeartbeat.Milliseconds(), "leaderTtlMs", next.leaderTTL.Milliseconds(),
-		"maintainIntervalMs", next.maintainInterval.Milliseconds())
-	r.tuneMu.Lock()
-	close(r.tuneCh)
-	r.tuneCh = make(chan struct{})
-	r.tuneMu.Unlock()
-}
-
-// tuned returns a channel that is closed when the tunables change next.
-func (r *Runner) tuned() <-chan struct{} {
-	r.tuneMu.Lock()
-	defer r.tuneMu.Unlock()
-	return r.tuneCh
-}
-
-func (r *Runner) tunables() tunables {
-	if t := r.tune.Load(); t != nil {
-		return *t
-	}
-	return tunablesFrom(&r.cfg, jobq.Settings{})
-}
 
 // workerInfo is what register_worker records about this runner.
 func (r *Runner) workerInfo() jobq.WorkerInfo {
@@ -124,8 +62,8 @@ func (w *workerStatus) notReady() (why, hint string) {
 	return "", ""
 }
 
-// setState records state and returns the previous one.
-func (w *workerStatus) setState(r *Runner, state jobq.WorkerState) (prev jobq.WorkerState, wasDetached bool) {
+// setState records state, shows it in gauge (jobq_worker_state) and returns the previous one.
+func (w *workerStatus) setState(state jobq.WorkerState, gauge *prometheus.GaugeVec) (prev jobq.WorkerState, wasDetached bool) {
 	w.mu.Lock()
 	prev, wasDetached = w.state, w.detached
 	w.state = state
@@ -138,45 +76,66 @@ func (w *workerStatus) setState(r *Runner, state jobq.WorkerState) (prev jobq.Wo
 		if s == state {
 			v = 1
 		}
-		r.metrics.workerState.WithLabelValues(string(s)).Set(v)
+		gauge.WithLabelValues(string(s)).Set(v)
 	}
 	return prev, wasDetached
 }
 
-// workerLoop heartbeats the runner's jobq.workers row every worker_heartbeat_interval with the
-// number of running handlers, obeys the state the engine answers and applies its settings.
-func (r *Runner) workerLoop(ctx context.Context) {
-	errs := newErrorLog(r.log, "worker heartbeat failed")
+// workerEngine is the engine's side of a worker's registration: jobq.register_worker and
+// jobq.worker_heartbeat. *jobq.Client satisfies it.
+type workerEngine interface {
+	RegisterWorker(ctx context.Context, w jobq.WorkerInfo) (jobq.Settings, error)
+	WorkerHeartbeat(ctx context.Context, workerID string, running int) (jobq.WorkerState, jobq.Settings, error)
+}
+
+// workerHeartbeater heartbeats the runner's jobq.workers row every worker_heartbeat_interval
+// with the number of running handlers, obeys the state the engine answers and applies its
+// settings. It needs only the engine's two calls, what register_worker records, a count of the
+// running handlers, the intervals in effect, a way to apply settings, the worker's status, the
+// wake-up signal, a gauge and a logger.
+type workerHeartbeater struct {
+	engine  workerEngine
+	info    func() jobq.WorkerInfo // what register_worker records; ID names the worker
+	running func() int             // handlers running now
+	tune    tuning                 // worker_heartbeat_interval, and when it changes
+	apply   func(jobq.Settings)    // makes the engine's settings effective
+	status  *workerStatus          // the state obeyed, read by the claim loop and Ready
+	wake    *wakeSignal            // a change of state lets the claim loop claim or hand back
+	gauge   *prometheus.GaugeVec   // jobq_worker_state{state}
+	log     *slog.Logger
+}
+
+// run heartbeats until ctx ends. When a setting changes the interval, the next heartbeat is due
+// one new interval after the last one.
+func (w *workerHeartbeater) run(ctx context.Context) {
+	errs := newErrorLog(w.log, "worker heartbeat failed")
 	last := time.Now()
-	t := time.NewTimer(r.tunables().workerHeartbeat)
+	t := time.NewTimer(w.tune.tunables().workerHeartbeat)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.tuned():
-			t.Reset(time.Until(last.Add(r.tunables().workerHeartbeat)))
+		case <-w.tune.tuned():
+			t.Reset(time.Until(last.Add(w.tune.tunables().workerHeartbeat)))
 			continue
 		case <-t.C:
 		}
 		last = time.Now()
-		r.workerHeartbeat(ctx, errs)
-		t.Reset(r.tunables().workerHeartbeat)
+		w.heartbeat(ctx, errs)
+		t.Reset(w.tune.tunables().workerHeartbeat)
 	}
 }
 
-// workerHeartbeat makes one worker_heartbeat call and obeys its answer.
-func (r *Runner) workerHeartbeat(ctx context.Context, errs *errorLog) {
-	r.mu.Lock()
-	running := r.active
-	r.mu.Unlock()
+// heartbeat makes one worker_heartbeat call and obeys its answer.
+func (w *workerHeartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
-	state, settings, err := r.client.WorkerHeartbeat(cctx, r.cfg.WorkerID, running)
+	state, settings, err := w.engine.WorkerHeartbeat(cctx, w.info().ID, w.running())
 	if errors.Is(err, jobq.ErrUnknownWorker) {
 		// The row was pruned (the worker was lost or stopped long ago): register again.
-		r.log.Warn("worker not registered; registering again", "error", err.Error())
-		settings, err = r.client.RegisterWorker(cctx, r.workerInfo())
+		w.log.Warn("worker not registered; registering again", "error", err.Error())
+		settings, err = w.engine.RegisterWorker(cctx, w.info())
 		state = jobq.WorkerActive
 	}
 	if err != nil {
@@ -189,43 +148,40 @@ func (r *Runner) workerHeartbeat(ctx context.Context, errs *errorLog) {
 	if state == jobq.WorkerStopped {
 		// Another process deregistered this id while this one runs (two runners share a worker
 		// id, or an operator's doing): register again so the row tells the truth.
-		r.log.Warn("worker row says stopped while this runner runs; registering again (is the worker id shared?)")
-		if settings, err = r.client.RegisterWorker(cctx, r.workerInfo()); err != nil {
+		w.log.Warn("worker row says stopped while this runner runs; registering again (is the worker id shared?)")
+		if settings, err = w.engine.RegisterWorker(cctx, w.info()); err != nil {
 			errs.failed(err)
 			return
 		}
 		state = jobq.WorkerActive
 	}
-	r.applySettings(settings)
-	r.obey(state)
+	w.apply(settings)
+	w.obey(state)
 }
 
 // obey applies the state the engine gave this worker: active claims, draining and detached do
 // not. The database decides the state; the runner only follows it.
-func (r *Runner) obey(state jobq.WorkerState) {
-	prev, wasDetached := r.worker.setState(r, state)
+func (w *workerHeartbeater) obey(state jobq.WorkerState) {
+	prev, wasDetached := w.status.setState(state, w.gauge)
 	if state == prev {
 		return
 	}
 	switch state {
 	case jobq.WorkerActive:
 		if wasDetached {
-			r.log.Warn("worker resumed after it was detached: it claims no more jobs until it is restarted", "state", state)
+			w.log.Warn("worker resumed after it was detached: it claims no more jobs until it is restarted", "state", state)
 			return
 		}
-		r.log.Info("worker active: claiming again", "previousState", prev)
-		r.notify()
+		w.log.Info("worker active: claiming again", "previousState", prev)
+		w.wake.notify()
 	case jobq.WorkerDraining:
-		r.mu.Lock()
-		running := r.active
-		r.mu.Unlock()
-		r.log.Info("worker draining: claiming stopped; held jobs finish", "running", running)
-		r.notify() // the claim loop hands back the jobs it claimed ahead
+		w.log.Info("worker draining: claiming stopped; held jobs finish", "running", w.running())
+		w.wake.notify() // the claim loop hands back the jobs it claimed ahead
 	case jobq.WorkerDetached:
-		r.log.Warn("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")
-		r.notify()
+		w.log.Warn("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")
+		w.wake.notify()
 	default:
-		r.log.Warn("unexpected worker state from the engine; not claiming", "state", state)
+		w.log.Warn("unexpected worker state from the engine; not claiming", "state", state)
 	}
 }
 

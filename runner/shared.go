@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jobqdev/jobq"
+)
+
+// What the Runner and its components share: the held lease, the bounds of engine calls, and the
+// helpers of their logs. Nothing here refers to the Runner.
+
+const (
+	maxClaimBatch    = 1000             // claim_job accepts up to 10,000; a batch is bounded well below
+	dbCallTimeout    = 10 * time.Second // bound of one engine call
+	errorLogInterval = 10 * time.Second // a repeated error is logged at most this often
+)
+
+// runningJob is one held lease: a handler that runs, or whose result is not written yet.
+type runningJob struct {
+	job     *jobq.Job
+	handler Handler
+	ctx     context.Context // the handler's context
+	cancel  context.CancelCauseFunc
+	lease   time.Duration // the lease it was claimed with
+	claimed time.Time     // when the claim returned it
+	started time.Time     // set when the handler starts
+	// guarded by Runner.mu
+	running   bool // the handler started
+	finishing bool // the handler returned
+	lost      bool // a heartbeat did not renew the lease
+}
+
+// jitter returns d scaled by a random factor in [0.5, 1.5).
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.5 + rand.Float64()))
+}
+
+// jobAttrs are the log attributes every job line carries.
+func jobAttrs(job *jobq.Job) []any {
+	return []any{"taskName", job.Task, "jobId", job.ID, "storeId", deref(job.StoreID), "attempt", job.Attempt}
+}
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// errorLog logs a repeating failure once, then at most every errorLogInterval, and logs the
+// recovery.
+type errorLog struct {
+	log     *slog.Logger
+	msg     string
+	mu      sync.Mutex
+	failing bool
+	last    time.Time
+	count   int
+}
+
+func newErrorLog(log *slog.Logger, msg string) *errorLog { return &errorLog{log: log, msg: msg} }
+
+func (e *errorLog) failed(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.count++
+	if !e.failing || time.Since(e.last) >= errorLogInterval {
+		e.log.Warn(e.msg, "error", err.Error(), "failures", e.count)
+		e.last = time.Now()
+	}
+	e.failing = true
+}
+
+func (e *errorLog) ok() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failing {
+		e.log.Info(e.msg+": recovered", "failures", e.count)
+	}
+	e.failing, e.count = false, 0
+}
