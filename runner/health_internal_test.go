@@ -22,7 +22,10 @@ func TestSchemaCheck(t *testing.T) {
 	t.Run("NewerSchema", func(t *testing.T) {
 		b.exec(t, `INSERT INTO jobq.goose_db_version (version_id, is_applied) VALUES (99999, true)`)
 		defer b.exec(t, `DELETE FROM jobq.goose_db_version WHERE version_id = 99999`)
-		require.ErrorIs(t, check.checkDatabase(ctx), ErrSchemaMissing)
+		require.NoError(t, check.checkDatabase(ctx), "a newer schema without a breaking change is compatible")
+		b.exec(t, `INSERT INTO jobq.breaking_changes (version, description) VALUES (99999, 'test: breaks older runners')`)
+		defer b.exec(t, `DELETE FROM jobq.breaking_changes WHERE version = 99999`)
+		require.ErrorIs(t, check.checkDatabase(ctx), ErrSchemaMissing, "a newer breaking change is refused")
 	})
 
 	t.Run("NoSchema", func(t *testing.T) {
