@@ -1,8 +1,10 @@
--- jobq engine, helpers: Private helpers every area uses: errors, settings, limits and bounds checks, saturating time arithmetic, backoff, the wake-up.
+-- jobq engine, helpers. The building blocks every other area uses: errors, settings, the limits
+-- and their bounds checks, saturating time arithmetic, the retry backoff, the wake-up of runners,
+-- and the history row of a job that ends.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
 -- Raises the catalogued error p_code with p_detail appended to its message.
@@ -31,7 +33,8 @@ COMMENT ON FUNCTION jobq._raise(text,text) IS
 REVOKE ALL ON FUNCTION jobq._raise(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._raise(text,text) TO jobq_app_gate;
 
--- Reads an interval setting. Callers: fail_jobs, rescue_expired, prune_history.
+-- Reads an interval setting (backoff_base, backoff_max, history_retention, worker_timeout).
+-- Callers: jobq.fail_jobs, jobq._rescue, jobq.prune_history, jobq._maintain.
 CREATE OR REPLACE FUNCTION jobq._setting_interval(p_name text)
 RETURNS interval
 LANGUAGE sql
@@ -128,10 +131,10 @@ COMMENT ON FUNCTION jobq._ts_in_range(timestamp with time zone) IS
 REVOKE ALL ON FUNCTION jobq._ts_in_range(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._ts_in_range(timestamp with time zone) TO jobq_app_gate;
 
--- p_ts + p_delta, saturating: +-infinity instead of "timestamp out of range", for any storable
--- values. Each part of the interval (months, then days, then time) is applied in turn by
--- PostgreSQL, so each partial sum is checked too; the test compares epochs as doubles, with
--- margins far wider than their rounding.
+-- p_ts + p_delta that never raises: +-infinity where PostgreSQL would say "timestamp out of
+-- range", for any storable values, so no stored interval can stop a claim, sweep or maintain.
+-- PostgreSQL adds the months, then the days, then the time of the interval, so each partial sum is
+-- checked too (epochs as doubles, with margins far wider than their rounding).
 CREATE OR REPLACE FUNCTION jobq._ts_add(p_ts timestamptz, p_delta interval)
 RETURNS timestamptz
 LANGUAGE sql
@@ -176,7 +179,8 @@ COMMENT ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time z
     'Private. p_later - p_earlier, saturating at 200000 years either way (infinite timestamps included); 0 for equal ones. Raises nothing; NULL for NULL. Inlined. Caller: jobq.queue_lag.';
 REVOKE ALL ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
--- The payload limit is a setting; payloads of up to 1 KiB (the setting's lowest value) never read it.
+-- The payload limit, setting max_payload_bytes. Callers skip it for payloads of up to 1 KiB, the
+-- setting's lowest value.
 CREATE OR REPLACE FUNCTION jobq._max_payload_bytes()
 RETURNS integer
 LANGUAGE sql
@@ -190,8 +194,9 @@ COMMENT ON FUNCTION jobq._max_payload_bytes() IS
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
--- The checks: each passes NULL (the caller decides what NULL means) and returns its value, or
--- raises the catalogued error with a message that starts with p_name (e.g. 'job 3: queue').
+-- Refuses a text longer than p_max characters. Like every bounds check below (docs/limits.md), it
+-- passes NULL (the caller decides what NULL means) and returns its value, or raises the catalogued
+-- error with a message that starts with p_name (e.g. 'job 3: queue').
 CREATE OR REPLACE FUNCTION jobq._check_text(p_name text, p_value text, p_max integer)
 RETURNS text
 LANGUAGE plpgsql
@@ -210,6 +215,8 @@ COMMENT ON FUNCTION jobq._check_text(text,text,integer) IS
 REVOKE ALL ON FUNCTION jobq._check_text(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_text(text,text,integer) TO jobq_app_gate;
 
+-- Refuses an interval that is not positive (zero is allowed with p_zero_ok) or above p_max: leases,
+-- timeouts, backoffs, delays, schedule windows. Passes NULL and returns its value.
 CREATE OR REPLACE FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean DEFAULT false)
 RETURNS interval
 LANGUAGE plpgsql
@@ -232,6 +239,8 @@ COMMENT ON FUNCTION jobq._check_interval(text,interval,interval,boolean) IS
 REVOKE ALL ON FUNCTION jobq._check_interval(text,interval,interval,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_interval(text,interval,interval,boolean) TO jobq_app_gate;
 
+-- Refuses an integer outside p_min..p_max, with p_code (JOB.OUT_OF_RANGE unless the caller names
+-- another, as max_attempts does). Passes NULL and returns its value.
 CREATE OR REPLACE FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text DEFAULT 'JOB.OUT_OF_RANGE')
 RETURNS bigint
 LANGUAGE plpgsql
@@ -250,6 +259,8 @@ COMMENT ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) IS
 REVOKE ALL ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) TO jobq_app_gate;
 
+-- Refuses a timestamp the API does not take (jobq._ts_in_range: finite, from 1970 to the end of
+-- 9999 UTC). Passes NULL and returns its value.
 CREATE OR REPLACE FUNCTION jobq._check_timestamp(p_name text, p_value timestamptz)
 RETURNS timestamptz
 LANGUAGE plpgsql
@@ -268,6 +279,8 @@ COMMENT ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) IS
 REVOKE ALL ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) TO jobq_app_gate;
 
+-- Refuses an array of more than p_max elements (a batch, a queue list); returns its number of
+-- elements, NULL for NULL.
 CREATE OR REPLACE FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer)
 RETURNS integer
 LANGUAGE plpgsql
@@ -286,6 +299,8 @@ COMMENT ON FUNCTION jobq._check_length(text,anyarray,integer) IS
 REVOKE ALL ON FUNCTION jobq._check_length(text,anyarray,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_length(text,anyarray,integer) TO jobq_app_gate;
 
+-- Refuses a payload whose stored size is above setting max_payload_bytes; a payload of up to 1 KiB
+-- passes without reading the setting. Passes NULL and returns its value.
 CREATE OR REPLACE FUNCTION jobq._check_payload(p_name text, p_value jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql

@@ -1,10 +1,13 @@
--- jobq engine, tasks: The task registry: declaring tasks and checking payloads against their contracts.
+-- jobq engine, tasks. The task registry: declaring tasks, and checking payloads against their
+-- contracts before a job is written.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- Declares a task, or brings its declaration up to date: its scope, payload contract and the
+-- defaults its jobs take. Runners call it at start-up for the tasks they handle; operators too.
 CREATE OR REPLACE FUNCTION jobq.define_task(
     name           text,
     scope          text     DEFAULT 'system',
@@ -85,6 +88,9 @@ COMMENT ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interv
 REVOKE ALL ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) TO worker_runtime, jobq_operator;
 
+-- Says, in words, the first way a payload breaks a task's contract (NULL when it keeps it), so that
+-- enqueue, schedule and fan_out refuse a bad payload with a clear message, and an application can
+-- ask before it enqueues.
 CREATE OR REPLACE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb)
 RETURNS text
 LANGUAGE sql
@@ -144,6 +150,8 @@ COMMENT ON FUNCTION jobq._json_type_ok(jsonb,text) IS
 REVOKE ALL ON FUNCTION jobq._json_type_ok(jsonb,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._json_type_ok(jsonb,text) TO jobq_app_gate;
 
+-- Checks a batch of specs against their tasks (declared, contract kept, scope and store agree) in
+-- one set-based pass, and fills in each task's defaults and store id. Caller: jobq._enqueue.
 CREATE OR REPLACE FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean)
 RETURNS jobq.job_spec[]
 LANGUAGE plpgsql

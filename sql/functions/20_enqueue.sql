@@ -1,8 +1,9 @@
--- jobq engine, enqueue: Enqueueing: one implementation (_enqueue) behind enqueue and enqueue_many, with the fast path for plain jobs and keyed merging.
+-- jobq engine, enqueue. Putting jobs in the queue: enqueue and enqueue_many, with a fast path for
+-- plain jobs; the one implementation (_enqueue) behind them, its checks, and keyed merging.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
 -- Enqueues one job. A keyless job that passes every check is inserted here directly (the fast
@@ -74,6 +75,9 @@ REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
 
+-- Enqueues a batch of jobs given as a JSON array, all or nothing, and returns their ids in input
+-- order. A batch of plain jobs that all pass is inserted in one statement; any other goes through
+-- jobq._enqueue. Callers: applications, handlers, operators (the Go client's EnqueueMany).
 CREATE OR REPLACE FUNCTION jobq.enqueue_many(jobs jsonb)
 RETURNS SETOF bigint
 LANGUAGE plpgsql
@@ -178,6 +182,9 @@ REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq.enqueue_many(jsonb) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.enqueue_many(jsonb) TO worker_runtime, jobq_app, jobq_operator;
 
+-- The one enqueue implementation: validates the specs, resolves their tasks, checks the caller's
+-- tenancy, then inserts. Callers: jobq.enqueue and jobq.enqueue_many when a spec leaves the fast
+-- path, and jobq._run_schedule for the slots of a schedule.
 CREATE OR REPLACE FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean)
 RETURNS TABLE (ord bigint, job_id bigint)
 LANGUAGE plpgsql
@@ -467,6 +474,8 @@ COMMENT ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) IS
 REVOKE ALL ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
 
+-- Inserts or merges the jobs that carry a job_key, each under its own mode, without races or
+-- deadlocks between concurrent enqueuers of the same keys. Caller: jobq._insert_specs.
 CREATE OR REPLACE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[])
 RETURNS TABLE (store_key uuid, job_key text, job_id bigint)
 LANGUAGE plpgsql

@@ -1,8 +1,9 @@
--- jobq engine, claim: Claiming due jobs under a lease.
+-- jobq engine, claim. Claiming due jobs under a lease, queue by queue, without waiting for
+-- another claimer (SKIP LOCKED).
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
 -- Claims up to max_jobs due jobs for worker_id from queues, in the order the queues are listed:
@@ -28,8 +29,9 @@ COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval) IS
 REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval) TO worker_runtime;
 
--- The claim at time p_now: checks its bounded arguments, then claims queue by queue with SKIP
--- LOCKED. A stored timeout of any size gives a deadline (infinity at worst), never an error.
+-- The claim at time p_now, so that tests can move the clock: checks the arguments against their
+-- limits, then claims queue by queue with SKIP LOCKED. A stored timeout of any size gives a
+-- deadline (infinity at worst), never an error.
 CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz)
 RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql

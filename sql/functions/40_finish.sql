@@ -1,8 +1,9 @@
--- jobq engine, finish: What a runner does with a claimed job: heartbeat, complete, fail, snooze, each fenced by the lease token.
+-- jobq engine, finish. What a runner does with a claimed job: heartbeat, complete, fail or snooze
+-- it, each fenced by the job's lease token.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
 -- Renews one lease. A thin form of heartbeat_jobs that raises instead of returning nothing.
@@ -30,6 +31,9 @@ COMMENT ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) IS
 REVOKE ALL ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) TO worker_runtime;
 
+-- Renews the leases a runner still holds, all in one statement, and tells it which it lost: a job
+-- missing from the result was rescued, canceled or finished, and its handler must stop.
+-- Caller: the runner, once per heartbeat interval.
 CREATE OR REPLACE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '30 seconds')
 RETURNS TABLE (job_id bigint, lease_expires_at timestamptz)
 LANGUAGE plpgsql
@@ -97,6 +101,9 @@ COMMENT ON FUNCTION jobq.complete_job(bigint,uuid) IS
 REVOKE ALL ON FUNCTION jobq.complete_job(bigint,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid) TO worker_runtime;
 
+-- Completes many attempts in one statement: each job still running under its lease token moves to
+-- history as succeeded. Idempotent per lease, so a runner may repeat a call whose reply it lost.
+-- Caller: the runner.
 CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[])
 RETURNS TABLE (job_id bigint, outcome text)
 LANGUAGE plpgsql
@@ -174,7 +181,8 @@ REVOKE ALL ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) FRO
 GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) TO worker_runtime;
 
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
--- or dies when it is not retryable or used its attempts. Bounded arguments; the next run saturates.
+-- or dies when it is not retryable or used its attempts. The next run time saturates, so no stored
+-- backoff makes it raise. Caller: the runner.
 CREATE OR REPLACE FUNCTION jobq.fail_jobs(
     job_ids      bigint[],
     lease_tokens uuid[],
@@ -285,6 +293,8 @@ COMMENT ON FUNCTION jobq.snooze(bigint,uuid,interval) IS
 REVOKE ALL ON FUNCTION jobq.snooze(bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.snooze(bigint,uuid,interval) TO worker_runtime;
 
+-- Hands running jobs back to the queue after a delay without counting the attempt: for handlers
+-- that snooze, and for a runner that gives its jobs back at shutdown. Caller: the runner.
 CREATE OR REPLACE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '0 seconds')
 RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
 LANGUAGE plpgsql

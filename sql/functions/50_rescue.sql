@@ -1,10 +1,14 @@
--- jobq engine, rescue: The sweeper and retention: expired leases and timeouts, history pruning.
+-- jobq engine, rescue. The sweeper and retention: jobs whose lease expired or whose timeout passed
+-- go back to the queue (or die), and history past its retention is pruned.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- Sweeps one batch of running jobs whose worker vanished (lease expired) or whose timeout passed,
+-- so that they run again or die, and reports each for logs and alerts. Callers: the Go client,
+-- operators, pg_cron; jobq.maintain sweeps through jobq._rescue.
 CREATE OR REPLACE FUNCTION jobq.rescue_expired(batch_size integer DEFAULT 1000)
 RETURNS TABLE (job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
 LANGUAGE plpgsql
@@ -25,7 +29,8 @@ REVOKE ALL ON FUNCTION jobq.rescue_expired(integer) FROM PUBLIC, jobq_app, jobq_
 GRANT EXECUTE ON FUNCTION jobq.rescue_expired(integer) TO worker_runtime, jobq_operator;
 
 -- The sweeper at time p_now: expired leases go back to the queue (orphaned), passed timeouts
--- after their backoff (timed_out), exhausted jobs die. Stored backoffs clamped, sums saturating.
+-- after their backoff (timed_out), exhausted jobs die. No stored backoff makes it raise (see
+-- jobq._retry_at). Callers: jobq.rescue_expired, jobq._maintain, jobq._release_worker_leases.
 CREATE OR REPLACE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamptz)
 RETURNS TABLE (job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
 LANGUAGE plpgsql
@@ -90,7 +95,8 @@ COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
     'Private. The sweeper at time p_now; see jobq.rescue_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 REVOKE ALL ON FUNCTION jobq._rescue(integer,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
--- Deletes one bounded batch of history past retention; the cut-off saturates.
+-- Deletes one batch of history past setting history_retention, for operators and pg_cron that
+-- prune by hand; call it until it returns less than batch_size. The cut-off saturates.
 CREATE OR REPLACE FUNCTION jobq.prune_history(batch_size integer DEFAULT 10000)
 RETURNS bigint
 LANGUAGE plpgsql

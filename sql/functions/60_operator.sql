@@ -1,10 +1,13 @@
--- jobq engine, operator: Operator acts on jobs and settings, and reading the queue.
+-- jobq engine, operator. What operators do to jobs and settings (retry, cancel, delete, requeue,
+-- change a setting), and how long each queue's next job has waited.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- Operator "retry now": runs a waiting job at once, or queues a dead or canceled job again.
+-- A gate function, so an application may also retry its own store's jobs.
 CREATE OR REPLACE FUNCTION jobq.retry_job(job_id bigint)
 RETURNS text
 LANGUAGE plpgsql
@@ -122,6 +125,8 @@ COMMENT ON FUNCTION jobq.delete_job(bigint) IS
 REVOKE ALL ON FUNCTION jobq.delete_job(bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.delete_job(bigint) TO jobq_operator;
 
+-- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
+-- the cause of an outage is fixed. Caller: operators.
 CREATE OR REPLACE FUNCTION jobq.requeue_dead(task text DEFAULT NULL, finished_after timestamptz DEFAULT NULL, max_jobs integer DEFAULT 1000)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -193,6 +198,8 @@ COMMENT ON FUNCTION jobq._revive(bigint[],text) IS
 REVOKE ALL ON FUNCTION jobq._revive(bigint[],text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._revive(bigint[],text) TO jobq_app_gate;
 
+-- Changes one setting of jobq.settings, refusing a value of the wrong kind or outside its limits,
+-- and audits the change. Runners pick it up at their next heartbeat. Caller: operators.
 CREATE OR REPLACE FUNCTION jobq.set_setting(name text, value text)
 RETURNS text
 LANGUAGE plpgsql

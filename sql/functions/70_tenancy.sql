@@ -1,8 +1,9 @@
--- jobq engine, tenancy: Tenancy: the session store, the gate callers, store bindings, the fan-out, and the row policies.
+-- jobq engine, tenancy. Who may act for which store: the session's store, the callers of the gate
+-- functions, store bindings, the fan-out across stores, and the row policies.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
 -- The store this session acts for. A login bound to stores acts only for them.
@@ -172,6 +173,8 @@ COMMENT ON FUNCTION jobq.bind_store(name,uuid) IS
 REVOKE ALL ON FUNCTION jobq.bind_store(name,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.bind_store(name,uuid) TO jobq_operator;
 
+-- Removes one binding of a login to a store; a login left with no binding may act for any store
+-- again. Caller: operators.
 CREATE OR REPLACE FUNCTION jobq.unbind_store(login name, store_id uuid)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -194,6 +197,9 @@ COMMENT ON FUNCTION jobq.unbind_store(name,uuid) IS
 REVOKE ALL ON FUNCTION jobq.unbind_store(name,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.unbind_store(name,uuid) TO jobq_operator;
 
+-- Enqueues a store task once for every store, e.g. for a system scheduler task that works per
+-- store; with the default key mode, running it twice adds no duplicates. The one way a runtime
+-- enqueues for stores other than its session's. Caller: handlers (worker_runtime).
 CREATE OR REPLACE FUNCTION jobq.fan_out(
     child_task       text,
     payload          jsonb       DEFAULT '{}',
@@ -274,6 +280,8 @@ COMMENT ON FUNCTION jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with
     'Private to jobq.fan_out (EXECUTE for worker_runtime, which fan_out runs as). Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs. worker_runtime could call it with store ids of its own choosing; it creates no more than fan_out could (store jobs), and a store id that is no store only makes a job that finds no rows.';
 REVOKE ALL ON FUNCTION jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
+-- Lists every store id, for jobq.fan_out. It reads public.store across tenants (owned by
+-- worker_fanout_owner, which bypasses row security), so it returns ids and nothing else.
 CREATE OR REPLACE FUNCTION public.list_store_ids_for_fan_out()
 RETURNS TABLE (store_id uuid)
 LANGUAGE sql

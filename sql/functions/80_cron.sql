@@ -1,13 +1,15 @@
--- jobq engine, cron: The cron evaluator: parsing expressions and finding slots in a time zone.
+-- jobq engine, cron. The cron evaluator: parsing expressions, and finding their slots in a time
+-- zone, across changes of its UTC offset.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
--- Parses a cron expression or macro; white space (tabs, newlines too) around it is ignored. A day field is * when one of its items is * or ? with no
--- step or a step of 1 however written (*/1, */01, ?/001), as robfig/cron; 1-31, 0-6 or SUN-SAT
--- are restricted fields (they only list every day), as robfig/cron and Vixie cron.
+-- Parses a cron expression or macro; white space (tabs, newlines too) around it is ignored. A day
+-- field is * when one of its items is * or ? with no step or a step of 1 however written (*/1,
+-- */01, ?/001), as robfig/cron; 1-31, 0-6 or SUN-SAT are restricted fields (they only list every
+-- day), as robfig/cron and Vixie cron.
 CREATE OR REPLACE FUNCTION jobq.cron_parse(expr text)
 RETURNS jobq.cron_fields
 LANGUAGE plpgsql
@@ -79,7 +81,8 @@ COMMENT ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) IS
 REVOKE ALL ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) TO worker_runtime, jobq_app, jobq_operator;
 
--- Every slot of expr in (from_at, to_at], at most max_slots (1..10000) of them: for previews and tests.
+-- Every slot of expr in (from_at, to_at], at most max_slots (1..10000) of them: for previews of a
+-- schedule and for tests.
 CREATE OR REPLACE FUNCTION jobq.cron_slots(expr text, from_at timestamptz, to_at timestamptz, timezone text DEFAULT 'UTC', max_slots integer DEFAULT 1000)
 RETURNS SETOF timestamptz
 LANGUAGE plpgsql

@@ -1,10 +1,14 @@
--- jobq engine, schedules: Schedules: declaring them and enqueueing their due slots.
+-- jobq engine, schedules. Declaring schedules, and enqueueing one job for each of their due slots
+-- under their backfill and concurrency policies.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- Declares a schedule, or brings it up to date: a system task run at every slot of a cron
+-- expression in a time zone, with backfill and concurrency policies. Idempotent, so runners can
+-- sync the schedules declared in code at every start. Callers: operators, runners.
 CREATE OR REPLACE FUNCTION jobq.schedule(
     name               text,
     cron               text,

@@ -1,10 +1,13 @@
--- jobq engine, workers: Runners and the leader: registration, heartbeats, drain and detach, leadership with fencing epochs, and maintain.
+-- jobq engine, workers. Runners and their leader: registration, heartbeats, drain and detach,
+-- leadership with fencing epochs, and maintain, the periodic work of the leader.
 --
--- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
--- with every other changed file, whenever its content changes (sql/functions/README.md). Every
--- statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- Registers a runner as active when it starts (again), and hands it the settings to apply.
+-- Caller: runners at start.
 CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT '')
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -44,6 +47,8 @@ COMMENT ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) 
 REVOKE ALL ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) TO worker_runtime, jobq_operator;
 
+-- Records that a runner is alive and how busy it is, and tells it its state (an operator may have
+-- drained or detached it) and the current settings. Caller: runners every worker_heartbeat_interval.
 CREATE OR REPLACE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0)
 RETURNS TABLE (state text, settings jsonb)
 LANGUAGE plpgsql
@@ -78,6 +83,8 @@ COMMENT ON FUNCTION jobq.worker_heartbeat(text,integer) IS
 REVOKE ALL ON FUNCTION jobq.worker_heartbeat(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.worker_heartbeat(text,integer) TO worker_runtime, jobq_operator;
 
+-- Marks a runner stopped after a clean drain and gives up its leadership, so another runner leads
+-- at once. Caller: runners at exit.
 CREATE OR REPLACE FUNCTION jobq.deregister_worker(worker_id text)
 RETURNS void
 LANGUAGE sql
@@ -95,6 +102,8 @@ COMMENT ON FUNCTION jobq.deregister_worker(text) IS
 REVOKE ALL ON FUNCTION jobq.deregister_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.deregister_worker(text) TO worker_runtime, jobq_operator;
 
+-- Operator drain: the runner stops claiming and finishes the jobs it holds, e.g. before its host
+-- goes down. Undone by jobq.resume_worker.
 CREATE OR REPLACE FUNCTION jobq.drain_worker(worker_id text)
 RETURNS void
 LANGUAGE sql
@@ -109,6 +118,7 @@ COMMENT ON FUNCTION jobq.drain_worker(text) IS
 REVOKE ALL ON FUNCTION jobq.drain_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.drain_worker(text) TO jobq_operator;
 
+-- Operator resume: a drained runner claims jobs again.
 CREATE OR REPLACE FUNCTION jobq.resume_worker(worker_id text)
 RETURNS void
 LANGUAGE sql
@@ -123,6 +133,8 @@ COMMENT ON FUNCTION jobq.resume_worker(text) IS
 REVOKE ALL ON FUNCTION jobq.resume_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.resume_worker(text) TO jobq_operator;
 
+-- Operator detach, for a runner that is stuck or gone: it stops claiming, and its jobs are
+-- rescued now rather than when their leases expire.
 CREATE OR REPLACE FUNCTION jobq.detach_worker(worker_id text)
 RETURNS integer
 LANGUAGE plpgsql
@@ -140,6 +152,7 @@ COMMENT ON FUNCTION jobq.detach_worker(text) IS
 REVOKE ALL ON FUNCTION jobq.detach_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.detach_worker(text) TO jobq_operator;
 
+-- Sets a runner's state for drain_worker, resume_worker and detach_worker, and audits the change.
 CREATE OR REPLACE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text)
 RETURNS text
 LANGUAGE plpgsql
@@ -164,6 +177,8 @@ COMMENT ON FUNCTION jobq._set_worker_state(text,text,text) IS
     'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
 REVOKE ALL ON FUNCTION jobq._set_worker_state(text,text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
+-- Takes or renews the leadership for a runner and returns its fencing epoch, NULL while another
+-- runner leads. The leader passes the epoch to jobq.maintain. Caller: runners every leader_ttl / 3.
 CREATE OR REPLACE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '15 seconds')
 RETURNS bigint
 LANGUAGE sql
@@ -178,6 +193,8 @@ COMMENT ON FUNCTION jobq.acquire_leadership(text,interval) IS
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.acquire_leadership(text,interval) TO worker_runtime, jobq_operator;
 
+-- The leadership at time p_now, so that tests can move the clock; jobq.acquire_leadership calls it
+-- with now().
 CREATE OR REPLACE FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamptz)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -215,6 +232,9 @@ COMMENT ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time z
     'Private. The leadership at time p_now; see jobq.acquire_leadership.';
 REVOKE ALL ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
+-- Does all the periodic work in one call (cron slots, lost workers, the sweep, retention), fenced
+-- by the leader's epoch or unfenced for pg_cron. Callers: the runners' leader every
+-- maintain_interval; pg_cron.
 CREATE OR REPLACE FUNCTION jobq.maintain(worker_id text DEFAULT NULL, epoch bigint DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE sql
@@ -229,7 +249,8 @@ COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
 REVOKE ALL ON FUNCTION jobq.maintain(text,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.maintain(text,bigint) TO worker_runtime, jobq_operator;
 
--- maintain: every cut-off saturates, whatever the settings hold.
+-- maintain at time p_now, so that tests can move the clock. Every cut-off saturates, so no value
+-- of the settings can make it raise.
 CREATE OR REPLACE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamptz)
 RETURNS jsonb
 LANGUAGE plpgsql
