@@ -713,7 +713,7 @@ $$;
 
 ALTER FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. The one enqueue implementation behind jobq.enqueue, jobq.enqueue_many and jobq.fan_out: validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the tenant (JOB.TENANT_MISMATCH), then inserts. Writes nothing when it raises. Returns (ord, job_id) for every input position.';
+COMMENT ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. The one enqueue implementation behind jobq.enqueue and jobq.enqueue_many for what their fast path does not take, and behind cron slots (jobq._run_schedule): validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.VALUE_TOO_LONG, JOB.OUT_OF_RANGE, JOB.PAYLOAD_TOO_LARGE, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the caller (JOB.TENANT_MISMATCH, JOB.STORE_NOT_BOUND, JOB.NOT_ALLOWED), then inserts through jobq._insert_specs (which jobq.fan_out''s private half calls directly). Writes nothing when it raises. Returns (ord, job_id) for every input position.';
 
 CREATE FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer DEFAULT 100) RETURNS TABLE(schedule text, slot_at timestamp with time zone, outcome text, reason text, job_id bigint)
     LANGUAGE plpgsql

@@ -204,7 +204,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) IS
-    'Private. The one enqueue implementation behind jobq.enqueue, jobq.enqueue_many and jobq.fan_out: validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the tenant (JOB.TENANT_MISMATCH), then inserts. Writes nothing when it raises. Returns (ord, job_id) for every input position.';
+    'Private. The one enqueue implementation behind jobq.enqueue and jobq.enqueue_many for what their fast path does not take, and behind cron slots (jobq._run_schedule): validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.VALUE_TOO_LONG, JOB.OUT_OF_RANGE, JOB.PAYLOAD_TOO_LARGE, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the caller (JOB.TENANT_MISMATCH, JOB.STORE_NOT_BOUND, JOB.NOT_ALLOWED), then inserts through jobq._insert_specs (which jobq.fan_out''s private half calls directly). Writes nothing when it raises. Returns (ord, job_id) for every input position.';
 REVOKE ALL ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) TO jobq_app_gate;
 
