@@ -39,7 +39,7 @@ func (c connFlags) connect(ctx context.Context) (*pgx.Conn, error) {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", explain(err))
 	}
 	return conn, nil
 }
@@ -418,9 +418,12 @@ func (c *leaderShowCmd) Run(e *env) error {
 		return writeJSON(e.stdout, l)
 	}
 	now := time.Now()
-	holder := orDash(l.Holder)
-	if !l.Held {
-		holder += " (no current leader)"
+	holder := "none"
+	switch {
+	case l.Holder != nil && l.Held:
+		holder = *l.Holder
+	case l.Holder != nil:
+		holder = *l.Holder + " (lease expired: no current leader)"
 	}
 	return writeFields(e.stdout, [][2]string{{"holder", holder}, {"epoch", strconv.FormatInt(l.Epoch, 10)},
 		{"acquired", relTime(l.AcquiredAt, now)}, {"lease expires", relTime(l.LeaseExpiresAt, now)}})
