@@ -135,9 +135,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "jobq:", err)
-		if kctx != nil {
-			fmt.Fprintf(stderr, "Run \"jobq help %s\" for its flags.\n", kctx.Command())
+		var perr *kong.ParseError
+		if errors.As(err, &perr) && perr.Context != nil {
+			kctx = perr.Context
 		}
+		fmt.Fprintf(stderr, "Run \"%s\" for its arguments and flags.\n", strings.Join(append([]string{"jobq", "help"}, commandPath(kctx)...), " "))
 		return 2
 	}
 	err = kctx.Run(&env{ctx: ctx, stdout: stdout, stderr: stderr})
@@ -160,6 +162,20 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "jobq:", err)
 		return 1
 	}
+}
+
+// commandPath is the words of the command kong got to, without arguments.
+func commandPath(kctx *kong.Context) []string {
+	var words []string
+	if kctx == nil {
+		return words
+	}
+	for _, p := range kctx.Path {
+		if p.Command != nil {
+			words = append(words, p.Command.Name)
+		}
+	}
+	return words
 }
 
 // isCommand reports whether name is a top-level command.

@@ -23,6 +23,12 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"MigrateUnknownFlag", []string{"migrate", "up", "--bogus"}, "jobq: unknown flag --bogus"},
 		{"BootstrapUnknownFlag", []string{"bootstrap", "--bogus"}, "jobq: unknown flag --bogus"},
 		{"SandboxWithoutCommand", []string{"sandbox"}, "usage: jobq sandbox"},
+		{"JobsWithoutVerb", []string{"jobs"}, `jobq: expected one of "list", "show", "retry", "cancel", "delete"`},
+		{"JobsShowWithoutID", []string{"jobs", "show"}, "Run \"jobq help jobs show\" for its arguments and flags."},
+		{"JobsRetryNotANumber", []string{"jobs", "retry", "seven"}, `<id>: expected a valid 64 bit int but got "seven"`},
+		{"DeadListUnknownFlag", []string{"dead", "list", "--bogus"}, "jobq: unknown flag --bogus"},
+		{"SettingsSetWithoutValue", []string{"settings", "set", "poll_interval"}, `jobq: expected "<value>"`},
+		{"AuditBadSince", []string{"audit", "--since", "last week", "--database-url", "postgres://nobody@127.0.0.1:1/app"}, `--since "last week"`},
 		{"WorkerUnknownWakeup", []string{"worker", "--database-url", "postgres://worker_runtime@127.0.0.1:1/app", "--wakeup", "listen"},
 			`jobq worker: --wakeup (or WORKER_WAKEUP) must be notify or wal, got "listen"`},
 	} {
