@@ -3,6 +3,7 @@ module github.com/jobqdev/jobq
 go 1.26.0
 
 require (
+	github.com/alecthomas/kong v1.17.0
 	github.com/getsentry/sentry-go v0.50.0
 	github.com/jackc/pglogrepl v0.0.0-20250509230407-a9884f6bd75a
 	github.com/jackc/pgx/v5 v5.12.0
@@ -13,7 +14,6 @@ require (
 )
 
 require (
-	github.com/alecthomas/kong v1.17.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/jackc/pgio v1.0.0 // indirect
