@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,6 +140,12 @@ WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR task = $2)
 ORDER BY id DESC
 LIMIT $7`
 
+// jobStates are the states a job can be in, live or finished.
+var jobStates = []string{"queued", "running", "retry_pending", "succeeded", "dead", "canceled"}
+
+// uuidRE matches a uuid in its canonical text form.
+var uuidRE = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
 // nullable is s as a query argument: NULL when empty.
 func nullable(s string) any {
 	if s == "" {
@@ -150,6 +158,12 @@ func nullable(s string) any {
 func listJobs(e *env, c connFlags, f jobFilter, state string, asJSON bool) error {
 	if err := checkLimit(f.Limit); err != nil {
 		return err
+	}
+	if f.Store != "" && !uuidRE.MatchString(f.Store) {
+		return usageError{fmt.Sprintf("--store %q: want a store id (a uuid)", f.Store)}
+	}
+	if state != "" && !slices.Contains(jobStates, state) {
+		return usageError{fmt.Sprintf("--state %q: want one of %s", state, strings.Join(jobStates, ", "))}
 	}
 	now := time.Now()
 	since, err := parseSince(f.Since, now)
