@@ -3,6 +3,7 @@ module github.com/jobqdev/jobq
 go 1.26.0
 
 require (
+	github.com/alecthomas/kong v1.17.0
 	github.com/getsentry/sentry-go v0.50.0
 	github.com/jackc/pglogrepl v0.0.0-20250509230407-a9884f6bd75a
 	github.com/jackc/pgx/v5 v5.12.0

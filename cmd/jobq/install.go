@@ -3,36 +3,32 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pressly/goose/v3"
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/migrate"
 )
 
-func cmdBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	url := fs.String("database-url", "", "superuser URL of the application database (default $DATABASE_URL_ADMIN, then $DATABASE_URL)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: jobq bootstrap [--database-url URL]
+type bootstrapCmd struct {
+	DatabaseURL string `name:"database-url" placeholder:"URL" help:"superuser URL of the application database (default $$DATABASE_URL_ADMIN, then $$DATABASE_URL)"`
+}
 
-Creates jobq's roles and grants them what they need on the database (bootstrap/*.sql).
+// Help is the long help of jobq bootstrap.
+func (c *bootstrapCmd) Help() string {
+	return `Creates jobq's roles and grants them what they need on the database (bootstrap/*.sql).
 Idempotent. Needs a superuser (or CREATEROLE) connection. Passwords are read from
 JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD and JOBQ_WAKER_PASSWORD (jobq_waker, the
-replication role of --wakeup wal); unset leaves a role's password as it is.`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("bootstrap takes no arguments, got %q", fs.Args())}
-	}
+replication role of --wakeup wal); unset leaves a role's password as it is.`
+}
+
+func (c *bootstrapCmd) Run(e *env) error {
+	ctx, stdout := e.ctx, e.stdout
+	url := &c.DatabaseURL
 	dsn := firstEnv(*url, "DATABASE_URL_ADMIN", "DATABASE_URL")
 	if dsn == "" {
 		return usageError{"bootstrap needs --database-url or DATABASE_URL_ADMIN / DATABASE_URL"}
@@ -54,31 +50,29 @@ replication role of --wakeup wal); unset leaves a role's password as it is.`)
 	return nil
 }
 
-func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	url := fs.String("database-url", "", "jobq_migrator URL (default $DATABASE_URL_MIGRATOR, then $DATABASE_URL)")
-	dryRun := fs.Bool("dry-run", false, "with up: print the SQL of the pending migrations instead of applying it")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: jobq migrate up|down|status [--dry-run] [--database-url URL]
+type migrateCmd struct {
+	Verb        string `arg:"" optional:"" help:"up, down, status or validate"`
+	DryRun      bool   `name:"dry-run" help:"with up: print the SQL of the pending migrations instead of applying it"`
+	DatabaseURL string `name:"database-url" placeholder:"URL" help:"jobq_migrator URL (default $$DATABASE_URL_MIGRATOR, then $$DATABASE_URL)"`
+}
+
+// Help is the long help of jobq migrate.
+func (c *migrateCmd) Help() string {
+	return `usage: jobq migrate up|down|status|validate [--dry-run] [--database-url URL]
 
 Applies the embedded jobq migrations as jobq_migrator. Run jobq bootstrap first.
-Two installers at once are safe: goose holds an advisory lock for the whole run.`)
-		fs.PrintDefaults()
+Two installers at once are safe: goose holds an advisory lock for the whole run.
+validate changes nothing and exits 1 while a migration or a function file is pending.`
+}
+
+func (c *migrateCmd) Run(e *env) error {
+	ctx, stdout, stderr := e.ctx, e.stdout, e.stderr
+	verb, dryRun, url := c.Verb, &c.DryRun, &c.DatabaseURL
+	if verb == "" {
+		return usageError{"migrate needs up, down or status (or validate); see jobq help migrate"}
 	}
-	if len(args) == 0 {
-		fs.Usage()
-		return usageError{"migrate needs up, down or status"}
-	}
-	verb := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("migrate %s takes no further arguments, got %q", verb, fs.Args())}
-	}
-	if verb != "up" && verb != "down" && verb != "status" {
-		return usageError{fmt.Sprintf("migrate: unknown verb %q (up, down, status)", verb)}
+	if verb != "up" && verb != "down" && verb != "status" && verb != "validate" {
+		return usageError{fmt.Sprintf("migrate: unknown verb %q (up, down, status, validate)", verb)}
 	}
 	if *dryRun && verb != "up" {
 		return usageError{"--dry-run goes with migrate up"}
@@ -129,6 +123,8 @@ Two installers at once are safe: goose holds an advisory lock for the whole run.
 			return err
 		}
 		fmt.Fprintf(stdout, "rolled back %s\n", r.Source.Path)
+	case verb == "validate":
+		return migrateValidate(ctx, m, stdout)
 	case verb == "status":
 		st, err := m.Status(ctx)
 		if err != nil {
@@ -142,5 +138,32 @@ Two installers at once are safe: goose holds an advisory lock for the whole run.
 			fmt.Fprintf(stdout, "%-28s %s\n", s.Source.Path, at)
 		}
 	}
+	return nil
+}
+
+// migrateValidate lists what is pending and fails while anything is.
+func migrateValidate(ctx context.Context, m *migrate.Migrator, stdout io.Writer) error {
+	st, err := m.Status(ctx)
+	if err != nil {
+		return err
+	}
+	files, err := m.PendingFunctions(ctx)
+	if err != nil {
+		return err
+	}
+	pending := 0
+	for _, s := range st {
+		if s.State == goose.StatePending {
+			fmt.Fprintf(stdout, "pending migration %s\n", s.Source.Path)
+			pending++
+		}
+	}
+	for _, f := range files {
+		fmt.Fprintf(stdout, "pending functions/%s\n", f.Name)
+	}
+	if pending > 0 || len(files) > 0 {
+		return fmt.Errorf("migrate validate: %d migration(s) and %d function file(s) pending; run jobq migrate up", pending, len(files))
+	}
+	fmt.Fprintln(stdout, "jobq migrate: the schema is up to date")
 	return nil
 }

@@ -1,36 +1,69 @@
-// Command jobq installs and runs jobq.
+// Command jobq installs, runs and operates jobq.
 //
 //	jobq bootstrap        create the roles (as a superuser); idempotent
 //	jobq migrate up       apply the schema migrations (as jobq_migrator); --dry-run prints them
 //	jobq migrate down     roll back the newest migration
 //	jobq migrate status   list the migrations and whether each is applied
+//	jobq migrate validate exit 1 while migrations or function files are pending
 //	jobq sandbox -- CMD   run CMD against a throwaway local cluster, bootstrapped and migrated
 //	jobq worker           run the job runner with the built-in tasks (ping, exec)
+//	jobq jobs|dead|workers|leader|schedules|settings|audit ...   operate the queue (docs/cli.md)
+//	jobq version          the module version and VCS commit of this binary
 //
-// Connection URLs come from --database-url or the environment; see each command's -h.
+// Commands, flags and environment variables are parsed by kong; `jobq help CMD` and `-h` on every
+// command print the help. Connection URLs come from --database-url or the environment; see each
+// command's -h.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/alecthomas/kong"
 )
 
-const usage = `usage: jobq <command> [flags]
+// cli is the command tree.
+type cli struct {
+	Bootstrap bootstrapCmd `cmd:"" help:"Create jobq's roles; run as a superuser before migrate."`
+	Migrate   migrateCmd   `cmd:"" help:"Apply, roll back, list or validate the schema migrations (as jobq_migrator)."`
+	Sandbox   sandboxCmd   `cmd:"" passthrough:"" help:"Run CMD against a throwaway local PostgreSQL, bootstrapped and migrated."`
+	Worker    workerCmd    `cmd:"" passthrough:"" help:"Run jobs: claim, run handlers, complete / fail (as worker_runtime)."`
 
-commands:
-  bootstrap          create jobq's roles; run as a superuser before migrate
-  migrate up|down|status [--dry-run]
-                     apply, roll back or list the schema migrations (as jobq_migrator)
-  sandbox [--] CMD   run CMD against a throwaway local PostgreSQL, bootstrapped and migrated
-  worker             run jobs: claim, run handlers, complete / fail (as worker_runtime)
+	Jobs      jobsCmd      `cmd:"" group:"operate" help:"List, show, retry, cancel or delete jobs (live and finished)."`
+	Dead      deadCmd      `cmd:"" group:"operate" help:"List dead jobs or queue them again."`
+	Workers   workersCmd   `cmd:"" group:"operate" help:"List the registered workers; drain, resume or detach one."`
+	Leader    leaderCmd    `cmd:"" group:"operate" help:"Show the leadership: holder, epoch, lease."`
+	Schedules schedulesCmd `cmd:"" group:"operate" help:"List the cron schedules."`
+	Settings  settingsCmd  `cmd:"" group:"operate" help:"List, read or change the engine's settings."`
+	Audit     auditCmd     `cmd:"" group:"operate" help:"Read the audit log of operator actions."`
+	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`
+}
 
-Run "jobq <command> -h" for the flags of a command.
-`
+// env is what every command's Run receives.
+type env struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// exitStatus is an exit status a command chose itself (worker, sandbox).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// kongExit carries kong's exit request (after -h) out of Parse.
+type kongExit int
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -39,44 +72,134 @@ func main() {
 	os.Exit(code)
 }
 
-// run executes one command and returns the process exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+// newParser builds the kong parser writing to stdout and stderr; exit receives kong's exit
+// requests (help).
+func newParser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("jobq"),
+		kong.Description("A PostgreSQL-native job queue: install it, run its workers and operate it.\n\nOperator commands connect with --database-url or $JOBQ_DATABASE_URL, else libpq's PG* variables, as a login that is a member of jobq_operator. See docs/cli.md."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.ExplicitGroups([]kong.Group{{Key: "operate", Title: "Operate (as a member of jobq_operator):"}}),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(lowerUsageHelp),
+	)
+}
+
+// lowerUsageHelp prints kong's help with the usage line as jobq has always spelt it ("usage:").
+func lowerUsageHelp(options kong.HelpOptions, ctx *kong.Context) error {
+	var buf bytes.Buffer
+	orig := ctx.Stdout
+	ctx.Stdout = &buf
+	err := kong.DefaultHelpPrinter(options, ctx)
+	ctx.Stdout = orig
+	out := buf.String()
+	if strings.HasPrefix(out, "Usage:") {
+		out = "usage:" + strings.TrimPrefix(out, "Usage:")
 	}
-	var err error
-	switch args[0] {
-	case "bootstrap":
-		err = cmdBootstrap(ctx, args[1:], stdout, stderr)
-	case "migrate":
-		err = cmdMigrate(ctx, args[1:], stdout, stderr)
-	case "sandbox":
-		return cmdSandbox(ctx, args[1:], stdout, stderr)
-	case "worker":
-		return cmdWorker(ctx, args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "jobq: unknown command %q\n\n%s", args[0], usage)
-		return 2
-	}
+	_, werr := io.WriteString(orig, out)
+	return errors.Join(err, werr)
+}
+
+// run executes one command and returns the process exit code: 0, 1 on an error, 2 on a usage
+// error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	c := &cli{}
+	parser, err := newParser(c, stdout, stderr)
 	if err != nil {
-		var usageErr usageError
-		if errors.As(err, &usageErr) {
-			fmt.Fprintln(stderr, "jobq:", err)
-			return 2
-		}
 		fmt.Fprintln(stderr, "jobq:", err)
 		return 1
 	}
-	return 0
+	if len(args) == 0 {
+		printHelp(parser, stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		// jobq help CMD... is CMD... --help; worker and sandbox print their own help.
+		args = append(append([]string{}, args[1:]...), "--help")
+	}
+	if !strings.HasPrefix(args[0], "-") && !isCommand(parser, args[0]) {
+		fmt.Fprintf(stderr, "jobq: unknown command %q\n\n", args[0])
+		printHelp(parser, stderr)
+		return 2
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			k, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = int(k)
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintln(stderr, "jobq:", err)
+		var perr *kong.ParseError
+		if errors.As(err, &perr) && perr.Context != nil {
+			kctx = perr.Context
+		}
+		fmt.Fprintf(stderr, "Run \"%s\" for its arguments and flags.\n", strings.Join(append([]string{"jobq", "help"}, commandPath(kctx)...), " "))
+		return 2
+	}
+	err = kctx.Run(&env{ctx: ctx, stdout: stdout, stderr: stderr})
+	return exitCode(err, stderr)
 }
 
-type usageError struct{ msg string }
+// exitCode prints err and maps it to the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	var status exitStatus
+	var usageErr usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &status):
+		return int(status)
+	case errors.As(err, &usageErr):
+		fmt.Fprintln(stderr, "jobq:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "jobq:", err)
+		return 1
+	}
+}
 
-func (e usageError) Error() string { return e.msg }
+// commandPath is the words of the command kong got to, without arguments.
+func commandPath(kctx *kong.Context) []string {
+	var words []string
+	if kctx == nil {
+		return words
+	}
+	for _, p := range kctx.Path {
+		if p.Command != nil {
+			words = append(words, p.Command.Name)
+		}
+	}
+	return words
+}
+
+// isCommand reports whether name is a top-level command.
+func isCommand(k *kong.Kong, name string) bool {
+	for _, n := range k.Model.Children {
+		if n.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// printHelp prints the top-level help to w.
+func printHelp(k *kong.Kong, w io.Writer) {
+	k.Stdout = w
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(kongExit); !ok {
+				panic(r)
+			}
+		}
+	}()
+	_, _ = k.Parse([]string{"--help"})
+}
 
 // firstEnv returns the first non-empty value among flagValue and the named variables.
 func firstEnv(flagValue string, names ...string) string {
@@ -89,4 +212,22 @@ func firstEnv(flagValue string, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// sandboxCmd and workerCmd hand their arguments, flags included, to their own parsers, which
+// keep their flags, environment variables, help and exit statuses.
+type sandboxCmd struct {
+	Args []string `arg:"" optional:"" help:"[--] COMMAND [ARG...]"`
+}
+
+func (c *sandboxCmd) Run(e *env) error {
+	return exitStatus(cmdSandbox(e.ctx, c.Args, e.stdout, e.stderr))
+}
+
+type workerCmd struct {
+	Args []string `arg:"" optional:"" help:"worker flags; see jobq worker -h"`
+}
+
+func (c *workerCmd) Run(e *env) error {
+	return exitStatus(cmdWorker(e.ctx, c.Args, e.stdout, e.stderr))
 }

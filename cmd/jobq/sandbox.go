@@ -38,6 +38,9 @@ runs COMMAND with these variables set, then stops the cluster and deletes it:
 The exit status is COMMAND's. For development and tests only: trust authentication.`)
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if fs.NArg() == 0 {

@@ -1,0 +1,708 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/jobqdev/jobq"
+)
+
+// The operator commands: thin calls of the SQL API (docs/sql-api.md) and reads of the tables
+// jobq_operator may select. Each connects once, as the login of --database-url,
+// $JOBQ_DATABASE_URL or libpq's PG* variables.
+
+// connFlags are the connection flags of the operator commands.
+type connFlags struct {
+	DatabaseURL string `name:"database-url" env:"JOBQ_DATABASE_URL" placeholder:"URL" help:"URL of a login that is a member of jobq_operator (default $$JOBQ_DATABASE_URL, then libpq's PG* variables)"`
+}
+
+// jsonFlag is --json of the read commands.
+type jsonFlag struct {
+	JSON bool `name:"json" help:"print JSON (stable snake_case field names, docs/cli.md) instead of a table"`
+}
+
+// connect opens the operator connection. An empty URL lets pgx read PGHOST, PGUSER and the rest.
+func (c connFlags) connect(ctx context.Context) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(c.DatabaseURL)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--database-url / JOBQ_DATABASE_URL: %v", err)}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", explain(err))
+	}
+	return conn, nil
+}
+
+// withConn runs fn on an operator connection and explains the database's errors.
+func (c connFlags) withConn(ctx context.Context, fn func(*pgx.Conn) error) error {
+	conn, err := c.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return explain(fn(conn))
+}
+
+// explain adds what an operator needs to know to a database error: a refused privilege names the
+// role to log in with; a jobq error keeps its code and hint.
+func explain(err error) error {
+	var pg *pgconn.PgError
+	if err == nil || !errors.As(err, &pg) {
+		return err
+	}
+	if pg.Code == "42501" {
+		return fmt.Errorf("%s (SQLSTATE 42501)\nhint: operator commands need a login that is a member of jobq_operator (--database-url or JOBQ_DATABASE_URL); GRANT jobq_operator TO <login> as a superuser", pg.Message)
+	}
+	jerr := jobq.FromDB(err)
+	var je *jobq.Error
+	if errors.As(jerr, &je) && je.Hint != "" {
+		return fmt.Errorf("%w\nhint: %s", jerr, je.Hint)
+	}
+	return jerr
+}
+
+// limitFlag checks a --limit.
+func checkLimit(n int) error {
+	if n < 1 || n > 10000 {
+		return usageError{fmt.Sprintf("--limit must be between 1 and 10000, got %d", n)}
+	}
+	return nil
+}
+
+// ---- jobs ----
+
+type jobsCmd struct {
+	List   jobsListCmd `cmd:"" help:"List jobs, live and finished, newest first."`
+	Show   jobsShowCmd `cmd:"" help:"Show one job with its payload and last error."`
+	Retry  jobsActCmd  `cmd:"" help:"Run a waiting job now, or queue a dead or canceled job again (jobq.retry_job)."`
+	Cancel jobsActCmd  `cmd:"" help:"Cancel a job, also a running one (jobq.cancel_job)."`
+	Delete jobsActCmd  `cmd:"" help:"Delete a job from the live table or the history (jobq.delete_job)."`
+}
+
+// jobFilter are the filters of jobs list and dead list.
+type jobFilter struct {
+	Queue string `help:"only this queue"`
+	Task  string `help:"only this task"`
+	Store string `help:"only this store id (uuid)"`
+	Key   string `help:"only this job key"`
+	Since string `help:"changed (or finished) since: a duration back from now (30m, 2h, 7d) or an RFC 3339 time"`
+	Limit int    `default:"50" help:"at most this many jobs"`
+}
+
+// jobRow is one job in --json output.
+type jobRow struct {
+	ID          int64           `json:"id" db:"id"`
+	Task        string          `json:"task" db:"task"`
+	Queue       string          `json:"queue" db:"queue"`
+	State       string          `json:"state" db:"state"`
+	StoreID     *string         `json:"store_id" db:"store_id"`
+	Priority    int16           `json:"priority" db:"priority"`
+	Attempt     int32           `json:"attempt" db:"attempt"`
+	MaxAttempts int32           `json:"max_attempts" db:"max_attempts"`
+	Key         *string         `json:"key" db:"job_key"`
+	RunAt       time.Time       `json:"run_at" db:"run_at"`
+	Reason      *string         `json:"reason" db:"reason"`
+	LastError   *string         `json:"last_error" db:"last_error"`
+	ErrorCode   *string         `json:"error_code" db:"error_code"`
+	LockedBy    *string         `json:"locked_by" db:"locked_by"`
+	CreatedAt   time.Time       `json:"created_at" db:"created_at"`
+	UpdatedAt   time.Time       `json:"updated_at" db:"updated_at"`
+	FinishedAt  *time.Time      `json:"finished_at" db:"finished_at"`
+	Payload     json.RawMessage `json:"payload" db:"payload"`
+}
+
+const jobColumns = `id, task, queue, state, store_id::text AS store_id, priority, attempt, max_attempts, job_key,
+	run_at, reason, last_error, error_code, locked_by, created_at, updated_at`
+
+const jobsQuery = `SELECT * FROM (
+	SELECT ` + jobColumns + `, NULL::timestamptz AS finished_at, payload FROM jobq.jobs
+	UNION ALL
+	SELECT ` + jobColumns + `, finished_at, payload FROM jobq.job_history
+) j
+WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR task = $2)
+  AND ($3::text IS NULL OR state = $3) AND ($4::uuid IS NULL OR store_id = $4::text)
+  AND ($5::text IS NULL OR job_key = $5)
+  AND ($6::timestamptz IS NULL OR coalesce(finished_at, updated_at) >= $6)
+  AND ($8::bigint IS NULL OR id = $8)
+ORDER BY id DESC
+LIMIT $7`
+
+// jobStates are the states a job can be in, live or finished.
+var jobStates = []string{"queued", "running", "retry_pending", "succeeded", "dead", "canceled"}
+
+// uuidRE matches a uuid in its canonical text form.
+var uuidRE = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// nullable is s as a query argument: NULL when empty.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// listJobs runs jobsQuery with the filters and prints the jobs.
+func listJobs(e *env, c connFlags, f jobFilter, state string, asJSON bool) error {
+	if err := checkLimit(f.Limit); err != nil {
+		return err
+	}
+	if f.Store != "" && !uuidRE.MatchString(f.Store) {
+		return usageError{fmt.Sprintf("--store %q: want a store id (a uuid)", f.Store)}
+	}
+	if state != "" && !slices.Contains(jobStates, state) {
+		return usageError{fmt.Sprintf("--state %q: want one of %s", state, strings.Join(jobStates, ", "))}
+	}
+	now := time.Now()
+	since, err := parseSince(f.Since, now)
+	if err != nil {
+		return err
+	}
+	var jobs []jobRow
+	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, jobsQuery, nullable(f.Queue), nullable(f.Task), nullable(state),
+			nullable(f.Store), nullable(f.Key), since, f.Limit, nil)
+		if err != nil {
+			return err
+		}
+		jobs, err = pgx.CollectRows(rows, pgx.RowToStructByName[jobRow])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if jobs == nil {
+			jobs = []jobRow{}
+		}
+		return writeJSON(e.stdout, jobs)
+	}
+	table := make([][]string, 0, len(jobs))
+	for _, j := range jobs {
+		when := relTime(&j.RunAt, now)
+		if j.FinishedAt != nil {
+			when = relTime(j.FinishedAt, now)
+		}
+		table = append(table, []string{strconv.FormatInt(j.ID, 10), j.Queue, j.Task, j.State,
+			fmt.Sprintf("%d/%d", j.Attempt, j.MaxAttempts), when, orDash(j.Key), truncate(orDash(j.LastError), 60)})
+	}
+	return writeTable(e.stdout, []string{"ID", "QUEUE", "TASK", "STATE", "ATTEMPT", "RUN/FINISHED", "KEY", "LAST ERROR"}, table)
+}
+
+type jobsListCmd struct {
+	connFlags
+	jsonFlag
+	jobFilter
+	State string `help:"only this state (queued, running, retry_pending, succeeded, dead, canceled)"`
+}
+
+func (c *jobsListCmd) Run(e *env) error {
+	return listJobs(e, c.connFlags, c.jobFilter, c.State, c.JSON)
+}
+
+type jobsShowCmd struct {
+	connFlags
+	jsonFlag
+	ID int64 `arg:"" help:"job id"`
+}
+
+func (c *jobsShowCmd) Run(e *env) error {
+	var job jobRow
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, jobsQuery, nil, nil, nil, nil, nil, nil, 1, c.ID)
+		if err != nil {
+			return err
+		}
+		job, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[jobRow])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("job %d not found", c.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, job)
+	}
+	now := time.Now()
+	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) + " (" + relTime(&t, now) + ")" }
+	finished := "-"
+	if job.FinishedAt != nil {
+		finished = at(*job.FinishedAt)
+	}
+	return writeFields(e.stdout, [][2]string{
+		{"id", strconv.FormatInt(job.ID, 10)}, {"task", job.Task}, {"queue", job.Queue}, {"state", job.State},
+		{"store", orDash(job.StoreID)}, {"priority", strconv.Itoa(int(job.Priority))},
+		{"attempt", fmt.Sprintf("%d of %d", job.Attempt, job.MaxAttempts)}, {"key", orDash(job.Key)},
+		{"run at", at(job.RunAt)}, {"created", at(job.CreatedAt)}, {"updated", at(job.UpdatedAt)},
+		{"finished", finished}, {"locked by", orDash(job.LockedBy)}, {"reason", orDash(job.Reason)},
+		{"error code", orDash(job.ErrorCode)}, {"last error", orDash(job.LastError)}, {"payload", string(job.Payload)},
+	})
+}
+
+// jobsActCmd is jobs retry, cancel and delete: one SQL call on one job.
+type jobsActCmd struct {
+	connFlags
+	ID int64 `arg:"" help:"job id"`
+}
+
+func (c *jobsActCmd) Run(e *env, kctx *kong.Context) error {
+	fn := map[string]string{"retry": "jobq.retry_job", "cancel": "jobq.cancel_job", "delete": "jobq.delete_job"}[kctx.Selected().Name]
+	var result string
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		return conn.QueryRow(e.ctx, "SELECT "+fn+"($1)", c.ID).Scan(&result)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "job %d: %s\n", c.ID, result)
+	return nil
+}
+
+// ---- dead ----
+
+type deadCmd struct {
+	List    deadListCmd    `cmd:"" help:"List dead jobs, newest first."`
+	Requeue deadRequeueCmd `cmd:"" help:"Queue dead jobs again with attempt 0 (jobq.requeue_dead)."`
+}
+
+type deadListCmd struct {
+	connFlags
+	jsonFlag
+	jobFilter
+}
+
+func (c *deadListCmd) Run(e *env) error { return listJobs(e, c.connFlags, c.jobFilter, "dead", c.JSON) }
+
+type deadRequeueCmd struct {
+	connFlags
+	Task  string `help:"only dead jobs of this task"`
+	Since string `help:"only jobs that died since: a duration back from now (30m, 2h, 7d) or an RFC 3339 time"`
+	Limit int    `default:"1000" help:"at most this many jobs"`
+}
+
+func (c *deadRequeueCmd) Run(e *env) error {
+	if err := checkLimit(c.Limit); err != nil {
+		return err
+	}
+	since, err := parseSince(c.Since, time.Now())
+	if err != nil {
+		return err
+	}
+	var n int64
+	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		return conn.QueryRow(e.ctx, "SELECT jobq.requeue_dead($1, $2, $3)", nullable(c.Task), since, c.Limit).Scan(&n)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "requeued %d dead job(s)\n", n)
+	return nil
+}
+
+// ---- workers ----
+
+type workersCmd struct {
+	List   workersListCmd `cmd:"" help:"List the registered workers."`
+	Drain  workerActCmd   `cmd:"" help:"Stop a worker's claims; its held jobs finish (jobq.drain_worker)."`
+	Resume workerActCmd   `cmd:"" help:"Let a drained worker claim again (jobq.resume_worker)."`
+	Detach workerActCmd   `cmd:"" help:"Stop a worker for good (jobq.detach_worker)."`
+}
+
+type workerRow struct {
+	ID             string    `json:"id" db:"id"`
+	Node           string    `json:"node" db:"node"`
+	PID            *int32    `json:"pid" db:"pid"`
+	Queues         []string  `json:"queues" db:"queues"`
+	Concurrency    int32     `json:"concurrency" db:"concurrency"`
+	Running        int32     `json:"running" db:"running"`
+	State          string    `json:"state" db:"state"`
+	Version        string    `json:"version" db:"version"`
+	StartedAt      time.Time `json:"started_at" db:"started_at"`
+	HeartbeatAt    time.Time `json:"heartbeat_at" db:"heartbeat_at"`
+	StateChangedAt time.Time `json:"state_changed_at" db:"state_changed_at"`
+}
+
+type workersListCmd struct {
+	connFlags
+	jsonFlag
+	State string `help:"only this state (active, draining, detached, lost, stopped)"`
+}
+
+func (c *workersListCmd) Run(e *env) error {
+	var ws []workerRow
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, `SELECT id, node, pid, queues, concurrency, running, state, version,
+			started_at, heartbeat_at, state_changed_at FROM jobq.workers
+			WHERE $1::text IS NULL OR state = $1 ORDER BY started_at, id`, nullable(c.State))
+		if err != nil {
+			return err
+		}
+		ws, err = pgx.CollectRows(rows, pgx.RowToStructByName[workerRow])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if ws == nil {
+			ws = []workerRow{}
+		}
+		return writeJSON(e.stdout, ws)
+	}
+	now := time.Now()
+	table := make([][]string, 0, len(ws))
+	for _, w := range ws {
+		pid := "-"
+		if w.PID != nil {
+			pid = strconv.Itoa(int(*w.PID))
+		}
+		table = append(table, []string{w.ID, w.State, w.Node, pid, strings.Join(w.Queues, ","),
+			fmt.Sprintf("%d/%d", w.Running, w.Concurrency), relTime(&w.HeartbeatAt, now), relTime(&w.StartedAt, now)})
+	}
+	return writeTable(e.stdout, []string{"ID", "STATE", "NODE", "PID", "QUEUES", "RUNNING", "HEARTBEAT", "STARTED"}, table)
+}
+
+type workerActCmd struct {
+	connFlags
+	ID string `arg:"" help:"worker id (jobq workers list)"`
+}
+
+func (c *workerActCmd) Run(e *env, kctx *kong.Context) error {
+	fn := map[string]string{"drain": "jobq.drain_worker", "resume": "jobq.resume_worker", "detach": "jobq.detach_worker"}[kctx.Selected().Name]
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		_, err := conn.Exec(e.ctx, "SELECT "+fn+"($1)", c.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "worker %s: %s\n", c.ID, map[string]string{"drain": "draining", "resume": "active", "detach": "detached"}[kctx.Selected().Name])
+	return nil
+}
+
+// ---- leader ----
+
+type leaderCmd struct {
+	Show leaderShowCmd `cmd:"" help:"Show the leader, its fencing epoch and its lease."`
+}
+
+type leaderInfo struct {
+	Holder         *string    `json:"holder" db:"holder"`
+	Epoch          int64      `json:"epoch" db:"epoch"`
+	AcquiredAt     *time.Time `json:"acquired_at" db:"acquired_at"`
+	LeaseExpiresAt *time.Time `json:"lease_expires_at" db:"lease_expires_at"`
+	Held           bool       `json:"held" db:"held"`
+}
+
+type leaderShowCmd struct {
+	connFlags
+	jsonFlag
+}
+
+func (c *leaderShowCmd) Run(e *env) error {
+	var l leaderInfo
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, `SELECT l.holder, coalesce(l.epoch, 0) AS epoch, l.acquired_at, l.lease_expires_at,
+			coalesce(l.holder IS NOT NULL AND l.lease_expires_at > now(), false) AS held
+			FROM (SELECT 1) one LEFT JOIN jobq.leader l ON true`)
+		if err != nil {
+			return err
+		}
+		l, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[leaderInfo])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, l)
+	}
+	now := time.Now()
+	holder := "none"
+	switch {
+	case l.Holder != nil && l.Held:
+		holder = *l.Holder
+	case l.Holder != nil:
+		holder = *l.Holder + " (lease expired: no current leader)"
+	}
+	return writeFields(e.stdout, [][2]string{{"holder", holder}, {"epoch", strconv.FormatInt(l.Epoch, 10)},
+		{"acquired", relTime(l.AcquiredAt, now)}, {"lease expires", relTime(l.LeaseExpiresAt, now)}})
+}
+
+// ---- schedules ----
+
+type schedulesCmd struct {
+	List schedulesListCmd `cmd:"" help:"List the cron schedules and their next slots."`
+}
+
+type scheduleRow struct {
+	Name              string     `json:"name" db:"name"`
+	Cron              string     `json:"cron" db:"cron"`
+	Timezone          string     `json:"timezone" db:"timezone"`
+	Task              string     `json:"task" db:"task"`
+	Queue             *string    `json:"queue" db:"queue"`
+	Enabled           bool       `json:"enabled" db:"enabled"`
+	ConcurrencyPolicy string     `json:"concurrency_policy" db:"concurrency_policy"`
+	NextSlotAt        *time.Time `json:"next_slot_at" db:"next_slot_at"`
+	LastSlotAt        *time.Time `json:"last_slot_at" db:"last_slot_at"`
+	LastJobID         *int64     `json:"last_job_id" db:"last_job_id"`
+}
+
+type schedulesListCmd struct {
+	connFlags
+	jsonFlag
+}
+
+func (c *schedulesListCmd) Run(e *env) error {
+	var ss []scheduleRow
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, `SELECT name, cron, timezone, task, queue, enabled, concurrency_policy,
+			next_slot_at, last_slot_at, last_job_id FROM jobq.schedules ORDER BY name`)
+		if err != nil {
+			return err
+		}
+		ss, err = pgx.CollectRows(rows, pgx.RowToStructByName[scheduleRow])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if ss == nil {
+			ss = []scheduleRow{}
+		}
+		return writeJSON(e.stdout, ss)
+	}
+	now := time.Now()
+	table := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		enabled := "yes"
+		if !s.Enabled {
+			enabled = "no"
+		}
+		table = append(table, []string{s.Name, s.Cron, s.Timezone, s.Task, orDash(s.Queue), enabled,
+			s.ConcurrencyPolicy, relTime(s.NextSlotAt, now), relTime(s.LastSlotAt, now)})
+	}
+	return writeTable(e.stdout, []string{"NAME", "CRON", "TZ", "TASK", "QUEUE", "ENABLED", "POLICY", "NEXT", "LAST"}, table)
+}
+
+// ---- settings ----
+
+type settingsCmd struct {
+	List settingsListCmd `cmd:"" help:"List every setting with its value."`
+	Get  settingsGetCmd  `cmd:"" help:"Print one setting's value."`
+	Set  settingsSetCmd  `cmd:"" help:"Change a setting (jobq.set_setting); runners apply it at their next heartbeat."`
+}
+
+type settingRow struct {
+	Name        string    `json:"name" db:"name"`
+	Kind        string    `json:"kind" db:"kind"`
+	Value       string    `json:"value" db:"value"`
+	Description string    `json:"description" db:"description"`
+	UpdatedAt   time.Time `json:"updated_at" db:"updated_at"`
+}
+
+const settingsQuery = `SELECT name, kind, value, description, updated_at FROM jobq.settings
+	WHERE $1::text IS NULL OR name = $1 ORDER BY name`
+
+func readSettings(e *env, c connFlags, name string) ([]settingRow, error) {
+	var ss []settingRow
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, settingsQuery, nullable(name))
+		if err != nil {
+			return err
+		}
+		ss, err = pgx.CollectRows(rows, pgx.RowToStructByName[settingRow])
+		return err
+	})
+	if ss == nil {
+		ss = []settingRow{}
+	}
+	return ss, err
+}
+
+type settingsListCmd struct {
+	connFlags
+	jsonFlag
+}
+
+func (c *settingsListCmd) Run(e *env) error {
+	ss, err := readSettings(e, c.connFlags, "")
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, ss)
+	}
+	now := time.Now()
+	table := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		table = append(table, []string{s.Name, s.Value, s.Kind, relTime(&s.UpdatedAt, now), truncate(s.Description, 70)})
+	}
+	return writeTable(e.stdout, []string{"NAME", "VALUE", "KIND", "UPDATED", "DESCRIPTION"}, table)
+}
+
+type settingsGetCmd struct {
+	connFlags
+	jsonFlag
+	Name string `arg:"" help:"setting name (jobq settings list)"`
+}
+
+func (c *settingsGetCmd) Run(e *env) error {
+	ss, err := readSettings(e, c.connFlags, c.Name)
+	if err != nil {
+		return err
+	}
+	if len(ss) == 0 {
+		return fmt.Errorf("%s: no setting named %q (jobq settings list)", jobq.ErrUnknownSetting.Code, c.Name)
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, ss[0])
+	}
+	fmt.Fprintln(e.stdout, ss[0].Value)
+	return nil
+}
+
+type settingsSetCmd struct {
+	connFlags
+	Name  string `arg:"" help:"setting name"`
+	Value string `arg:"" help:"new value, in the setting's kind (interval, integer, boolean, text)"`
+}
+
+func (c *settingsSetCmd) Run(e *env) error {
+	var result string
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		return conn.QueryRow(e.ctx, "SELECT jobq.set_setting($1, $2)", c.Name, c.Value).Scan(&result)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s = %s\n", c.Name, result)
+	return nil
+}
+
+// ---- audit ----
+
+type auditRow struct {
+	ID     int64           `json:"id" db:"id"`
+	At     time.Time       `json:"at" db:"at"`
+	Actor  string          `json:"actor" db:"actor"`
+	Action string          `json:"action" db:"action"`
+	JobID  *int64          `json:"job_id" db:"job_id"`
+	Detail json.RawMessage `json:"detail" db:"detail"`
+}
+
+type auditCmd struct {
+	connFlags
+	jsonFlag
+	Since string `help:"only entries since: a duration back from now (30m, 2h, 7d) or an RFC 3339 time"`
+	Limit int    `default:"50" help:"at most this many entries, newest first"`
+}
+
+func (c *auditCmd) Run(e *env) error {
+	if err := checkLimit(c.Limit); err != nil {
+		return err
+	}
+	now := time.Now()
+	since, err := parseSince(c.Since, now)
+	if err != nil {
+		return err
+	}
+	var as []auditRow
+	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(e.ctx, `SELECT id, at, actor, action, job_id, detail FROM jobq.audit_log
+			WHERE $1::timestamptz IS NULL OR at >= $1 ORDER BY id DESC LIMIT $2`, since, c.Limit)
+		if err != nil {
+			return err
+		}
+		as, err = pgx.CollectRows(rows, pgx.RowToStructByName[auditRow])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if as == nil {
+			as = []auditRow{}
+		}
+		return writeJSON(e.stdout, as)
+	}
+	table := make([][]string, 0, len(as))
+	for _, a := range as {
+		job := "-"
+		if a.JobID != nil {
+			job = strconv.FormatInt(*a.JobID, 10)
+		}
+		table = append(table, []string{strconv.FormatInt(a.ID, 10), relTime(&a.At, now), a.Actor, a.Action, job, truncate(string(a.Detail), 70)})
+	}
+	return writeTable(e.stdout, []string{"ID", "AT", "ACTOR", "ACTION", "JOB", "DETAIL"}, table)
+}
+
+// ---- version ----
+
+type versionInfo struct {
+	Module    string `json:"module"`
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	CommitAt  string `json:"commit_time"`
+	Modified  bool   `json:"modified"`
+	GoVersion string `json:"go_version"`
+}
+
+type versionCmd struct {
+	jsonFlag
+}
+
+// buildVersion reads the module version and VCS stamp the Go toolchain recorded in the binary.
+func buildVersion() versionInfo {
+	v := versionInfo{Version: "(devel)"}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	v.Module, v.GoVersion = bi.Main.Path, bi.GoVersion
+	if bi.Main.Version != "" {
+		v.Version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Commit = s.Value
+		case "vcs.time":
+			v.CommitAt = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+func (c *versionCmd) Run(e *env) error {
+	v := buildVersion()
+	if c.JSON {
+		return writeJSON(e.stdout, v)
+	}
+	commit := v.Commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	if v.Modified {
+		commit += " (modified)"
+	}
+	fmt.Fprintf(e.stdout, "jobq %s\ncommit %s\n%s\n", v.Version, commit, v.GoVersion)
+	return nil
+}
