@@ -6,7 +6,7 @@
 #               raw pgbench floor as peers; writes BENCHMARKS.md.
 #   make fuzz   the SQL API fuzzer of make test (sql/fuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
 #               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
-#   make test   install PostgreSQL 15, pgTAP, pg_prove and plpgsql_check when missing, start a
+#   make test   install PostgreSQL 15, pgTAP, pg_prove, plpgsql_check and jq (the docs test) when missing, start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
 #               suites with pg_prove and the Go tests, and remove the cluster.
 
@@ -63,6 +63,7 @@ deps:
 	ls /usr/share/postgresql/$(PG_MAJOR)/extension/pgtap.control >/dev/null 2>&1 || missing="$$missing postgresql-$(PG_MAJOR)-pgtap"; \
 	ls /usr/share/postgresql/$(PG_MAJOR)/extension/plpgsql_check.control >/dev/null 2>&1 || missing="$$missing postgresql-$(PG_MAJOR)-plpgsql-check"; \
 	command -v pg_prove >/dev/null 2>&1 || missing="$$missing libtap-parser-sourcehandler-pgtap-perl"; \
+	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
 	command -v psql >/dev/null 2>&1 || missing="$$missing postgresql-client-$(PG_MAJOR)"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
