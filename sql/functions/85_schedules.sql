@@ -1,4 +1,4 @@
--- jobq engine, schedules: Schedules: declaring them and enqueueing their due slots.
+-- jobq engine, schedules: Schedules: declaring them, enqueueing their due slots, and an operator's pause, resume and run-now.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
 -- with every other changed file, whenever its content changes (sql/functions/README.md). Every

@@ -1,4 +1,4 @@
--- jobq engine, workers: Runners and the leader: registration, heartbeats, drain and detach, leadership with fencing epochs, and maintain.
+-- jobq engine, workers: Runners and the leader: registration, heartbeats, drain and detach (which give up the leadership), leadership with fencing epochs, an operator's demotion, and maintain.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one transaction
 -- with every other changed file, whenever its content changes (sql/functions/README.md). Every
