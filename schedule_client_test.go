@@ -123,6 +123,12 @@ func TestClientWorkersAndLeadership(t *testing.T) {
 	require.Equal(t, jobq.WorkerDetached, state)
 	require.ErrorIs(t, operator.DrainWorker(ctx, "w-nobody"), jobq.ErrUnknownWorker)
 
+	// A detached worker does not lead; resumed, it may.
+	_, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", 0)
+	require.NoError(t, err)
+	require.False(t, leads, "a detached worker is refused the leadership")
+	require.NoError(t, operator.ResumeWorker(ctx, "w-a"))
+
 	// Leadership: one leader, fenced by its epoch.
 	epoch, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", 0)
 	require.NoError(t, err)

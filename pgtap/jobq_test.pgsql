@@ -47,6 +47,7 @@ BEGIN
     DELETE FROM jobq.schedule_runs;
     DELETE FROM jobq.schedules;
     DELETE FROM jobq.workers;
+    DELETE FROM jobq.queues;
     DELETE FROM jobq.store_bindings;
     DELETE FROM jobq.audit_log;
     DELETE FROM jobq.tasks t WHERE t.name NOT IN (SELECT m.name FROM jobq_test.migration_tasks m);
@@ -57,7 +58,7 @@ BEGIN
     WHERE s.name = d.name AND s.value IS DISTINCT FROM d.value;
 END
 $$;
-COMMENT ON FUNCTION jobq_test.reset() IS 'Known state: no jobs, history, schedules, workers, bindings, audit rows or test tasks; the leader row and every setting as after the migrations.';
+COMMENT ON FUNCTION jobq_test.reset() IS 'Known state: no jobs, history, schedules, workers, queue pauses, bindings, audit rows or test tasks; the leader row and every setting as after the migrations.';
 
 -- Makes public.store hold exactly these stores, inserted in the order given (a test of ordering
 -- passes them out of order); stores() with no argument leaves none.

@@ -53,6 +53,10 @@ BEGIN
     END IF;
     PERFORM jobq._check_interval('ttl', p_ttl, jobq._limit_interval('ttl'));
     PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    -- A registered worker that an operator drained or detached does not lead.
+    IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
+        RETURN NULL;
+    END IF;
     SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
     UPDATE jobq.leader AS l
     SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
@@ -71,7 +75,7 @@ $$;
 
 ALTER FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) IS 'Private. The leadership at time p_now; see jobq.acquire_leadership.';
+COMMENT ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) IS 'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached.';
 
 CREATE FUNCTION jobq._app_may_enqueue(p_task text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -188,6 +192,23 @@ $$;
 ALTER FUNCTION jobq._check_payload(p_name text, p_value jsonb) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) IS 'Private. Returns p_value when its jsonb form (pg_column_size) is at most setting max_payload_bytes (NULL passes); raises JOB.PAYLOAD_TOO_LARGE naming p_name otherwise.';
+
+CREATE FUNCTION jobq._check_queue_name(p_queue text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_queue IS NULL OR btrim(p_queue) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('queue', p_queue, jobq._limit('queue')::integer);
+    RETURN p_queue;
+END
+$$;
+
+ALTER FUNCTION jobq._check_queue_name(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_queue_name(p_queue text) IS 'Private. Returns p_queue when it is a usable queue name; raises JOB.INVALID_ARGUMENT (NULL or blank) or JOB.VALUE_TOO_LONG (above 200 characters).';
 
 CREATE FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -389,6 +410,9 @@ BEGIN
     END IF;
 
     FOREACH v_queue IN ARRAY p_queues LOOP
+        -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
+        -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
+        CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
         RETURN QUERY
         WITH picked AS (
             SELECT j.id
@@ -423,7 +447,7 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached. Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -726,7 +750,7 @@ DECLARE
 BEGIN
     FOR v_s IN
         SELECT * FROM jobq.schedules s
-        WHERE s.enabled AND s.next_slot_at <= p_now
+        WHERE s.enabled AND s.paused_at IS NULL AND s.next_slot_at <= p_now
         ORDER BY s.next_slot_at
         LIMIT p_max_schedules
         FOR UPDATE SKIP LOCKED
@@ -755,7 +779,7 @@ $$;
 
 ALTER FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) IS 'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
+COMMENT ON FUNCTION jobq._enqueue_due_slots(p_now timestamp with time zone, p_max_schedules integer) IS 'Private to jobq.maintain. Handles the due slots of at most p_max_schedules enabled, unpaused schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
 
 CREATE FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1153,6 +1177,71 @@ ALTER FUNCTION jobq._limit_interval(p_name text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._limit_interval(p_name text) IS 'Private. The largest interval p_name accepts (lease, ttl, timeout, backoff, delay, backfill_window, jitter, history_retention), NULL for an unknown name. Immutable.';
 
+CREATE TABLE jobq.schedules (
+    name text NOT NULL,
+    cron text NOT NULL,
+    fields jobq.cron_fields NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    task text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    slot_key text DEFAULT 'slotAt'::text,
+    queue text,
+    priority smallint,
+    max_attempts integer,
+    concurrency_policy text DEFAULT 'allow'::text NOT NULL,
+    backfill_window interval DEFAULT '00:15:00'::interval NOT NULL,
+    backfill text DEFAULT 'all'::text NOT NULL,
+    jitter interval DEFAULT '00:00:00'::interval NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
+    next_slot_at timestamp with time zone,
+    last_slot_at timestamp with time zone,
+    last_job_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    paused_at timestamp with time zone,
+    paused_by text,
+    CONSTRAINT schedules_backfill_check CHECK ((backfill = ANY (ARRAY['all'::text, 'latest'::text]))),
+    CONSTRAINT schedules_backfill_window_check CHECK ((backfill_window >= '00:00:00'::interval)),
+    CONSTRAINT schedules_concurrency_policy_check CHECK ((concurrency_policy = ANY (ARRAY['allow'::text, 'forbid'::text, 'replace'::text]))),
+    CONSTRAINT schedules_jitter_check CHECK ((jitter >= '00:00:00'::interval)),
+    CONSTRAINT schedules_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT schedules_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
+    CONSTRAINT schedules_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT schedules_queue_check CHECK ((queue <> ''::text)),
+    CONSTRAINT schedules_slot_key_check CHECK ((slot_key <> ''::text))
+);
+
+ALTER TABLE jobq.schedules OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.schedules IS 'Cron schedules: one job of task per slot. Written by jobq.schedule / jobq.unschedule; advanced by jobq.maintain.';
+
+COMMENT ON COLUMN jobq.schedules.paused_at IS 'When an operator paused the schedule (jobq.pause_schedule); NULL when it runs. A paused schedule enqueues no slot; jobq.resume_schedule restarts it from the next slot after now().';
+
+COMMENT ON COLUMN jobq.schedules.paused_by IS 'The session_user who paused the schedule.';
+
+CREATE FUNCTION jobq._lock_schedule(p_name text) RETURNS jobq.schedules
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_s jobq.schedules;
+BEGIN
+    IF p_name IS NULL OR btrim(p_name) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'schedule name is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('name', p_name, 100);
+    SELECT * INTO v_s FROM jobq.schedules s WHERE s.name = p_name FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SCHEDULE', format('schedule %L', p_name));
+    END IF;
+    RETURN v_s;
+END
+$$;
+
+ALTER FUNCTION jobq._lock_schedule(p_name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lock_schedule(p_name text) IS 'Private. Locks and returns schedule p_name. Errors: JOB.INVALID_ARGUMENT (NULL or blank), JOB.VALUE_TOO_LONG (above 100 characters), JOB.UNKNOWN_SCHEDULE.';
+
 CREATE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1490,42 +1579,6 @@ ALTER FUNCTION jobq._revive(p_job_ids bigint[], p_action text) OWNER TO jobq_mig
 
 COMMENT ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) IS 'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
 
-CREATE TABLE jobq.schedules (
-    name text NOT NULL,
-    cron text NOT NULL,
-    fields jobq.cron_fields NOT NULL,
-    timezone text DEFAULT 'UTC'::text NOT NULL,
-    task text NOT NULL,
-    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
-    slot_key text DEFAULT 'slotAt'::text,
-    queue text,
-    priority smallint,
-    max_attempts integer,
-    concurrency_policy text DEFAULT 'allow'::text NOT NULL,
-    backfill_window interval DEFAULT '00:15:00'::interval NOT NULL,
-    backfill text DEFAULT 'all'::text NOT NULL,
-    jitter interval DEFAULT '00:00:00'::interval NOT NULL,
-    enabled boolean DEFAULT true NOT NULL,
-    next_slot_at timestamp with time zone,
-    last_slot_at timestamp with time zone,
-    last_job_id bigint,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT schedules_backfill_check CHECK ((backfill = ANY (ARRAY['all'::text, 'latest'::text]))),
-    CONSTRAINT schedules_backfill_window_check CHECK ((backfill_window >= '00:00:00'::interval)),
-    CONSTRAINT schedules_concurrency_policy_check CHECK ((concurrency_policy = ANY (ARRAY['allow'::text, 'forbid'::text, 'replace'::text]))),
-    CONSTRAINT schedules_jitter_check CHECK ((jitter >= '00:00:00'::interval)),
-    CONSTRAINT schedules_max_attempts_check CHECK ((max_attempts >= 1)),
-    CONSTRAINT schedules_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
-    CONSTRAINT schedules_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
-    CONSTRAINT schedules_queue_check CHECK ((queue <> ''::text)),
-    CONSTRAINT schedules_slot_key_check CHECK ((slot_key <> ''::text))
-);
-
-ALTER TABLE jobq.schedules OWNER TO jobq_migrator;
-
-COMMENT ON TABLE jobq.schedules IS 'Cron schedules: one job of task per slot. Written by jobq.schedule / jobq.unschedule; advanced by jobq.maintain.';
-
 CREATE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) RETURNS TABLE(slot_at timestamp with time zone, outcome text, reason text, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1581,12 +1634,18 @@ BEGIN
                 RETURN NEXT;
                 CONTINUE;
             END IF;
-            -- replace: the previous run is canceled; its lease, if running, stops working.
+            -- replace: the previous run is canceled; its lease, if running, stops working. The
+            -- cancel is audited like an operator's (actor: the session that ran maintain).
             WITH gone AS (
                 DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
+            ), moved AS (
+                INSERT INTO jobq.job_history
+                SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h
             )
-            INSERT INTO jobq.job_history
-            SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h;
+            INSERT INTO jobq.audit_log (action, job_id, detail)
+            SELECT 'schedule_replaced', (g.job).id,
+                   jsonb_build_object('schedule', p_s.name, 'slot_at', v_at, 'previous_state', (g.job).state)
+            FROM gone g;
         END IF;
 
         -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
@@ -1618,7 +1677,7 @@ $$;
 
 ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy, one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
+COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 
 CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) RETURNS text
     LANGUAGE plpgsql
@@ -1912,7 +1971,7 @@ $$;
 
 ALTER FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads or worker_id is a registered worker that is draining or detached. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
 
 CREATE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) RETURNS interval
     LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER PARALLEL SAFE
@@ -2031,7 +2090,7 @@ $$;
 
 ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). Caller: the runner (worker_runtime). Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000), JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). Caller: the runner (worker_runtime). Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000), JOB.LEASE_INVALID.';
 
 CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2287,6 +2346,29 @@ ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
+CREATE FUNCTION jobq.demote_leader() RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_old jobq.leader;
+    v_epoch bigint;
+BEGIN
+    SELECT * INTO v_old FROM jobq.leader l FOR UPDATE;
+    UPDATE jobq.leader AS l
+    SET epoch = l.epoch + 1, holder = NULL, acquired_at = NULL, lease_expires_at = now()
+    RETURNING l.epoch INTO v_epoch;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('demote_leader', jsonb_build_object('holder', v_old.holder, 'epoch', v_old.epoch, 'new_epoch', v_epoch,
+                                                'lease_expires_at', v_old.lease_expires_at));
+    RETURN v_epoch;
+END
+$$;
+
+ALTER FUNCTION jobq.demote_leader() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.demote_leader() IS 'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). Audited as demote_leader with the old holder and both epochs, also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
+
 CREATE FUNCTION jobq.deregister_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2307,24 +2389,28 @@ CREATE FUNCTION jobq.detach_worker(worker_id text) RETURNS integer
     AS $$
 BEGIN
     PERFORM jobq._set_worker_state(detach_worker.worker_id, 'detached', 'detach_worker');
+    -- A detached worker gives up the leadership at once.
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = detach_worker.worker_id AND l.lease_expires_at > now();
     RETURN jobq._release_worker_leases(detach_worker.worker_id, now());
 END
 $$;
 
 ALTER FUNCTION jobq.detach_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.drain_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT FROM jobq._set_worker_state(drain_worker.worker_id, 'draining', 'drain_worker')
+    SELECT FROM jobq._set_worker_state(drain_worker.worker_id, 'draining', 'drain_worker');
+    -- A draining worker gives up the leadership at once (as deregister_worker does).
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = drain_worker.worker_id AND l.lease_expires_at > now();
 $$;
 
 ALTER FUNCTION jobq.drain_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it stops claiming at its next heartbeat and finishes the jobs it holds. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2654,6 +2740,50 @@ ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrato
 
 COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.pause_queue(queue text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM jobq._check_queue_name(pause_queue.queue);
+    INSERT INTO jobq.queues AS q (name, paused, paused_at, paused_by, updated_at)
+    VALUES (pause_queue.queue, true, now(), session_user, now())
+    ON CONFLICT ON CONSTRAINT queues_pkey DO UPDATE SET
+        paused = true, paused_at = now(), paused_by = session_user, updated_at = now()
+    WHERE NOT q.paused;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    INSERT INTO jobq.audit_log (action, detail) VALUES ('pause_queue', jsonb_build_object('queue', pause_queue.queue));
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.pause_queue(queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.pause_queue(queue text) IS 'Pauses queue: from the commit on no claim returns its jobs (they wait; enqueue still works) until jobq.resume_queue. Returns true when the queue was not paused before (audited as pause_queue), false otherwise (nothing changes). Any queue name may be paused, known or not yet. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (NULL or blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+
+CREATE FUNCTION jobq.pause_schedule(name text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_s jobq.schedules := jobq._lock_schedule(pause_schedule.name);
+BEGIN
+    IF v_s.paused_at IS NOT NULL THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.schedules AS s SET paused_at = now(), paused_by = session_user, updated_at = now()
+    WHERE s.name = v_s.name;
+    INSERT INTO jobq.audit_log (action, detail) VALUES ('pause_schedule', jsonb_build_object('schedule', v_s.name));
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.pause_schedule(name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.pause_schedule(name text) IS 'Pauses schedule name: jobq.maintain enqueues none of its slots until jobq.resume_schedule; its jobs already enqueued stay. Re-declaring it (jobq.schedule) keeps the pause. Returns true when it was running (audited as pause_schedule), false when already paused. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters).';
+
 CREATE FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE SECURITY DEFINER PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2732,6 +2862,36 @@ $$;
 ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
+
+CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH counts AS (
+        SELECT j.queue,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= now()) AS queued,
+               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > now()) AS scheduled
+        FROM jobq.jobs j
+        GROUP BY j.queue
+    ), known AS (
+        SELECT c.queue AS name FROM counts c
+        UNION SELECT q.name FROM jobq.queues q
+        UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name)
+        UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+    )
+    SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
+           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0)
+    FROM known k
+    LEFT JOIN jobq.queues q ON q.name = k.name
+    LEFT JOIN counts c ON c.queue = k.name
+    ORDER BY k.name
+$$;
+
+ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
 CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2813,6 +2973,55 @@ ALTER FUNCTION jobq.rescue_expired(batch_size integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
 
+CREATE FUNCTION jobq.resume_queue(queue text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_paused_at timestamptz;
+BEGIN
+    PERFORM jobq._check_queue_name(resume_queue.queue);
+    SELECT q.paused_at INTO v_paused_at FROM jobq.queues q WHERE q.name = resume_queue.queue AND q.paused FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.queues AS q SET paused = false, paused_at = NULL, paused_by = NULL, updated_at = now()
+    WHERE q.name = resume_queue.queue;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('resume_queue', jsonb_build_object('queue', resume_queue.queue, 'paused_at', v_paused_at));
+    PERFORM jobq._wake(resume_queue.queue);
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.resume_queue(queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.resume_queue(queue text) IS 'Resumes a paused queue: its due jobs are claimable from the commit on, and its runners are woken (jobq._wake). Returns true when the queue was paused (audited as resume_queue), false otherwise (nothing changes). Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (NULL or blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+
+CREATE FUNCTION jobq.resume_schedule(name text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_s jobq.schedules := jobq._lock_schedule(resume_schedule.name);
+    v_next timestamptz;
+BEGIN
+    IF v_s.paused_at IS NULL THEN
+        RETURN false;
+    END IF;
+    v_next := jobq._cron_next(v_s.fields, now(), v_s.timezone);
+    UPDATE jobq.schedules AS s SET paused_at = NULL, paused_by = NULL, next_slot_at = v_next, updated_at = now()
+    WHERE s.name = v_s.name;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('resume_schedule', jsonb_build_object('schedule', v_s.name, 'paused_at', v_s.paused_at, 'next_slot_at', v_next));
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.resume_schedule(name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.resume_schedule(name text) IS 'Resumes a paused schedule from its next slot after now() (the slots of the pause are not backfilled). Returns true when it was paused (audited as resume_schedule), false otherwise. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), JOB.INVALID_TIMEZONE (its stored zone no longer known).';
+
 CREATE FUNCTION jobq.resume_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2860,6 +3069,31 @@ $$;
 ALTER FUNCTION jobq.retry_job(job_id bigint) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.retry_job(job_id bigint) IS 'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+
+CREATE FUNCTION jobq.run_schedule_now(name text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_s jobq.schedules := jobq._lock_schedule(run_schedule_now.name);
+    v_iso constant text := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+    v_job bigint;
+BEGIN
+    SELECT e.job_id INTO v_job
+    FROM jobq._enqueue(ARRAY[ROW(
+        v_s.task,
+        CASE WHEN v_s.slot_key IS NULL THEN v_s.payload ELSE v_s.payload || jsonb_build_object(v_s.slot_key, v_iso) END,
+        v_s.queue, now(), v_s.priority, v_s.max_attempts,
+        'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    VALUES ('run_schedule_now', v_job, jsonb_build_object('schedule', v_s.name, 'at', v_iso));
+    RETURN v_job;
+END
+$$;
+
+ALTER FUNCTION jobq.run_schedule_now(name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.run_schedule_now(name text) IS 'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
 
 CREATE FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT 'UTC'::text, concurrency_policy text DEFAULT 'allow'::text, backfill_window interval DEFAULT '00:15:00'::interval, backfill text DEFAULT 'all'::text, jitter interval DEFAULT '00:00:00'::interval, slot_key text DEFAULT 'slotAt'::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, enabled boolean DEFAULT true) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3267,6 +3501,20 @@ ALTER TABLE jobq.leader OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.leader IS 'The one leadership: holder, fencing epoch (grows on every change of leader) and lease.';
 
+CREATE TABLE jobq.queues (
+    name text NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    paused_at timestamp with time zone,
+    paused_by text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
+    CONSTRAINT queues_name_check CHECK (((name <> ''::text) AND (char_length(name) <= 200)))
+);
+
+ALTER TABLE jobq.queues OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed. Written by jobq.pause_queue / jobq.resume_queue; read by every claim.';
+
 CREATE TABLE jobq.schedule_runs (
     schedule text NOT NULL,
     slot_at timestamp with time zone NOT NULL,
@@ -3355,6 +3603,9 @@ ALTER TABLE ONLY jobq.jobs
 
 ALTER TABLE ONLY jobq.leader
     ADD CONSTRAINT leader_pkey PRIMARY KEY (singleton);
+
+ALTER TABLE ONLY jobq.queues
+    ADD CONSTRAINT queues_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY jobq.schedule_runs
     ADD CONSTRAINT schedule_runs_pkey PRIMARY KEY (schedule, slot_at);
@@ -3471,6 +3722,8 @@ GRANT ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max in
 REVOKE ALL ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._check_queue_name(p_queue text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_tenant(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
@@ -3528,6 +3781,11 @@ GRANT ALL ON FUNCTION jobq._limit(p_name text) TO jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq._limit_interval(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
+GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
@@ -3550,9 +3808,6 @@ REVOKE ALL ON FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt 
 
 REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
-
-GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
-GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
 
@@ -3644,6 +3899,9 @@ GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jso
 REVOKE ALL ON FUNCTION jobq.delete_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.delete_job(job_id bigint) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.demote_leader() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.demote_leader() TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.deregister_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.deregister_worker(worker_id text) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.deregister_worker(worker_id text) TO jobq_operator;
@@ -3683,6 +3941,12 @@ REVOKE ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.pause_queue(queue text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.pause_queue(queue text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.pause_schedule(name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.pause_schedule(name text) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO jobq_app;
@@ -3697,6 +3961,9 @@ REVOKE ALL ON FUNCTION jobq.queue_lag(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_states() TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO jobq_operator;
@@ -3708,12 +3975,21 @@ REVOKE ALL ON FUNCTION jobq.rescue_expired(batch_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.rescue_expired(batch_size integer) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.rescue_expired(batch_size integer) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.resume_queue(queue text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.resume_queue(queue text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.resume_schedule(name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.resume_schedule(name text) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.resume_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.resume_worker(worker_id text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.retry_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.retry_job(job_id bigint) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.retry_job(job_id bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.run_schedule_now(name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.run_schedule_now(name text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO worker_runtime;
@@ -3764,6 +4040,10 @@ GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.leader TO jobq_operator;
 GRANT SELECT ON TABLE jobq.leader TO worker_runtime;
+
+GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
+GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
+GRANT SELECT ON TABLE jobq.queues TO jobq_app;
 
 GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedule_runs TO worker_runtime;

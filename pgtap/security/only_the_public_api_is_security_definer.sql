@@ -15,7 +15,9 @@ SELECT set_eq(
               ('schedule'), ('unschedule'), ('register_worker'), ('worker_heartbeat'), ('drain_worker'), ('resume_worker'),
               ('detach_worker'), ('deregister_worker'), ('acquire_leadership'), ('maintain'),
               ('fan_out'), ('payload_problem'), ('backoff_ceiling'), ('bind_store'), ('unbind_store'),
-              ('cron_parse'), ('cron_next'), ('cron_slots') $$,
+              ('cron_parse'), ('cron_next'), ('cron_slots'),
+              ('pause_queue'), ('resume_queue'), ('queue_states'), ('pause_schedule'), ('resume_schedule'), ('run_schedule_now'),
+              ('demote_leader') $$,
     'exactly the public API functions of jobq are SECURITY DEFINER (but backoff_delay and current_store_id, which run '
     'as their caller and call no private helper)');
 SELECT set_eq(

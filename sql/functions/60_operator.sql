@@ -1,5 +1,6 @@
--- jobq engine, operator. What operators do to jobs and settings (retry, cancel, delete, requeue,
--- change a setting), and how long each queue's next job has waited.
+-- jobq engine, operator. What operators do to jobs, queues and settings (retry, cancel, delete,
+-- requeue, pause and resume a queue, change a setting), and how long each queue's next job has
+-- waited.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -313,3 +314,117 @@ COMMENT ON FUNCTION jobq.queue_lag(text[]) IS
     'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 REVOKE ALL ON FUNCTION jobq.queue_lag(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.queue_lag(text[]) TO worker_runtime, jobq_operator;
+
+-- Checks a queue name an operator passes: not NULL nor blank, at most 200 characters.
+CREATE OR REPLACE FUNCTION jobq._check_queue_name(p_queue text)
+RETURNS text
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NULL OR btrim(p_queue) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('queue', p_queue, jobq._limit('queue')::integer);
+    RETURN p_queue;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_queue_name(text) IS
+    'Private. Returns p_queue when it is a usable queue name; raises JOB.INVALID_ARGUMENT (NULL or blank) or JOB.VALUE_TOO_LONG (above 200 characters).';
+REVOKE ALL ON FUNCTION jobq._check_queue_name(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Pauses a queue: every claim skips it from the commit on (no runner restart); its jobs wait and
+-- enqueue goes on. Idempotent: pausing a paused queue changes nothing and is not audited.
+CREATE OR REPLACE FUNCTION jobq.pause_queue(queue text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM jobq._check_queue_name(pause_queue.queue);
+    INSERT INTO jobq.queues AS q (name, paused, paused_at, paused_by, updated_at)
+    VALUES (pause_queue.queue, true, now(), session_user, now())
+    ON CONFLICT ON CONSTRAINT queues_pkey DO UPDATE SET
+        paused = true, paused_at = now(), paused_by = session_user, updated_at = now()
+    WHERE NOT q.paused;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    INSERT INTO jobq.audit_log (action, detail) VALUES ('pause_queue', jsonb_build_object('queue', pause_queue.queue));
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.pause_queue(text) IS
+    'Pauses queue: from the commit on no claim returns its jobs (they wait; enqueue still works) until jobq.resume_queue. Returns true when the queue was not paused before (audited as pause_queue), false otherwise (nothing changes). Any queue name may be paused, known or not yet. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (NULL or blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.pause_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.pause_queue(text) TO jobq_operator;
+
+-- Resumes a paused queue: its due jobs are claimable at once, and the runners listening for it
+-- are woken. Idempotent like pause_queue.
+CREATE OR REPLACE FUNCTION jobq.resume_queue(queue text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_paused_at timestamptz;
+BEGIN
+    PERFORM jobq._check_queue_name(resume_queue.queue);
+    SELECT q.paused_at INTO v_paused_at FROM jobq.queues q WHERE q.name = resume_queue.queue AND q.paused FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.queues AS q SET paused = false, paused_at = NULL, paused_by = NULL, updated_at = now()
+    WHERE q.name = resume_queue.queue;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('resume_queue', jsonb_build_object('queue', resume_queue.queue, 'paused_at', v_paused_at));
+    PERFORM jobq._wake(resume_queue.queue);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.resume_queue(text) IS
+    'Resumes a paused queue: its due jobs are claimable from the commit on, and its runners are woken (jobq._wake). Returns true when the queue was paused (audited as resume_queue), false otherwise (nothing changes). Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (NULL or blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.resume_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.resume_queue(text) TO jobq_operator;
+
+-- Every queue the engine knows, whichever table names it, with its pause and its job counts. A
+-- function rather than a view: a view over jobq.jobs would count only the rows the caller's row
+-- policies show.
+CREATE OR REPLACE FUNCTION jobq.queue_states()
+RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text,
+               queued bigint, retry_pending bigint, running bigint, scheduled bigint)
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH counts AS (
+        SELECT j.queue,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= now()) AS queued,
+               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > now()) AS scheduled
+        FROM jobq.jobs j
+        GROUP BY j.queue
+    ), known AS (
+        SELECT c.queue AS name FROM counts c
+        UNION SELECT q.name FROM jobq.queues q
+        UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name)
+        UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+    )
+    SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
+           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0)
+    FROM known k
+    LEFT JOIN jobq.queues q ON q.name = k.name
+    LEFT JOIN counts c ON c.queue = k.name
+    ORDER BY k.name
+$$;
+COMMENT ON FUNCTION jobq.queue_states() IS
+    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator;

@@ -1,5 +1,5 @@
--- jobq engine, schedules. Declaring schedules, and enqueueing one job for each of their due slots
--- under their backfill and concurrency policies.
+-- jobq engine, schedules. Declaring schedules, enqueueing one job for each of their due slots
+-- under their backfill and concurrency policies, and an operator's pause, resume and run-now.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -210,12 +210,18 @@ BEGIN
                 RETURN NEXT;
                 CONTINUE;
             END IF;
-            -- replace: the previous run is canceled; its lease, if running, stops working.
+            -- replace: the previous run is canceled; its lease, if running, stops working. The
+            -- cancel is audited like an operator's (actor: the session that ran maintain).
             WITH gone AS (
                 DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
+            ), moved AS (
+                INSERT INTO jobq.job_history
+                SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h
             )
-            INSERT INTO jobq.job_history
-            SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h;
+            INSERT INTO jobq.audit_log (action, job_id, detail)
+            SELECT 'schedule_replaced', (g.job).id,
+                   jsonb_build_object('schedule', p_s.name, 'slot_at', v_at, 'previous_state', (g.job).state)
+            FROM gone g;
         END IF;
 
         -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
@@ -245,7 +251,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._run_schedule(jobq.schedules,timestamp with time zone,integer) IS
-    'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy, one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
+    'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 REVOKE ALL ON FUNCTION jobq._run_schedule(jobq.schedules,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Enqueues the due slots of every schedule at time p_now; schedules another caller is handling
@@ -265,7 +271,7 @@ DECLARE
 BEGIN
     FOR v_s IN
         SELECT * FROM jobq.schedules s
-        WHERE s.enabled AND s.next_slot_at <= p_now
+        WHERE s.enabled AND s.paused_at IS NULL AND s.next_slot_at <= p_now
         ORDER BY s.next_slot_at
         LIMIT p_max_schedules
         FOR UPDATE SKIP LOCKED
@@ -292,5 +298,116 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._enqueue_due_slots(timestamp with time zone,integer) IS
-    'Private to jobq.maintain. Handles the due slots of at most p_max_schedules schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
+    'Private to jobq.maintain. Handles the due slots of at most p_max_schedules enabled, unpaused schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
 REVOKE ALL ON FUNCTION jobq._enqueue_due_slots(timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Checks a schedule name an operator passes and locks its row; JOB.UNKNOWN_SCHEDULE when none is
+-- named so.
+CREATE OR REPLACE FUNCTION jobq._lock_schedule(p_name text)
+RETURNS jobq.schedules
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_s jobq.schedules;
+BEGIN
+    IF p_name IS NULL OR btrim(p_name) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'schedule name is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('name', p_name, 100);
+    SELECT * INTO v_s FROM jobq.schedules s WHERE s.name = p_name FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_SCHEDULE', format('schedule %L', p_name));
+    END IF;
+    RETURN v_s;
+END
+$$;
+COMMENT ON FUNCTION jobq._lock_schedule(text) IS
+    'Private. Locks and returns schedule p_name. Errors: JOB.INVALID_ARGUMENT (NULL or blank), JOB.VALUE_TOO_LONG (above 100 characters), JOB.UNKNOWN_SCHEDULE.';
+REVOKE ALL ON FUNCTION jobq._lock_schedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Pauses a schedule without redeclaring it: maintain enqueues none of its slots until it is
+-- resumed. Kept apart from `enabled`, so a runner syncing the declared schedules keeps the pause.
+CREATE OR REPLACE FUNCTION jobq.pause_schedule(name text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_s jobq.schedules := jobq._lock_schedule(pause_schedule.name);
+BEGIN
+    IF v_s.paused_at IS NOT NULL THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.schedules AS s SET paused_at = now(), paused_by = session_user, updated_at = now()
+    WHERE s.name = v_s.name;
+    INSERT INTO jobq.audit_log (action, detail) VALUES ('pause_schedule', jsonb_build_object('schedule', v_s.name));
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.pause_schedule(text) IS
+    'Pauses schedule name: jobq.maintain enqueues none of its slots until jobq.resume_schedule; its jobs already enqueued stay. Re-declaring it (jobq.schedule) keeps the pause. Returns true when it was running (audited as pause_schedule), false when already paused. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters).';
+REVOKE ALL ON FUNCTION jobq.pause_schedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.pause_schedule(text) TO jobq_operator;
+
+-- Resumes a paused schedule from its next slot after now(): the slots it missed while paused are
+-- not backfilled, however long the pause.
+CREATE OR REPLACE FUNCTION jobq.resume_schedule(name text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_s jobq.schedules := jobq._lock_schedule(resume_schedule.name);
+    v_next timestamptz;
+BEGIN
+    IF v_s.paused_at IS NULL THEN
+        RETURN false;
+    END IF;
+    v_next := jobq._cron_next(v_s.fields, now(), v_s.timezone);
+    UPDATE jobq.schedules AS s SET paused_at = NULL, paused_by = NULL, next_slot_at = v_next, updated_at = now()
+    WHERE s.name = v_s.name;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('resume_schedule', jsonb_build_object('schedule', v_s.name, 'paused_at', v_s.paused_at, 'next_slot_at', v_next));
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.resume_schedule(text) IS
+    'Resumes a paused schedule from its next slot after now() (the slots of the pause are not backfilled). Returns true when it was paused (audited as resume_schedule), false otherwise. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), JOB.INVALID_TIMEZONE (its stored zone no longer known).';
+REVOKE ALL ON FUNCTION jobq.resume_schedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.resume_schedule(text) TO jobq_operator;
+
+-- Runs a schedule once now, outside its slots: one job of its task, its payload with the slot key
+-- set to now, job key schedule:<name>:manual:<now>. Its slots, policy and pause are untouched.
+CREATE OR REPLACE FUNCTION jobq.run_schedule_now(name text)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_s jobq.schedules := jobq._lock_schedule(run_schedule_now.name);
+    v_iso constant text := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+    v_job bigint;
+BEGIN
+    SELECT e.job_id INTO v_job
+    FROM jobq._enqueue(ARRAY[ROW(
+        v_s.task,
+        CASE WHEN v_s.slot_key IS NULL THEN v_s.payload ELSE v_s.payload || jsonb_build_object(v_s.slot_key, v_iso) END,
+        v_s.queue, now(), v_s.priority, v_s.max_attempts,
+        'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    VALUES ('run_schedule_now', v_job, jsonb_build_object('schedule', v_s.name, 'at', v_iso));
+    RETURN v_job;
+END
+$$;
+COMMENT ON FUNCTION jobq.run_schedule_now(text) IS
+    'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
+REVOKE ALL ON FUNCTION jobq.run_schedule_now(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.run_schedule_now(text) TO jobq_operator;

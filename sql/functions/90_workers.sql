@@ -1,5 +1,6 @@
--- jobq engine, workers. Runners and their leader: registration, heartbeats, drain and detach,
--- leadership with fencing epochs, and maintain, the periodic work of the leader.
+-- jobq engine, workers. Runners and their leader: registration, heartbeats, drain and detach
+-- (which give up the leadership), leadership with fencing epochs, an operator's demotion, and
+-- maintain, the periodic work of the leader.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -111,10 +112,12 @@ VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT FROM jobq._set_worker_state(drain_worker.worker_id, 'draining', 'drain_worker')
+    SELECT FROM jobq._set_worker_state(drain_worker.worker_id, 'draining', 'drain_worker');
+    -- A draining worker gives up the leadership at once (as deregister_worker does).
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = drain_worker.worker_id AND l.lease_expires_at > now();
 $$;
 COMMENT ON FUNCTION jobq.drain_worker(text) IS
-    'Drains a worker: it stops claiming at its next heartbeat and finishes the jobs it holds. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+    'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
 REVOKE ALL ON FUNCTION jobq.drain_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.drain_worker(text) TO jobq_operator;
 
@@ -144,11 +147,13 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM jobq._set_worker_state(detach_worker.worker_id, 'detached', 'detach_worker');
+    -- A detached worker gives up the leadership at once.
+    UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = detach_worker.worker_id AND l.lease_expires_at > now();
     RETURN jobq._release_worker_leases(detach_worker.worker_id, now());
 END
 $$;
 COMMENT ON FUNCTION jobq.detach_worker(text) IS
-    'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+    'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
 REVOKE ALL ON FUNCTION jobq.detach_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.detach_worker(text) TO jobq_operator;
 
@@ -189,7 +194,7 @@ AS $$
     SELECT jobq._acquire_leadership(acquire_leadership.worker_id, acquire_leadership.ttl, now())
 $$;
 COMMENT ON FUNCTION jobq.acquire_leadership(text,interval) IS
-    'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
+    'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads or worker_id is a registered worker that is draining or detached. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.acquire_leadership(text,interval) TO worker_runtime, jobq_operator;
 
@@ -213,6 +218,10 @@ BEGIN
     END IF;
     PERFORM jobq._check_interval('ttl', p_ttl, jobq._limit_interval('ttl'));
     PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    -- A registered worker that an operator drained or detached does not lead.
+    IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
+        RETURN NULL;
+    END IF;
     SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
     UPDATE jobq.leader AS l
     SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
@@ -229,8 +238,37 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) IS
-    'Private. The leadership at time p_now; see jobq.acquire_leadership.';
+    'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached.';
 REVOKE ALL ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- An operator demotes the leader: the epoch moves on and nobody holds it, so the old leader's
+-- fenced maintain is refused at once; it leads again only by winning acquire_leadership (with a
+-- newer epoch), like any other runner.
+CREATE OR REPLACE FUNCTION jobq.demote_leader()
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_old jobq.leader;
+    v_epoch bigint;
+BEGIN
+    SELECT * INTO v_old FROM jobq.leader l FOR UPDATE;
+    UPDATE jobq.leader AS l
+    SET epoch = l.epoch + 1, holder = NULL, acquired_at = NULL, lease_expires_at = now()
+    RETURNING l.epoch INTO v_epoch;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('demote_leader', jsonb_build_object('holder', v_old.holder, 'epoch', v_old.epoch, 'new_epoch', v_epoch,
+                                                'lease_expires_at', v_old.lease_expires_at));
+    RETURN v_epoch;
+END
+$$;
+COMMENT ON FUNCTION jobq.demote_leader() IS
+    'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). Audited as demote_leader with the old holder and both epochs, also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
+REVOKE ALL ON FUNCTION jobq.demote_leader() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.demote_leader() TO jobq_operator;
 
 -- Does all the periodic work in one call (cron slots, lost workers, the sweep, retention), fenced
 -- by the leader's epoch or unfenced for pg_cron. Callers: the runners' leader every

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -474,6 +475,21 @@ var queuesGen = valueGen{
 	odd: arrayOf(queueGen, randomLen).odd,
 }
 
+// pausedQueueGen draws the queue jobq.pause_queue pauses: never one of the control queues, whose
+// claim the health check needs (a paused control queue would be the fuzzer's own doing, not a
+// bug); jobq.resume_queue takes queueGen, so it resumes them and the others.
+var pausedQueueGen = valueGen{
+	typical: func(g *gen) *string { return g.pick("fuzz-paused", "fuzz-paused-2", "fuzz-q-paused") },
+	odd: func(g *gen) *string {
+		for {
+			v := oddText(g)
+			if v == nil || !slices.Contains(controlQueues, *v) {
+				return v
+			}
+		}
+	},
+}
+
 var taskGen = valueGen{
 	typical: func(g *gen) *string {
 		if g.store {
@@ -814,6 +830,10 @@ var functionGens = map[string]valueGen{
 	"jobq.define_task.name":        taskGen,
 	"jobq.schedule.name":           scheduleNameGen,
 	"jobq.unschedule.name":         scheduleNameGen,
+	"jobq.pause_schedule.name":     scheduleNameGen,
+	"jobq.resume_schedule.name":    scheduleNameGen,
+	"jobq.run_schedule_now.name":   scheduleNameGen,
+	"jobq.pause_queue.queue":       pausedQueueGen,
 	"jobq.set_setting.name":        settingNameGen,
 	"jobq._cron_field.name":        textGen,
 	"jobq._cron_value.name":        textGen,
