@@ -39,8 +39,9 @@ type cli struct {
 	Jobs      jobsCmd      `cmd:"" group:"operate" help:"List, show, retry, cancel or delete jobs (live and finished)."`
 	Dead      deadCmd      `cmd:"" group:"operate" help:"List dead jobs or queue them again."`
 	Workers   workersCmd   `cmd:"" group:"operate" help:"List the registered workers; drain, resume or detach one."`
-	Leader    leaderCmd    `cmd:"" group:"operate" help:"Show the leadership: holder, epoch, lease."`
-	Schedules schedulesCmd `cmd:"" group:"operate" help:"List the cron schedules."`
+	Queues    queuesCmd    `cmd:"" group:"operate" help:"List the queues; pause or resume one."`
+	Leader    leaderCmd    `cmd:"" group:"operate" help:"Show the leadership: holder, epoch, lease; demote the leader."`
+	Schedules schedulesCmd `cmd:"" group:"operate" help:"List the cron schedules; pause, resume or run one now."`
 	Settings  settingsCmd  `cmd:"" group:"operate" help:"List, read or change the engine's settings."`
 	Audit     auditCmd     `cmd:"" group:"operate" help:"Read the audit log of operator actions."`
 	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`

@@ -397,7 +397,8 @@ func (c *workerActCmd) Run(e *env, kctx *kong.Context) error {
 // ---- leader ----
 
 type leaderCmd struct {
-	Show leaderShowCmd `cmd:"" help:"Show the leader, its fencing epoch and its lease."`
+	Show   leaderShowCmd   `cmd:"" help:"Show the leader, its fencing epoch and its lease."`
+	Demote leaderDemoteCmd `cmd:"" help:"Demote the leader: its epoch is fenced at once (jobq.demote_leader)."`
 }
 
 type leaderInfo struct {
@@ -446,7 +447,10 @@ func (c *leaderShowCmd) Run(e *env) error {
 // ---- schedules ----
 
 type schedulesCmd struct {
-	List schedulesListCmd `cmd:"" help:"List the cron schedules and their next slots."`
+	List   schedulesListCmd `cmd:"" help:"List the cron schedules and their next slots."`
+	Pause  scheduleActCmd   `cmd:"" help:"Pause a schedule: no slot is enqueued until it is resumed (jobq.pause_schedule)."`
+	Resume scheduleActCmd   `cmd:"" help:"Resume a paused schedule from its next slot after now (jobq.resume_schedule)."`
+	Run    scheduleRunCmd   `cmd:"" help:"Enqueue one job of a schedule now (jobq.run_schedule_now)."`
 }
 
 type scheduleRow struct {
@@ -456,6 +460,7 @@ type scheduleRow struct {
 	Task              string     `json:"task" db:"task"`
 	Queue             *string    `json:"queue" db:"queue"`
 	Enabled           bool       `json:"enabled" db:"enabled"`
+	PausedAt          *time.Time `json:"paused_at" db:"paused_at"`
 	ConcurrencyPolicy string     `json:"concurrency_policy" db:"concurrency_policy"`
 	NextSlotAt        *time.Time `json:"next_slot_at" db:"next_slot_at"`
 	LastSlotAt        *time.Time `json:"last_slot_at" db:"last_slot_at"`
@@ -470,7 +475,7 @@ type schedulesListCmd struct {
 func (c *schedulesListCmd) Run(e *env) error {
 	var ss []scheduleRow
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT name, cron, timezone, task, queue, enabled, concurrency_policy,
+		rows, err := conn.Query(e.ctx, `SELECT name, cron, timezone, task, queue, enabled, paused_at, concurrency_policy,
 			next_slot_at, last_slot_at, last_job_id FROM jobq.schedules ORDER BY name`)
 		if err != nil {
 			return err
@@ -493,6 +498,9 @@ func (c *schedulesListCmd) Run(e *env) error {
 		enabled := "yes"
 		if !s.Enabled {
 			enabled = "no"
+		}
+		if s.PausedAt != nil {
+			enabled = "paused " + relTime(s.PausedAt, now)
 		}
 		table = append(table, []string{s.Name, s.Cron, s.Timezone, s.Task, orDash(s.Queue), enabled,
 			s.ConcurrencyPolicy, relTime(s.NextSlotAt, now), relTime(s.LastSlotAt, now)})

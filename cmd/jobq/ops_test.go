@@ -341,9 +341,10 @@ func TestCLIRefusesANonOperator(t *testing.T) {
 	b := setupOps(t)
 	for _, args := range [][]string{
 		{"jobs", "list"}, {"jobs", "show", "1"}, {"dead", "list"}, {"workers", "list"}, {"leader", "show"},
-		{"schedules", "list"}, {"audit"},
+		{"schedules", "list"}, {"audit"}, {"queues", "list"},
 		{"jobs", "retry", strconv.FormatInt(b.dead[0], 10)}, {"jobs", "cancel", "1"}, {"jobs", "delete", "1"},
 		{"dead", "requeue"}, {"workers", "drain", "w"}, {"settings", "set", "poll_interval", "5 seconds"},
+		{"queues", "pause", "mail"}, {"schedules", "pause", "s"}, {"schedules", "run", "s"}, {"leader", "demote"},
 	} {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append(args, "--database-url", b.nobodyURL)...)
@@ -449,4 +450,84 @@ func TestCLIHelpOnEveryCommand(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The operator's controls through the CLI: a paused queue is listed as paused and no claim takes
+// its job until it is resumed; a schedule pauses, resumes and runs now; the leader is demoted; each
+// act is audited with the operator's login as actor.
+func TestCLIQueueScheduleAndLeaderControls(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t)
+	ctx := testCtx(t)
+	claim := func() int {
+		var n int
+		require.NoError(t, b.admin.QueryRow(ctx, `SELECT count(*) FROM jobq.claim_job('w-cli', ARRAY['mail'], 10)`).Scan(&n))
+		return n
+	}
+	code, stdout, stderr := b.op(t, "queues", "pause", "mail")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	require.Equal(t, "queue mail: paused\n", stdout)
+	code, stdout, _ = b.op(t, "queues", "pause", "mail")
+	require.Equal(t, 0, code)
+	require.Equal(t, "queue mail: already paused\n", stdout, "pausing twice changes nothing")
+	qs := opJSON[[]struct {
+		Queue  string `json:"queue"`
+		Paused bool   `json:"paused"`
+		Queued int64  `json:"queued"`
+	}](t, b, "queues", "list")
+	var mail *struct {
+		Queue  string `json:"queue"`
+		Paused bool   `json:"paused"`
+		Queued int64  `json:"queued"`
+	}
+	for i := range qs {
+		if qs[i].Queue == "mail" {
+			mail = &qs[i]
+		}
+	}
+	require.NotNil(t, mail, "queues list shows the mail queue: %v", qs)
+	require.True(t, mail.Paused)
+	require.EqualValues(t, 1, mail.Queued)
+	require.Zero(t, claim(), "no claim takes a paused queue's job")
+
+	code, stdout, _ = b.op(t, "queues", "resume", "mail")
+	require.Equal(t, 0, code)
+	require.Equal(t, "queue mail: active\n", stdout)
+	require.Equal(t, 1, claim(), "a resumed queue's job is claimed at once")
+
+	_, err := b.admin.Exec(ctx, `SELECT jobq.schedule('cli-nightly', '0 3 * * *', 'report')`)
+	require.NoError(t, err)
+	code, stdout, _ = b.op(t, "schedules", "pause", "cli-nightly")
+	require.Equal(t, 0, code)
+	require.Equal(t, "schedule cli-nightly: paused\n", stdout)
+	code, stdout, _ = b.op(t, "schedules", "list")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "paused")
+	code, stdout, _ = b.op(t, "schedules", "resume", "cli-nightly")
+	require.Equal(t, 0, code)
+	require.Equal(t, "schedule cli-nightly: active\n", stdout)
+	code, stdout, stderr = b.op(t, "schedules", "run", "cli-nightly")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	require.Regexp(t, `^schedule cli-nightly: enqueued job \d+\n$`, stdout)
+	code, _, stderr = b.op(t, "schedules", "run", "cli-no-such")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "JOB.UNKNOWN_SCHEDULE")
+
+	var before int64
+	require.NoError(t, b.admin.QueryRow(ctx, `SELECT epoch FROM jobq.leader`).Scan(&before))
+	code, stdout, _ = b.op(t, "leader", "demote")
+	require.Equal(t, 0, code)
+	require.Equal(t, fmt.Sprintf("leader demoted: epoch is now %d; a runner leads again when it wins the next election\n", before+1), stdout)
+
+	var actors []string
+	rows, err := b.admin.Query(ctx, `SELECT action || ' ' || actor FROM jobq.audit_log
+		WHERE action IN ('pause_queue', 'resume_queue', 'pause_schedule', 'resume_schedule', 'run_schedule_now', 'demote_leader') ORDER BY id`)
+	require.NoError(t, err)
+	actors, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Len(t, actors, 6, "each act that changed something is audited once: %v", actors)
+	for _, a := range actors {
+		require.True(t, strings.HasSuffix(a, " "+b.operator), "audited as the operator's login: %s", a)
+	}
+
 }
