@@ -119,6 +119,13 @@ type Config struct {
 	// from the build information ("(devel)" for a development build).
 	Version string
 
+	// Once makes Run return when the queues are drained, for cron-driven deployments: as soon as
+	// a claim finds no due job while no handler runs and no result waits to be written, the
+	// runner shuts down as if the context of Run had ended (and returns nil after a clean drain).
+	// Jobs that become due later (scheduled, retry backoff) are left for the next run. Default:
+	// false: Run works until its context ends.
+	Once bool
+
 	// ShutdownGrace is how long, after the context of Run ends, running handlers may go on
 	// before they are cancelled and their jobs handed back. Default: 25 seconds.
 	ShutdownGrace time.Duration
@@ -603,7 +610,12 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			// may take them: a handler that runs long must not hoard the jobs behind it.
 			r.handBackAhead("claimed ahead, no handler slot freed in time", r.maxWaitAhead())
 			if want {
-				want = r.claim(errs)
+				var idle bool
+				want, idle = r.claim(errs)
+				if idle && r.cfg.Once && r.heldCount() == 0 {
+					r.log.Info("queues drained: stopping (once)")
+					return
+				}
 			}
 		}
 		select {
@@ -621,14 +633,16 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			// The next poll is due one new interval after the last one (at once when that passed).
 			poll.Reset(time.Until(lastPoll.Add(r.PollInterval())))
 		case <-r.slotFreed:
+			// A runner that stops when drained asks again as each handler returns.
+			want = want || r.cfg.Once
 		}
 	}
 }
 
 // claim claims jobs for the free handler slots and, as aheadControl decides, ahead of them,
-// and starts what it can. It reports whether more jobs may be due:
-// the claim got every job it asked for.
-func (r *Runner) claim(errs *errorLog) bool {
+// and starts what it can. It reports whether more jobs may be due (the claim got every job it
+// asked for) and whether it found none due (idle: the claim ran and returned nothing).
+func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	sinceReturn := time.Since(r.epoch) - time.Duration(r.lastReturn.Load())
 	ahead := r.aheadCtl.ahead(sinceReturn, r.cfg.ClaimAhead, r.cfg.Concurrency)
 	r.mu.Lock()
@@ -640,7 +654,7 @@ func (r *Runner) claim(errs *errorLog) bool {
 	if n <= 0 || unwritten >= maxUnwritten {
 		// Nothing is needed now, or results wait to be written (a slow database slows the
 		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
-		return true
+		return true, false
 	}
 	lease := r.Lease()
 	// A claim is not cut short by a shutdown: jobs it took are run (and drained) like any other.
@@ -649,14 +663,14 @@ func (r *Runner) claim(errs *errorLog) bool {
 	jobs, err := r.client.Claim(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease)
 	if err != nil {
 		errs.failed(err)
-		return false
+		return false, false
 	}
 	errs.ok()
 	r.aheadCtl.claimed(len(jobs) == n)
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
-	return len(jobs) == n
+	return len(jobs) == n, len(jobs) == 0
 }
 
 // startJob registers the lease, then runs the handler in its own goroutine when a slot is

@@ -13,7 +13,10 @@ import (
 )
 
 // Flags are the settings every worker process has. Each has a flag and an environment
-// variable; the flag wins. The defaults are those of runner.Config unless stated.
+// variable V (WORKER_CONCURRENCY, SENTRY_DSN, ...) with its JOBQ_ equivalent JOBQ_V
+// (JOBQ_WORKER_CONCURRENCY, JOBQ_SENTRY_DSN, ...): the flag wins, then JOBQ_V, then V. The worker
+// never reads JOBQ_DATABASE_URL, the operator commands' URL, so an operator login in the
+// environment cannot become the worker's role. The defaults are those of runner.Config unless stated.
 type Flags struct {
 	DatabaseURL       string        // --database-url, $WORKER_DATABASE_URL: a worker_runtime URL; required
 	Concurrency       int           // --concurrency, $WORKER_CONCURRENCY: most jobs at once
@@ -28,6 +31,7 @@ type Flags struct {
 	WorkerID          string        // --worker-id, $WORKER_ID: "" = host-pid-random
 	LogLevel          string        // --log-level, $WORKER_LOG_LEVEL: default "info"
 	NoLeader          bool          // --no-leader, $WORKER_NO_LEADER: never run jobq.maintain
+	Once              bool          // --once, $WORKER_ONCE: stop once no job is due and none runs (runner.Config.Once)
 	Wakeup            string        // --wakeup, $WORKER_WAKEUP: notify (the default) or wal; see runner.Config.Wakeup
 	// WakeupDatabaseURL is --wakeup-database-url, $WAKEUP_DATABASE_URL: the jobq_waker URL of the
 	// WAL wake-up's replication connection (runner.Config.WakeupURL), used only with --wakeup wal.
@@ -46,6 +50,20 @@ func (f *Flags) QueueList() []string {
 	return qs
 }
 
+// EnvPrefix is the prefix of the JOBQ_ equivalent of every worker variable: JOBQ_ + its name.
+const EnvPrefix = "JOBQ_"
+
+// lookupEnv returns the value of JOBQ_+variable, else of variable, and the name it came from.
+// An empty variable counts as unset unless emptyIsSet.
+func lookupEnv(variable string, emptyIsSet bool) (value, from string, ok bool) {
+	for _, name := range []string{EnvPrefix + variable, variable} {
+		if v, set := os.LookupEnv(name); set && (v != "" || emptyIsSet) {
+			return v, name, true
+		}
+	}
+	return "", "", false
+}
+
 // FlagSet is a flag.FlagSet whose flags each have an environment variable, applied after
 // parsing to the flags not given (so -h never prints a value from the environment: a database
 // URL holds a password).
@@ -56,25 +74,25 @@ type FlagSet struct {
 
 // String defines a string flag with its environment variable.
 func (fs *FlagSet) String(p *string, name, variable, def, usage string) {
-	fs.StringVar(p, name, def, usage+" ($"+variable+")")
+	fs.StringVar(p, name, def, usage+" ($"+EnvPrefix+variable+" or $"+variable+")")
 	fs.env[name] = variable
 }
 
 // Duration defines a duration flag with its environment variable.
 func (fs *FlagSet) Duration(p *time.Duration, name, variable string, def time.Duration, usage string) {
-	fs.DurationVar(p, name, def, usage+" ($"+variable+")")
+	fs.DurationVar(p, name, def, usage+" ($"+EnvPrefix+variable+" or $"+variable+")")
 	fs.env[name] = variable
 }
 
 // Int defines an int flag with its environment variable.
 func (fs *FlagSet) Int(p *int, name, variable string, def int, usage string) {
-	fs.IntVar(p, name, def, usage+" ($"+variable+")")
+	fs.IntVar(p, name, def, usage+" ($"+EnvPrefix+variable+" or $"+variable+")")
 	fs.env[name] = variable
 }
 
 // Bool defines a bool flag with its environment variable.
 func (fs *FlagSet) Bool(p *bool, name, variable string, def bool, usage string) {
-	fs.BoolVar(p, name, def, usage+" ($"+variable+")")
+	fs.BoolVar(p, name, def, usage+" ($"+EnvPrefix+variable+" or $"+variable+")")
 	fs.env[name] = variable
 }
 
@@ -106,6 +124,7 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs.String(&f.SentryDSN, "sentry-dsn", "SENTRY_DSN", "", "Sentry DSN: one event per dead job; empty = off")
 	fs.String(&f.WorkerID, "worker-id", "WORKER_ID", "", "name of this worker in locked_by; empty = host-pid-random")
 	fs.String(&f.LogLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
+	fs.Bool(&f.Once, "once", "WORKER_ONCE", false, "drain what is due, then exit 0: stop once a claim finds no due job while none runs (for cron-driven deployments)")
 	fs.Bool(&f.NoLeader, "no-leader", "WORKER_NO_LEADER", false, "never take the leadership, so never run jobq.maintain (cron slots, rescue of lost jobs, retention)")
 	fs.String(&f.Wakeup, "wakeup", "WORKER_WAKEUP", string(runner.WakeupNotify),
 		"how to learn of new jobs between polls: notify (LISTEN) or wal (logical replication as jobq_waker; needs the setting wakeup wal or both)")
@@ -126,17 +145,17 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	for name, variable := range fs.env {
-		v, ok := os.LookupEnv(variable)
 		// An empty variable counts as unset, but for --health-addr, where empty means "off".
-		if given[name] || !ok || (v == "" && name != "health-addr") {
+		v, from, ok := lookupEnv(variable, name == "health-addr")
+		if given[name] || !ok {
 			continue
 		}
 		if err := fs.Set(name, v); err != nil {
-			return nil, UsageError{fmt.Sprintf("%s=%q: %v", variable, v, err)}
+			return nil, UsageError{fmt.Sprintf("%s=%q: %v", from, v, err)}
 		}
 	}
 	if f.DatabaseURL == "" {
-		return nil, UsageError{"needs --database-url or WORKER_DATABASE_URL (a worker_runtime URL; never the migrator's)"}
+		return nil, UsageError{"needs --database-url, JOBQ_WORKER_DATABASE_URL or WORKER_DATABASE_URL (a worker_runtime URL; never the migrator's)"}
 	}
 	if f.Concurrency < 1 {
 		return nil, UsageError{"--concurrency must be at least 1"}

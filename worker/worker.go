@@ -124,6 +124,7 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 		ShutdownGrace:     f.ShutdownGrace,
 		Logger:            log,
 		NoLeader:          f.NoLeader,
+		Once:              f.Once,
 		Wakeup:            runner.WakeupMode(f.Wakeup),
 		WakeupURL:         f.WakeupDatabaseURL,
 	}

@@ -23,6 +23,7 @@ the leader runs jobq.maintain (cron slots, lost workers, rescue of expired lease
 every maintain_interval, fenced by its epoch. Serves /healthz, /readyz and /metrics on
 --health-addr. SIGTERM or SIGINT stops claiming and lets running jobs
 finish for --shutdown-grace, then hands the rest back to the queue; a second signal stops at once.
+With --once it drains what is due and exits 0 (for cron-driven deployments).
 Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad flags.
 
 Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object as payload):
@@ -31,8 +32,8 @@ Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object a
          JOBQ_JOB_ID, JOBQ_TASK, JOBQ_QUEUE, JOBQ_ATTEMPT, JOBQ_MAX_ATTEMPTS, JOBQ_STORE_ID in its
          environment; exit status 0 completes the job, anything else fails the attempt with the
          tail of the output kept in last_error. The command's environment is the worker's less
-         WORKER_DATABASE_URL, WAKEUP_DATABASE_URL, SENTRY_DSN, DATABASE_URL_MIGRATOR and
-         DATABASE_URL_ADMIN. Without
+         WORKER_DATABASE_URL, WAKEUP_DATABASE_URL, SENTRY_DSN, DATABASE_URL_MIGRATOR,
+         DATABASE_URL_ADMIN, their JOBQ_ equivalents and JOBQ_DATABASE_URL. Without
          --exec-command the task is neither declared nor served (its jobs fail with
          JOB.UNKNOWN_TASK and retry).
 `
@@ -114,7 +115,10 @@ func execEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		switch name {
+		if name == worker.EnvPrefix+"DATABASE_URL" { // the operator commands' URL
+			continue
+		}
+		switch strings.TrimPrefix(name, worker.EnvPrefix) {
 		case "WORKER_DATABASE_URL", "WAKEUP_DATABASE_URL", "SENTRY_DSN", "DATABASE_URL_MIGRATOR", "DATABASE_URL_ADMIN":
 			continue
 		}

@@ -84,3 +84,34 @@ func TestWorkerFlagsWakeup(t *testing.T) {
 	_, err = parse()
 	require.ErrorContains(t, err, `WORKER_WAKEUP) must be notify or wal, got "WAL"`)
 }
+
+// Every worker variable V has the JOBQ_ equivalent JOBQ_V: the flag wins, then JOBQ_V, then V;
+// JOBQ_DATABASE_URL (the operator commands' URL) is never the worker's. (t.Setenv: not parallel.)
+func TestWorkerFlagsJOBQPrefix(t *testing.T) {
+	t.Setenv("WORKER_DATABASE_URL", "postgres://worker_runtime@old/app")
+	t.Setenv("JOBQ_WORKER_DATABASE_URL", "")
+	t.Setenv("JOBQ_DATABASE_URL", "postgres://operator@db/app")
+	t.Setenv("WORKER_CONCURRENCY", "3")
+	t.Setenv("JOBQ_WORKER_CONCURRENCY", "")
+	t.Setenv("JOBQ_WORKER_ONCE", "true")
+	f, err := worker.ParseFlags(workerProgram(), nil, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "postgres://worker_runtime@old/app", f.DatabaseURL, "WORKER_DATABASE_URL keeps working; JOBQ_DATABASE_URL is not read")
+	require.Equal(t, 3, f.Concurrency)
+	require.True(t, f.Once)
+
+	t.Setenv("JOBQ_WORKER_DATABASE_URL", "postgres://worker_runtime@new/app")
+	t.Setenv("JOBQ_WORKER_CONCURRENCY", "7")
+	f, err = worker.ParseFlags(workerProgram(), nil, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "postgres://worker_runtime@new/app", f.DatabaseURL, "JOBQ_ wins")
+	require.Equal(t, 7, f.Concurrency, "JOBQ_ wins")
+	f, err = worker.ParseFlags(workerProgram(), []string{"--concurrency", "2", "--once=false"}, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, 2, f.Concurrency, "the flag wins")
+	require.False(t, f.Once, "the flag wins")
+
+	t.Setenv("JOBQ_WORKER_CONCURRENCY", "many")
+	_, err = worker.ParseFlags(workerProgram(), nil, io.Discard)
+	require.ErrorContains(t, err, `JOBQ_WORKER_CONCURRENCY="many"`)
+}
