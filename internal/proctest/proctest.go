@@ -131,6 +131,7 @@ func CleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
+		name = strings.TrimPrefix(name, "JOBQ_") // the JOBQ_ equivalents too (worker.EnvPrefix)
 		if strings.HasPrefix(name, "WORKER_") || strings.HasPrefix(name, "DATABASE_URL") || name == "WAKEUP_DATABASE_URL" || name == "SENTRY_DSN" || name == "SMTP_ADDR" {
 			continue
 		}
