@@ -516,22 +516,23 @@ BEGIN
           AND (p_queue IS NULL OR h.queue = p_queue)
           AND (v_all OR h.store_id = v_store)
         GROUP BY h.queue
-    ), names AS (
-        SELECT l.name FROM live l
-        UNION SELECT d.name FROM done d
-        UNION SELECT p_queue WHERE p_queue IS NOT NULL
     )
-    SELECT n.name,
+    SELECT coalesce(l.name, d.name),
            CASE WHEN v_all THEN NULL ELSE v_store END,
            coalesce(l.queued, 0), coalesce(l.retry_pending, 0), coalesce(l.running, 0), coalesce(l.scheduled, 0),
            jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
            d.wait_p50, d.wait_p95, d.run_p50, d.run_p95
-    FROM names n
-    LEFT JOIN live l ON l.name = n.name
-    LEFT JOIN done d ON d.name = n.name
-    ORDER BY n.name;
+    FROM live l
+    FULL JOIN done d ON d.name = l.name
+    ORDER BY 1;
+    -- A named queue without live jobs or recent history still gets its row.
+    IF p_queue IS NOT NULL AND NOT FOUND THEN
+        RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
+                            NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
+                            NULL::interval, NULL::interval, NULL::interval, NULL::interval;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq._stats(text,uuid) IS
