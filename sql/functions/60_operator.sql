@@ -1,6 +1,6 @@
 -- jobq engine, operator. What operators do to jobs, queues and settings (retry, cancel, delete,
--- requeue, pause and resume a queue, change a setting), and how long each queue's next job has
--- waited.
+-- requeue, pause and resume a queue, change a setting), how long each queue's next job has
+-- waited, and each queue's stats (jobq.stats).
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -499,20 +499,26 @@ BEGIN
           AND (v_all OR j.store_id = v_store)
         GROUP BY j.queue
     ), done AS (
+        -- Counts over the last day: a hash aggregate, no sort of the day's rows.
         SELECT h.queue AS name,
                count(*) FILTER (WHERE h.state = 'dead' AND h.finished_at > v_hour) AS dead_last_hour,
                count(*) FILTER (WHERE h.state = 'dead') AS dead_last_day,
-               count(*) FILTER (WHERE h.state = 'succeeded' AND h.finished_at > v_hour) AS succeeded_last_hour,
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at))
-                   FILTER (WHERE h.finished_at > v_hour AND h.claimed_at IS NOT NULL) AS wait_p50,
-               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at))
-                   FILTER (WHERE h.finished_at > v_hour AND h.claimed_at IS NOT NULL) AS wait_p95,
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at))
-                   FILTER (WHERE h.finished_at > v_hour AND h.claimed_at IS NOT NULL) AS run_p50,
-               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at))
-                   FILTER (WHERE h.finished_at > v_hour AND h.claimed_at IS NOT NULL) AS run_p95
+               count(*) FILTER (WHERE h.state = 'succeeded' AND h.finished_at > v_hour) AS succeeded_last_hour
         FROM jobq.job_history h
         WHERE h.finished_at > v_day
+          AND (p_queue IS NULL OR h.queue = p_queue)
+          AND (v_all OR h.store_id = v_store)
+        GROUP BY h.queue
+    ), times AS (
+        -- Percentiles over the last hour only: they sort what they read.
+        SELECT h.queue AS name,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p95,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p95
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_hour
+          AND h.claimed_at IS NOT NULL
           AND (p_queue IS NULL OR h.queue = p_queue)
           AND (v_all OR h.store_id = v_store)
         GROUP BY h.queue
@@ -523,9 +529,10 @@ BEGIN
            jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
-           d.wait_p50, d.wait_p95, d.run_p50, d.run_p95
+           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95
     FROM live l
     FULL JOIN done d ON d.name = l.name
+    LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
     ORDER BY 1;
     -- A named queue without live jobs or recent history still gets its row.
     IF p_queue IS NOT NULL AND NOT FOUND THEN
