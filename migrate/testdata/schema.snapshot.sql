@@ -1753,6 +1753,96 @@ ALTER FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) OWNER TO jobq_migrator
 
 COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
 
+CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_hour constant timestamptz := now() - interval '1 hour';
+    v_day constant timestamptz := now() - interval '1 day';
+    v_session uuid;
+    v_all boolean;     -- count every store, system jobs included (operators without a store)
+    v_store uuid;      -- else the one store to count
+BEGIN
+    IF p_queue IS NOT NULL THEN
+        PERFORM jobq._check_queue_name(p_queue);
+    END IF;
+    IF pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+        v_all := p_store_id IS NULL;
+        v_store := p_store_id;
+    ELSE
+        v_session := jobq.current_store_id();
+        IF p_store_id IS NOT NULL AND p_store_id IS DISTINCT FROM v_session THEN
+            PERFORM jobq._raise('JOB.TENANT_MISMATCH',
+                format('store %s is not this session''s store (app.current_store_id = %s)',
+                       p_store_id, coalesce(v_session::text, 'unset')));
+        END IF;
+        v_all := false;
+        v_store := v_session;
+    END IF;
+
+    RETURN QUERY
+    WITH live AS (
+        SELECT j.queue AS name,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
+               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
+        FROM jobq.jobs j
+        WHERE (p_queue IS NULL OR j.queue = p_queue)
+          AND (v_all OR j.store_id = v_store)
+        GROUP BY j.queue
+    ), done AS (
+        -- Counts over the last day: a hash aggregate, no sort of the day's rows.
+        SELECT h.queue AS name,
+               count(*) FILTER (WHERE h.state = 'dead' AND h.finished_at > v_hour) AS dead_last_hour,
+               count(*) FILTER (WHERE h.state = 'dead') AS dead_last_day,
+               count(*) FILTER (WHERE h.state = 'succeeded' AND h.finished_at > v_hour) AS succeeded_last_hour
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_day
+          AND (p_queue IS NULL OR h.queue = p_queue)
+          AND (v_all OR h.store_id = v_store)
+        GROUP BY h.queue
+    ), times AS (
+        -- Percentiles over the last hour only: they sort what they read.
+        SELECT h.queue AS name,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p95,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p95
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_hour
+          AND h.claimed_at IS NOT NULL
+          AND (p_queue IS NULL OR h.queue = p_queue)
+          AND (v_all OR h.store_id = v_store)
+        GROUP BY h.queue
+    )
+    SELECT coalesce(l.name, d.name),
+           CASE WHEN v_all THEN NULL ELSE v_store END,
+           coalesce(l.queued, 0), coalesce(l.retry_pending, 0), coalesce(l.running, 0), coalesce(l.scheduled, 0),
+           jobq._ts_diff(v_now, l.oldest_due),
+           coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
+           round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
+           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95
+    FROM live l
+    FULL JOIN done d ON d.name = l.name
+    LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
+    ORDER BY 1;
+    -- A named queue without live jobs or recent history still gets its row.
+    IF p_queue IS NOT NULL AND NOT FOUND THEN
+        RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
+                            NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
+                            NULL::interval, NULL::interval, NULL::interval, NULL::interval;
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._stats(p_queue text, p_store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) IS 'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Locks nothing.';
+
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
     task text NOT NULL,
@@ -3334,6 +3424,17 @@ ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay int
 
 COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT * FROM jobq._stats($1, $2)
+$_$;
+
+ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3820,6 +3921,8 @@ REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
+
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
@@ -4003,6 +4106,10 @@ GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interva
 
 REVOKE ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.stats(queue text, store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_app;
 
 REVOKE ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) TO jobq_operator;

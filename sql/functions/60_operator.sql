@@ -1,6 +1,6 @@
 -- jobq engine, operator. What operators do to jobs, queues and settings (retry, cancel, delete,
--- requeue, pause and resume a queue, change a setting), and how long each queue's next job has
--- waited.
+-- requeue, pause and resume a queue, change a setting), how long each queue's next job has
+-- waited, and each queue's stats (jobq.stats).
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -428,3 +428,120 @@ COMMENT ON FUNCTION jobq.queue_states() IS
     'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator;
+
+-- Per-queue statistics for dashboards and `jobq stats`: live jobs by state, the lag of the oldest
+-- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles.
+-- The body lives in jobq._stats: a PL/pgSQL function may not name an argument like a result
+-- column, and this signature keeps both as queue and store_id.
+CREATE OR REPLACE FUNCTION jobq.stats(queue text DEFAULT NULL, store_id uuid DEFAULT NULL)
+RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
+               scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
+               dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
+               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM jobq._stats($1, $2)
+$$;
+COMMENT ON FUNCTION jobq.stats(text,uuid) IS
+    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+REVOKE ALL ON FUNCTION jobq.stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.stats(text,uuid) TO jobq_operator, jobq_app;
+
+-- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
+-- the store to count, then aggregates live jobs and the last day of history per queue.
+CREATE OR REPLACE FUNCTION jobq._stats(p_queue text, p_store_id uuid)
+RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
+               scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
+               dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
+               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_hour constant timestamptz := now() - interval '1 hour';
+    v_day constant timestamptz := now() - interval '1 day';
+    v_session uuid;
+    v_all boolean;     -- count every store, system jobs included (operators without a store)
+    v_store uuid;      -- else the one store to count
+BEGIN
+    IF p_queue IS NOT NULL THEN
+        PERFORM jobq._check_queue_name(p_queue);
+    END IF;
+    IF pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+        v_all := p_store_id IS NULL;
+        v_store := p_store_id;
+    ELSE
+        v_session := jobq.current_store_id();
+        IF p_store_id IS NOT NULL AND p_store_id IS DISTINCT FROM v_session THEN
+            PERFORM jobq._raise('JOB.TENANT_MISMATCH',
+                format('store %s is not this session''s store (app.current_store_id = %s)',
+                       p_store_id, coalesce(v_session::text, 'unset')));
+        END IF;
+        v_all := false;
+        v_store := v_session;
+    END IF;
+
+    RETURN QUERY
+    WITH live AS (
+        SELECT j.queue AS name,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
+               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
+        FROM jobq.jobs j
+        WHERE (p_queue IS NULL OR j.queue = p_queue)
+          AND (v_all OR j.store_id = v_store)
+        GROUP BY j.queue
+    ), done AS (
+        -- Counts over the last day: a hash aggregate, no sort of the day's rows.
+        SELECT h.queue AS name,
+               count(*) FILTER (WHERE h.state = 'dead' AND h.finished_at > v_hour) AS dead_last_hour,
+               count(*) FILTER (WHERE h.state = 'dead') AS dead_last_day,
+               count(*) FILTER (WHERE h.state = 'succeeded' AND h.finished_at > v_hour) AS succeeded_last_hour
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_day
+          AND (p_queue IS NULL OR h.queue = p_queue)
+          AND (v_all OR h.store_id = v_store)
+        GROUP BY h.queue
+    ), times AS (
+        -- Percentiles over the last hour only: they sort what they read.
+        SELECT h.queue AS name,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p95,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p95
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_hour
+          AND h.claimed_at IS NOT NULL
+          AND (p_queue IS NULL OR h.queue = p_queue)
+          AND (v_all OR h.store_id = v_store)
+        GROUP BY h.queue
+    )
+    SELECT coalesce(l.name, d.name),
+           CASE WHEN v_all THEN NULL ELSE v_store END,
+           coalesce(l.queued, 0), coalesce(l.retry_pending, 0), coalesce(l.running, 0), coalesce(l.scheduled, 0),
+           jobq._ts_diff(v_now, l.oldest_due),
+           coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
+           round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
+           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95
+    FROM live l
+    FULL JOIN done d ON d.name = l.name
+    LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
+    ORDER BY 1;
+    -- A named queue without live jobs or recent history still gets its row.
+    IF p_queue IS NOT NULL AND NOT FOUND THEN
+        RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
+                            NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
+                            NULL::interval, NULL::interval, NULL::interval, NULL::interval;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION jobq._stats(text,uuid) IS
+    'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Locks nothing.';
+REVOKE ALL ON FUNCTION jobq._stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

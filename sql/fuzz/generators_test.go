@@ -842,6 +842,34 @@ var functionGens = map[string]valueGen{
 	"jobq.payload_problem.payload": jsonGen,
 	"jobq.bind_store.login":        loginGen,
 	"jobq.unbind_store.login":      loginGen,
+	"jobq.stats.queue":             statsQueueGen,
+	"jobq.stats.store_id":          statsStoreGen,
+}
+
+// statsQueueGen draws the queue jobq.stats reports on: mostly NULL (every queue), else a control
+// queue (live jobs and history), a paused one, a queue nothing ever used (a row of zeros), or
+// anything else when odd (blank and overlong names are refused).
+var statsQueueGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.5) {
+			return nil
+		}
+		return g.pick(append(slices.Clone(controlQueues), "fuzz-paused", "fuzz-never-used")...)
+	},
+	odd: oddText,
+}
+
+// statsStoreGen draws the store jobq.stats is scoped to: mostly NULL (an operator's every store, an
+// application's session store), else store A (the application's own), and when odd store B (another
+// store: an application's call is refused), the all-zero or a random store.
+var statsStoreGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.6) {
+			return nil
+		}
+		return s(storeA)
+	},
+	odd: uuidGen.odd,
 }
 
 // loginGen draws a role name for the store bindings: the fuzzed application's login (so that
