@@ -345,6 +345,7 @@ func TestCLIRefusesANonOperator(t *testing.T) {
 		{"jobs", "retry", strconv.FormatInt(b.dead[0], 10)}, {"jobs", "cancel", "1"}, {"jobs", "delete", "1"},
 		{"dead", "requeue"}, {"workers", "drain", "w"}, {"settings", "set", "poll_interval", "5 seconds"},
 		{"queues", "pause", "mail"}, {"schedules", "pause", "s"}, {"schedules", "run", "s"}, {"leader", "demote"},
+		{"stats"},
 	} {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append(args, "--database-url", b.nobodyURL)...)
@@ -530,4 +531,39 @@ func TestCLIQueueScheduleAndLeaderControls(t *testing.T) {
 		require.True(t, strings.HasSuffix(a, " "+b.operator), "audited as the operator's login: %s", a)
 	}
 
+}
+
+// jobq stats prints jobq.stats() per queue: the fixture's waiting, scheduled and dead jobs are
+// counted where they are, in a table and in JSON.
+func TestCLIStats(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t)
+	type row struct {
+		Queue        string   `json:"queue"`
+		StoreID      *string  `json:"store_id"`
+		Queued       int64    `json:"queued"`
+		Scheduled    int64    `json:"scheduled"`
+		DeadLastDay  int64    `json:"dead_last_day"`
+		OldestDueAge *float64 `json:"oldest_due_age_seconds"`
+	}
+	rows := opJSON[[]row](t, b, "stats")
+	byQueue := map[string]row{}
+	for _, r := range rows {
+		byQueue[r.Queue] = r
+		require.Nil(t, r.StoreID, "an operator's rows aggregate every store")
+	}
+	require.EqualValues(t, 1, byQueue["mail"].Queued, "mail: its one waiting job")
+	require.NotNil(t, byQueue["mail"].OldestDueAge)
+	require.EqualValues(t, 1, byQueue["reports"].Scheduled, "reports: the job due tomorrow")
+	require.Nil(t, byQueue["reports"].OldestDueAge, "nothing is due in reports")
+	require.EqualValues(t, 2, byQueue["crash"].DeadLastDay, "crash: the two dead jobs")
+
+	one := opJSON[[]row](t, b, "stats", "--queue", "crash")
+	require.Len(t, one, 1)
+	require.Equal(t, "crash", one[0].Queue)
+
+	code, stdout, stderr := b.op(t, "stats")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	require.Contains(t, stdout, "QUEUE")
+	require.Contains(t, stdout, "mail")
 }
