@@ -665,6 +665,7 @@ func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
 	ctx, cancel := context.WithCancelCause(r.workCtx)
 	rj := &runningJob{job: job, handler: r.handlers[job.Task], ctx: ctx, cancel: cancel, lease: lease, claimed: time.Now()}
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
+	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
 	attrs := append(jobAttrs(job), "queue", job.Queue)
 	// Pickup lag from the database's clock: claimed_at - run_at.
 	attrs = append(attrs, "lagMs", ms(job.ClaimedAt.Sub(job.RunAt)))
