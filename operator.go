@@ -3,6 +3,7 @@ package jobq
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -224,7 +225,7 @@ func (c *Client) GetJob(ctx context.Context, id int64) (JobInfo, error) {
 		return JobInfo{}, wrap(err, "get job")
 	}
 	job, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[JobInfo])
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return JobInfo{}, fmt.Errorf("jobq: get job: job %d: %w", id, ErrNotFound)
 	}
 	return job, wrap(err, "get job")
