@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 func TestClientRoundTrip(t *testing.T) {
@@ -15,13 +15,13 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("EnqueueOptions", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "task")
 		b.DefineStore(t, "send-mail")
 
-		id := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "send-mail", Payload: map[string]any{"to": "ada@example.com"},
+		id := b.Enqueue(t, testbundle.EnqueueArgs{Task: "send-mail", Payload: map[string]any{"to": "ada@example.com"},
 			EnqueueOptions: jobq.EnqueueOptions{
-				Queue: "mail", Priority: -3, MaxAttempts: 7, JobKey: "mail:1", Delay: time.Hour, StoreID: jobqtest.StoreID,
+				Queue: "mail", Priority: -3, MaxAttempts: 7, JobKey: "mail:1", Delay: time.Hour, StoreID: testbundle.StoreID,
 				Timeout: 90 * time.Second, BackoffBase: 5 * time.Second, BackoffMax: 10 * time.Minute,
 			}})
 		row := b.Live(t, id)
@@ -30,9 +30,9 @@ func TestClientRoundTrip(t *testing.T) {
 		require.JSONEq(t, `{"to": "ada@example.com"}`, string(row.Payload))
 		require.Equal(t, int16(-3), row.Priority)
 		require.Equal(t, 7, row.MaxAttempts)
-		require.Equal(t, jobqtest.Ptr("mail:1"), row.JobKey)
-		require.Equal(t, jobqtest.Ptr(jobqtest.StoreID), row.StoreID)
-		require.Equal(t, jobqtest.Ptr("00:01:30"), row.Timeout)
+		require.Equal(t, testbundle.Ptr("mail:1"), row.JobKey)
+		require.Equal(t, testbundle.Ptr(testbundle.StoreID), row.StoreID)
+		require.Equal(t, testbundle.Ptr("00:01:30"), row.Timeout)
 		require.Equal(t, "queued", row.State)
 		require.Zero(t, row.Attempt)
 		// Delay is added to the database's now(), the same now() the row was created at.
@@ -45,7 +45,7 @@ func TestClientRoundTrip(t *testing.T) {
 		require.Equal(t, "00:10:00", maxDelay)
 
 		// The zero options: queue default, priority 0, the default max attempts, due now, no key or store.
-		plain := b.Live(t, b.Enqueue(t, jobqtest.EnqueueArgs{}))
+		plain := b.Live(t, b.Enqueue(t, testbundle.EnqueueArgs{}))
 		require.Equal(t, "default", plain.Queue)
 		require.Zero(t, plain.Priority)
 		require.Equal(t, 25, plain.MaxAttempts)
@@ -56,12 +56,12 @@ func TestClientRoundTrip(t *testing.T) {
 
 		// An explicit RunAt is kept to the microsecond.
 		at := time.Date(2031, 5, 17, 9, 30, 0, 123456000, time.UTC)
-		require.True(t, b.Live(t, b.Enqueue(t, jobqtest.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{RunAt: at}})).RunAt.Equal(at))
+		require.True(t, b.Live(t, b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{RunAt: at}})).RunAt.Equal(at))
 	})
 
 	t.Run("EnqueueManyInInputOrder", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "a", "b", "d", "e")
 		b.DefineStore(t, "c")
 		at := time.Date(2031, 5, 17, 9, 30, 0, 0, time.UTC)
@@ -69,7 +69,7 @@ func TestClientRoundTrip(t *testing.T) {
 		specs := []jobq.JobSpec{
 			{Task: "a"},
 			{Task: "b", EnqueueOptions: jobq.EnqueueOptions{JobKey: "k1"}},
-			{Task: "c", Payload: jobqtest.Payload{N: 3}, EnqueueOptions: jobq.EnqueueOptions{Queue: "q", Priority: 4, RunAt: at, StoreID: jobqtest.StoreID, Timeout: time.Minute}},
+			{Task: "c", Payload: testbundle.Payload{N: 3}, EnqueueOptions: jobq.EnqueueOptions{Queue: "q", Priority: 4, RunAt: at, StoreID: testbundle.StoreID, Timeout: time.Minute}},
 			{Task: "d", EnqueueOptions: jobq.EnqueueOptions{JobKey: "k1"}}, // same key: last spec wins
 			{Task: "e", EnqueueOptions: jobq.EnqueueOptions{JobKey: "k2", MaxAttempts: 3}},
 		}
@@ -79,11 +79,11 @@ func TestClientRoundTrip(t *testing.T) {
 		// as worker_runtime, which, outside a store's transaction, is refused a store job too.
 		_, err := b.Worker.EnqueueMany(b.Ctx, specs)
 		require.ErrorIs(t, err, jobq.ErrTenantMismatch)
-		require.ErrorContains(t, err, "job 3: store "+jobqtest.StoreID)
+		require.ErrorContains(t, err, "job 3: store "+testbundle.StoreID)
 		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "a refused batch writes nothing")
 
 		var ids []int64
-		require.NoError(t, b.InStore(b.WorkerPool, jobqtest.StoreID, func(c *jobq.Client) error {
+		require.NoError(t, b.InStore(b.WorkerPool, testbundle.StoreID, func(c *jobq.Client) error {
 			ids, err = c.EnqueueMany(b.Ctx, specs)
 			return err
 		}))
@@ -99,8 +99,8 @@ func TestClientRoundTrip(t *testing.T) {
 		require.Equal(t, "q", c.Queue)
 		require.Equal(t, int16(4), c.Priority)
 		require.True(t, c.RunAt.Equal(at))
-		require.Equal(t, jobqtest.Ptr(jobqtest.StoreID), c.StoreID)
-		require.Equal(t, jobqtest.Ptr("00:01:00"), c.Timeout)
+		require.Equal(t, testbundle.Ptr(testbundle.StoreID), c.StoreID)
+		require.Equal(t, testbundle.Ptr("00:01:00"), c.Timeout)
 		e := b.Live(t, ids[4])
 		require.Equal(t, "e", e.Task)
 		require.Equal(t, 3, e.MaxAttempts)
@@ -109,7 +109,7 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("JobKeyIsPerStore", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "task")
 		b.DefineStore(t, "store-task")
 		const otherStore = "9a8b7c6d-0000-4000-8000-000000000001"
@@ -118,11 +118,11 @@ func TestClientRoundTrip(t *testing.T) {
 			if store != "" {
 				task = "store-task"
 			}
-			return b.Enqueue(t, jobqtest.EnqueueArgs{Task: task, Payload: jobqtest.Payload{N: n}, EnqueueOptions: jobq.EnqueueOptions{JobKey: "expire-holds", StoreID: store}})
+			return b.Enqueue(t, testbundle.EnqueueArgs{Task: task, Payload: testbundle.Payload{N: n}, EnqueueOptions: jobq.EnqueueOptions{JobKey: "expire-holds", StoreID: store}})
 		}
-		system, first, second := keyed("", 1), keyed(jobqtest.StoreID, 2), keyed(otherStore, 3)
+		system, first, second := keyed("", 1), keyed(testbundle.StoreID, 2), keyed(otherStore, 3)
 		require.Len(t, map[int64]bool{system: true, first: true, second: true}, 3, "stores share a key space")
-		require.Equal(t, first, keyed(jobqtest.StoreID, 4), "the same store and key is one job")
+		require.Equal(t, first, keyed(testbundle.StoreID, 4), "the same store and key is one job")
 		require.Equal(t, system, keyed("", 5), "system jobs share one key space")
 		require.Equal(t, 3, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
 		require.Equal(t, 4, b.Live(t, first).PayloadN(t))
@@ -132,24 +132,24 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("ClaimReturnsTheJob", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.DefineStore(t, "resize")
-		id := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "resize", Payload: map[string]int{"w": 640},
-			EnqueueOptions: jobq.EnqueueOptions{Priority: 2, MaxAttempts: 4, JobKey: "img:9", StoreID: jobqtest.StoreID, Timeout: time.Minute}})
+		id := b.Enqueue(t, testbundle.EnqueueArgs{Task: "resize", Payload: map[string]int{"w": 640},
+			EnqueueOptions: jobq.EnqueueOptions{Priority: 2, MaxAttempts: 4, JobKey: "img:9", StoreID: testbundle.StoreID, Timeout: time.Minute}})
 
-		job := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "w1", Lease: 45 * time.Second})
+		job := b.ClaimOne(t, testbundle.ClaimArgs{Worker: "w1", Lease: 45 * time.Second})
 		row := b.Live(t, id)
 		require.Equal(t, id, job.ID)
 		require.Equal(t, "resize", job.Task)
 		require.Equal(t, "default", job.Queue)
 		require.JSONEq(t, `{"w": 640}`, string(job.Payload))
-		require.Equal(t, jobqtest.Ptr(jobqtest.StoreID), job.StoreID)
+		require.Equal(t, testbundle.Ptr(testbundle.StoreID), job.StoreID)
 		require.Equal(t, int16(2), job.Priority)
 		require.Equal(t, 1, job.Attempt)
 		require.Equal(t, 4, job.MaxAttempts)
-		require.Equal(t, jobqtest.Ptr("img:9"), job.JobKey)
-		require.Equal(t, jobqtest.Ptr(job.LeaseToken), row.LeaseToken)
-		require.Equal(t, jobqtest.Ptr("w1"), row.LockedBy)
+		require.Equal(t, testbundle.Ptr("img:9"), job.JobKey)
+		require.Equal(t, testbundle.Ptr(job.LeaseToken), row.LeaseToken)
+		require.Equal(t, testbundle.Ptr("w1"), row.LockedBy)
 		require.Equal(t, "running", row.State)
 		require.NotNil(t, row.LeaseExpiresAt)
 		require.True(t, job.LeaseExpiresAt.Equal(*row.LeaseExpiresAt))
@@ -162,10 +162,10 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("ClaimQueueOrderAndPriority", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "task")
 		in := func(queue string, priority int16, delay time.Duration) int64 {
-			return b.Enqueue(t, jobqtest.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{Queue: queue, Priority: priority, Delay: delay}})
+			return b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{Queue: queue, Priority: priority, Delay: delay}})
 		}
 		bulk := in("bulk", -10, 0)
 		u5 := in("urgent", 5, 0)
@@ -183,24 +183,24 @@ func TestClientRoundTrip(t *testing.T) {
 			return out
 		}
 		// The first queue listed is served first, each queue by priority, then run_at, then id.
-		require.Equal(t, []int64{u1a}, ids(b.Claim(t, jobqtest.ClaimArgs{Queues: queues, Max: 1})))
-		require.Equal(t, []int64{u1b}, ids(b.Claim(t, jobqtest.ClaimArgs{Queues: queues, Max: 1})))
-		require.ElementsMatch(t, []int64{u5, bulk}, ids(b.Claim(t, jobqtest.ClaimArgs{Queues: queues, Max: 3})),
+		require.Equal(t, []int64{u1a}, ids(b.Claim(t, testbundle.ClaimArgs{Queues: queues, Max: 1})))
+		require.Equal(t, []int64{u1b}, ids(b.Claim(t, testbundle.ClaimArgs{Queues: queues, Max: 1})))
+		require.ElementsMatch(t, []int64{u5, bulk}, ids(b.Claim(t, testbundle.ClaimArgs{Queues: queues, Max: 3})),
 			"a later queue is served when the earlier one runs dry")
-		require.Empty(t, b.Claim(t, jobqtest.ClaimArgs{Queues: queues, Max: 10}))
+		require.Empty(t, b.Claim(t, testbundle.ClaimArgs{Queues: queues, Max: 10}))
 
 		require.Equal(t, "queued", b.Live(t, later).State)
 		require.Equal(t, "queued", b.Live(t, other).State)
-		require.Equal(t, []int64{other}, ids(b.Claim(t, jobqtest.ClaimArgs{Queues: []string{"other"}, Max: 5})))
+		require.Equal(t, []int64{other}, ids(b.Claim(t, testbundle.ClaimArgs{Queues: []string{"other"}, Max: 5})))
 	})
 
 	t.Run("FailRetriesThenDies", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "flaky")
-		id := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "flaky", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 2}})
+		id := b.Enqueue(t, testbundle.EnqueueArgs{Task: "flaky", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 2}})
 
-		first := b.ClaimOne(t, jobqtest.ClaimArgs{})
+		first := b.ClaimOne(t, testbundle.ClaimArgs{})
 		out, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: first.Lease(), Error: "smtp 421", ErrorCode: "SMTP_421"}})
 		require.NoError(t, err)
 		require.Len(t, out, 1)
@@ -212,29 +212,29 @@ func TestClientRoundTrip(t *testing.T) {
 		row := b.Live(t, id)
 		require.Equal(t, "retry_pending", row.State)
 		require.True(t, row.RunAt.Equal(*out[0].RunAt))
-		require.Equal(t, jobqtest.Ptr("error"), row.Reason)
-		require.Equal(t, jobqtest.Ptr("smtp 421"), row.LastError)
-		require.Equal(t, jobqtest.Ptr("SMTP_421"), row.ErrorCode)
+		require.Equal(t, testbundle.Ptr("error"), row.Reason)
+		require.Equal(t, testbundle.Ptr("smtp 421"), row.LastError)
+		require.Equal(t, testbundle.Ptr("SMTP_421"), row.ErrorCode)
 		require.Nil(t, row.LeaseToken)
 		// Backoff after attempt 1 with the default base of 2 s: between 1 s and 2 s (equal jitter).
 		delay := row.RunAt.Sub(row.UpdatedAt)
 		require.GreaterOrEqual(t, delay, time.Second)
 		require.LessOrEqual(t, delay, 2*time.Second)
 
-		require.Empty(t, b.Claim(t, jobqtest.ClaimArgs{}), "a job waiting for its retry is not due")
+		require.Empty(t, b.Claim(t, testbundle.ClaimArgs{}), "a job waiting for its retry is not due")
 		b.MakeDue(t, id)
-		second := b.ClaimOne(t, jobqtest.ClaimArgs{})
+		second := b.ClaimOne(t, testbundle.ClaimArgs{})
 		require.Equal(t, 2, second.Attempt)
-		require.Equal(t, jobqtest.Ptr("smtp 421"), second.LastError)
+		require.Equal(t, testbundle.Ptr("smtp 421"), second.LastError)
 
 		out, err = b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: second.Lease(), Error: "smtp 550"}})
 		require.NoError(t, err)
 		require.Equal(t, []jobq.Outcome{{JobID: id, Outcome: "dead"}}, out)
 		h := b.Finished(t, id)
 		require.Equal(t, "dead", h.State)
-		require.Equal(t, jobqtest.Ptr("exhausted"), h.Reason)
+		require.Equal(t, testbundle.Ptr("exhausted"), h.Reason)
 		require.Equal(t, 2, h.Attempt)
-		require.Equal(t, jobqtest.Ptr("smtp 550"), h.LastError)
+		require.Equal(t, testbundle.Ptr("smtp 550"), h.LastError)
 
 		again, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: second.Lease(), Error: "late"}})
 		require.NoError(t, err)
@@ -243,11 +243,11 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("FailNotRetryableAndRetryIn", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "fatal", "later")
-		fatal := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "fatal", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 5}})
-		later := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "later", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 5}})
-		jobs := b.Claim(t, jobqtest.ClaimArgs{Max: 2})
+		fatal := b.Enqueue(t, testbundle.EnqueueArgs{Task: "fatal", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 5}})
+		later := b.Enqueue(t, testbundle.EnqueueArgs{Task: "later", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 5}})
+		jobs := b.Claim(t, testbundle.ClaimArgs{Max: 2})
 		require.Len(t, jobs, 2)
 		require.Equal(t, fatal, jobs[0].ID)
 
@@ -263,7 +263,7 @@ func TestClientRoundTrip(t *testing.T) {
 
 		h := b.Finished(t, fatal)
 		require.Equal(t, "dead", h.State)
-		require.Equal(t, jobqtest.Ptr("not_retryable"), h.Reason)
+		require.Equal(t, testbundle.Ptr("not_retryable"), h.Reason)
 		require.Equal(t, 1, h.Attempt)
 		row := b.Live(t, later)
 		require.Equal(t, 10*time.Minute, row.RunAt.Sub(row.UpdatedAt), "retry_in replaces the backoff")
@@ -271,10 +271,10 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("HeartbeatRenewsHeldLeasesOnly", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "task")
-		b.EnqueueMany(t, jobqtest.ManyArgs{Count: 3})
-		jobs := b.Claim(t, jobqtest.ClaimArgs{Worker: "hb", Max: 3})
+		b.EnqueueMany(t, testbundle.ManyArgs{Count: 3})
+		jobs := b.Claim(t, testbundle.ClaimArgs{Worker: "hb", Max: 3})
 		require.Len(t, jobs, 3)
 		done, held, forged := jobs[0], jobs[1], jobs[2]
 		out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{done.Lease()})
@@ -302,10 +302,10 @@ func TestClientRoundTrip(t *testing.T) {
 
 	t.Run("SnoozeKeepsTheAttempt", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "poll")
-		id := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "poll"})
-		job := b.ClaimOne(t, jobqtest.ClaimArgs{})
+		id := b.Enqueue(t, testbundle.EnqueueArgs{Task: "poll"})
+		job := b.ClaimOne(t, testbundle.ClaimArgs{})
 
 		runAt, err := b.Worker.Snooze(b.Ctx, job.Lease(), 5*time.Minute)
 		require.NoError(t, err)
@@ -320,29 +320,29 @@ func TestClientRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []jobq.Outcome{{JobID: id, Outcome: "lease_lost"}}, out, "the snoozed lease still completes")
 
-		require.Empty(t, b.Claim(t, jobqtest.ClaimArgs{}))
+		require.Empty(t, b.Claim(t, testbundle.ClaimArgs{}))
 		b.MakeDue(t, id)
-		require.Equal(t, 1, b.ClaimOne(t, jobqtest.ClaimArgs{}).Attempt)
+		require.Equal(t, 1, b.ClaimOne(t, testbundle.ClaimArgs{}).Attempt)
 	})
 
 	// Real short leases and timeouts, swept by RescueExpired on the real clock: poll until the
 	// sweeper has taken them, within a deadline.
 	t.Run("RescueExpired", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "orphan", "slow", "last", "alive")
 		short := 200 * time.Millisecond
-		orphan := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "orphan"})
-		slow := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "slow", EnqueueOptions: jobq.EnqueueOptions{Timeout: short, BackoffBase: time.Hour}})
-		last := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "last", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 1}})
-		alive := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "alive"})
+		orphan := b.Enqueue(t, testbundle.EnqueueArgs{Task: "orphan"})
+		slow := b.Enqueue(t, testbundle.EnqueueArgs{Task: "slow", EnqueueOptions: jobq.EnqueueOptions{Timeout: short, BackoffBase: time.Hour}})
+		last := b.Enqueue(t, testbundle.EnqueueArgs{Task: "last", EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 1}})
+		alive := b.Enqueue(t, testbundle.EnqueueArgs{Task: "alive"})
 
 		claimed := map[int64]jobq.Job{}
 		for _, c := range []struct {
 			id    int64
 			lease time.Duration
 		}{{orphan, short}, {slow, time.Hour}, {last, short}, {alive, time.Hour}} {
-			j := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "vanishing", Lease: c.lease})
+			j := b.ClaimOne(t, testbundle.ClaimArgs{Worker: "vanishing", Lease: c.lease})
 			require.Equal(t, c.id, j.ID)
 			claimed[j.ID] = j
 		}
@@ -389,16 +389,16 @@ func TestClientRoundTrip(t *testing.T) {
 		h := b.Finished(t, last)
 		require.GreaterOrEqual(t, h.UpdatedAt, claimed[last].LeaseExpiresAt)
 		require.Equal(t, "dead", h.State)
-		require.Equal(t, jobqtest.Ptr("orphaned"), h.Reason)
+		require.Equal(t, testbundle.Ptr("orphaned"), h.Reason)
 		require.Equal(t, "running", b.Live(t, alive).State)
 
 		// The vanished worker's late writes are refused; the orphan runs again at once.
-		out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(claimed[orphan]), jobqtest.LeaseOf(claimed[slow]), jobqtest.LeaseOf(claimed[last])})
+		out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{testbundle.LeaseOf(claimed[orphan]), testbundle.LeaseOf(claimed[slow]), testbundle.LeaseOf(claimed[last])})
 		require.NoError(t, err)
 		for _, o := range out {
 			require.Equal(t, "lease_lost", o.Outcome, "job %d", o.JobID)
 		}
-		again := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "next"})
+		again := b.ClaimOne(t, testbundle.ClaimArgs{Worker: "next"})
 		require.Equal(t, orphan, again.ID)
 		require.Equal(t, 2, again.Attempt)
 		require.Contains(t, *again.LastError, "orphaned")

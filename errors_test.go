@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // sentinels are the Go errors of jobq.error_codes, by code.
@@ -55,7 +55,7 @@ type catalogued struct {
 	Hint     string
 }
 
-func catalogue(t *testing.T, b *jobqtest.Bundle) map[string]catalogued {
+func catalogue(t *testing.T, b *testbundle.Bundle) map[string]catalogued {
 	t.Helper()
 	rows, err := b.Admin.Query(b.Ctx, `SELECT code, sqlstate, hint FROM jobq.error_codes`)
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func TestErrors(t *testing.T) {
 	// Every code of the catalogue, raised by the engine's own _raise, maps to its sentinel.
 	t.Run("EveryCatalogueCodeMapsToItsSentinel", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		cat := catalogue(t, b)
 
 		codes := make([]string, 0, len(cat))
@@ -129,7 +129,7 @@ func TestErrors(t *testing.T) {
 	// The client's calls return the engine's errors mapped, and bad input writes nothing.
 	t.Run("ClientCalls", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		cat := catalogue(t, b)
 		const otherToken = "00000000-0000-4000-8000-000000000000"
 		b.Define(t, "errors-payload", "errors-mode", "errors-attempts", "errors-many", "errors-snooze", "errors-system-task")
@@ -183,12 +183,12 @@ func TestErrors(t *testing.T) {
 				_, err := b.App.Enqueue(b.Ctx, "errors-store-task", nil, jobq.EnqueueOptions{})
 				return err
 			}, "task = 'errors-store-task'"},
-			{"EnqueueSystemTaskWithAStore", "JOB.STORE_NOT_ALLOWED", "task errors-system-task is a system task; it got store " + jobqtest.StoreID, func(t *testing.T) error {
-				_, err := b.App.Enqueue(b.Ctx, "errors-system-task", nil, jobq.EnqueueOptions{StoreID: jobqtest.StoreID})
+			{"EnqueueSystemTaskWithAStore", "JOB.STORE_NOT_ALLOWED", "task errors-system-task is a system task; it got store " + testbundle.StoreID, func(t *testing.T) error {
+				_, err := b.App.Enqueue(b.Ctx, "errors-system-task", nil, jobq.EnqueueOptions{StoreID: testbundle.StoreID})
 				return err
 			}, "task = 'errors-system-task'"},
-			{"EnqueueAnotherStoresJob", "JOB.TENANT_MISMATCH", "store " + jobqtest.StoreID + " is not this session's store (app.current_store_id = unset)", func(t *testing.T) error {
-				_, err := b.App.Enqueue(b.Ctx, "errors-store-task", map[string]string{"storeId": jobqtest.StoreID}, jobq.EnqueueOptions{Queue: "errors-tenant"})
+			{"EnqueueAnotherStoresJob", "JOB.TENANT_MISMATCH", "store " + testbundle.StoreID + " is not this session's store (app.current_store_id = unset)", func(t *testing.T) error {
+				_, err := b.App.Enqueue(b.Ctx, "errors-store-task", map[string]string{"storeId": testbundle.StoreID}, jobq.EnqueueOptions{Queue: "errors-tenant"})
 				return err
 			}, "queue = 'errors-tenant'"},
 			{"DefineTaskNotKebabCase", "JOB.INVALID_TASK_NAME", "'Errors_Task' is not a kebab-case task name", func(t *testing.T) error {
@@ -209,17 +209,17 @@ func TestErrors(t *testing.T) {
 				return err
 			}, ""},
 			{"SnoozeWrongToken", "JOB.LEASE_LOST", "is not running under this lease token", func(t *testing.T) error {
-				b.Enqueue(t, jobqtest.EnqueueArgs{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-wrong-token"}})
-				job := b.ClaimOne(t, jobqtest.ClaimArgs{Queues: []string{"errors-wrong-token"}})
+				b.Enqueue(t, testbundle.EnqueueArgs{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-wrong-token"}})
+				job := b.ClaimOne(t, testbundle.ClaimArgs{Queues: []string{"errors-wrong-token"}})
 				_, err := b.Worker.Snooze(b.Ctx, jobq.Lease{JobID: job.ID, Token: otherToken}, time.Minute)
 				row := b.Live(t, job.ID)
 				require.Equal(t, "running", row.State, "a snooze with a wrong token changed the job")
-				require.Equal(t, jobqtest.Ptr(job.LeaseToken), row.LeaseToken)
+				require.Equal(t, testbundle.Ptr(job.LeaseToken), row.LeaseToken)
 				return err
 			}, ""},
 			{"SnoozeNegativeDelay", "JOB.LEASE_INVALID", "delay", func(t *testing.T) error {
-				b.Enqueue(t, jobqtest.EnqueueArgs{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-negative-delay"}})
-				job := b.ClaimOne(t, jobqtest.ClaimArgs{Queues: []string{"errors-negative-delay"}})
+				b.Enqueue(t, testbundle.EnqueueArgs{Task: "errors-snooze", EnqueueOptions: jobq.EnqueueOptions{Queue: "errors-negative-delay"}})
+				job := b.ClaimOne(t, testbundle.ClaimArgs{Queues: []string{"errors-negative-delay"}})
 				_, err := b.Worker.Snooze(b.Ctx, job.Lease(), -time.Second)
 				row := b.Live(t, job.ID)
 				require.Equal(t, "running", row.State, "a refused snooze changed the job")
@@ -243,7 +243,7 @@ func TestErrors(t *testing.T) {
 	// Errors that are not the engine's come back as they are.
 	t.Run("OtherErrorsPassThrough", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 
 		_, syntaxErr := b.Admin.Exec(b.Ctx, `SELEC 1`)
 		require.Error(t, syntaxErr)

@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	b.Define(t, "nightly-report")
 	b.DefineStore(t, "per-store")
 	def := jobq.ScheduleDefinition{Name: "nightly", Cron: "0 3 * * *", Task: "nightly-report", Payload: map[string]string{"kind": "sales"},
@@ -75,7 +75,7 @@ func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
 
 func TestClientWorkersAndLeadership(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	ctx := b.Ctx
 	// A setting in another interval syntax: PostgreSQL parses it, not Go.
 	_, err := b.Admin.Exec(ctx, `SELECT jobq.set_setting('poll_interval', '00:00:00.25')`)
@@ -177,7 +177,7 @@ func mustZone(t *testing.T, name string) *time.Location {
 	return loc
 }
 
-func queryText(t *testing.T, b *jobqtest.Bundle, query string, args ...any) string {
+func queryText(t *testing.T, b *testbundle.Bundle, query string, args ...any) string {
 	t.Helper()
 	var s string
 	require.NoError(t, b.Admin.QueryRow(b.Ctx, query, args...).Scan(&s))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +30,10 @@ import (
 //	jobq_maintain_rescued_total             jobs this runner's maintain calls swept back to the
 //	                                        queue or to dead (expired leases, timeouts)
 //	jobq_job_run_seconds{task}              handler run time
+//	jobq_job_wait_seconds{queue}            how long each claimed job waited past its run_at
+//	                                        (claimed_at - run_at, the database's clock)
+//	jobq_build_info{version,commit,go_version}  1; the jobq module's version, the binary's VCS
+//	                                        revision ("unknown" without one) and Go version
 //	jobq_leases_held                        leases this runner holds now
 //	jobq_jobs_claimed_ahead                 jobs claimed ahead of a free handler slot (ClaimAhead)
 //	jobq_listener_connected                 1 while the LISTEN connection is up (Wakeup notify)
@@ -63,6 +69,7 @@ type metrics struct {
 	returned   *prometheus.CounterVec
 	rescued    prometheus.Counter
 	runTime    *prometheus.HistogramVec
+	waitTime   *prometheus.HistogramVec
 	listenerUp prometheus.Gauge
 
 	walConnected    prometheus.Gauge
@@ -137,6 +144,11 @@ func newMetrics(src metricsSource) *metrics {
 			Namespace: "jobq", Name: "job_run_seconds", Help: "Handler run time, by task.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
 		}, []string{"task"}),
+		waitTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "jobq", Name: "job_wait_seconds",
+			Help:    "How long each job this runner claimed waited past its run_at (claimed_at - run_at, the database's clock), by queue.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
+		}, []string{"queue"}),
 		listenerUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "listener_connected", Help: "1 while the LISTEN connection is up.",
 		}),
@@ -177,7 +189,7 @@ func newMetrics(src metricsSource) *metrics {
 		m.wakeupFallbacks.WithLabelValues(reason)
 	}
 	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
-		m.runTime, m.listenerUp, m.leader, m.leaderEpoch, m.maintainRuns, m.scheduleSlots, m.workerState,
+		m.runTime, m.waitTime, m.listenerUp, m.leader, m.leaderEpoch, m.maintainRuns, m.scheduleSlots, m.workerState,
 		m.walConnected, m.wakeupFallback, m.wakeupFallbacks, m.wakeupMessages,
 		&slotLagCollector{db: src.db, slot: &m.walSlot, log: src.log, desc: prometheus.NewDesc("jobq_wakeup_slot_lag_bytes",
 			"Bytes of WAL between pg_current_wal_lsn() and the confirmed_flush_lsn of this runner's wake-up slot, at scrape time; absent while it has no slot.",
@@ -191,10 +203,49 @@ func newMetrics(src metricsSource) *metrics {
 		&lagCollector{lag: src.lag, queues: src.queues, log: src.log, desc: prometheus.NewDesc("jobq_queue_lag_seconds",
 			"Age of the oldest due job (queued or retry_pending, run_at passed) per served queue, from the database's clock; 0 when none is due.",
 			[]string{"queue"}, nil)},
+		buildInfo(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// buildInfo is jobq_build_info: a constant 1 labelled with what this binary was built from.
+func buildInfo() prometheus.Collector {
+	version, commit := "(devel)", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = moduleVersion(bi)
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				commit = s.Value
+			}
+		}
+	}
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "jobq", Name: "build_info",
+		Help:        "1, labelled with the jobq module's version, the binary's VCS revision and its Go version.",
+		ConstLabels: prometheus.Labels{"version": version, "commit": commit, "go_version": runtime.Version()},
+	}, func() float64 { return 1 })
+}
+
+// moduleVersion is the version of the jobq module in bi: the main module's when jobq is built
+// itself, else the dependency's; "(devel)" when neither has one.
+func moduleVersion(bi *debug.BuildInfo) string {
+	const path = "github.com/jobqdev/jobq"
+	if bi.Main.Path == path && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			if d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version
+			}
+			if d.Version != "" {
+				return d.Version
+			}
+		}
+	}
+	return "(devel)"
 }
 
 // Registry returns the runner's Prometheus registry, to add metrics or serve it elsewhere.

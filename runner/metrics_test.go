@@ -77,10 +77,13 @@ func TestMetrics(t *testing.T) {
 		`jobq_job_run_seconds_count{task="ok"} 1`,
 		`jobq_leases_held 1`,
 		`jobq_listener_connected 1`,
+		// ok once, bad twice (its retry), block once: each claim observes its wait.
+		`jobq_job_wait_seconds_count{queue="default"} 4`,
 		`go_goroutines`,
 	} {
 		require.Contains(t, body, want)
 	}
+	require.Regexp(t, `(?m)^jobq_build_info\{commit="[^"]+",go_version="go[^"]+",version="[^"]+"\} 1$`, body)
 	m := regexp.MustCompile(`(?m)^jobq_queue_lag_seconds\{queue="default"\} (\S+)$`).FindStringSubmatch(body)
 	require.NotNil(t, m, body)
 	lag, err := strconv.ParseFloat(m[1], 64)
@@ -89,6 +92,11 @@ func TestMetrics(t *testing.T) {
 
 	close(release)
 	b.waitState(t, late, "succeeded")
+	// The late job waited 90 s past its run_at before its claim: the only wait above a minute.
+	body = scrape(t, srv)
+	require.Contains(t, body, `jobq_job_wait_seconds_count{queue="default"} 5`)
+	require.Contains(t, body, `jobq_job_wait_seconds_bucket{queue="default",le="60"} 4`)
+	require.Contains(t, body, `jobq_job_wait_seconds_bucket{queue="default",le="300"} 5`)
 	waitFor(t, 5*time.Second, "lag back to 0", func() bool {
 		return strings.Contains(scrape(t, srv), `jobq_queue_lag_seconds{queue="default"} 0`)
 	})

@@ -679,6 +679,7 @@ func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
 	ctx, cancel := context.WithCancelCause(r.workCtx)
 	rj := &runningJob{job: job, handler: r.handlers[job.Task], ctx: ctx, cancel: cancel, lease: lease, claimed: time.Now()}
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
+	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
 	attrs := append(jobAttrs(job), "queue", job.Queue)
 	// Pickup lag from the database's clock: claimed_at - run_at.
 	attrs = append(attrs, "lagMs", ms(job.ClaimedAt.Sub(job.RunAt)))
@@ -828,7 +829,7 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 	job := rj.job
 	r.metrics.runTime.WithLabelValues(job.Task).Observe(d.Seconds())
 
-	he := asHandlerError(err)
+	v := VerdictOf(job, err)
 	switch {
 	case lost:
 		// The lease is gone: any write would be refused, and someone else owns the job now.
@@ -838,17 +839,12 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 	case err != nil && errors.Is(context.Cause(r.workCtx), ErrShutdown):
 		// Cancelled by the shutdown: hand the job back without using an attempt.
 		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, duration: d, err: err})
-	case err == nil:
+	case v.Kind == VerdictComplete:
 		r.fin.submit(finishItem{rj: rj, kind: finishComplete, duration: d})
-	case he != nil && he.isSnooze:
-		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: he.snooze, duration: d})
+	case v.Kind == VerdictSnooze:
+		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: v.Delay, duration: d})
 	default:
-		f := jobq.Failure{Lease: job.Lease(), Error: err.Error()}
-		if he != nil {
-			f.Fatal = he.permanent
-			f.RetryIn = he.retryIn
-			f.ErrorCode = he.code
-		}
+		f := v.Failure
 		r.log.Warn("job failed", append(jobAttrs(job), "duration", ms(d), "error", firstLine(err.Error()),
 			"errorCode", f.ErrorCode, "retryable", !f.Fatal)...)
 		r.fin.submit(finishItem{rj: rj, kind: finishFail, failure: f, duration: d, err: err})

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // claimBatch is one Claim call of a claimer: what it asked for and what it got.
@@ -23,10 +23,10 @@ type claimBatch struct {
 func TestClaimExactlyOnce(t *testing.T) {
 	t.Parallel()
 	const total, claimers = 10_000, 20
-	b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: claimers})
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: claimers})
 	b.Define(t, "drain")
 
-	enqueued := b.EnqueueMany(t, jobqtest.ManyArgs{Count: total, Spec: jobq.JobSpec{Task: "drain"}})
+	enqueued := b.EnqueueMany(t, testbundle.ManyArgs{Count: total, Spec: jobq.JobSpec{Task: "drain"}})
 	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued'`))
 
 	batchSizes := []int{1, 50, 2, 49, 3, 25, 7, 13, 31, 17, 1, 50, 5, 11, 19, 23, 29, 37, 43, 47}

@@ -11,7 +11,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // The zones of the DST differential test: northern (New York, London) and southern (Santiago,
@@ -187,7 +187,7 @@ func dstCronExpr(rng *rand.Rand) string {
 // checked even where jobq and robfig agree.
 func TestCronMatchesRobfigCronAcrossDST(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	rng := rand.New(rand.NewPCG(20261101, 12))
 	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	to := time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)

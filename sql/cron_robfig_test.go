@@ -12,7 +12,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // cronField describes one field of a 5-field cron expression for the generator.
@@ -98,7 +98,7 @@ func cronExpr(rng *rand.Rand) string {
 // differences named.
 func TestCronMatchesRobfigCron(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	rng := rand.New(rand.NewPCG(20260505, 11))
 	exprs := []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly",
 		// The ways to write a whole day field: * (with a step of 1 however written, or ?) makes it
@@ -170,7 +170,7 @@ func TestCronMatchesRobfigCron(t *testing.T) {
 
 // cronNextAll evaluates jobq.cron_next(es[i], ats[i], tzs[i]) for every i in one statement, as the
 // superuser, and returns the answers in input order (nil where there is no slot).
-func cronNextAll(t *testing.T, b *jobqtest.Bundle, es []string, ats []time.Time, tzs []string) []*time.Time {
+func cronNextAll(t *testing.T, b *testbundle.Bundle, es []string, ats []time.Time, tzs []string) []*time.Time {
 	t.Helper()
 	rows, err := b.Admin.Query(b.Ctx, `
 		SELECT jobq.cron_next(u.e, u.at, u.tz)

@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // addStores inserts n stores into public.store (the minimal table the migrations made) and
 // returns their ids in id order. As the superuser: the application owns its stores.
-func addStores(t *testing.T, b *jobqtest.Bundle, n int) []string {
+func addStores(t *testing.T, b *testbundle.Bundle, n int) []string {
 	t.Helper()
 	rows, err := b.Admin.Query(b.Ctx, `
 		WITH s AS (INSERT INTO public.store (name) SELECT 'store ' || i FROM generate_series(1, $1) AS i RETURNING id)
@@ -29,7 +29,7 @@ func addStores(t *testing.T, b *jobqtest.Bundle, n int) []string {
 
 // fanOutTimed fans task out for every store as worker_runtime and returns how many jobs it
 // reported and how long the call took.
-func fanOutTimed(t *testing.T, b *jobqtest.Bundle, task string) (int, time.Duration) {
+func fanOutTimed(t *testing.T, b *testbundle.Bundle, task string) (int, time.Duration) {
 	t.Helper()
 	began := time.Now()
 	n, err := b.Worker.FanOut(b.Ctx, task, map[string]string{"reason": "nightly"}, "expire_tentative:{storeId}", "")
@@ -47,7 +47,7 @@ func TestFanOut(t *testing.T) {
 	// second run (a scheduler that fires twice) adds nothing.
 	t.Run("OneJobPerStoreAndNoDuplicates", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.DefineStore(t, "expire-tentative-for-store")
 		stores := addStores(t, b, 3)
 
@@ -59,8 +59,8 @@ func TestFanOut(t *testing.T) {
 		require.Len(t, first, 3)
 		for i, row := range first {
 			require.Equal(t, "expire-tentative-for-store", row.Task)
-			require.Equal(t, jobqtest.Ptr(stores[i]), row.StoreID)
-			require.Equal(t, jobqtest.Ptr("expire_tentative:"+stores[i]), row.JobKey)
+			require.Equal(t, testbundle.Ptr(stores[i]), row.StoreID)
+			require.Equal(t, testbundle.Ptr("expire_tentative:"+stores[i]), row.JobKey)
 			require.JSONEq(t, `{"reason": "nightly", "storeId": "`+stores[i]+`"}`, string(row.Payload))
 			require.Equal(t, "queued", row.State)
 		}
@@ -79,7 +79,7 @@ func TestFanOut(t *testing.T) {
 
 	t.Run("DefaultKeyIsTheTaskAndStore", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.DefineStore(t, "expire-tentative-for-store")
 		stores := addStores(t, b, 2)
 		for range 2 {
@@ -90,13 +90,13 @@ func TestFanOut(t *testing.T) {
 		rows := b.Rows(t, "jobs", "true")
 		require.Len(t, rows, 2)
 		for i, row := range rows {
-			require.Equal(t, jobqtest.Ptr("expire-tentative-for-store:"+stores[i]), row.JobKey)
+			require.Equal(t, testbundle.Ptr("expire-tentative-for-store:"+stores[i]), row.JobKey)
 		}
 	})
 
 	t.Run("Refusals", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.Define(t, "nightly-rollup")
 		b.DefineStore(t, "expire-tentative-for-store")
 		addStores(t, b, 2)
@@ -121,7 +121,7 @@ func TestFanOut(t *testing.T) {
 	// tracks the figure.
 	t.Run("HundredStores", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.DefineStore(t, "expire-tentative-for-store")
 		addStores(t, b, 100)
 		n, took := fanOutTimed(t, b, "expire-tentative-for-store")
@@ -134,7 +134,7 @@ func TestFanOut(t *testing.T) {
 	// 10,000 stores in one statement. Only a generous sanity bound is asserted.
 	t.Run("TenThousandStores", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		b.DefineStore(t, "expire-tentative-for-store")
 		addStores(t, b, 10_000)
 		n, took := fanOutTimed(t, b, "expire-tentative-for-store")

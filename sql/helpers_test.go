@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // The engine's concurrency tests race goroutines on their own connections (conns, together) and
 // run the sweeper on a clock ahead of the database's (rescueAt); the rest of what they share with
-// the client API's tests is in internal/jobqtest.
+// the client API's tests is in internal/testbundle.
 
 // conns acquires n connections of pool up front, so that goroutines released together each run
 // on their own backend instead of queueing for a connection. They are released when t ends.
@@ -69,7 +69,7 @@ type rescued struct {
 }
 
 // rescueAt runs the sweeper as if the clock read now() + ahead (a PostgreSQL interval).
-func rescueAt(t *testing.T, b *jobqtest.Bundle, batch int, ahead string) []rescued {
+func rescueAt(t *testing.T, b *testbundle.Bundle, batch int, ahead string) []rescued {
 	t.Helper()
 	rows, err := b.Admin.Query(b.Ctx, `SELECT job_id, outcome, reason FROM jobq._rescue($1, now() + $2::interval)`, batch, ahead)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 var jobKeyModes = []jobq.JobKeyMode{jobq.JobKeyReplace, jobq.JobKeyPreserveRunAt, jobq.JobKeyUnsafeDedupe}
@@ -27,12 +27,12 @@ type keyStormOptions struct {
 
 // keyStorm releases one enqueuer per connection at the same moment, each enqueuing Key under Mode
 // with its own payload, and returns the ids they got. Any error fails the test.
-func keyStorm(t *testing.T, b *jobqtest.Bundle, opts keyStormOptions) []int64 {
+func keyStorm(t *testing.T, b *testbundle.Bundle, opts keyStormOptions) []int64 {
 	t.Helper()
 	ids := make([]int64, len(opts.Conns))
 	errs := together(len(opts.Conns), func(i int) error {
 		var err error
-		ids[i], err = jobq.NewClient(opts.Conns[i]).Enqueue(b.Ctx, "keyed", jobqtest.Payload{N: opts.Base + i},
+		ids[i], err = jobq.NewClient(opts.Conns[i]).Enqueue(b.Ctx, "keyed", testbundle.Payload{N: opts.Base + i},
 			jobq.EnqueueOptions{JobKey: opts.Key, JobKeyMode: opts.Mode})
 		return err
 	})
@@ -45,7 +45,7 @@ func keyStorm(t *testing.T, b *jobqtest.Bundle, opts keyStormOptions) []int64 {
 }
 
 // keyed returns the one live job holding key, failing the test when there is not exactly one.
-func keyed(t *testing.T, b *jobqtest.Bundle, key string) jobqtest.JobRow {
+func keyed(t *testing.T, b *testbundle.Bundle, key string) testbundle.JobRow {
 	t.Helper()
 	got := b.Rows(t, "jobs", "job_key = $1", key)
 	require.Len(t, got, 1, "live jobs with key %s", key)
@@ -62,18 +62,18 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 	for _, mode := range jobKeyModes {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
-			b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: enqueuers + 2})
+			b := testbundle.NewWith(t, testbundle.Options{WorkerConns: enqueuers + 2})
 			b.Define(t, "keyed")
 			cs := conns(t, b.WorkerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
 
 			for round := range rounds {
 				key := fmt.Sprintf("%s-%d", mode, round)
 				// Odd rounds find a waiting job with the key, due in an hour; even rounds race to insert it.
-				var existing *jobqtest.JobRow
+				var existing *testbundle.JobRow
 				if round%2 == 1 {
-					id := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "keyed", Payload: jobqtest.Payload{N: -1},
+					id := b.Enqueue(t, testbundle.EnqueueArgs{Task: "keyed", Payload: testbundle.Payload{N: -1},
 						EnqueueOptions: jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode, Delay: time.Hour}})
-					existing = jobqtest.Ptr(b.Live(t, id))
+					existing = testbundle.Ptr(b.Live(t, id))
 				}
 
 				ids := keyStorm(t, b, keyStormOptions{Key: key, Mode: mode, Conns: cs})
@@ -105,7 +105,7 @@ func TestJobKeyEnqueueStorm(t *testing.T) {
 
 				if mode == jobq.JobKeyUnsafeDedupe {
 					// A later enqueue finds the job and leaves it as it is.
-					again, err := b.Worker.Enqueue(b.Ctx, "keyed", jobqtest.Payload{N: 999},
+					again, err := b.Worker.Enqueue(b.Ctx, "keyed", testbundle.Payload{N: 999},
 						jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode})
 					require.NoError(t, err)
 					require.Equal(t, job.ID, again)
@@ -146,7 +146,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			const senders, keys, batches = 10, 100, 8
-			b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: senders + 2})
+			b := testbundle.NewWith(t, testbundle.Options{WorkerConns: senders + 2})
 			b.Define(t, "keyed")
 			cs := conns(t, b.WorkerPool, senders) // keyed system jobs: runners' enqueues (applications may not key them)
 
@@ -168,7 +168,7 @@ func TestJobKeyEnqueueManyOverlap(t *testing.T) {
 					s := sent{keys: make([]string, keys)}
 					for pos, k := range order {
 						s.keys[pos] = fmt.Sprintf("key-%03d", k)
-						specs[pos] = jobq.JobSpec{Task: "keyed", Payload: jobqtest.Payload{N: i*1000 + batch},
+						specs[pos] = jobq.JobSpec{Task: "keyed", Payload: testbundle.Payload{N: i*1000 + batch},
 							EnqueueOptions: jobq.EnqueueOptions{JobKey: s.keys[pos], JobKeyMode: tc.mode(i, batch, k)}}
 					}
 					ids, err := client.EnqueueMany(ctx, specs)
@@ -225,28 +225,28 @@ func TestJobKeyRunningJob(t *testing.T) {
 	for _, mode := range jobKeyModes {
 		t.Run(camel(string(mode)), func(t *testing.T) {
 			t.Parallel()
-			b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: enqueuers + 2})
+			b := testbundle.NewWith(t, testbundle.Options{WorkerConns: enqueuers + 2})
 			b.Define(t, "keyed")
 			cs := conns(t, b.WorkerPool, enqueuers) // keyed system jobs: runners' enqueues (applications may not key them)
 			const key = "nightly-report"
 
-			runningID := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "keyed", Payload: jobqtest.Payload{N: -1},
+			runningID := b.Enqueue(t, testbundle.EnqueueArgs{Task: "keyed", Payload: testbundle.Payload{N: -1},
 				EnqueueOptions: jobq.EnqueueOptions{JobKey: key, JobKeyMode: mode}})
-			running := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "runner"})
+			running := b.ClaimOne(t, testbundle.ClaimArgs{Worker: "runner"})
 			require.Equal(t, runningID, running.ID)
-			require.Equal(t, jobqtest.Ptr(key), running.JobKey)
+			require.Equal(t, testbundle.Ptr(key), running.JobKey)
 
 			ids := keyStorm(t, b, keyStormOptions{Key: key, Mode: mode, Conns: cs})
 
 			old := b.Live(t, runningID)
 			require.Equal(t, "running", old.State, "the running job was touched")
-			require.Equal(t, jobqtest.Ptr(running.LeaseToken), old.LeaseToken)
-			require.Equal(t, jobqtest.Ptr("runner"), old.LockedBy)
+			require.Equal(t, testbundle.Ptr(running.LeaseToken), old.LeaseToken)
+			require.Equal(t, testbundle.Ptr("runner"), old.LockedBy)
 			require.Equal(t, -1, old.PayloadN(t), "the running job's payload was changed")
 
 			if mode == jobq.JobKeyUnsafeDedupe {
 				require.Equal(t, runningID, ids[0], "unsafe_dedupe returns the running job")
-				require.Equal(t, jobqtest.Ptr(key), old.JobKey)
+				require.Equal(t, testbundle.Ptr(key), old.JobKey)
 				require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
 			} else {
 				require.NotEqual(t, runningID, ids[0], "the storm got the running job")
@@ -269,9 +269,9 @@ func TestJobKeyRunningJob(t *testing.T) {
 
 			if mode != jobq.JobKeyUnsafeDedupe {
 				require.Nil(t, h.JobKey)
-				next := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: "runner"})
+				next := b.ClaimOne(t, testbundle.ClaimArgs{Worker: "runner"})
 				require.Equal(t, ids[0], next.ID, "the new job with the key runs next")
-				require.Equal(t, jobqtest.Ptr(key), next.JobKey)
+				require.Equal(t, testbundle.Ptr(key), next.JobKey)
 				require.Equal(t, 1, next.Attempt)
 			}
 		})

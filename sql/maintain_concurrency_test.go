@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // simClock is a simulated clock shared by the runners of a test: each tick moves it forward.
@@ -91,7 +91,7 @@ func simMaintain(ctx context.Context, conn *pgxpool.Conn, worker *string, epoch 
 // wrote nothing.
 func TestMaintainThreeRunnersSimulatedHour(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	b.Define(t, "tick")
 	// The simulated clock moves 10-90 s at every tick of any runner, also while the others wait
 	// for a lock or keep fencing each other, so under load minutes of simulated time can pass

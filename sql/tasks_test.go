@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 // A declared task's defaults apply to every enqueue that leaves an option zero, through Enqueue
 // and EnqueueMany alike; an option that is set wins.
 func TestTaskDefaultsApply(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	priority := int16(-4)
 	require.NoError(t, b.Worker.DefineTask(b.Ctx, jobq.TaskDefinition{
 		Name: "send-invoice-email", Queue: "mail", Priority: &priority, MaxAttempts: 6, Timeout: 2 * time.Minute,
@@ -32,7 +32,7 @@ func TestTaskDefaultsApply(t *testing.T) {
 			Scan(&l.Timeout, &l.BackoffBase, &l.BackoffMax))
 		return l
 	}
-	one := b.Enqueue(t, jobqtest.EnqueueArgs{Task: "send-invoice-email", Payload: map[string]int{"invoiceId": 1}})
+	one := b.Enqueue(t, testbundle.EnqueueArgs{Task: "send-invoice-email", Payload: map[string]int{"invoiceId": 1}})
 	many, err := b.App.EnqueueMany(b.Ctx, []jobq.JobSpec{{Task: "send-invoice-email", Payload: map[string]int{"invoiceId": 2}}})
 	require.NoError(t, err)
 	for _, id := range []int64{one, many[0]} {
@@ -43,12 +43,12 @@ func TestTaskDefaultsApply(t *testing.T) {
 		require.Equal(t, limits{"00:02:00", "00:00:03", "00:04:00"}, limitsOf(id))
 	}
 
-	set := b.Live(t, b.Enqueue(t, jobqtest.EnqueueArgs{Task: "send-invoice-email", Payload: map[string]int{"invoiceId": 3},
+	set := b.Live(t, b.Enqueue(t, testbundle.EnqueueArgs{Task: "send-invoice-email", Payload: map[string]int{"invoiceId": 3},
 		EnqueueOptions: jobq.EnqueueOptions{Queue: "urgent", Priority: 2, MaxAttempts: 1, Timeout: time.Second}}))
 	require.Equal(t, "urgent", set.Queue)
 	require.Equal(t, int16(2), set.Priority)
 	require.Equal(t, 1, set.MaxAttempts)
-	require.Equal(t, jobqtest.Ptr("00:00:01"), set.Timeout)
+	require.Equal(t, testbundle.Ptr("00:00:01"), set.Timeout)
 
 	// Declaring again with the same definition changes nothing, not even updated_at.
 	var before, after time.Time
@@ -65,20 +65,20 @@ func TestTaskDefaultsApply(t *testing.T) {
 // A store-scoped task takes its store from the payload's storeId when the enqueue names none.
 func TestStoreTaskTakesItsStoreFromThePayload(t *testing.T) {
 	t.Parallel()
-	b := jobqtest.New(t)
+	b := testbundle.New(t)
 	b.DefineStore(t, "expire-tentative-for-store")
 	var id int64
-	require.NoError(t, b.InStore(b.AppPool, jobqtest.StoreID, func(c *jobq.Client) error {
+	require.NoError(t, b.InStore(b.AppPool, testbundle.StoreID, func(c *jobq.Client) error {
 		var err error
-		id, err = c.Enqueue(b.Ctx, "expire-tentative-for-store", map[string]string{"storeId": jobqtest.StoreID}, jobq.EnqueueOptions{})
+		id, err = c.Enqueue(b.Ctx, "expire-tentative-for-store", map[string]string{"storeId": testbundle.StoreID}, jobq.EnqueueOptions{})
 		return err
 	}))
-	require.Equal(t, jobqtest.Ptr(jobqtest.StoreID), b.Live(t, id).StoreID)
+	require.Equal(t, testbundle.Ptr(testbundle.StoreID), b.Live(t, id).StoreID)
 
 	// A store_id that differs from the payload's storeId is refused.
-	err := b.InStore(b.AppPool, jobqtest.StoreID, func(c *jobq.Client) error {
+	err := b.InStore(b.AppPool, testbundle.StoreID, func(c *jobq.Client) error {
 		_, err := c.Enqueue(b.Ctx, "expire-tentative-for-store", map[string]string{"storeId": "9a8b7c6d-0000-4000-8000-000000000001"},
-			jobq.EnqueueOptions{StoreID: jobqtest.StoreID})
+			jobq.EnqueueOptions{StoreID: testbundle.StoreID})
 		return err
 	})
 	require.ErrorIs(t, err, jobq.ErrPayloadInvalid)

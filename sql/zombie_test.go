@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/jobqtest"
+	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
 const (
@@ -26,15 +26,15 @@ type takeover struct {
 
 // takeOver enqueues n jobs, lets worker A claim them under a short lease, sweeps them with the
 // clock an hour ahead (so A's lease counts as expired), makes them due and lets worker B claim them.
-func takeOver(t *testing.T, b *jobqtest.Bundle, n int) takeover {
+func takeOver(t *testing.T, b *testbundle.Bundle, n int) takeover {
 	t.Helper()
 	b.Define(t, "zombie")
 	tk := takeover{
-		IDs: b.EnqueueMany(t, jobqtest.ManyArgs{Count: n, Spec: jobq.JobSpec{Task: "zombie"}}),
+		IDs: b.EnqueueMany(t, testbundle.ManyArgs{Count: n, Spec: jobq.JobSpec{Task: "zombie"}}),
 		A:   make(map[int64]jobq.Job, n),
 		B:   make(map[int64]jobq.Job, n),
 	}
-	for _, j := range b.Claim(t, jobqtest.ClaimArgs{Worker: workerA, Max: n, Lease: time.Second}) {
+	for _, j := range b.Claim(t, testbundle.ClaimArgs{Worker: workerA, Max: n, Lease: time.Second}) {
 		require.Equal(t, 1, j.Attempt)
 		tk.A[j.ID] = j
 	}
@@ -48,7 +48,7 @@ func takeOver(t *testing.T, b *jobqtest.Bundle, n int) takeover {
 	}
 
 	b.MakeDue(t, tk.IDs...)
-	for _, j := range b.Claim(t, jobqtest.ClaimArgs{Worker: workerB, Max: n}) {
+	for _, j := range b.Claim(t, testbundle.ClaimArgs{Worker: workerB, Max: n}) {
 		require.Equal(t, 2, j.Attempt, "job %d", j.ID)
 		require.NotEqual(t, tk.A[j.ID].LeaseToken, j.LeaseToken, "job %d", j.ID)
 		tk.B[j.ID] = j
@@ -58,13 +58,13 @@ func takeOver(t *testing.T, b *jobqtest.Bundle, n int) takeover {
 }
 
 // requireEndedUnderB checks that job id ended succeeded under B's claim.
-func requireEndedUnderB(t *testing.T, b *jobqtest.Bundle, tk takeover, id int64) {
+func requireEndedUnderB(t *testing.T, b *testbundle.Bundle, tk takeover, id int64) {
 	t.Helper()
 	h := b.Finished(t, id)
 	require.Equal(t, "succeeded", h.State, "job %d", id)
-	require.Equal(t, jobqtest.Ptr(workerB), h.LockedBy, "job %d", id)
+	require.Equal(t, testbundle.Ptr(workerB), h.LockedBy, "job %d", id)
 	require.Equal(t, 2, h.Attempt, "job %d", id)
-	require.Equal(t, jobqtest.Ptr(tk.B[id].LeaseToken), h.LeaseToken, "job %d", id)
+	require.Equal(t, testbundle.Ptr(tk.B[id].LeaseToken), h.LeaseToken, "job %d", id)
 }
 
 func TestZombieWorker(t *testing.T) {
@@ -74,13 +74,13 @@ func TestZombieWorker(t *testing.T) {
 	// complete, each on its own connection: every one of A's writes is refused and B's wins.
 	t.Run("StaleLeaseRefusedEverywhere", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: 8})
+		b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 8})
 		cs := conns(t, b.WorkerPool, 6)
 
 		for round := range 10 {
 			tk := takeOver(t, b, 1)
 			id := tk.IDs[0]
-			a, bb := jobqtest.LeaseOf(tk.A[id]), jobqtest.LeaseOf(tk.B[id])
+			a, bb := testbundle.LeaseOf(tk.A[id]), testbundle.LeaseOf(tk.B[id])
 
 			var (
 				aComplete, aFail, aFailDead, bComplete []jobq.Outcome
@@ -126,7 +126,7 @@ func TestZombieWorker(t *testing.T) {
 	t.Run("CompletesRaceAfterRescue", func(t *testing.T) {
 		t.Parallel()
 		const n = 200
-		b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: 4})
+		b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 4})
 		cs := conns(t, b.WorkerPool, 2)
 		tk := takeOver(t, b, n)
 
@@ -135,9 +135,9 @@ func TestZombieWorker(t *testing.T) {
 			errs := together(2, func(i int) error {
 				var err error
 				if i == 0 {
-					outA, err = jobq.NewClient(cs[0]).Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(tk.A[id])})
+					outA, err = jobq.NewClient(cs[0]).Complete(b.Ctx, []jobq.Lease{testbundle.LeaseOf(tk.A[id])})
 				} else {
-					outB, err = jobq.NewClient(cs[1]).Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(tk.B[id])})
+					outB, err = jobq.NewClient(cs[1]).Complete(b.Ctx, []jobq.Lease{testbundle.LeaseOf(tk.B[id])})
 				}
 				return err
 			})
@@ -160,17 +160,17 @@ func TestZombieWorker(t *testing.T) {
 	t.Run("CompleteRacesRescue", func(t *testing.T) {
 		t.Parallel()
 		const n = 200
-		b := jobqtest.NewWith(t, jobqtest.Options{WorkerConns: 2})
+		b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 2})
 		sweeper, err := b.Admin.Acquire(b.Ctx)
 		require.NoError(t, err)
 		t.Cleanup(sweeper.Release)
 		worker := conns(t, b.WorkerPool, 1)[0]
 
 		b.Define(t, "zombie")
-		ids := b.EnqueueMany(t, jobqtest.ManyArgs{Count: n, Spec: jobq.JobSpec{Task: "zombie"}})
+		ids := b.EnqueueMany(t, testbundle.ManyArgs{Count: n, Spec: jobq.JobSpec{Task: "zombie"}})
 		claimed := make(map[int64]jobq.Job, n)
 		for i, id := range ids {
-			j := b.ClaimOne(t, jobqtest.ClaimArgs{Worker: workerA, Lease: time.Duration(i+1) * time.Minute})
+			j := b.ClaimOne(t, testbundle.ClaimArgs{Worker: workerA, Lease: time.Duration(i+1) * time.Minute})
 			require.Equal(t, id, j.ID, "jobs are claimed in id order")
 			claimed[id] = j
 		}
@@ -184,7 +184,7 @@ func TestZombieWorker(t *testing.T) {
 			errs := together(2, func(i int) error {
 				var err error
 				if i == 0 {
-					out, err = jobq.NewClient(worker).Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(claimed[id])})
+					out, err = jobq.NewClient(worker).Complete(b.Ctx, []jobq.Lease{testbundle.LeaseOf(claimed[id])})
 					return err
 				}
 				rows, err := sweeper.Query(b.Ctx, `SELECT job_id, outcome, reason FROM jobq._rescue(10, now() + $1::interval)`, sweepAt)
@@ -216,15 +216,15 @@ func TestZombieWorker(t *testing.T) {
 				require.Zero(t, sweptBy[id], "job %d: A's complete succeeded but a sweep also took it", id)
 				h := b.Finished(t, id)
 				require.Equal(t, "succeeded", h.State)
-				require.Equal(t, jobqtest.Ptr(workerA), h.LockedBy)
-				require.Equal(t, jobqtest.Ptr(claimed[id].LeaseToken), h.LeaseToken)
+				require.Equal(t, testbundle.Ptr(workerA), h.LockedBy)
+				require.Equal(t, testbundle.Ptr(claimed[id].LeaseToken), h.LeaseToken)
 				require.Equal(t, 1, h.Attempt)
 			case "lease_lost":
 				lost++
 				require.Equal(t, 1, sweptBy[id], "job %d: A was told lease_lost but no sweep took the job", id)
 				j := b.Live(t, id)
 				require.Equal(t, "retry_pending", j.State)
-				require.Equal(t, jobqtest.Ptr("orphaned"), j.Reason)
+				require.Equal(t, testbundle.Ptr("orphaned"), j.Reason)
 				require.Nil(t, j.LeaseToken)
 				require.Equal(t, 1, j.Attempt)
 			default:
@@ -246,11 +246,11 @@ func TestFinishOutcomeIsPerLease(t *testing.T) {
 
 	t.Run("Complete", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		tk := takeOver(t, b, 1)
 		id := tk.IDs[0]
 
-		out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{jobqtest.LeaseOf(tk.A[id]), jobqtest.LeaseOf(tk.B[id])})
+		out, err := b.Worker.Complete(b.Ctx, []jobq.Lease{testbundle.LeaseOf(tk.A[id]), testbundle.LeaseOf(tk.B[id])})
 		require.NoError(t, err)
 		require.Equal(t, []jobq.Outcome{{JobID: id, Outcome: "lease_lost"}, {JobID: id, Outcome: "succeeded"}}, out,
 			"the stale lease of job %d is reported as completed", id)
@@ -259,18 +259,18 @@ func TestFinishOutcomeIsPerLease(t *testing.T) {
 
 	t.Run("Fail", func(t *testing.T) {
 		t.Parallel()
-		b := jobqtest.New(t)
+		b := testbundle.New(t)
 		tk := takeOver(t, b, 1)
 		id := tk.IDs[0]
 
 		out, err := b.Worker.Fail(b.Ctx, []jobq.Failure{
-			{Lease: jobqtest.LeaseOf(tk.A[id]), Error: "stale"},
-			{Lease: jobqtest.LeaseOf(tk.B[id]), Error: "current"},
+			{Lease: testbundle.LeaseOf(tk.A[id]), Error: "stale"},
+			{Lease: testbundle.LeaseOf(tk.B[id]), Error: "current"},
 		})
 		require.NoError(t, err)
 		require.Len(t, out, 2)
 		require.Equal(t, "lease_lost", out[0].Outcome, "the stale lease of job %d is reported as failed: %+v", id, out)
 		require.Equal(t, "retry_pending", out[1].Outcome)
-		require.Equal(t, jobqtest.Ptr("current"), b.Live(t, id).LastError)
+		require.Equal(t, testbundle.Ptr("current"), b.Live(t, id).LastError)
 	})
 }

@@ -102,43 +102,8 @@ type jobFilter struct {
 	Limit int    `default:"50" help:"at most this many jobs"`
 }
 
-// jobRow is one job in --json output.
-type jobRow struct {
-	ID          int64           `json:"id" db:"id"`
-	Task        string          `json:"task" db:"task"`
-	Queue       string          `json:"queue" db:"queue"`
-	State       string          `json:"state" db:"state"`
-	StoreID     *string         `json:"store_id" db:"store_id"`
-	Priority    int16           `json:"priority" db:"priority"`
-	Attempt     int32           `json:"attempt" db:"attempt"`
-	MaxAttempts int32           `json:"max_attempts" db:"max_attempts"`
-	Key         *string         `json:"key" db:"job_key"`
-	RunAt       time.Time       `json:"run_at" db:"run_at"`
-	Reason      *string         `json:"reason" db:"reason"`
-	LastError   *string         `json:"last_error" db:"last_error"`
-	ErrorCode   *string         `json:"error_code" db:"error_code"`
-	LockedBy    *string         `json:"locked_by" db:"locked_by"`
-	CreatedAt   time.Time       `json:"created_at" db:"created_at"`
-	UpdatedAt   time.Time       `json:"updated_at" db:"updated_at"`
-	FinishedAt  *time.Time      `json:"finished_at" db:"finished_at"`
-	Payload     json.RawMessage `json:"payload" db:"payload"`
-}
-
-const jobColumns = `id, task, queue, state, store_id::text AS store_id, priority, attempt, max_attempts, job_key,
-	run_at, reason, last_error, error_code, locked_by, created_at, updated_at`
-
-const jobsQuery = `SELECT * FROM (
-	SELECT ` + jobColumns + `, NULL::timestamptz AS finished_at, payload FROM jobq.jobs
-	UNION ALL
-	SELECT ` + jobColumns + `, finished_at, payload FROM jobq.job_history
-) j
-WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR task = $2)
-  AND ($3::text IS NULL OR state = $3) AND ($4::uuid IS NULL OR store_id = $4::text)
-  AND ($5::text IS NULL OR job_key = $5)
-  AND ($6::timestamptz IS NULL OR coalesce(finished_at, updated_at) >= $6)
-  AND ($8::bigint IS NULL OR id = $8)
-ORDER BY id DESC
-LIMIT $7`
+// jobRow is one job in --json output: the client's JobInfo, read by Client.ListJobs and GetJob.
+type jobRow = jobq.JobInfo
 
 // jobStates are the states a job can be in, live or finished.
 var jobStates = []string{"queued", "running", "retry_pending", "succeeded", "dead", "canceled"}
@@ -172,12 +137,12 @@ func listJobs(e *env, c connFlags, f jobFilter, state string, asJSON bool) error
 	}
 	var jobs []jobRow
 	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, jobsQuery, nullable(f.Queue), nullable(f.Task), nullable(state),
-			nullable(f.Store), nullable(f.Key), since, f.Limit, nil)
-		if err != nil {
-			return err
+		f := jobq.JobFilter{Queue: f.Queue, Task: f.Task, State: state, StoreID: f.Store, Key: f.Key, Limit: f.Limit}
+		if since != nil {
+			f.Since = *since
 		}
-		jobs, err = pgx.CollectRows(rows, pgx.RowToStructByName[jobRow])
+		var err error
+		jobs, err = jobq.NewClient(conn).ListJobs(e.ctx, f)
 		return err
 	})
 	if err != nil {
@@ -221,12 +186,9 @@ type jobsShowCmd struct {
 func (c *jobsShowCmd) Run(e *env) error {
 	var job jobRow
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, jobsQuery, nil, nil, nil, nil, nil, nil, 1, c.ID)
-		if err != nil {
-			return err
-		}
-		job, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[jobRow])
-		if errors.Is(err, pgx.ErrNoRows) {
+		var err error
+		job, err = jobq.NewClient(conn).GetJob(e.ctx, c.ID)
+		if errors.Is(err, jobq.ErrNotFound) {
 			return fmt.Errorf("job %d not found", c.ID)
 		}
 		return err

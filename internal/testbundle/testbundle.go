@@ -1,11 +1,11 @@
-// Package jobqtest is what the Go tests of the client API (package jobq) and of the SQL engine
+// Package testbundle is what the Go tests of the client API (package jobq) and of the SQL engine
 // (package sql) share: a private migrated database with a jobq.Client per role, factories that
 // declare tasks, enqueue and claim as the roles do, and superuser inspection of the job tables.
 //
 // Applications (enqueue) use jobq_app; workers (claim, heartbeat, complete, fail, snooze, rescue,
 // task declarations, fan-out) use worker_runtime; only inspection and time travel use the
 // superuser. Every helper fails the test on an error.
-package jobqtest
+package testbundle
 
 import (
 	"context"

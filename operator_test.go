@@ -1,0 +1,233 @@
+package jobq_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/testbundle"
+)
+
+// operatorSetup is a bundle with a client of jobq_operator.
+func operatorSetup(t *testing.T) (*testbundle.Bundle, *jobq.Client) {
+	t.Helper()
+	b := testbundle.New(t)
+	b.Define(t, "task", "report")
+	return b, jobq.NewClient(b.DB.Pool(t, "jobq_operator", 2))
+}
+
+func TestOperatorJobActs(t *testing.T) {
+	t.Parallel()
+
+	t.Run("CancelRetryDelete", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		id := b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{Delay: time.Hour}})
+
+		state, err := op.CancelJob(b.Ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "canceled", state)
+		require.Equal(t, "canceled", b.Finished(t, id).State)
+		_, err = op.CancelJob(b.Ctx, id)
+		require.ErrorIs(t, err, jobq.ErrStateConflict)
+
+		state, err = op.RetryJob(b.Ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "queued", state)
+		require.Equal(t, "queued", b.Live(t, id).State)
+
+		state, err = op.DeleteJob(b.Ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "queued", state)
+		_, err = op.DeleteJob(b.Ctx, id)
+		require.ErrorIs(t, err, jobq.ErrNotFound)
+		_, err = op.RetryJob(b.Ctx, id)
+		require.ErrorIs(t, err, jobq.ErrNotFound)
+	})
+
+	t.Run("RequeueDead", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		ids := []int64{
+			b.Enqueue(t, testbundle.EnqueueArgs{Task: "task"}),
+			b.Enqueue(t, testbundle.EnqueueArgs{Task: "report"}),
+		}
+		for range ids {
+			job := b.ClaimOne(t, testbundle.ClaimArgs{})
+			_, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: job.Lease(), Error: "boom", Fatal: true}})
+			require.NoError(t, err)
+		}
+		n, err := op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{Task: "report"})
+		require.NoError(t, err)
+		require.Equal(t, int64(1), n)
+		require.Equal(t, "queued", b.Live(t, ids[1]).State)
+		require.Equal(t, "dead", b.Finished(t, ids[0]).State)
+
+		n, err = op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{FinishedAfter: b.DBNow(t).Add(time.Hour)})
+		require.NoError(t, err)
+		require.Zero(t, n, "no job died after the filter")
+		n, err = op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{})
+		require.NoError(t, err)
+		require.Equal(t, int64(1), n)
+		_, err = op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{Max: -1})
+		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
+	})
+
+	t.Run("ListAndGetJobs", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		b.DefineStore(t, "mail")
+		first := b.Enqueue(t, testbundle.EnqueueArgs{Payload: map[string]int{"n": 1}})
+		mail := b.Enqueue(t, testbundle.EnqueueArgs{Task: "mail", EnqueueOptions: jobq.EnqueueOptions{
+			Queue: "mail", JobKey: "mail:1", StoreID: testbundle.StoreID}})
+		done := b.Enqueue(t, testbundle.EnqueueArgs{Task: "report"})
+		b.MakeDue(t, done)
+		// The oldest due job of "default" is first; claim both and finish the report.
+		for _, job := range b.Claim(t, testbundle.ClaimArgs{Max: 2}) {
+			if job.ID == done {
+				_, err := b.Worker.Complete(b.Ctx, []jobq.Lease{job.Lease()})
+				require.NoError(t, err)
+			}
+		}
+
+		all, err := op.ListJobs(b.Ctx, jobq.JobFilter{})
+		require.NoError(t, err)
+		require.Equal(t, []int64{done, mail, first}, jobIDs(all), "newest first, live and finished")
+
+		for _, c := range []struct {
+			name string
+			f    jobq.JobFilter
+			want []int64
+		}{
+			{"Queue", jobq.JobFilter{Queue: "mail"}, []int64{mail}},
+			{"Task", jobq.JobFilter{Task: "report"}, []int64{done}},
+			{"State", jobq.JobFilter{State: "succeeded"}, []int64{done}},
+			{"Store", jobq.JobFilter{StoreID: testbundle.StoreID}, []int64{mail}},
+			{"Key", jobq.JobFilter{Key: "mail:1"}, []int64{mail}},
+			{"SinceFuture", jobq.JobFilter{Since: b.DBNow(t).Add(time.Hour)}, nil},
+			{"Limit", jobq.JobFilter{Limit: 1}, []int64{done}},
+		} {
+			got, err := op.ListJobs(b.Ctx, c.f)
+			require.NoError(t, err, c.name)
+			require.Equal(t, c.want, jobIDs(got), c.name)
+		}
+
+		job, err := op.GetJob(b.Ctx, done)
+		require.NoError(t, err)
+		require.Equal(t, "succeeded", job.State)
+		require.NotNil(t, job.FinishedAt)
+		live, err := op.GetJob(b.Ctx, mail)
+		require.NoError(t, err)
+		require.Nil(t, live.FinishedAt)
+		require.Equal(t, testbundle.Ptr(testbundle.StoreID), live.StoreID)
+		require.Equal(t, testbundle.Ptr("mail:1"), live.Key)
+		_, err = op.GetJob(b.Ctx, done+100)
+		require.ErrorIs(t, err, jobq.ErrNotFound)
+	})
+}
+
+func jobIDs(jobs []jobq.JobInfo) []int64 {
+	var ids []int64
+	for _, j := range jobs {
+		ids = append(ids, j.ID)
+	}
+	return ids
+}
+
+func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
+	t.Parallel()
+
+	t.Run("PauseAndResumeQueue", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		id := b.Enqueue(t, testbundle.EnqueueArgs{})
+
+		changed, err := op.PauseQueue(b.Ctx, "default")
+		require.NoError(t, err)
+		require.True(t, changed)
+		changed, err = op.PauseQueue(b.Ctx, "default")
+		require.NoError(t, err)
+		require.False(t, changed, "already paused")
+		require.Empty(t, b.Claim(t, testbundle.ClaimArgs{}), "a paused queue's jobs wait")
+
+		states, err := op.QueueStates(b.Ctx)
+		require.NoError(t, err)
+		require.Len(t, states, 1)
+		require.Equal(t, "default", states[0].Queue)
+		require.True(t, states[0].Paused)
+		require.NotNil(t, states[0].PausedAt)
+		require.Equal(t, int64(1), states[0].Queued)
+
+		changed, err = op.ResumeQueue(b.Ctx, "default")
+		require.NoError(t, err)
+		require.True(t, changed)
+		changed, err = op.ResumeQueue(b.Ctx, "default")
+		require.NoError(t, err)
+		require.False(t, changed)
+		require.Equal(t, id, b.ClaimOne(t, testbundle.ClaimArgs{}).ID)
+
+		states, err = op.QueueStates(b.Ctx)
+		require.NoError(t, err)
+		require.False(t, states[0].Paused)
+		require.Equal(t, int64(1), states[0].Running)
+
+		_, err = op.PauseQueue(b.Ctx, " ")
+		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
+	})
+
+	t.Run("Schedules", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		_, err := b.Worker.Schedule(b.Ctx, jobq.ScheduleDefinition{Name: "nightly", Cron: "0 3 * * *", Task: "report"})
+		require.NoError(t, err)
+
+		changed, err := op.PauseSchedule(b.Ctx, "nightly")
+		require.NoError(t, err)
+		require.True(t, changed)
+		changed, err = op.PauseSchedule(b.Ctx, "nightly")
+		require.NoError(t, err)
+		require.False(t, changed)
+
+		id, err := op.RunScheduleNow(b.Ctx, "nightly")
+		require.NoError(t, err)
+		require.Equal(t, "report", b.Live(t, id).Task, "a paused schedule still runs now on request")
+
+		changed, err = op.ResumeSchedule(b.Ctx, "nightly")
+		require.NoError(t, err)
+		require.True(t, changed)
+		changed, err = op.ResumeSchedule(b.Ctx, "nightly")
+		require.NoError(t, err)
+		require.False(t, changed)
+
+		_, err = op.PauseSchedule(b.Ctx, "missing")
+		require.ErrorIs(t, err, jobq.ErrUnknownSchedule)
+		_, err = op.RunScheduleNow(b.Ctx, "missing")
+		require.ErrorIs(t, err, jobq.ErrUnknownSchedule)
+	})
+
+	t.Run("DemoteLeader", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		epoch, leads, err := b.Worker.AcquireLeadership(b.Ctx, "w1", 0)
+		require.NoError(t, err)
+		require.True(t, leads)
+
+		next, err := op.DemoteLeader(b.Ctx)
+		require.NoError(t, err)
+		require.Equal(t, epoch+1, next)
+		res, err := b.Worker.Maintain(b.Ctx, "w1", epoch)
+		require.NoError(t, err)
+		require.True(t, res.Fenced, "the old leader's maintain is fenced")
+	})
+
+	t.Run("OperatorOnly", func(t *testing.T) {
+		t.Parallel()
+		b, _ := operatorSetup(t)
+		_, err := b.Worker.PauseQueue(b.Ctx, "default")
+		require.Error(t, err, "worker_runtime may not pause a queue")
+		_, err = b.Worker.DemoteLeader(b.Ctx)
+		require.Error(t, err)
+	})
+}
