@@ -231,3 +231,43 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 		require.Error(t, err)
 	})
 }
+
+// Stats reads jobq.stats: a queue's waiting, scheduled, succeeded and dead jobs are counted where
+// they are, with a lag for the due job and a run time for the finished ones.
+func TestOperatorStats(t *testing.T) {
+	t.Parallel()
+	b, op := operatorSetup(t)
+	b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{Queue: "stats-q"}})
+	b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{Queue: "stats-q", Delay: time.Hour}})
+	for _, fatal := range []bool{false, true} {
+		b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{Queue: "stats-done"}})
+		job := b.ClaimOne(t, testbundle.ClaimArgs{Queues: []string{"stats-done"}})
+		if fatal {
+			_, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: job.Lease(), Error: "boom", Fatal: true}})
+			require.NoError(t, err)
+		} else {
+			_, err := b.Worker.Complete(b.Ctx, []jobq.Lease{job.Lease()})
+			require.NoError(t, err)
+		}
+	}
+
+	all, err := op.Stats(b.Ctx, jobq.StatsFilter{})
+	require.NoError(t, err)
+	by := map[string]jobq.QueueStats{}
+	for _, s := range all {
+		by[s.Queue] = s
+		require.Nil(t, s.StoreID, "an operator's rows aggregate every store")
+	}
+	require.EqualValues(t, 1, by["stats-q"].Queued)
+	require.EqualValues(t, 1, by["stats-q"].Scheduled)
+	require.NotNil(t, by["stats-q"].OldestDueAge, "the due job has a lag")
+	require.EqualValues(t, 1, by["stats-done"].SucceededLastHour)
+	require.EqualValues(t, 1, by["stats-done"].DeadLastHour)
+	require.NotNil(t, by["stats-done"].RunP50, "finished jobs give a run time")
+
+	one, err := op.Stats(b.Ctx, jobq.StatsFilter{Queue: "stats-q"})
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	_, err = op.Stats(b.Ctx, jobq.StatsFilter{Queue: " "})
+	require.ErrorIs(t, err, jobq.ErrInvalidArgument)
+}
