@@ -2925,6 +2925,52 @@ ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
+CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, dead_last_hour bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_queue text;
+BEGIN
+    PERFORM jobq._check_length('queues', queue_depth.queues, jobq._limit('queues')::integer);
+    FOREACH v_queue IN ARRAY coalesce(queue_depth.queues, '{}'::text[]) LOOP
+        PERFORM jobq._check_text('queues', v_queue, jobq._limit('queue')::integer);
+    END LOOP;
+    RETURN QUERY
+    WITH q AS (
+        SELECT DISTINCT u.name FROM unnest(queue_depth.queues) AS u(name) WHERE u.name IS NOT NULL
+        UNION
+        SELECT DISTINCT j.queue FROM jobq.jobs j WHERE queue_depth.queues IS NULL
+    ), live AS (
+        SELECT j.queue AS name,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
+               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled
+        FROM jobq.jobs j
+        WHERE j.queue IN (SELECT q.name FROM q)
+        GROUP BY j.queue
+    ), dead AS (
+        SELECT h.queue AS name, count(*) AS dead_last_hour
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_now - interval '1 hour' AND h.state = 'dead'
+          AND h.queue IN (SELECT q.name FROM q)
+        GROUP BY h.queue
+    )
+    SELECT q.name, coalesce(live.queued, 0), coalesce(live.retry_pending, 0),
+           coalesce(live.running, 0), coalesce(live.scheduled, 0), coalesce(dead.dead_last_hour, 0)
+    FROM q
+    LEFT JOIN live ON live.name = q.name
+    LEFT JOIN dead ON dead.name = q.name
+    ORDER BY q.name;
+END
+$$;
+
+ALTER FUNCTION jobq.queue_depth(queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_depth(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+
 CREATE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, lag interval)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4059,6 +4105,10 @@ GRANT ALL ON FUNCTION jobq.payload_problem(p_schema jsonb, p_payload jsonb) TO j
 REVOKE ALL ON FUNCTION jobq.prune_history(batch_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.prune_history(batch_size integer) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.prune_history(batch_size integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.queue_depth(queues text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_depth(queues text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.queue_depth(queues text[]) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.queue_lag(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;

@@ -1,5 +1,5 @@
 BEGIN;
-SELECT plan(27);
+SELECT plan(28);
 
 SELECT jobq_test.reset();
 
@@ -17,6 +17,7 @@ SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'jobq_ap
 SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute rescue_expired');
 SELECT function_privs_are('jobq', 'snooze_jobs', ARRAY['bigint[]', 'uuid[]', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute snooze_jobs');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute prune_history');
+SELECT function_privs_are('jobq', 'queue_depth', ARRAY['text[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute queue_depth');
 SELECT table_privs_are('jobq', 'audit_log', 'jobq_app', ARRAY[]::text[], 'jobq_app cannot read the audit log');
 SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text', 'boolean'],
                           'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute define_task');

@@ -1,5 +1,5 @@
 BEGIN;
-SELECT plan(29);
+SELECT plan(30);
 
 SELECT jobq_test.reset();
 
@@ -10,6 +10,7 @@ SELECT function_privs_are('jobq', 'requeue_dead', ARRAY['text', 'timestamptz', '
 SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute set_setting');
 SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute rescue_expired');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute prune_history');
+SELECT function_privs_are('jobq', 'queue_depth', ARRAY['text[]'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute queue_depth');
 SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval'],
                           'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue');
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue_many');

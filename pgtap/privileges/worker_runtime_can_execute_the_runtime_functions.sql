@@ -1,6 +1,6 @@
 -- worker_runtime may call the engine's runtime functions, and they work end to end under it.
 BEGIN;
-SELECT plan(37);
+SELECT plan(38);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
@@ -19,6 +19,7 @@ SELECT function_privs_are('jobq', 'snooze', ARRAY['bigint', 'uuid', 'interval'],
 SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute rescue_expired');
 SELECT function_privs_are('jobq', 'snooze_jobs', ARRAY['bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze_jobs');
 SELECT function_privs_are('jobq', 'queue_lag', ARRAY['text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute queue_lag');
+SELECT function_privs_are('jobq', 'queue_depth', ARRAY['text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute queue_depth');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute prune_history');
 SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text', 'boolean'],
                           'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute define_task (runners declare their tasks at start-up)');

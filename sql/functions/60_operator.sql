@@ -315,6 +315,58 @@ COMMENT ON FUNCTION jobq.queue_lag(text[]) IS
 REVOKE ALL ON FUNCTION jobq.queue_lag(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.queue_lag(text[]) TO worker_runtime, jobq_operator;
 
+-- How many live jobs each queue holds per state, and how many died in the last hour: the
+-- runners' queue-depth gauges. Counts only, like jobq.queue_lag.
+CREATE OR REPLACE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL)
+RETURNS TABLE (queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint,
+               dead_last_hour bigint)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_queue text;
+BEGIN
+    PERFORM jobq._check_length('queues', queue_depth.queues, jobq._limit('queues')::integer);
+    FOREACH v_queue IN ARRAY coalesce(queue_depth.queues, '{}'::text[]) LOOP
+        PERFORM jobq._check_text('queues', v_queue, jobq._limit('queue')::integer);
+    END LOOP;
+    RETURN QUERY
+    WITH q AS (
+        SELECT DISTINCT u.name FROM unnest(queue_depth.queues) AS u(name) WHERE u.name IS NOT NULL
+        UNION
+        SELECT DISTINCT j.queue FROM jobq.jobs j WHERE queue_depth.queues IS NULL
+    ), live AS (
+        SELECT j.queue AS name,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
+               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled
+        FROM jobq.jobs j
+        WHERE j.queue IN (SELECT q.name FROM q)
+        GROUP BY j.queue
+    ), dead AS (
+        SELECT h.queue AS name, count(*) AS dead_last_hour
+        FROM jobq.job_history h
+        WHERE h.finished_at > v_now - interval '1 hour' AND h.state = 'dead'
+          AND h.queue IN (SELECT q.name FROM q)
+        GROUP BY h.queue
+    )
+    SELECT q.name, coalesce(live.queued, 0), coalesce(live.retry_pending, 0),
+           coalesce(live.running, 0), coalesce(live.scheduled, 0), coalesce(dead.dead_last_hour, 0)
+    FROM q
+    LEFT JOIN live ON live.name = q.name
+    LEFT JOIN dead ON dead.name = q.name
+    ORDER BY q.name;
+END
+$$;
+COMMENT ON FUNCTION jobq.queue_depth(text[]) IS
+    'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.queue_depth(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.queue_depth(text[]) TO worker_runtime, jobq_operator;
+
 -- Checks a queue name an operator passes: not NULL nor blank, at most 200 characters.
 CREATE OR REPLACE FUNCTION jobq._check_queue_name(p_queue text)
 RETURNS text
