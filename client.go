@@ -131,6 +131,17 @@ type QueueLag struct {
 	Lag   time.Duration
 }
 
+// QueueDepth is how many live jobs a queue holds by state, and how many of its jobs died in the
+// last hour.
+type QueueDepth struct {
+	Queue        string
+	Queued       int64 // due, waiting to be claimed
+	RetryPending int64 // waiting for a retry
+	Running      int64
+	Scheduled    int64 // queued with a future run_at
+	DeadLastHour int64 // moved to jobq.job_history as dead in the last hour
+}
+
 func interval(d time.Duration) pgtype.Interval {
 	if d <= 0 {
 		return pgtype.Interval{}
@@ -380,6 +391,18 @@ func (c *Client) QueueLag(ctx context.Context, queues []string) ([]QueueLag, err
 		return q, err
 	})
 	return out, wrap(err, "queue_lag")
+}
+
+// QueueDepth reports, per queue (all queues with live jobs when queues is nil), its live jobs by
+// state and its dead jobs of the last hour (jobq.queue_depth).
+func (c *Client) QueueDepth(ctx context.Context, queues []string) ([]QueueDepth, error) {
+	rows, err := c.db.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, dead_last_hour
+		FROM jobq.queue_depth($1)`, queues)
+	if err != nil {
+		return nil, wrap(err, "queue_depth")
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[QueueDepth])
+	return out, wrap(err, "queue_depth")
 }
 
 // RescueExpired sweeps at most batch running jobs whose lease expired or whose timeout passed.

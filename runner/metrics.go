@@ -48,6 +48,11 @@ import (
 //	                                        runner's slot at scrape time; absent without a slot
 //	jobq_queue_lag_seconds{queue}           how long the next due job has waited (jobq.queue_lag)
 //	                                        at scrape time (0 when none is due)
+//	jobq_queue_jobs{queue,state}            live jobs of each served queue by state: queued (due),
+//	                                        retry_pending, running, scheduled (future run_at);
+//	                                        jobq.queue_depth at scrape time
+//	jobq_queue_dead_last_hour{queue}        jobs of each served queue that died in the last hour
+//	                                        (jobq.queue_depth at scrape time)
 //	jobq_leader                             1 while this runner leads, else 0
 //	jobq_leader_epoch                       the fencing epoch this runner last led with (0: never)
 //	jobq_maintain_runs_total{result}        maintain calls: ok, fenced (stale epoch: nothing done)
@@ -110,17 +115,20 @@ func (m *metrics) leadership() leaderMetrics {
 type metricsSource struct {
 	// held and ahead count the leases held and the jobs claimed ahead now.
 	held, ahead func() int
-	// lag reads the queue lag of queues (jobq.queue_lag); *jobq.Client satisfies it.
-	lag    queueLagReader
+	// lag reads the queue lag and depth of queues (jobq.queue_lag, jobq.queue_depth);
+	// *jobq.Client satisfies it.
+	lag    queueReader
 	queues []string
 	// db reads the wake-up slot's position in pg_replication_slots.
 	db  rowQuerier
 	log *slog.Logger // scrape errors, at most once every five minutes per collector
 }
 
-// queueLagReader reads how long the next due job of each queue has waited.
-type queueLagReader interface {
+// queueReader reads how long the next due job of each queue has waited, and how many jobs each
+// queue holds.
+type queueReader interface {
 	QueueLag(ctx context.Context, queues []string) ([]jobq.QueueLag, error)
+	QueueDepth(ctx context.Context, queues []string) ([]jobq.QueueDepth, error)
 }
 
 // newMetrics returns a registry of its own holding every metric of one runner; src serves the
@@ -203,6 +211,13 @@ func newMetrics(src metricsSource) *metrics {
 		&lagCollector{lag: src.lag, queues: src.queues, log: src.log, desc: prometheus.NewDesc("jobq_queue_lag_seconds",
 			"Age of the oldest due job (queued or retry_pending, run_at passed) per served queue, from the database's clock; 0 when none is due.",
 			[]string{"queue"}, nil)},
+		&depthCollector{depth: src.lag, queues: src.queues, log: src.log,
+			jobs: prometheus.NewDesc("jobq_queue_jobs",
+				"Live jobs per served queue by state: queued (due), retry_pending, running, scheduled (queued with a future run_at); read from jobq.queue_depth at scrape time. Every replica exports it: aggregate with max, not sum.",
+				[]string{"queue", "state"}, nil),
+			dead: prometheus.NewDesc("jobq_queue_dead_last_hour",
+				"Jobs per served queue that died (moved to jobq.job_history as dead) in the last hour; read from jobq.queue_depth at scrape time.",
+				[]string{"queue"}, nil)},
 		buildInfo(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -253,7 +268,7 @@ func (r *Runner) Registry() *prometheus.Registry { return r.metrics.reg }
 
 // lagCollector reads the queue lag from the database at scrape time.
 type lagCollector struct {
-	lag    queueLagReader
+	lag    queueReader
 	queues []string
 	log    *slog.Logger
 	desc   *prometheus.Desc
@@ -280,6 +295,45 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 			c.lastError = time.Now()
 			c.log.Warn("jobq_queue_lag_seconds: reading the queue lag failed", "error", err.Error())
 		}
+	}
+}
+
+// depthCollector reads the queue depth from the database at scrape time. On an error it sends
+// nothing and the rest of the scrape goes on.
+type depthCollector struct {
+	depth      queueReader
+	queues     []string
+	log        *slog.Logger
+	jobs, dead *prometheus.Desc
+
+	mu        sync.Mutex
+	lastError time.Time
+}
+
+func (c *depthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.jobs; ch <- c.dead }
+
+func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	// jobq.queue_depth counts for us: the runtime role has no access to job rows.
+	depths, err := c.depth.QueueDepth(ctx, c.queues)
+	if err != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if time.Since(c.lastError) > 5*time.Minute {
+			c.lastError = time.Now()
+			c.log.Warn("jobq_queue_jobs: reading the queue depth failed", "error", err.Error())
+		}
+		return
+	}
+	for _, d := range depths {
+		for _, s := range []struct {
+			state string
+			n     int64
+		}{{"queued", d.Queued}, {"retry_pending", d.RetryPending}, {"running", d.Running}, {"scheduled", d.Scheduled}} {
+			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(s.n), d.Queue, s.state)
+		}
+		ch <- prometheus.MustNewConstMetric(c.dead, prometheus.GaugeValue, float64(d.DeadLastHour), d.Queue)
 	}
 }
 

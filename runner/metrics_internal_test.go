@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -44,6 +45,25 @@ func TestMetricsReadTheirSourcesAtScrapeTime(t *testing.T) {
 	require.True(t, ok)
 	require.Zero(t, v)
 
+	v, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", "queued")
+	require.True(t, ok)
+	require.Equal(t, 1.0, v)
+	for _, state := range []string{"retry_pending", "running", "scheduled"} {
+		v, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", state)
+		require.True(t, ok, state)
+		require.Zero(t, v, state)
+	}
+	v, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "empty", "state", "queued")
+	require.True(t, ok, "a served queue without jobs has its gauges at 0")
+	require.Zero(t, v)
+	v, ok = sample(t, m.reg, "jobq_queue_dead_last_hour", "queue", "lagging")
+	require.True(t, ok)
+	require.Zero(t, v)
+	_, err = b.client.Enqueue(ctx, "metrics-lag", nil, jobq.EnqueueOptions{Queue: "lagging", RunAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	v, _ = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", "scheduled")
+	require.Equal(t, 1.0, v, "read again at every scrape")
+
 	_, ok = sample(t, m.reg, "jobq_wakeup_slot_lag_bytes")
 	require.False(t, ok, "absent without a slot")
 	const slot = "jobq_unit_metrics_slot"
@@ -68,4 +88,25 @@ func TestMetricsAreNotGlobal(t *testing.T) {
 	require.Equal(t, 1.0, v)
 	_, ok := sample(t, b.reg, "jobq_jobs_claimed_total", "task", "x")
 	require.False(t, ok)
+}
+
+// When the database refuses the queue lag and depth (here: more queues than jobq allows), the
+// scrape leaves those metrics out, logs the error and still serves the others.
+func TestMetricsKeepTheOthersWhenTheQueueDepthFails(t *testing.T) {
+	t.Parallel()
+	u := setupUnit(t)
+	queues := make([]string, 1001)
+	for i := range queues {
+		queues[i] = fmt.Sprintf("q%d", i)
+	}
+	m := newMetrics(metricsSource{held: func() int { return 4 }, ahead: func() int { return 0 }, lag: u.client,
+		queues: queues, db: u.pool, log: u.log})
+	v, ok := sample(t, m.reg, "jobq_leases_held")
+	require.True(t, ok)
+	require.Equal(t, 4.0, v)
+	_, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "q0", "state", "queued")
+	require.False(t, ok)
+	_, ok = sample(t, m.reg, "jobq_queue_dead_last_hour", "queue", "q0")
+	require.False(t, ok)
+	require.NotEmpty(t, u.logs.lines("jobq_queue_jobs: reading the queue depth failed"))
 }

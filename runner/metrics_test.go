@@ -79,6 +79,12 @@ func TestMetrics(t *testing.T) {
 		`jobq_listener_connected 1`,
 		// ok once, bad twice (its retry), block once: each claim observes its wait.
 		`jobq_job_wait_seconds_count{queue="default"} 4`,
+		// The queue depth, from jobq.queue_depth: block runs, the late job is due, bad died.
+		`jobq_queue_jobs{queue="default",state="queued"} 1`,
+		`jobq_queue_jobs{queue="default",state="retry_pending"} 0`,
+		`jobq_queue_jobs{queue="default",state="running"} 1`,
+		`jobq_queue_jobs{queue="default",state="scheduled"} 0`,
+		`jobq_queue_dead_last_hour{queue="default"} 1`,
 		`go_goroutines`,
 	} {
 		require.Contains(t, body, want)
