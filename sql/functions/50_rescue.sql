@@ -121,7 +121,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
-    'Private. The sweeper at time p_now; see jobq.rescue_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+    'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out or orphaned, ended_at p_now); a job keeps its newest 25. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 REVOKE ALL ON FUNCTION jobq._rescue(integer,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Deletes one batch of history past setting history_retention, for operators and pg_cron that
