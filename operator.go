@@ -178,6 +178,21 @@ type JobInfo struct {
 	UpdatedAt   time.Time       `json:"updated_at" db:"updated_at"`
 	FinishedAt  *time.Time      `json:"finished_at" db:"finished_at"` // nil while live
 	Payload     json.RawMessage `json:"payload" db:"payload"`
+	// Attempts are the job's failed attempts (jobq.job_attempts), oldest first; filled by GetJob
+	// only (ListJobs leaves it nil). A succeeded attempt has none: the job itself holds it.
+	Attempts []Attempt `json:"attempts,omitempty" db:"-"`
+}
+
+// Attempt is one failed attempt of a job (jobq.job_attempts): who ran it, when, and how it ended.
+// The engine keeps the newest 25 of a job and prunes them with history (history_retention).
+type Attempt struct {
+	Attempt   int32      `json:"attempt" db:"attempt"`
+	Worker    *string    `json:"worker" db:"worker"`         // the worker that held the lease
+	StartedAt *time.Time `json:"started_at" db:"started_at"` // when it was claimed
+	EndedAt   time.Time  `json:"ended_at" db:"ended_at"`
+	Reason    string     `json:"reason" db:"reason"` // error, timed_out, orphaned, not_retryable, exhausted
+	Error     *string    `json:"error" db:"error"`
+	ErrorCode *string    `json:"error_code" db:"error_code"`
 }
 
 const jobInfoColumns = `id, task, queue, state, store_id::text AS store_id, priority, attempt, max_attempts, job_key,
@@ -218,7 +233,8 @@ func (c *Client) ListJobs(ctx context.Context, f JobFilter) ([]JobInfo, error) {
 	return out, wrap(err, "list jobs")
 }
 
-// GetJob reads job id, live or finished. Errors: ErrNotFound when no such job is visible.
+// GetJob reads job id, live or finished, with its failed attempts (Attempts, oldest first; empty,
+// not nil, when it has none). Errors: ErrNotFound when no such job is visible.
 func (c *Client) GetJob(ctx context.Context, id int64) (JobInfo, error) {
 	rows, err := c.db.Query(ctx, jobInfoQuery, nil, nil, nil, nil, nil, nil, 1, id)
 	if err != nil {
@@ -228,7 +244,22 @@ func (c *Client) GetJob(ctx context.Context, id int64) (JobInfo, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return JobInfo{}, fmt.Errorf("jobq: get job: job %d: %w", id, ErrNotFound)
 	}
-	return job, wrap(err, "get job")
+	if err != nil {
+		return JobInfo{}, wrap(err, "get job")
+	}
+	rows, err = c.db.Query(ctx, `SELECT attempt, worker, started_at, ended_at, reason, error, error_code
+		FROM jobq.job_attempts WHERE job_id = $1 ORDER BY ended_at, attempt`, id)
+	if err != nil {
+		return JobInfo{}, wrap(err, "get job attempts")
+	}
+	job.Attempts, err = pgx.CollectRows(rows, pgx.RowToStructByName[Attempt])
+	if err != nil {
+		return JobInfo{}, wrap(err, "get job attempts")
+	}
+	if job.Attempts == nil {
+		job.Attempts = []Attempt{}
+	}
+	return job, nil
 }
 
 // StatsFilter selects the rows of Stats; the zero value is every queue and store.

@@ -1,6 +1,7 @@
 package jobq_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -125,6 +126,36 @@ func TestOperatorJobActs(t *testing.T) {
 		require.Equal(t, testbundle.Ptr("mail:1"), live.Key)
 		_, err = op.GetJob(b.Ctx, done+100)
 		require.ErrorIs(t, err, jobq.ErrNotFound)
+		require.Empty(t, job.Attempts, "a job that never failed has no attempts")
+		require.NotNil(t, job.Attempts, "an empty list, not nil")
+		for _, j := range all {
+			require.Nil(t, j.Attempts, "ListJobs does not read attempts")
+		}
+	})
+
+	t.Run("GetJobAttempts", func(t *testing.T) {
+		t.Parallel()
+		b, op := operatorSetup(t)
+		id := b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{MaxAttempts: 2}})
+		for i, worker := range []string{"w-1", "w-2"} {
+			b.MakeDue(t, id)
+			job := b.ClaimOne(t, testbundle.ClaimArgs{Worker: worker})
+			_, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: job.Lease(), Error: fmt.Sprintf("failure %d", i+1), ErrorCode: fmt.Sprintf("E%d", i+1)}})
+			require.NoError(t, err)
+		}
+		job, err := op.GetJob(b.Ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "dead", job.State)
+		require.Len(t, job.Attempts, 2)
+		for i, a := range job.Attempts {
+			require.Equal(t, int32(i+1), a.Attempt, "oldest first")
+			require.Equal(t, testbundle.Ptr(fmt.Sprintf("w-%d", i+1)), a.Worker)
+			require.Equal(t, testbundle.Ptr(fmt.Sprintf("failure %d", i+1)), a.Error)
+			require.Equal(t, testbundle.Ptr(fmt.Sprintf("E%d", i+1)), a.ErrorCode)
+			require.NotNil(t, a.StartedAt)
+			require.False(t, a.EndedAt.Before(*a.StartedAt))
+		}
+		require.Equal(t, []string{"error", "exhausted"}, []string{job.Attempts[0].Reason, job.Attempts[1].Reason})
 	})
 }
 

@@ -44,6 +44,7 @@ LANGUAGE plpgsql AS $$
 BEGIN
     DELETE FROM jobq.jobs;
     DELETE FROM jobq.job_history;
+    DELETE FROM jobq.job_attempts;
     DELETE FROM jobq.schedule_runs;
     DELETE FROM jobq.schedules;
     DELETE FROM jobq.workers;

@@ -197,7 +197,11 @@ func (c *jobsShowCmd) Run(e *env) error {
 		return err
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, job)
+		// "attempts" is always present in show (an empty list when the job never failed).
+		return writeJSON(e.stdout, struct {
+			jobRow
+			Attempts []jobq.Attempt `json:"attempts"`
+		}{job, job.Attempts})
 	}
 	now := time.Now()
 	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) + " (" + relTime(&t, now) + ")" }
@@ -205,7 +209,7 @@ func (c *jobsShowCmd) Run(e *env) error {
 	if job.FinishedAt != nil {
 		finished = at(*job.FinishedAt)
 	}
-	return writeFields(e.stdout, [][2]string{
+	err = writeFields(e.stdout, [][2]string{
 		{"id", strconv.FormatInt(job.ID, 10)}, {"task", job.Task}, {"queue", job.Queue}, {"state", job.State},
 		{"store", orDash(job.StoreID)}, {"priority", strconv.Itoa(int(job.Priority))},
 		{"attempt", fmt.Sprintf("%d of %d", job.Attempt, job.MaxAttempts)}, {"key", orDash(job.Key)},
@@ -213,6 +217,17 @@ func (c *jobsShowCmd) Run(e *env) error {
 		{"finished", finished}, {"locked by", orDash(job.LockedBy)}, {"reason", orDash(job.Reason)},
 		{"error code", orDash(job.ErrorCode)}, {"last error", orDash(job.LastError)}, {"payload", string(job.Payload)},
 	})
+	if err != nil || len(job.Attempts) == 0 {
+		return err
+	}
+	// The failed attempts, oldest first, as a table under the fields.
+	table := make([][]string, 0, len(job.Attempts))
+	for _, a := range job.Attempts {
+		table = append(table, []string{strconv.Itoa(int(a.Attempt)), orDash(a.Worker), relTime(a.StartedAt, now),
+			relTime(&a.EndedAt, now), a.Reason, orDash(a.ErrorCode), truncate(orDash(a.Error), 60)})
+	}
+	fmt.Fprintln(e.stdout, "\nattempts:")
+	return writeTable(e.stdout, []string{"ATTEMPT", "WORKER", "STARTED", "ENDED", "REASON", "CODE", "ERROR"}, table)
 }
 
 // jobsActCmd is jobs retry, cancel and delete: one SQL call on one job.

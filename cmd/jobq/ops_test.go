@@ -157,6 +157,31 @@ func TestCLIJobsRead(t *testing.T) {
 		require.Equal(t, 0, code)
 		require.Regexp(t, `(?m)^state\s+dead$`, stdout)
 		require.Regexp(t, `(?m)^attempt\s+1 of `, stdout)
+		require.Regexp(t, `(?m)^attempts:\nATTEMPT\s+WORKER\s+STARTED\s+ENDED\s+REASON\s+CODE\s+ERROR$`, stdout)
+		require.Regexp(t, `(?m)^1\s+w-setup\s+\S+\s+\S+\s+not_retryable\s+-\s+-$`, stdout, "the failed attempt, as a row")
+	})
+	t.Run("ShowAttemptsJSON", func(t *testing.T) {
+		type attempts struct {
+			Attempts []struct {
+				Attempt   int     `json:"attempt"`
+				Worker    *string `json:"worker"`
+				StartedAt *string `json:"started_at"`
+				EndedAt   string  `json:"ended_at"`
+				Reason    string  `json:"reason"`
+			} `json:"attempts"`
+		}
+		dead := opJSON[attempts](t, b, "jobs", "show", strconv.FormatInt(b.dead[0], 10))
+		require.Len(t, dead.Attempts, 1)
+		require.Equal(t, 1, dead.Attempts[0].Attempt)
+		require.Equal(t, "w-setup", *dead.Attempts[0].Worker)
+		require.Equal(t, "not_retryable", dead.Attempts[0].Reason)
+		require.NotNil(t, dead.Attempts[0].StartedAt)
+		code, stdout, stderr := b.op(t, "jobs", "show", strconv.FormatInt(b.mail, 10), "--json")
+		require.Equal(t, 0, code, "stderr:\n%s", stderr)
+		require.Contains(t, stdout, `"attempts": []`, "a job that never failed shows an empty list")
+		code, stdout, _ = b.op(t, "jobs", "show", strconv.FormatInt(b.mail, 10))
+		require.Equal(t, 0, code)
+		require.NotContains(t, stdout, "attempts:", "no attempts table for a job that never failed")
 	})
 	t.Run("ShowMissingExitsOne", func(t *testing.T) {
 		code, stdout, stderr := b.op(t, "jobs", "show", "999999")

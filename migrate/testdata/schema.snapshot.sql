@@ -1302,6 +1302,10 @@ BEGIN
         WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_retention_cutoff LIMIT 10000));
         GET DIAGNOSTICS v_pruned = ROW_COUNT;
     END IF;
+    IF (SELECT min(o.ended_at) FROM jobq.job_attempts o) < v_retention_cutoff THEN
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_retention_cutoff LIMIT 10000));
+    END IF;
     DELETE FROM jobq.schedule_runs AS r
     WHERE r.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.schedule_runs o WHERE o.created_at < v_retention_cutoff LIMIT 10000));
     DELETE FROM jobq.workers AS w
@@ -1419,7 +1423,36 @@ BEGIN
             updated_at       = p_now
         FROM expired e
         WHERE j.id = e.id AND j.attempt < j.max_attempts
-        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by
+        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by, j.claimed_at, j.last_error
+    ), failed AS (
+        -- Every timed-out or orphaned lease is one attempt row (jobq.job_attempts).
+        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
+               (d.job).claimed_at, d.why AS reason, d.err
+        FROM dead d
+        UNION ALL
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.reason, r.last_error
+        FROM requeued r
+    ), recorded AS (
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL
+        FROM failed x
+        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
+        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
+            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+        RETURNING a.job_id
+    ), trimmed AS (
+        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(
+            SELECT o.ctid FROM failed x
+            CROSS JOIN LATERAL (
+                SELECT o.ctid FROM jobq.job_attempts o
+                WHERE o.job_id = x.id AND o.attempt <> x.attempt
+                ORDER BY o.ended_at DESC, o.attempt DESC
+                OFFSET 24
+            ) o))
+        RETURNING a.job_id
     )
     SELECT b.id, 'dead'::text, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
     UNION ALL
@@ -1429,7 +1462,7 @@ $$;
 
 ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out or orphaned, ended_at p_now); a job keeps its newest 25. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 
 CREATE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) RETURNS jobq.job_spec
     LANGUAGE sql STABLE
@@ -2726,7 +2759,36 @@ BEGIN
         WHERE j.id = ANY (fail_jobs.job_ids)
           AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
           AND f.retryable AND j.attempt < j.max_attempts
-        RETURNING j.id, f.token, j.run_at
+        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code
+    ), failed AS (
+        -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
+        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
+               (d.job).claimed_at, d.why AS reason, d.err, d.code
+        FROM dead d
+        UNION ALL
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, 'error', r.err, r.code
+        FROM retried r
+    ), recorded AS (
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code
+        FROM failed x
+        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
+        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
+            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+        RETURNING a.job_id
+    ), trimmed AS (
+        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(
+            SELECT o.ctid FROM failed x
+            CROSS JOIN LATERAL (
+                SELECT o.ctid FROM jobq.job_attempts o
+                WHERE o.job_id = x.id AND o.attempt <> x.attempt
+                ORDER BY o.ended_at DESC, o.attempt DESC
+                OFFSET 24
+            ) o))
+        RETURNING a.job_id
     )
     SELECT f.id,
            CASE WHEN r.id IS NOT NULL THEN 'retry_pending' WHEN b.id IS NOT NULL THEN 'dead' ELSE 'lease_lost' END,
@@ -2740,7 +2802,7 @@ $$;
 
 ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, not_retryable or exhausted, the error and code); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2917,13 +2979,17 @@ BEGIN
     WHERE h.ctid = ANY (ARRAY(
         SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    -- Attempts (jobq.job_attempts) share the retention, by ended_at, in batches of the same size.
+    DELETE FROM jobq.job_attempts AS a
+    WHERE a.ctid = ANY (ARRAY(
+        SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_cutoff LIMIT prune_history.batch_size));
     RETURN v_deleted;
 END
 $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -3626,6 +3692,26 @@ ALTER TABLE jobq.goose_db_version ALTER COLUMN id ADD GENERATED BY DEFAULT AS ID
     CACHE 1
 );
 
+CREATE TABLE jobq.job_attempts (
+    job_id bigint NOT NULL,
+    attempt integer NOT NULL,
+    store_id uuid,
+    task text NOT NULL,
+    queue text NOT NULL,
+    worker text,
+    started_at timestamp with time zone,
+    ended_at timestamp with time zone NOT NULL,
+    reason text NOT NULL,
+    error text,
+    error_code text
+);
+
+ALTER TABLE ONLY jobq.job_attempts FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.job_attempts OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.job_attempts IS 'Failed attempts of jobs: worker (locked_by), started_at (claimed_at), ended_at, reason (error, timed_out, orphaned, not_retryable, exhausted), error and error_code. Written by jobq.fail_jobs and jobq._rescue; the newest 25 per job are kept; pruned with history by ended_at.';
+
 ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME jobq.jobs_id_seq
     START WITH 1
@@ -3742,6 +3828,9 @@ ALTER TABLE ONLY jobq.function_files
 ALTER TABLE ONLY jobq.goose_db_version
     ADD CONSTRAINT goose_db_version_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY jobq.job_attempts
+    ADD CONSTRAINT job_attempts_pkey PRIMARY KEY (job_id, attempt);
+
 ALTER TABLE ONLY jobq.job_history
     ADD CONSTRAINT job_history_pkey PRIMARY KEY (id);
 
@@ -3774,6 +3863,8 @@ ALTER TABLE ONLY jobq.workers
 
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
+CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
+
 CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (task, finished_at) WHERE (state = 'dead'::text);
 
 CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_at);
@@ -3797,6 +3888,14 @@ ALTER TABLE ONLY jobq.schedule_runs
 
 ALTER TABLE ONLY jobq.schedules
     ADD CONSTRAINT schedules_task_fkey FOREIGN KEY (task) REFERENCES jobq.tasks(name);
+
+ALTER TABLE jobq.job_attempts ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app USING ((store_id = jobq.current_store_id()));
+
+CREATE POLICY job_attempts_engine ON jobq.job_attempts TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator USING (true);
 
 ALTER TABLE jobq.job_history ENABLE ROW LEVEL SECURITY;
 
@@ -4192,6 +4291,9 @@ GRANT SELECT ON TABLE jobq.function_files TO jobq_operator;
 GRANT SELECT ON TABLE jobq.goose_db_version TO worker_runtime;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_app;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_operator;
+
+GRANT SELECT ON TABLE jobq.job_attempts TO jobq_operator;
+GRANT SELECT ON TABLE jobq.job_attempts TO jobq_app;
 
 GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
 

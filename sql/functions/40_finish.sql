@@ -253,7 +253,36 @@ BEGIN
         WHERE j.id = ANY (fail_jobs.job_ids)
           AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
           AND f.retryable AND j.attempt < j.max_attempts
-        RETURNING j.id, f.token, j.run_at
+        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code
+    ), failed AS (
+        -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
+        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
+               (d.job).claimed_at, d.why AS reason, d.err, d.code
+        FROM dead d
+        UNION ALL
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, 'error', r.err, r.code
+        FROM retried r
+    ), recorded AS (
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code
+        FROM failed x
+        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
+        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
+            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+        RETURNING a.job_id
+    ), trimmed AS (
+        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(
+            SELECT o.ctid FROM failed x
+            CROSS JOIN LATERAL (
+                SELECT o.ctid FROM jobq.job_attempts o
+                WHERE o.job_id = x.id AND o.attempt <> x.attempt
+                ORDER BY o.ended_at DESC, o.attempt DESC
+                OFFSET 24
+            ) o))
+        RETURNING a.job_id
     )
     SELECT f.id,
            CASE WHEN r.id IS NOT NULL THEN 'retry_pending' WHEN b.id IS NOT NULL THEN 'dead' ELSE 'lease_lost' END,
@@ -265,7 +294,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) IS
-    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, not_retryable or exhausted, the error and code); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) TO worker_runtime;
 

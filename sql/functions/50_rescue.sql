@@ -84,7 +84,36 @@ BEGIN
             updated_at       = p_now
         FROM expired e
         WHERE j.id = e.id AND j.attempt < j.max_attempts
-        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by
+        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by, j.claimed_at, j.last_error
+    ), failed AS (
+        -- Every timed-out or orphaned lease is one attempt row (jobq.job_attempts).
+        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
+               (d.job).claimed_at, d.why AS reason, d.err
+        FROM dead d
+        UNION ALL
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.reason, r.last_error
+        FROM requeued r
+    ), recorded AS (
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL
+        FROM failed x
+        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
+        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
+            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+        RETURNING a.job_id
+    ), trimmed AS (
+        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(
+            SELECT o.ctid FROM failed x
+            CROSS JOIN LATERAL (
+                SELECT o.ctid FROM jobq.job_attempts o
+                WHERE o.job_id = x.id AND o.attempt <> x.attempt
+                ORDER BY o.ended_at DESC, o.attempt DESC
+                OFFSET 24
+            ) o))
+        RETURNING a.job_id
     )
     SELECT b.id, 'dead'::text, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
     UNION ALL
@@ -92,7 +121,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
-    'Private. The sweeper at time p_now; see jobq.rescue_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+    'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out or orphaned, ended_at p_now); a job keeps its newest 25. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 REVOKE ALL ON FUNCTION jobq._rescue(integer,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Deletes one batch of history past setting history_retention, for operators and pg_cron that
@@ -116,11 +145,15 @@ BEGIN
     WHERE h.ctid = ANY (ARRAY(
         SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    -- Attempts (jobq.job_attempts) share the retention, by ended_at, in batches of the same size.
+    DELETE FROM jobq.job_attempts AS a
+    WHERE a.ctid = ANY (ARRAY(
+        SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_cutoff LIMIT prune_history.batch_size));
     RETURN v_deleted;
 END
 $$;
 COMMENT ON FUNCTION jobq.prune_history(integer) IS
-    'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+    'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 REVOKE ALL ON FUNCTION jobq.prune_history(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.prune_history(integer) TO worker_runtime, jobq_operator;
 

@@ -302,6 +302,16 @@ GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime, jobq_m
 -- the caller's store's rows and system rows, and changes only rows jobq._caller_reaches lets it
 -- (an application never a system row); applications read their store's rows and system rows;
 -- operators read everything. Re-created as a whole each time this file is applied.
+DROP POLICY IF EXISTS job_attempts_app_read ON jobq.job_attempts;
+CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app
+    USING ((store_id = jobq.current_store_id()));
+DROP POLICY IF EXISTS job_attempts_engine ON jobq.job_attempts;
+CREATE POLICY job_attempts_engine ON jobq.job_attempts TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
+DROP POLICY IF EXISTS job_attempts_operator_read ON jobq.job_attempts;
+CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator
+    USING (true);
 DROP POLICY IF EXISTS job_history_app_read ON jobq.job_history;
 CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app
     USING (((store_id IS NULL) OR (store_id = jobq.current_store_id())));

@@ -351,6 +351,10 @@ BEGIN
         WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_retention_cutoff LIMIT 10000));
         GET DIAGNOSTICS v_pruned = ROW_COUNT;
     END IF;
+    IF (SELECT min(o.ended_at) FROM jobq.job_attempts o) < v_retention_cutoff THEN
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_retention_cutoff LIMIT 10000));
+    END IF;
     DELETE FROM jobq.schedule_runs AS r
     WHERE r.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.schedule_runs o WHERE o.created_at < v_retention_cutoff LIMIT 10000));
     DELETE FROM jobq.workers AS w
