@@ -98,10 +98,20 @@ ALTER FUNCTION jobq._caller() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._caller() IS 'Private. The role the caller acts as (SET ROLE, else session_user).';
 
+CREATE FUNCTION jobq._caller_is_operator() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+$$;
+
+ALTER FUNCTION jobq._caller_is_operator() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._caller_is_operator() IS 'Private. Whether the caller (jobq._caller(): the SET ROLE role, else the login) has the rights of jobq_operator. Inlined; locks nothing.';
+
 CREATE FUNCTION jobq._caller_is_restricted() RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
-    SELECT NOT (pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+    SELECT NOT (jobq._caller_is_operator()
                 OR pg_catalog.pg_has_role(jobq._caller(), 'worker_runtime', 'USAGE')
                 OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_migrator', 'USAGE'))
 $$;
@@ -114,7 +124,7 @@ CREATE FUNCTION jobq._caller_reaches(p_store_id uuid) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
     SELECT CASE
-        WHEN pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN true
+        WHEN jobq._caller_is_operator() THEN true
         WHEN p_store_id IS NULL THEN NOT jobq._caller_is_restricted()
         ELSE coalesce(p_store_id = jobq.current_store_id(), false)
     END
@@ -222,7 +232,7 @@ DECLARE
     v_setting constant text := current_setting('app.current_store_id', true);
     v_restricted boolean;
 BEGIN
-    IF current_user <> 'jobq_app_gate' OR pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+    IF current_user <> 'jobq_app_gate' OR jobq._caller_is_operator() THEN
         RETURN;
     END IF;
     v_restricted := jobq._caller_is_restricted();
@@ -1011,7 +1021,7 @@ CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.
                          CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
                               THEN (p_spec.payload ->> 'storeId')::uuid END)
                 IS DISTINCT FROM jobq.current_store_id()
-            AND NOT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE'))
+            AND NOT jobq._caller_is_operator())
            -- _check_tenant: an application (restricted caller) enqueues a system task only when the
            -- task is declared app_enqueue.
         OR (p_task.scope = 'system' AND NOT p_task.app_enqueue AND CURRENT_USER = 'jobq_app_gate'
@@ -1801,7 +1811,7 @@ BEGIN
     IF p_queue IS NOT NULL THEN
         PERFORM jobq._check_queue_name(p_queue);
     END IF;
-    IF pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+    IF jobq._caller_is_operator() THEN
         v_all := p_store_id IS NULL;
         v_store := p_store_id;
     ELSE
@@ -3949,6 +3959,9 @@ GRANT ALL ON FUNCTION jobq._app_may_enqueue(p_task text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller() TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._caller_is_operator() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._caller_is_operator() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_is_restricted() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller_is_restricted() TO jobq_app_gate;

@@ -378,7 +378,7 @@ AS $$
                          CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
                               THEN (p_spec.payload ->> 'storeId')::uuid END)
                 IS DISTINCT FROM jobq.current_store_id()
-            AND NOT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE'))
+            AND NOT jobq._caller_is_operator())
            -- _check_tenant: an application (restricted caller) enqueues a system task only when the
            -- task is declared app_enqueue.
         OR (p_task.scope = 'system' AND NOT p_task.app_enqueue AND CURRENT_USER = 'jobq_app_gate'

@@ -524,7 +524,7 @@ BEGIN
     IF p_queue IS NOT NULL THEN
         PERFORM jobq._check_queue_name(p_queue);
     END IF;
-    IF pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+    IF jobq._caller_is_operator() THEN
         v_all := p_store_id IS NULL;
         v_store := p_store_id;
     ELSE

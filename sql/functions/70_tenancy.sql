@@ -47,7 +47,7 @@ LANGUAGE sql
 STABLE
 AS $$
     SELECT CASE
-        WHEN pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN true
+        WHEN jobq._caller_is_operator() THEN true
         WHEN p_store_id IS NULL THEN NOT jobq._caller_is_restricted()
         ELSE coalesce(p_store_id = jobq.current_store_id(), false)
     END
@@ -57,6 +57,20 @@ COMMENT ON FUNCTION jobq._caller_reaches(uuid) IS
 REVOKE ALL ON FUNCTION jobq._caller_reaches(uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._caller_reaches(uuid) TO jobq_app_gate;
 
+-- Whether the caller has jobq_operator's rights (a member of it, or a superuser): operators reach
+-- every store's rows. The one place this test is written; the gate, tenancy and stats use it.
+CREATE OR REPLACE FUNCTION jobq._caller_is_operator()
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+$$;
+COMMENT ON FUNCTION jobq._caller_is_operator() IS
+    'Private. Whether the caller (jobq._caller(): the SET ROLE role, else the login) has the rights of jobq_operator. Inlined; locks nothing.';
+REVOKE ALL ON FUNCTION jobq._caller_is_operator() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._caller_is_operator() TO jobq_app_gate;
+
 -- Whether the caller of a gate function is restricted to its session's store: it has none of the
 -- rights of jobq_operator, worker_runtime or jobq_migrator (superusers have them all).
 CREATE OR REPLACE FUNCTION jobq._caller_is_restricted()
@@ -64,7 +78,7 @@ RETURNS boolean
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT NOT (pg_catalog.pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE')
+    SELECT NOT (jobq._caller_is_operator()
                 OR pg_catalog.pg_has_role(jobq._caller(), 'worker_runtime', 'USAGE')
                 OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_migrator', 'USAGE'))
 $$;
@@ -102,7 +116,7 @@ DECLARE
     v_setting constant text := current_setting('app.current_store_id', true);
     v_restricted boolean;
 BEGIN
-    IF current_user <> 'jobq_app_gate' OR pg_has_role(jobq._caller(), 'jobq_operator', 'USAGE') THEN
+    IF current_user <> 'jobq_app_gate' OR jobq._caller_is_operator() THEN
         RETURN;
     END IF;
     v_restricted := jobq._caller_is_restricted();
