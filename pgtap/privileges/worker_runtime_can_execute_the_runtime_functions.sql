@@ -1,6 +1,6 @@
 -- worker_runtime may call the engine's runtime functions, and they work end to end under it.
 BEGIN;
-SELECT plan(38);
+SELECT plan(39);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
@@ -14,8 +14,9 @@ SELECT function_privs_are('jobq', 'heartbeat_jobs', ARRAY['text', 'bigint[]', 'u
 SELECT function_privs_are('jobq', 'complete_job', ARRAY['bigint', 'uuid'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_job');
 SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_jobs');
 SELECT function_privs_are('jobq', 'fail_job', ARRAY['bigint', 'uuid', 'text', 'text', 'boolean', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_job');
-SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_jobs');
+SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]', 'text[]', 'text[]', 'text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_jobs');
 SELECT function_privs_are('jobq', 'snooze', ARRAY['bigint', 'uuid', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze');
+SELECT function_privs_are('jobq', 'confirm_continuation', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute confirm_continuation');
 SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute rescue_expired');
 SELECT function_privs_are('jobq', 'snooze_jobs', ARRAY['bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze_jobs');
 SELECT function_privs_are('jobq', 'queue_lag', ARRAY['text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute queue_lag');

@@ -2,7 +2,9 @@
 -- pg_logical_emit_message itself but jobq._wake (the one helper that reads the setting) and
 -- jobq._insert_specs (enqueue's insert, which reads the setting once per call), and every function
 -- that wakes a queue otherwise calls jobq._wake. A new function that NOTIFYs on its own, and so
--- would NOTIFY under wakeup wal, fails here.
+-- would NOTIFY under wakeup wal, fails here. The one exception is no wake-up: jobq.detach_worker
+-- NOTIFYs channel jobq_control so the detached runner confirms its jobs before their deadline (an
+-- operator's rare action, never on an enqueuer's commit).
 BEGIN;
 SELECT plan(2);
 
@@ -11,8 +13,9 @@ SELECT is_empty(
        FROM pg_proc p
        WHERE p.pronamespace = 'jobq'::regnamespace
          AND (p.prosrc ~ '\mpg_notify\s*\(' OR p.prosrc ~ '\mpg_logical_emit_message\s*\(')
-         AND p.oid NOT IN ('jobq._wake(text)'::regprocedure, 'jobq._insert_specs(jobq.job_spec[], boolean)'::regprocedure) $$,
-    'no jobq function but jobq._wake and jobq._insert_specs sends a NOTIFY or a logical message itself');
+         AND p.oid NOT IN ('jobq._wake(text)'::regprocedure, 'jobq._insert_specs(jobq.job_spec[], boolean)'::regprocedure,
+                           'jobq.detach_worker(text)'::regprocedure) $$,
+    'no jobq function but jobq._wake, jobq._insert_specs (and detach_worker on jobq_control) sends a NOTIFY or a logical message itself');
 
 SELECT set_has(
     $$ SELECT p.oid::regprocedure::text

@@ -33,6 +33,21 @@ COMMENT ON FUNCTION jobq._raise(text,text) IS
 REVOKE ALL ON FUNCTION jobq._raise(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._raise(text,text) TO jobq_app_gate;
 
+-- The default log reference of an attempt (jobq.job_attempts.log_ref): the fields every log line
+-- of the runner carries for it, as a search query for the log store. A runner may pass its own
+-- (a URL, a trace id). Callers: jobq.fail_jobs, jobq._rescue.
+CREATE OR REPLACE FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT left(format('workerId=%s jobId=%s attempt=%s', coalesce(p_worker, '-'), p_job_id, p_attempt), 1000)
+$$;
+COMMENT ON FUNCTION jobq._log_ref(text,bigint,integer) IS
+    'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters).';
+REVOKE ALL ON FUNCTION jobq._log_ref(text,bigint,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Reads an interval setting (backoff_base, backoff_max, history_retention, worker_timeout).
 -- Callers: jobq.fail_jobs, jobq._rescue, jobq.prune_history, jobq._maintain.
 CREATE OR REPLACE FUNCTION jobq._setting_interval(p_name text)

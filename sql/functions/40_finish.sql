@@ -57,9 +57,10 @@ BEGIN
     -- cannot deadlock.
     RETURN QUERY
     WITH held AS (
-        SELECT j.id
+        SELECT j.id, c.confirm_by
         FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
         JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
         WHERE j.state = 'running'
           AND j.locked_by = heartbeat_jobs.worker_id
         ORDER BY j.id
@@ -67,7 +68,8 @@ BEGIN
     )
     UPDATE jobq.jobs AS j
     SET heartbeat_at     = now(),
-        lease_expires_at = now() + heartbeat_jobs.lease,
+        -- A CONFIRMING lease (jobq.detach_worker) keeps its deadline until the worker confirms.
+        lease_expires_at = coalesce(held.confirm_by, now() + heartbeat_jobs.lease),
         updated_at       = now()
     FROM held
     WHERE j.id = held.id
@@ -75,7 +77,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) IS
-    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) TO worker_runtime;
 
@@ -182,14 +184,19 @@ GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) 
 
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
 -- or dies when it is not retryable or used its attempts. The next run time saturates, so no stored
--- backoff makes it raise. Caller: the runner.
+-- backoff makes it raise. Each attempt row keeps why it failed (error, or timed_out for a handler
+-- stopped by its timeout), the tail of its output and where its logs are. Caller: the runner.
+DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]);
 CREATE OR REPLACE FUNCTION jobq.fail_jobs(
     job_ids      bigint[],
     lease_tokens uuid[],
     errors       text[],
     error_codes  text[]     DEFAULT NULL,
     retryable    boolean[]  DEFAULT NULL,
-    retry_in     interval[] DEFAULT NULL
+    retry_in     interval[] DEFAULT NULL,
+    reasons      text[]     DEFAULT NULL,
+    outputs      text[]     DEFAULT NULL,
+    log_refs     text[]     DEFAULT NULL
 )
 RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
 LANGUAGE plpgsql
@@ -206,8 +213,14 @@ BEGIN
        OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.error_codes), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.retryable), v_n) <> v_n
-       OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable and retry_in must have the same length');
+       OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.reasons), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.outputs), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.log_refs), v_n) <> v_n THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs and log_refs must have the same length');
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(fail_jobs.reasons) AS r(why) WHERE r.why NOT IN ('error', 'timed_out')) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'reasons must be error, timed_out or NULL (error)');
     END IF;
     PERFORM jobq._check_length('job_ids', fail_jobs.job_ids, jobq._limit('batch')::integer);
     IF EXISTS (SELECT 1 FROM unnest(fail_jobs.retry_in) AS r(d) WHERE r.d < interval '0') THEN
@@ -222,16 +235,19 @@ BEGIN
 
     RETURN QUERY
     WITH input AS (
-        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord
+        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord,
+               coalesce(f.why, 'error') AS why, right(f.output, 16384) AS output, left(f.log_ref, 1000) AS log_ref
         FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
-                    fail_jobs.retryable, fail_jobs.retry_in) WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, ord)
+                    fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
+             WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
     ), dead AS (
         DELETE FROM jobq.jobs AS j
         USING input f
         WHERE j.id = ANY (fail_jobs.job_ids)
           AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
           AND (NOT f.retryable OR j.attempt >= j.max_attempts)
-        RETURNING j AS job, f.err, f.code, CASE WHEN f.retryable THEN 'exhausted' ELSE 'not_retryable' END AS why
+        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
+                  CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'timed_out' THEN 'timed_out' ELSE 'exhausted' END AS why
     ), buried AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
@@ -245,7 +261,7 @@ BEGIN
             lease_token      = NULL,
             lease_expires_at = NULL,
             deadline_at      = NULL,
-            reason           = 'error',
+            reason           = f.why,
             last_error       = f.err,
             error_code       = f.code,
             updated_at       = now()
@@ -253,23 +269,26 @@ BEGIN
         WHERE j.id = ANY (fail_jobs.job_ids)
           AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
           AND f.retryable AND j.attempt < j.max_attempts
-        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code
+        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
+                  f.why, f.output, f.log_ref
     ), failed AS (
         -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
         SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err, d.code
+               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
         FROM dead d
         UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, 'error', r.err, r.code
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
         FROM retried r
     ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
+                                            output, log_ref)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code,
+               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
             started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
         RETURNING a.job_id
     ), trimmed AS (
         -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
@@ -293,10 +312,10 @@ BEGIN
     ORDER BY f.ord;
 END
 $$;
-COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) IS
-    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, not_retryable or exhausted, the error and code); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]) TO worker_runtime;
+COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) IS
+    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) TO worker_runtime;
 
 -- Snoozes one job; raises JOB.LEASE_LOST instead of reporting it.
 CREATE OR REPLACE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)

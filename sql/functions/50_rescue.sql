@@ -24,7 +24,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.rescue_expired(integer) IS
-    'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
+    'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once; reason detached for a job of a detached worker that did not confirm its continuation by its deadline, see jobq.detach_worker) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
 REVOKE ALL ON FUNCTION jobq.rescue_expired(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.rescue_expired(integer) TO worker_runtime, jobq_operator;
 
@@ -47,18 +47,35 @@ BEGIN
 
     RETURN QUERY
     WITH expired AS (
+        -- A CONFIRMING job (jobq.continuations, same lease) has a lease that ends at its
+        -- confirmation deadline, so it is not taken before; after, its attempt failed: detached.
         SELECT j.id,
-               CASE WHEN j.deadline_at <= p_now THEN 'timed_out' ELSE 'orphaned' END AS why,
+               CASE WHEN j.deadline_at <= p_now THEN 'timed_out'
+                    WHEN c.job_id IS NOT NULL THEN 'detached'
+                    ELSE 'orphaned' END AS why,
                CASE WHEN j.deadline_at <= p_now
                     THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
+                    WHEN c.job_id IS NOT NULL
+                    THEN format('detached: worker %s did not confirm the continuation by %s', j.locked_by, c.confirm_by)
                     ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
                END AS err
         FROM jobq.jobs j
+        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
         WHERE j.state = 'running'
           AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
         ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
         LIMIT p_batch_size
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE OF j SKIP LOCKED
+    ), ended AS (
+        -- CONFIRMING ends with the lease; an unconfirmed continuation is audited.
+        DELETE FROM jobq.continuations AS c USING expired e
+        WHERE c.job_id = e.id
+        RETURNING c.job_id, c.worker, c.confirm_by, e.why
+    ), expired_audit AS (
+        INSERT INTO jobq.audit_log (action, job_id, detail)
+        SELECT 'continuation_expired', d.job_id, jsonb_build_object('worker_id', d.worker, 'confirm_by', d.confirm_by)
+        FROM ended d WHERE d.why = 'detached'
+        RETURNING 1
     ), dead AS (
         DELETE FROM jobq.jobs AS j
         USING expired e
@@ -72,7 +89,7 @@ BEGIN
     ), requeued AS (
         UPDATE jobq.jobs AS j
         SET state            = 'retry_pending',
-            run_at           = CASE WHEN e.why = 'orphaned' THEN p_now
+            run_at           = CASE WHEN e.why IN ('orphaned', 'detached') THEN p_now
                                     ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
                                END,
             lease_token      = NULL,
@@ -94,13 +111,15 @@ BEGIN
         SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.reason, r.last_error
         FROM requeued r
     ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
+                                            output, log_ref)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL,
+               NULL, jobq._log_ref(x.locked_by, x.id, x.attempt)
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
             started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
         RETURNING a.job_id
     ), trimmed AS (
         -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
@@ -121,7 +140,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
-    'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out or orphaned, ended_at p_now); a job keeps its newest 25. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+    'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out, orphaned or detached, ended_at p_now, log_ref jobq._log_ref); a job keeps its newest 25. A CONFIRMING job (jobq.continuations) is taken only once its lease ended at its confirmation deadline: reason detached, back to the queue at once, its continuation row deleted and audited as continuation_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 REVOKE ALL ON FUNCTION jobq._rescue(integer,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Deletes one batch of history past setting history_retention, for operators and pg_cron that
@@ -157,7 +176,9 @@ COMMENT ON FUNCTION jobq.prune_history(integer) IS
 REVOKE ALL ON FUNCTION jobq.prune_history(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.prune_history(integer) TO worker_runtime, jobq_operator;
 
--- Expires, now, every lease worker p_worker_id holds, so the next sweep (run here) rescues them.
+-- Expires, now, every lease worker p_worker_id holds, so the next sweep rescues them; a job that
+-- is CONFIRMING (jobq.detach_worker) keeps its lease until its deadline. Caller: jobq._maintain,
+-- for workers silent past worker_timeout, before its sweep.
 CREATE OR REPLACE FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamptz)
 RETURNS integer
 LANGUAGE plpgsql
@@ -168,12 +189,13 @@ DECLARE
     v_n integer;
 BEGIN
     UPDATE jobq.jobs AS j SET lease_expires_at = p_now, updated_at = p_now
-    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now;
+    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now
+      AND NOT EXISTS (SELECT 1 FROM jobq.continuations c
+                      WHERE c.job_id = j.id AND c.lease_token = j.lease_token AND c.confirm_by > p_now);
     GET DIAGNOSTICS v_n = ROW_COUNT;
-    PERFORM 1 FROM jobq._rescue(greatest(v_n, 1) + 1000, p_now);
     RETURN v_n;
 END
 $$;
 COMMENT ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) IS
-    'Private. Ends every lease a worker holds at p_now and sweeps: its jobs go back to the queue (orphaned).';
+    'Private. Ends at p_now every lease a worker holds, but those CONFIRMING before their deadline; the caller''s sweep (jobq._rescue) then takes them (orphaned). Returns how many it ended.';
 REVOKE ALL ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

@@ -136,8 +136,11 @@ COMMENT ON FUNCTION jobq.resume_worker(text) IS
 REVOKE ALL ON FUNCTION jobq.resume_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.resume_worker(text) TO jobq_operator;
 
--- Operator detach, for a runner that is stuck or gone: it stops claiming, and its jobs are
--- rescued now rather than when their leases expire.
+-- Operator detach, for a runner that is stuck or gone (seed 002 section 7.3): it stops claiming,
+-- and each job it runs becomes CONFIRMING. The runner, told at once (NOTIFY jobq_control), has
+-- continuation_retry_count x continuation_retry_interval to confirm that it goes on
+-- (jobq.confirm_continuation); until then nobody else may take the job, and after it the sweeper
+-- fails the attempt with reason detached and the job runs again elsewhere.
 CREATE OR REPLACE FUNCTION jobq.detach_worker(worker_id text)
 RETURNS integer
 LANGUAGE plpgsql
@@ -145,17 +148,128 @@ VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_confirm_by constant timestamptz := jobq._ts_add(now(),
+        (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'continuation_retry_count') * jobq._setting_interval('continuation_retry_interval'));
+    v_jobs bigint[];
 BEGIN
     PERFORM jobq._set_worker_state(detach_worker.worker_id, 'detached', 'detach_worker');
     -- A detached worker gives up the leadership at once.
     UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = detach_worker.worker_id AND l.lease_expires_at > now();
-    RETURN jobq._release_worker_leases(detach_worker.worker_id, now());
+    -- CONFIRMING: the lease lasts exactly until the deadline. The sweep (jobq._rescue) takes only
+    -- expired leases, so it leaves these alone until then, and heartbeats do not extend them
+    -- (jobq.heartbeat_jobs) until the worker confirms. A job detached twice keeps its first
+    -- deadline.
+    WITH running AS (
+        SELECT j.id, j.lease_token FROM jobq.jobs j
+        WHERE j.locked_by = detach_worker.worker_id AND j.state = 'running'
+        ORDER BY j.id
+        FOR UPDATE OF j
+    ), marked AS (
+        INSERT INTO jobq.continuations AS c (job_id, lease_token, worker, started_at, confirm_by)
+        SELECT r.id, r.lease_token, detach_worker.worker_id, now(), v_confirm_by FROM running r
+        ON CONFLICT ON CONSTRAINT continuations_pkey DO UPDATE
+        SET lease_token = EXCLUDED.lease_token, worker = EXCLUDED.worker, started_at = EXCLUDED.started_at,
+            confirm_by = EXCLUDED.confirm_by
+        WHERE c.lease_token IS DISTINCT FROM EXCLUDED.lease_token
+        RETURNING c.job_id, c.confirm_by
+    ), held AS (
+        UPDATE jobq.jobs AS j SET lease_expires_at = m.confirm_by, updated_at = now()
+        FROM marked m
+        WHERE j.id = m.job_id
+        RETURNING j.id
+    )
+    SELECT coalesce(array_agg(h.id ORDER BY h.id), '{}') INTO v_jobs FROM held h;
+    IF cardinality(v_jobs) > 0 THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        SELECT 'continuation_requested',
+               jsonb_build_object('worker_id', detach_worker.worker_id, 'jobs', to_jsonb(v_jobs),
+                                  'confirm_by', v_confirm_by);
+    END IF;
+    -- The runner learns of it now, not at its next worker heartbeat.
+    PERFORM pg_notify('jobq_control', 'detached:' || detach_worker.worker_id);
+    RETURN cardinality(v_jobs);
 END
 $$;
 COMMENT ON FUNCTION jobq.detach_worker(text) IS
-    'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+    'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.UNKNOWN_WORKER.';
 REVOKE ALL ON FUNCTION jobq.detach_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.detach_worker(text) TO jobq_operator;
+
+-- A detached runner confirms that its CONFIRMING jobs go on (seed 002 section 7.3), each fenced by
+-- its lease token: before the deadline the job continues on that runner under a normal lease;
+-- after it, the attempt fails now with reason detached (as the sweep would) and the runner must
+-- stop the handler. Caller: a runner told it is detached, up to continuation_retry_count times.
+CREATE OR REPLACE FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '30 seconds')
+RETURNS TABLE (job_id bigint, outcome text)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_held jsonb;
+BEGIN
+    IF confirm_continuation.lease IS NULL OR confirm_continuation.lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(confirm_continuation.lease::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('lease', confirm_continuation.lease, jobq._limit_interval('lease'));
+    IF cardinality(confirm_continuation.job_ids) IS DISTINCT FROM cardinality(confirm_continuation.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', confirm_continuation.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_text('worker_id', confirm_continuation.worker_id, jobq._limit('worker_id')::integer);
+
+    -- The leases still held, locked in id order (as heartbeat_jobs locks them), each with its
+    -- verdict: confirmed in time (or not CONFIRMING at all), or too late.
+    WITH held AS (
+        SELECT j.id, j.lease_token AS token, coalesce(c.confirm_by > now(), true) AS in_time
+        FROM (SELECT DISTINCT h.id, h.token
+              FROM unnest(confirm_continuation.job_ids, confirm_continuation.lease_tokens) AS h(id, token)) h
+        JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
+        WHERE j.state = 'running' AND j.locked_by = confirm_continuation.worker_id
+        ORDER BY j.id
+        FOR UPDATE OF j
+    ), confirmed AS (
+        -- In time: CONFIRMING ends and the job goes on under a normal lease.
+        DELETE FROM jobq.continuations AS c USING held h
+        WHERE c.job_id = h.id AND c.lease_token = h.token AND h.in_time
+        RETURNING c.job_id
+    ), renewed AS (
+        UPDATE jobq.jobs AS j
+        SET lease_expires_at = jobq._ts_add(now(), confirm_continuation.lease), heartbeat_at = now(), updated_at = now()
+        FROM held h
+        WHERE j.id = h.id AND h.in_time
+        RETURNING j.id
+    ), audited AS (
+        INSERT INTO jobq.audit_log (action, detail)
+        SELECT 'continuation_confirmed',
+               jsonb_build_object('worker_id', confirm_continuation.worker_id, 'jobs', to_jsonb(array_agg(c.job_id ORDER BY c.job_id)))
+        FROM confirmed c
+        HAVING count(*) > 0
+        RETURNING 1
+    )
+    SELECT coalesce(jsonb_object_agg(h.id::text || ':' || h.token::text, CASE WHEN h.in_time THEN 'confirmed' ELSE 'detached' END), '{}')
+    INTO v_held
+    FROM held h;
+
+    -- Too late, and the sweep has not come yet: the attempt fails now, reason detached (the lease
+    -- ended at the deadline, so jobq._rescue takes it).
+    IF EXISTS (SELECT 1 FROM jsonb_each_text(v_held) AS v(k, o) WHERE v.o = 'detached') THEN
+        PERFORM 1 FROM jobq._rescue(cardinality(confirm_continuation.job_ids) + 1000, now());
+    END IF;
+
+    RETURN QUERY
+    SELECT h.id, coalesce(v_held ->> (h.id::text || ':' || h.token::text), 'lease_lost')
+    FROM unnest(confirm_continuation.job_ids, confirm_continuation.lease_tokens) WITH ORDINALITY AS h(id, token, ord)
+    ORDER BY h.ord;
+END
+$$;
+COMMENT ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) IS
+    'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id).';
+REVOKE ALL ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) TO worker_runtime;
 
 -- Sets a runner's state for drain_worker, resume_worker and detach_worker, and audits the change.
 CREATE OR REPLACE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text)
@@ -283,7 +397,7 @@ AS $$
     SELECT jobq._maintain(maintain.worker_id, maintain.epoch, now())
 $$;
 COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
-    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
 REVOKE ALL ON FUNCTION jobq.maintain(text,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.maintain(text,bigint) TO worker_runtime, jobq_operator;
 
@@ -303,6 +417,7 @@ DECLARE
     v_rescued integer;
     v_pruned bigint;
     v_worker text;
+    v_dead jsonb;
     v_retention_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('history_retention'));
     v_silent_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'));
 BEGIN
@@ -332,16 +447,32 @@ BEGIN
         RETURNING w.id
     )
     SELECT coalesce(array_agg(lost.id ORDER BY lost.id), '{}') INTO v_lost FROM lost;
-    v_rescued := 0;
     FOR v_worker IN
         SELECT w.id FROM jobq.workers w
         WHERE w.heartbeat_at < v_silent_cutoff
           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
     LOOP
-        v_rescued := v_rescued + jobq._release_worker_leases(v_worker, p_now);
+        PERFORM jobq._release_worker_leases(v_worker, p_now);
     END LOOP;
 
-    v_rescued := v_rescued + (SELECT count(*)::integer FROM jobq._rescue(1000, p_now));
+    -- One sweep takes the released leases with every other expired one. Each job that died in it
+    -- (orphaned, timed out or detached on its last attempt) is returned, so that the runner that
+    -- called maintain reports it (Sentry): the sweep and the answer commit together, and a job
+    -- dies in exactly one sweep, so it is returned exactly once, whichever worker leads.
+    SELECT count(*)::integer,
+           coalesce(jsonb_agg(jsonb_build_object('job_id', r.job_id, 'task', r.task, 'queue', r.queue, 'store_id', r.store_id,
+                                                 'attempt', r.attempt, 'reason', r.reason, 'worker', r.locked_by,
+                                                 'error', h.last_error, 'duration_ms',
+                                                 round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
+                              ORDER BY r.job_id) FILTER (WHERE r.outcome = 'dead'), '[]')
+    INTO v_rescued, v_dead
+    FROM jobq._rescue(1000, p_now) AS r
+    LEFT JOIN jobq.job_history h ON h.id = r.job_id AND r.outcome = 'dead';
+
+    -- CONFIRMING rows whose lease ended otherwise (completed, failed, canceled before the
+    -- deadline) are left over: they never apply to another lease, and go here.
+    DELETE FROM jobq.continuations AS c
+    WHERE NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = c.job_id AND j.lease_token = c.lease_token AND j.state = 'running');
 
     -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
     -- (nearly always: maintain runs every second), history is not read at all.
@@ -361,7 +492,8 @@ BEGIN
     WHERE w.state IN ('stopped', 'lost') AND w.state_changed_at < v_retention_cutoff;
 
     RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
-                              'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned);
+                              'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned,
+                              'dead', v_dead);
 END
 $$;
 COMMENT ON FUNCTION jobq._maintain(text,bigint,timestamp with time zone) IS
