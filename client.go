@@ -111,6 +111,17 @@ type Failure struct {
 	ErrorCode string        // "" = none
 	Fatal     bool          // true makes the job dead at once (not retryable)
 	RetryIn   time.Duration // 0 = the computed backoff
+	// Reason is why the attempt failed: "" (error) or "timed_out" (the handler was stopped by
+	// the job's timeout). It is the job's reason when retried, and a dead job's reason unless
+	// Fatal.
+	Reason string
+	// Output is the tail of what the attempt printed (an exec task's output), kept in
+	// jobq.job_attempts.output (its last 16384 characters); "" = none.
+	Output string
+	// LogRef says where the attempt's logs are (a URL, a trace id), kept in
+	// jobq.job_attempts.log_ref (its first 1000 characters); "" = the engine's default,
+	// "workerId=<worker> jobId=<id> attempt=<n>".
+	LogRef string
 }
 
 // Rescue is one job swept by RescueExpired.
@@ -333,6 +344,17 @@ func collectOutcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) 
 	return out, wrap(err, doing)
 }
 
+// ConfirmContinuation confirms, for a detached worker, that the jobs it runs go on
+// (jobq.confirm_continuation), renewing their leases to lease. One Outcome per lease, in order:
+// "confirmed" (the job runs on here), "detached" (too late: the attempt failed with reason
+// detached; stop the handler) or "lease_lost".
+func (c *Client) ConfirmContinuation(ctx context.Context, workerID string, leases []Lease, lease time.Duration) ([]Outcome, error) {
+	ids, tokens := splitLeases(leases)
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.confirm_continuation($1, $2, $3::uuid[], $4)`,
+		workerID, ids, tokens, interval(lease))
+	return collectOutcomes(rows, err, "confirm continuation")
+}
+
 // Complete completes the attempts in one statement and returns one Outcome per lease, in order
 // (pass them sorted by job id; the engine locks in that order):
 // "succeeded", or "lease_lost" when the lease was gone (nothing changed for that job).
@@ -348,12 +370,14 @@ func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error
 	n := len(failures)
 	ids, tokens, msgs := make([]int64, n), make([]string, n), make([]string, n)
 	codes, retryable, retryIn := make([]*string, n), make([]bool, n), make([]pgtype.Interval, n)
+	reasons, outputs, logRefs := make([]*string, n), make([]*string, n), make([]*string, n)
 	for i, f := range failures {
 		ids[i], tokens[i], msgs[i] = f.JobID, f.Token, f.Error
 		codes[i], retryable[i], retryIn[i] = nullString(f.ErrorCode), !f.Fatal, interval(f.RetryIn)
+		reasons[i], outputs[i], logRefs[i] = nullString(f.Reason), nullString(f.Output), nullString(f.LogRef)
 	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::uuid[], $3, $4, $5, $6)`,
-		ids, tokens, msgs, codes, retryable, retryIn)
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::uuid[], $3, $4, $5, $6, $7, $8, $9)`,
+		ids, tokens, msgs, codes, retryable, retryIn, reasons, outputs, logRefs)
 	return collectOutcomes(rows, err, "fail")
 }
 
@@ -786,6 +810,23 @@ type MaintainResult struct {
 	Rescued int `json:"rescued"`
 	// HistoryPruned counts the history rows deleted past history_retention.
 	HistoryPruned int64 `json:"history_pruned"`
+	// Dead are the jobs that died in this call's sweep (orphaned, timed_out or detached on
+	// their last attempt). A job dies in exactly one sweep, so exactly one maintain returns it:
+	// the runner that called it reports it (Config.Reporter).
+	Dead []SweptDead `json:"dead"`
+}
+
+// SweptDead is a job that died in a sweep of jobq.maintain.
+type SweptDead struct {
+	JobID      int64   `json:"job_id"`
+	Task       string  `json:"task"`
+	Queue      string  `json:"queue"`
+	StoreID    *string `json:"store_id"`
+	Attempt    int     `json:"attempt"`
+	Reason     string  `json:"reason"` // orphaned, timed_out or detached
+	Worker     string  `json:"worker"` // the worker that lost it
+	Error      string  `json:"error"`
+	DurationMs int64   `json:"duration_ms"` // from its claim to the sweep
 }
 
 // Did reports whether the call did any work.

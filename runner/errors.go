@@ -31,7 +31,33 @@ var (
 )
 
 // ErrJobTimeout is the cause of a handler context cancelled because the job's timeout passed.
+// A handler that returns an error after it is recorded with reason timed_out.
 var ErrJobTimeout = errors.New("jobq: job timed out")
+
+// ErrDetached is the cause of a handler context cancelled because the worker was detached
+// (jobq.detach_worker) and could not confirm the job's continuation in time: the attempt is
+// recorded as failed with reason detached, and the job may run elsewhere.
+var ErrDetached = errors.New("jobq: worker detached and the job's continuation was not confirmed")
+
+// timedOut is the error of a handler that returned after the job's timeout passed: its own
+// error, marked so that the attempt is recorded with reason timed_out.
+type timedOut struct {
+	after time.Duration
+	err   error
+}
+
+func (e *timedOut) Error() string   { return fmt.Sprintf("timed out after %s: %v", e.after, e.err) }
+func (e *timedOut) Unwrap() []error { return []error{e.err, ErrJobTimeout} }
+
+// outputError is an error that carries the tail of what the attempt printed (Exec), kept in the
+// attempt's jobq.job_attempts.output.
+type outputError struct {
+	err    error
+	output string
+}
+
+func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
 
 // ErrShutdown is the cause of a handler context cancelled because the runner is shutting down
 // and the grace period is over (or StopAndCancel was called). Such a job is handed back.

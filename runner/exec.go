@@ -27,7 +27,8 @@ type ExecConfig struct {
 	// Timeout bounds one run; the job's own timeout, when shorter, wins. Default: 5 minutes.
 	Timeout time.Duration
 	// OutputTail is how many bytes of the end of the output (standard output and standard
-	// error together) a failure keeps in last_error. Default: 4096.
+	// error together) a failure keeps in last_error and in its attempt's
+	// jobq.job_attempts.output (which keeps at most 16384 characters). Default: 4096.
 	OutputTail int
 	// Env is the environment of the command, to which the JOBQ_* variables are added. Default
 	// (nil): the runner process's environment.
@@ -87,10 +88,17 @@ func runExec(ctx context.Context, cfg ExecConfig, job *jobq.Job) error {
 	if err == nil {
 		return nil
 	}
+	// The tail goes into last_error (in the message) and, alone, into the attempt's output.
 	if ctx.Err() != nil {
-		return fmt.Errorf("exec %s: stopped (%w): %w%s", cfg.Command[0], context.Cause(ctx), err, out.report())
+		err = &outputError{err: fmt.Errorf("exec %s: stopped (%w): %w%s", cfg.Command[0], context.Cause(ctx), err, out.report()),
+			output: out.tail()}
+		if errors.Is(context.Cause(ctx), ErrExecTimeout) {
+			// Its own timeout passed: recorded with reason timed_out, like the job's timeout.
+			return &timedOut{after: cfg.Timeout, err: err}
+		}
+		return err
 	}
-	return fmt.Errorf("exec %s: %w%s", cfg.Command[0], err, out.report())
+	return &outputError{err: fmt.Errorf("exec %s: %w%s", cfg.Command[0], err, out.report()), output: out.tail()}
 }
 
 func storeOrEmpty(job *jobq.Job) string {
@@ -123,6 +131,13 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
 	return n, nil
+}
+
+// tail is the output kept, as text.
+func (t *tailBuffer) tail() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.ToValidUTF8(t.buf, []byte("?")))
 }
 
 // report is the output tail as it goes into last_error.

@@ -355,8 +355,11 @@ func (r *resultRecorder) finished(ctx context.Context, it finishItem, outcome st
 		r.metrics.failed.WithLabelValues(job.Task).Inc()
 		r.metrics.dead.WithLabelValues(job.Task).Inc()
 		reason := "exhausted"
-		if it.failure.Fatal {
+		switch {
+		case it.failure.Fatal:
 			reason = "not_retryable"
+		case it.failure.Reason == "timed_out":
+			reason = "timed_out"
 		}
 		r.log.Error("job dead", append(attrs, "reason", reason, "error", firstLine(it.failure.Error))...)
 		if r.reporter != nil {

@@ -13,10 +13,11 @@ type Reporter interface {
 	ReportDead(ctx context.Context, d DeadJob)
 }
 
-// DeadJob describes a job that died on this runner: its last attempt failed and the engine did
-// not retry it. A job that dies because its worker vanished, or outlived its timeout without
-// its worker, is swept by the leader's jobq.maintain, which reports only a count
-// (jobq_maintain_rescued_total); it is not reported here.
+// DeadJob describes a job that died: its last attempt failed and the engine did not retry it.
+// A job whose handler failed is reported by the runner that ran it; a job that died in a sweep
+// (its worker vanished, it outlived its timeout without its worker, or its detached worker did
+// not confirm it) is reported by the runner whose jobq.maintain swept it: the sweep and its
+// answer commit together, so each dead job is reported by exactly one runner.
 type DeadJob struct {
 	JobID    int64
 	Task     string
@@ -24,7 +25,8 @@ type DeadJob struct {
 	Queue    string
 	Attempt  int
 	Error    string
-	Reason   string // "exhausted" (no attempt left) or "not_retryable" (Permanent)
+	Reason   string // "exhausted" (no attempt left), "not_retryable" (Permanent), "timed_out", "orphaned" or "detached"
+	Worker   string // the worker that ran the last attempt
 	Duration time.Duration
 }
 

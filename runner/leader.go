@@ -45,6 +45,7 @@ type leader struct {
 	wake     *wakeSignal
 	m        leaderMetrics
 	log      *slog.Logger
+	reporter Reporter // told about each job that died in a sweep; nil: none
 
 	status leaderStatus
 }
@@ -148,8 +149,9 @@ func (r *leader) leaderHolder(ctx context.Context) string {
 // paused in the middle can never hold the leadership row), and follows the answer: fenced
 // means this runner no longer leads with its epoch, and it stops acting as leader at once.
 // maintain also sweeps expired leases and timeouts, so the leader is the one runner that
-// rescues; it reports how many jobs it swept, not which, so jobs that died that way are not
-// given to Config.Reporter.
+// rescues; the jobs that died in its sweep come back in its answer and are logged and given to
+// the reporter here: the sweep and the answer commit together, and a job dies in one sweep, so
+// each is reported by exactly one runner, whichever leads.
 func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
@@ -189,8 +191,25 @@ func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 	} else {
 		r.log.Debug("maintain", attrs...)
 	}
+	for _, d := range res.Dead {
+		r.reportDead(ctx, d)
+	}
 	if res.Rescued > 0 || len(res.LostWorkers) > 0 {
 		r.wake.notify() // the sweep put jobs back in the queue without a NOTIFY
+	}
+}
+
+// reportDead logs a job that died in this leader's sweep and gives it to the reporter.
+func (r *leader) reportDead(ctx context.Context, s jobq.SweptDead) {
+	d := DeadJob{JobID: s.JobID, Task: s.Task, Queue: s.Queue, Attempt: s.Attempt, Error: s.Error, Reason: s.Reason,
+		Worker: s.Worker, Duration: time.Duration(s.DurationMs) * time.Millisecond}
+	if s.StoreID != nil {
+		d.StoreID = *s.StoreID
+	}
+	r.log.Error("job dead", "jobId", d.JobID, "taskName", d.Task, "storeId", d.StoreID, "attempt", d.Attempt,
+		"queue", d.Queue, "reason", d.Reason, "worker", d.Worker, "error", firstLine(d.Error), "sweptBy", r.workerID)
+	if r.reporter != nil {
+		r.reporter.ReportDead(context.WithoutCancel(ctx), d)
 	}
 }
 

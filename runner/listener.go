@@ -67,6 +67,12 @@ func (w *wakeSignal) C() <-chan struct{} { return w.ch }
 // ListenChannel is the channel jobq's enqueue NOTIFYs, with the queue name as payload.
 const ListenChannel = "jobq"
 
+// ControlChannel is the channel jobq.detach_worker NOTIFYs, with payload "detached:<worker id>",
+// so that the detached runner confirms its jobs' continuation before their deadline rather than
+// at its next worker heartbeat. Runners in WAL mode do not listen: they learn at their next
+// worker heartbeat.
+const ControlChannel = "jobq_control"
+
 // ListenerApplicationName is the application_name of the runner's LISTEN connection, so an
 // operator (or a test) can find it in pg_stat_activity.
 const ListenerApplicationName = "jobq-listener"
@@ -90,6 +96,7 @@ type listener struct {
 	wake       *wakeSignal      // notified after every (re)connect and on each notification for a served queue
 	up         prometheus.Gauge // 1 while connected and listening (jobq_listener_connected)
 	log        *slog.Logger
+	control    func(payload string) // told each notification on ControlChannel; nil: ignored
 }
 
 // newListener returns a listener that connects with a copy of connConfig, its
@@ -148,9 +155,11 @@ func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(cctx, "LISTEN "+pgx.Identifier{ListenChannel}.Sanitize()); err != nil {
-		_ = conn.Close(context.Background())
-		return nil, err
+	for _, channel := range []string{ListenChannel, ControlChannel} {
+		if _, err := conn.Exec(cctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+			_ = conn.Close(context.Background())
+			return nil, err
+		}
 	}
 	return conn, nil
 }
@@ -165,8 +174,11 @@ func (l *listener) wait(ctx context.Context, conn *pgx.Conn) error {
 		cancel()
 		switch {
 		case err == nil:
-			if n.Channel == ListenChannel {
+			switch {
+			case n.Channel == ListenChannel:
 				l.wake.forQueue(n.Payload)
+			case n.Channel == ControlChannel && l.control != nil:
+				l.control(n.Payload)
 			}
 			continue
 		case ctx.Err() != nil:

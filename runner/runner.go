@@ -133,9 +133,17 @@ type Config struct {
 	// Logger receives the runner's logs. Default: JSON lines on standard error.
 	Logger *slog.Logger
 
-	// Reporter is told about every job that dies (its final failure), for alerting. Default:
+	// Reporter is told about every job that dies (its final failure), for alerting: by the
+	// runner that ran its last attempt, or, for a job that died in a sweep (orphaned, timed out
+	// or detached on its last attempt), by the runner whose jobq.maintain swept it. Default:
 	// none. See NewSentryReporter.
 	Reporter Reporter
+
+	// LogRef returns where the logs of an attempt of job are (a URL of the log store, a trace
+	// id), kept with each failed attempt in jobq.job_attempts.log_ref (at most 1000
+	// characters). Default: nil, for which the engine stores "workerId=<worker> jobId=<id>
+	// attempt=<n>", the fields every log line of the attempt carries.
+	LogRef func(job *jobq.Job) string
 
 	// Tasks are declared in jobq.tasks (Client.DefineTask) when Run starts, before the typed
 	// tasks registered with Handle and HandleStore: tasks this service enqueues but another
@@ -210,6 +218,8 @@ type Runner struct {
 
 	hardStop     chan struct{}
 	hardStopOnce sync.Once
+
+	heartbeatNow chan struct{} // a worker heartbeat is wanted now (jobq.detach_worker's NOTIFY)
 
 	workCtx    context.Context // parent of handler contexts; cancelled past the grace period
 	cancelWork context.CancelCauseFunc
@@ -314,6 +324,8 @@ func New(cfg Config) (*Runner, error) {
 		wake:      newWakeSignal(cfg.Queues),
 		slotFreed: make(chan struct{}, 1),
 		hardStop:  make(chan struct{}),
+
+		heartbeatNow: make(chan struct{}, 1),
 	}
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
@@ -455,6 +467,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	bg.Go(func() { wh.run(bgCtx) })
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
+		l.reporter = r.cfg.Reporter
 		bg.Go(func() { l.run(bgCtx) })
 	}
 	finDone := make(chan struct{})
@@ -727,8 +740,8 @@ func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 		defer stop()
 	}
 	err := r.callHandler(runCtx, h, job)
-	if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) {
-		err = fmt.Errorf("timed out after %s: %w", timeout, err)
+	if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) && !errors.Is(context.Cause(rj.ctx), ErrDetached) {
+		err = &timedOut{after: timeout, err: err}
 	}
 	return time.Since(rj.started), err
 }
@@ -845,6 +858,9 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: v.Delay, duration: d})
 	default:
 		f := v.Failure
+		if r.cfg.LogRef != nil {
+			f.LogRef = r.cfg.LogRef(job)
+		}
 		r.log.Warn("job failed", append(jobAttrs(job), "duration", ms(d), "error", firstLine(err.Error()),
 			"errorCode", f.ErrorCode, "retryable", !f.Fatal)...)
 		r.fin.submit(finishItem{rj: rj, kind: finishFail, failure: f, duration: d, err: err})
@@ -967,7 +983,8 @@ func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lo
 // newWorkerHeartbeater returns the runner's worker heartbeat.
 func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
 	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
-		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log}
+		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log,
+		now: r.heartbeatNow, detached: func() { go r.continueDetached() }}
 }
 
 // activeCount returns the number of handlers running now.
@@ -982,5 +999,7 @@ func (r *Runner) newWaker() waker {
 	if r.cfg.Wakeup == WakeupWAL {
 		return newWALListener(r.wakerConn, r.cfg.WorkerID, r.wake, r.pool, r.PollInterval, r.metrics.wakeup(), r.log)
 	}
-	return newListener(r.pool.Config().ConnConfig, r.wake, r.metrics.listenerUp, r.log)
+	l := newListener(r.pool.Config().ConnConfig, r.wake, r.metrics.listenerUp, r.log)
+	l.control = r.onControl
+	return l
 }

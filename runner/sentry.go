@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"time"
@@ -50,6 +52,9 @@ func (s *SentryReporter) ReportDead(_ context.Context, d DeadJob) {
 		task = "(unknown)"
 	}
 	event := sentry.NewEvent()
+	// One id per job and attempt: should a dead job ever be sent twice, Sentry keeps one event.
+	sum := sha256.Sum256([]byte("jobq-dead:" + strconv.FormatInt(d.JobID, 10) + ":" + strconv.Itoa(d.Attempt)))
+	event.EventID = sentry.EventID(hex.EncodeToString(sum[:16]))
 	event.Level = sentry.LevelError
 	event.Logger = "jobq"
 	event.Message = fmt.Sprintf("job %d (%s) is dead after attempt %d: %s", d.JobID, task, d.Attempt, firstLine(d.Error))
@@ -61,6 +66,9 @@ func (s *SentryReporter) ReportDead(_ context.Context, d DeadJob) {
 		"jobId":    strconv.FormatInt(d.JobID, 10),
 		"queue":    d.Queue,
 		"reason":   d.Reason,
+	}
+	if d.Worker != "" {
+		event.Tags["worker"] = d.Worker
 	}
 	event.Exception = []sentry.Exception{{Type: "jobq.JobDead", Value: d.Error}}
 	event.Contexts = map[string]sentry.Context{"job": {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,10 @@ const (
 	DefaultLeaderTTL = 15 * time.Second
 	// DefaultMaintainInterval is used when the setting maintain_interval is missing.
 	DefaultMaintainInterval = time.Second
+	// DefaultContinuationRetryCount and DefaultContinuationRetryInterval are used when the
+	// settings continuation_retry_count and continuation_retry_interval are missing.
+	DefaultContinuationRetryCount    = 3
+	DefaultContinuationRetryInterval = 300 * time.Millisecond
 )
 
 // tuning is where a loop reads the intervals in effect and learns that they changed. The Runner
@@ -44,6 +49,9 @@ type tunables struct {
 	workerHeartbeat  time.Duration // worker_heartbeat
 	leaderTTL        time.Duration // acquire_leadership's ttl; renewed every third of it
 	maintainInterval time.Duration // maintain, while leading
+
+	continuationTries    int           // confirm_continuation calls of a detached runner
+	continuationInterval time.Duration // between them
 }
 
 // tunablesFrom computes the tunables from the explicit Config.PollInterval and Config.Lease
@@ -67,7 +75,18 @@ func tunablesFrom(poll, lease time.Duration, s jobq.Settings) tunables {
 		workerHeartbeat:  setting("worker_heartbeat_interval", DefaultWorkerHeartbeatInterval),
 		leaderTTL:        setting("leader_ttl", DefaultLeaderTTL),
 		maintainInterval: setting("maintain_interval", DefaultMaintainInterval),
+
+		continuationTries:    intSetting(s, "continuation_retry_count", DefaultContinuationRetryCount),
+		continuationInterval: setting("continuation_retry_interval", DefaultContinuationRetryInterval),
 	}
+}
+
+// intSetting is the positive integer setting name of s, or def.
+func intSetting(s jobq.Settings, name string, def int) int {
+	if n, err := strconv.Atoi(s.Values[name]); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 // tuner holds the tunables in effect and tells the loops that pace themselves by them when

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"time"
 
 	"github.com/jobqdev/jobq"
@@ -36,6 +37,13 @@ func VerdictOf(job *jobq.Job, err error) Verdict {
 		return Verdict{Kind: VerdictSnooze, Delay: he.snooze}
 	}
 	f := jobq.Failure{Lease: job.Lease(), Error: err.Error()}
+	if errors.Is(err, ErrJobTimeout) {
+		f.Reason = "timed_out"
+	}
+	var oe *outputError
+	if errors.As(err, &oe) {
+		f.Output = oe.output
+	}
 	if he != nil {
 		f.Fatal = he.permanent
 		f.RetryIn = he.retryIn

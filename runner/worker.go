@@ -103,6 +103,9 @@ type workerHeartbeater struct {
 	wake    *wakeSignal            // a change of state lets the claim loop claim or hand back
 	gauge   *prometheus.GaugeVec   // jobq_worker_state{state}
 	log     *slog.Logger
+
+	now      <-chan struct{} // a heartbeat is wanted at once (the detach NOTIFY); nil: never
+	detached func()          // called once when the engine first says detached; nil: nothing
 }
 
 // run heartbeats until ctx ends. When a setting changes the interval, the next heartbeat is due
@@ -119,6 +122,13 @@ func (w *workerHeartbeater) run(ctx context.Context) {
 		case <-w.tune.tuned():
 			t.Reset(time.Until(last.Add(w.tune.tunables().workerHeartbeat)))
 			continue
+		case <-w.now:
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
 		case <-t.C:
 		}
 		last = time.Now()
@@ -178,8 +188,14 @@ func (w *workerHeartbeater) obey(state jobq.WorkerState) {
 		w.log.Info("worker draining: claiming stopped; held jobs finish", "running", w.running())
 		w.wake.notify() // the claim loop hands back the jobs it claimed ahead
 	case jobq.WorkerDetached:
-		w.log.Warn("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")
+		if wasDetached {
+			return
+		}
+		w.log.Warn("worker detached: claiming stopped for good; its running jobs are confirmed or stopped (continuation)")
 		w.wake.notify()
+		if w.detached != nil {
+			w.detached()
+		}
 	default:
 		w.log.Warn("unexpected worker state from the engine; not claiming", "state", state)
 	}

@@ -193,8 +193,8 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 
 // Drain, resume and detach reach a worker process within one heartbeat (500 ms here) and it
 // obeys: drained, it claims nothing new (another worker takes the jobs), finishes the job it
-// holds and is not ready; resumed, it claims again; detached, its running job is rescued at once
-// and runs elsewhere, its late completion is refused, and it never claims again.
+// holds and is not ready; resumed, it claims again; detached, it confirms the continuation of the
+// jobs it runs and finishes them (no other worker runs them), and it never claims again.
 func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
@@ -260,10 +260,10 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND locked_by = 'obey-a'`, again) == 1
 	})
 
-	// Detach while obey-a runs two long jobs: they are rescued at once and run on obey-c. (Both
-	// of obey-a's slots stay busy with their handlers until its next heartbeat tells it it was
-	// detached; with a free slot it could claim a rescued job again in that window, as the
-	// engine's claim_job does not look at the worker's state.)
+	// Detach while obey-a runs two long jobs (seed 002 section 7.3): they become CONFIRMING, obey-a
+	// hears the detach at once (NOTIFY jobq_control, not its next heartbeat), confirms both within
+	// continuation_retry_count x continuation_retry_interval (0.9 s) and finishes them itself:
+	// neither runs twice, though obey-c stands ready with free slots.
 	victims := []int64{
 		enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{}),
 		enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{}),
@@ -273,23 +273,19 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	})
 	cw := startWorker(t, nil, args("obey-c", 4)...)
 	cw.WaitStarted()
-	require.Equal(t, 2, queryInt(t, admin, `SELECT jobq.detach_worker('obey-a')`), "two leases taken")
-	waitUntil(t, 2*time.Second, "obey-a obeys the detach", func() bool {
-		return len(a.Lines("worker detached: claiming stopped for good; its leases were rescued and its late results will be refused")) == 1
+	require.Equal(t, 2, queryInt(t, admin, `SELECT jobq.detach_worker('obey-a')`), "two jobs CONFIRMING")
+	waitUntil(t, 2*time.Second, "obey-a obeys the detach and confirms both jobs", func() bool {
+		return len(a.Lines("worker detached: claiming stopped for good; its running jobs are confirmed or stopped (continuation)")) == 1 &&
+			len(a.Lines("job continues on the detached worker")) == 2
 	})
-	waitUntil(t, 10*time.Second, "the victims succeeded on obey-c", func() bool {
+	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'continuation_confirmed'`))
+	waitUntil(t, 10*time.Second, "the victims succeeded on obey-a, once", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history
-			WHERE id = ANY($1) AND state = 'succeeded' AND locked_by = 'obey-c' AND attempt = 2`, victims) == 2
+			WHERE id = ANY($1) AND state = 'succeeded' AND locked_by = 'obey-a' AND attempt = 1`, victims) == 2
 	})
-	waitUntil(t, 5*time.Second, "obey-a's late completions are refused", func() bool {
-		refused := 0
-		for _, l := range a.Lines("lease lost") {
-			if (l["jobId"] == float64(victims[0]) || l["jobId"] == float64(victims[1])) && l["during"] == "complete" {
-				refused++
-			}
-		}
-		return refused == 2
-	})
+	require.Equal(t, 0, queryInt(t, admin, `SELECT count(*) FROM jobq.job_attempts WHERE job_id = ANY($1)`, victims),
+		"no attempt of the victims failed")
+	require.Empty(t, cw.Lines("job claimed"), "obey-c never claimed a victim")
 	require.Equal(t, float64(1), a.Metric(`jobq_worker_state{state="detached"}`))
 	code, body = a.Get("/readyz")
 	require.Equal(t, 503, code)
