@@ -418,6 +418,7 @@ DECLARE
     v_pruned bigint;
     v_worker text;
     v_dead jsonb;
+    v_dead_ids bigint[];
     v_retention_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('history_retention'));
     v_silent_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'));
 BEGIN
@@ -459,15 +460,18 @@ BEGIN
     -- (orphaned, timed out or detached on its last attempt) is returned, so that the runner that
     -- called maintain reports it (Sentry): the sweep and the answer commit together, and a job
     -- dies in exactly one sweep, so it is returned exactly once, whichever worker leads.
-    SELECT count(*)::integer,
-           coalesce(jsonb_agg(jsonb_build_object('job_id', r.job_id, 'task', r.task, 'queue', r.queue, 'store_id', r.store_id,
-                                                 'attempt', r.attempt, 'reason', r.reason, 'worker', r.locked_by,
+    SELECT count(*)::integer, coalesce(array_agg(r.job_id) FILTER (WHERE r.outcome = 'dead'), '{}')
+    INTO v_rescued, v_dead_ids
+    FROM jobq._rescue(1000, p_now) AS r;
+    -- A statement of its own: the history rows the sweep just wrote are visible from here.
+    SELECT coalesce(jsonb_agg(jsonb_build_object('job_id', h.id, 'task', h.task, 'queue', h.queue, 'store_id', h.store_id,
+                                                 'attempt', h.attempt, 'reason', h.reason, 'worker', h.locked_by,
                                                  'error', h.last_error, 'duration_ms',
                                                  round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
-                              ORDER BY r.job_id) FILTER (WHERE r.outcome = 'dead'), '[]')
-    INTO v_rescued, v_dead
-    FROM jobq._rescue(1000, p_now) AS r
-    LEFT JOIN jobq.job_history h ON h.id = r.job_id AND r.outcome = 'dead';
+                              ORDER BY h.id), '[]')
+    INTO v_dead
+    FROM jobq.job_history h
+    WHERE h.id = ANY (v_dead_ids);
 
     -- CONFIRMING rows whose lease ended otherwise (completed, failed, canceled before the
     -- deadline) are left over: they never apply to another lease, and go here.
