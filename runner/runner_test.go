@@ -265,6 +265,11 @@ func TestRunnerJobTimeoutCancelsHandler(t *testing.T) {
 	}
 	row := b.waitState(t, id, "dead")
 	require.Contains(t, row.LastError, "timed out after 300ms")
+	require.Equal(t, "timed_out", row.Reason, "a handler stopped by its timeout dies as timed_out, not exhausted")
+	var reason string
+	require.NoError(t, b.admin.QueryRow(context.Background(),
+		`SELECT reason FROM jobq.job_attempts WHERE job_id = $1 AND attempt = 1`, id).Scan(&reason))
+	require.Equal(t, "timed_out", reason, "and its attempt is recorded as timed_out")
 }
 
 // TestRunnerPickupLatency measures how fast an idle runner starts a new job: from the enqueue

@@ -19,16 +19,20 @@ func TestTuner(t *testing.T) {
 	tu := newTuner(0, 7*time.Second, slog.New(slog.NewJSONHandler(logs, nil)))
 	require.Nil(t, tu.current())
 	require.Equal(t, tunables{poll: DefaultPollInterval, lease: 7 * time.Second, workerHeartbeat: DefaultWorkerHeartbeatInterval,
-		leaderTTL: DefaultLeaderTTL, maintainInterval: DefaultMaintainInterval}, tu.tunables())
+		leaderTTL: DefaultLeaderTTL, maintainInterval: DefaultMaintainInterval,
+		continuationTries: DefaultContinuationRetryCount, continuationInterval: DefaultContinuationRetryInterval}, tu.tunables())
 
 	settings := jobq.Settings{Intervals: map[string]time.Duration{
-		"poll_interval": 2 * time.Second, "default_lease": time.Minute, "leader_ttl": 9 * time.Second}}
+		"poll_interval": 2 * time.Second, "default_lease": time.Minute, "leader_ttl": 9 * time.Second,
+		"continuation_retry_interval": time.Second}, Values: map[string]string{"continuation_retry_count": "5"}}
 	first := tu.tuned()
 	tu.apply(settings)
 	require.NotNil(t, tu.current())
 	require.Equal(t, 2*time.Second, tu.tunables().poll, "the setting where Config gives none")
 	require.Equal(t, 7*time.Second, tu.tunables().lease, "Config wins over the setting")
 	require.Equal(t, 9*time.Second, tu.tunables().leaderTTL)
+	require.Equal(t, 5, tu.tunables().continuationTries)
+	require.Equal(t, time.Second, tu.tunables().continuationInterval)
 	require.Empty(t, logs.lines("settings applied"), "the first apply is the start, not a change")
 
 	tu.apply(settings)
