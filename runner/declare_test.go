@@ -14,7 +14,8 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// RebuildStoreReport is a store task's payload with optional keys of every kind.
+// RebuildStoreReport is a store task's payload with optional keys of every kind. It names its
+// store too (a payload may; Enqueue checks it is the store passed), so its contract has storeId.
 type RebuildStoreReport struct {
 	StoreID string    `json:"storeId"`
 	Day     time.Time `json:"day"`
@@ -22,8 +23,6 @@ type RebuildStoreReport struct {
 	Limit   int       `json:"limit,omitempty"`
 	Tags    []string  `json:"tags"`
 }
-
-func (p RebuildStoreReport) JobStoreID() string { return p.StoreID }
 
 // taskRow is a row of jobq.tasks as the tests read it.
 type taskRow struct {
@@ -120,7 +119,7 @@ func TestRunnerDeclaresItsTasksAtStart(t *testing.T) {
 		var id int64
 		err := runner.WithTenant(ctx, b.pool, storeA, func(ctx context.Context, tx pgx.Tx) error {
 			var err error
-			id, err = report.Enqueue(ctx, tx, RebuildStoreReport{StoreID: storeA, Day: day}, nil)
+			id, err = report.Enqueue(ctx, tx, storeA, RebuildStoreReport{StoreID: storeA, Day: day}, nil)
 			return err
 		})
 		require.NoError(t, err)

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -13,28 +14,28 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// ExpireTentativeForStore is the payload of a store-scoped task: JobStoreID names its store.
+// ExpireTentativeForStore is the payload of a store-scoped task: what the job needs besides its
+// store, which its enqueue takes as an argument.
 type ExpireTentativeForStore struct {
-	StoreID string `json:"storeId"`
+	Reason string `json:"reason,omitempty"`
 }
 
-func (p ExpireTentativeForStore) JobStoreID() string { return p.StoreID }
-
-// A store-scoped task declared once: its enqueue takes only its payload type and sets the job's
-// store from it.
+// A store-scoped task declared once: its enqueue takes the store id and its payload type, so an
+// enqueue without a store does not compile; the store goes into the job's store_id and its
+// payload's storeId.
 func ExampleNewStoreTask() {
 	task := runner.NewStoreTask[ExpireTentativeForStore]("expire-tentative-for-store",
 		jobq.EnqueueOptions{MaxAttempts: 10, JobKeyMode: jobq.JobKeyPreserveRunAt})
 
-	payload := ExpireTentativeForStore{StoreID: "6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11"}
-	spec, err := task.Spec(payload, &jobq.EnqueueOptions{JobKey: "expire_tentative:" + payload.StoreID})
-	fmt.Println(spec.Task, spec.StoreID, spec.MaxAttempts, spec.JobKeyMode, err)
+	store := "6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11"
+	spec, err := task.Spec(store, ExpireTentativeForStore{}, &jobq.EnqueueOptions{JobKey: "expire_tentative:" + store})
+	fmt.Println(spec.Task, spec.StoreID, spec.MaxAttempts, spec.JobKeyMode, string(spec.Payload.(json.RawMessage)), err)
 
-	_, err = task.Spec(ExpireTentativeForStore{}, nil)
+	_, err = task.Spec("", ExpireTentativeForStore{}, nil)
 	fmt.Println(err)
 	// Output:
-	// expire-tentative-for-store 6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11 10 preserve_run_at <nil>
-	// JOB.PAYLOAD_INVALID: task expire-tentative-for-store is store-scoped and its payload names no store
+	// expire-tentative-for-store 6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11 10 preserve_run_at {"storeId":"6f1c0a56-59b4-4d3c-9a43-0d8c3f0e5a11"} <nil>
+	// JOB.PAYLOAD_INVALID: task expire-tentative-for-store is store-scoped and the store id is empty
 }
 
 // A service embeds a runner: it registers its handlers and runs until its context ends.
@@ -51,7 +52,7 @@ func ExampleRunner() {
 	}
 	expire := runner.NewStoreTask[ExpireTentativeForStore]("expire-tentative-for-store", jobq.EnqueueOptions{MaxAttempts: 10})
 	runner.HandleStore(r, expire, func(ctx context.Context, tx pgx.Tx, job *runner.Job[ExpireTentativeForStore]) error {
-		// tx has app.current_store_id = job.Args.StoreID: row-level security applies.
+		// tx has app.current_store_id = job.Store(): row-level security applies.
 		_, err := tx.Exec(ctx, `UPDATE reservations SET state = 'expired' WHERE state = 'tentative' AND expires_at < now()`)
 		return err
 	})

@@ -155,24 +155,18 @@ func (t Task[T]) options(opts *jobq.EnqueueOptions) jobq.EnqueueOptions {
 	return o
 }
 
-// StoreScoped is the payload of a store-scoped task: it names the store the job works on. A
-// payload type without the method cannot be used with NewStoreTask (a compile error), so a
-// store-scoped payload can never lack its store.
-type StoreScoped interface {
-	JobStoreID() string
-}
-
-// StoreTask is a store-scoped task: every job works on one store, named by its payload. Its
-// Enqueue sets the job's store_id from the payload, and its handler (HandleStore) runs inside
-// WithTenant for that store.
-type StoreTask[T StoreScoped] struct {
+// StoreTask is a store-scoped task: every job works on one store. The store id is a required
+// argument of Enqueue and Spec, not a field of the payload T, so an enqueue that leaves it out
+// does not compile (GWT-2). Its handler (HandleStore) runs inside WithTenant for the job's store
+// and reads it from Job.Store.
+type StoreTask[T any] struct {
 	Task[T]
 }
 
 // NewStoreTask declares the store-scoped task name with payload type T; see NewTask. Its
-// declaration has scope store, and in its payload contract the key storeId, when T's encoding
-// has one of type string, is a uuid.
-func NewStoreTask[T StoreScoped](name string, defaults jobq.EnqueueOptions) StoreTask[T] {
+// declaration has scope store. T carries what the job needs besides its store; in its payload
+// contract a key storeId of type string, should T have one, is a uuid.
+func NewStoreTask[T any](name string, defaults jobq.EnqueueOptions) StoreTask[T] {
 	return StoreTask[T]{Task: newTask[T](name, jobq.ScopeStore, defaults)}
 }
 
@@ -183,28 +177,48 @@ func (t StoreTask[T]) WithDescription(text string) StoreTask[T] {
 	return t
 }
 
-// Enqueue adds one job of this task for the payload's store. It refuses, with an
-// ErrPayloadInvalid error and without writing, a payload whose store id is empty. Unless the
-// caller has jobq_operator's rights, db must be in a transaction whose app.current_store_id is
-// that store (WithTenant; a store-scoped handler's tx is one): the engine refuses any other
-// store with jobq.ErrTenantMismatch. Use Client.FanOut to enqueue the task for every store.
-func (t StoreTask[T]) Enqueue(ctx context.Context, db jobq.DB, payload T, opts *jobq.EnqueueOptions) (int64, error) {
-	spec, err := t.Spec(payload, opts)
+// Enqueue adds one job of this task for store storeID. It refuses, with an ErrPayloadInvalid
+// error and without writing, an empty storeID, a payload that does not encode as a JSON object,
+// and a payload whose own storeId names another store. The job's store_id is storeID and its
+// payload gets "storeId": storeID, as jobq.fan_out writes it. Unless the caller has
+// jobq_operator's rights, db must be in a transaction whose app.current_store_id is that store
+// (WithTenant; a store-scoped handler's tx is one): the engine refuses any other store with
+// jobq.ErrTenantMismatch. Use Client.FanOut to enqueue the task for every store.
+func (t StoreTask[T]) Enqueue(ctx context.Context, db jobq.DB, storeID string, payload T, opts *jobq.EnqueueOptions) (int64, error) {
+	spec, err := t.Spec(storeID, payload, opts)
 	if err != nil {
 		return 0, err
 	}
 	return jobq.NewClient(db).Enqueue(ctx, t.name, spec.Payload, spec.EnqueueOptions)
 }
 
-// Spec returns the job as a jobq.JobSpec for Client.EnqueueMany, with the payload's store.
-func (t StoreTask[T]) Spec(payload T, opts *jobq.EnqueueOptions) (jobq.JobSpec, error) {
-	store := payload.JobStoreID()
-	if store == "" {
-		return jobq.JobSpec{}, codeError(ErrPayloadInvalid, "Set the store id in the payload.",
-			"task %s is store-scoped and its payload names no store", t.name)
+// Spec returns the job for store storeID as a jobq.JobSpec for Client.EnqueueMany; see Enqueue.
+func (t StoreTask[T]) Spec(storeID string, payload T, opts *jobq.EnqueueOptions) (jobq.JobSpec, error) {
+	if storeID == "" {
+		return jobq.JobSpec{}, codeError(ErrPayloadInvalid, "Pass the store id to Enqueue.",
+			"task %s is store-scoped and the store id is empty", t.name)
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return jobq.JobSpec{}, codeError(ErrPayloadInvalid, "", "task %s: payload does not encode: %v", t.name, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return jobq.JobSpec{}, codeError(ErrPayloadInvalid, "", "task %s: payload %T does not encode as a JSON object", t.name, payload)
+	}
+	store, _ := json.Marshal(storeID)
+	if own, ok := fields["storeId"]; ok && string(own) != `""` && string(own) != "null" && string(own) != string(store) {
+		return jobq.JobSpec{}, codeError(ErrPayloadInvalid, "Leave the store out of the payload.",
+			"task %s: payload storeId %s differs from the store id %s", t.name, own, store)
+	}
+	fields["storeId"] = store
+	raw, err = json.Marshal(fields)
+	if err != nil {
+		return jobq.JobSpec{}, err
 	}
 	spec := t.Task.Spec(payload, opts)
-	spec.StoreID = store
+	spec.Payload = json.RawMessage(raw)
+	spec.StoreID = storeID
 	return spec, nil
 }
 
@@ -213,6 +227,9 @@ type Job[T any] struct {
 	*jobq.Job
 	Args T
 }
+
+// Store returns the store the job works on (its store_id), "" for a system job.
+func (j *Job[T]) Store() string { return deref(j.StoreID) }
 
 // Handle registers fn for task t on r, and t's declaration (Definition), which Run declares in
 // jobq.tasks before it claims. The payload is decoded into a T before fn runs; a payload that
@@ -229,22 +246,27 @@ func Handle[T any](r *Runner, t Task[T], fn func(ctx context.Context, job *Job[T
 }
 
 // HandleStore registers fn for the store-scoped task t on r, and t's declaration, which Run
-// declares in jobq.tasks before it claims. fn runs inside WithTenant for the job's store: tx is
-// a transaction with app.current_store_id set, committed when fn returns nil; row-level security
-// confines what fn reads and writes through tx to that store, and an enqueue through tx may add
-// jobs of that store only. A job whose store_id is missing or differs from its payload's fails
-// without retry (error code JOB.PAYLOAD_INVALID). It panics like Handle.
-func HandleStore[T StoreScoped](r *Runner, t StoreTask[T], fn func(ctx context.Context, tx pgx.Tx, job *Job[T]) error) {
+// declares in jobq.tasks before it claims. fn runs inside WithTenant for the job's store
+// (Job.Store): tx is a transaction with app.current_store_id set, committed when fn returns nil;
+// row-level security confines what fn reads and writes through tx to that store, and an enqueue
+// through tx may add jobs of that store only. A job without a store_id, or whose payload's
+// storeId names another store, fails without retry (error code JOB.PAYLOAD_INVALID). It panics
+// like Handle.
+func HandleStore[T any](r *Runner, t StoreTask[T], fn func(ctx context.Context, tx pgx.Tx, job *Job[T]) error) {
 	r.handleTyped(t.Definition(), HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
 		typed, err := decode[T](job)
 		if err != nil {
 			return err
 		}
-		store := typed.Args.JobStoreID()
-		if job.StoreID == nil || *job.StoreID != store || store == "" {
+		var named struct {
+			StoreID *string `json:"storeId"`
+		}
+		_ = json.Unmarshal(job.Payload, &named)
+		store := typed.Store()
+		if store == "" || (named.StoreID != nil && *named.StoreID != store) {
 			return Permanent(WithCode(codeError(ErrPayloadInvalid, "",
-				"task %s is store-scoped: the job's store_id (%s) must be the payload's store (%q)",
-				t.name, storeOf(job), store), ErrPayloadInvalid.Code))
+				"task %s is store-scoped: the job needs a store_id (%s), and its payload's storeId (%s) must name the same store",
+				t.name, storeOf(job), deref(named.StoreID)), ErrPayloadInvalid.Code))
 		}
 		return r.WithTenant(ctx, store, func(ctx context.Context, tx pgx.Tx) error {
 			return fn(ctx, tx, typed)

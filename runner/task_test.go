@@ -14,13 +14,11 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// The payloads of seed 000 §5.2, as Go types.
+// The payloads of seed 000 §5.2, as Go types. A store task's payload leaves out the store: it
+// is an argument of the task's Enqueue.
 type AggregateDailySalesForStore struct {
-	StoreID    string `json:"storeId"`
 	TargetDate string `json:"targetDate"`
 }
-
-func (p AggregateDailySalesForStore) JobStoreID() string { return p.StoreID }
 
 type Greeting struct {
 	Name  string `json:"name"`
@@ -46,12 +44,13 @@ func TestTypedTask(t *testing.T) {
 	})
 	type seen struct {
 		args     AggregateDailySalesForStore
+		store    string
 		setting  string
 		bookings int
 	}
 	aggregates := make(chan seen, 1)
 	runner.HandleStore(r, aggregateTask, func(ctx context.Context, tx pgx.Tx, job *runner.Job[AggregateDailySalesForStore]) error {
-		s := seen{args: job.Args}
+		s := seen{args: job.Args, store: job.Store()}
 		if err := tx.QueryRow(ctx, `SELECT current_setting('app.current_store_id')`).Scan(&s.setting); err != nil {
 			return err
 		}
@@ -76,26 +75,29 @@ func TestTypedTask(t *testing.T) {
 		require.Equal(t, 3, b.count(t, `SELECT max_attempts FROM jobq.job_history WHERE id = $1`, id), "the task's defaults apply")
 	})
 	t.Run("StoreTaskRunsInItsTenant", func(t *testing.T) {
-		payload := AggregateDailySalesForStore{StoreID: storeA, TargetDate: "2026-05-05"}
+		payload := AggregateDailySalesForStore{TargetDate: "2026-05-05"}
 		// A store's job is enqueued in a transaction of that store.
 		var id int64
 		err := runner.WithTenant(ctx, b.pool, storeA, func(ctx context.Context, tx pgx.Tx) error {
 			var err error
-			id, err = aggregateTask.Enqueue(ctx, tx, payload, &jobq.EnqueueOptions{JobKey: "aggregate_daily_sales:" + storeA + ":2026-05-05"})
+			id, err = aggregateTask.Enqueue(ctx, tx, storeA, payload, &jobq.EnqueueOptions{JobKey: "aggregate_daily_sales:" + storeA + ":2026-05-05"})
 			return err
 		})
 		require.NoError(t, err)
 		got := <-aggregates
 		require.Equal(t, payload, got.args)
+		require.Equal(t, storeA, got.store)
 		require.Equal(t, storeA, got.setting)
 		require.Equal(t, 2, got.bookings, "only store A's rows are visible")
 		b.waitState(t, id, "succeeded")
 		var store string
 		require.NoError(t, b.admin.QueryRow(ctx, `SELECT store_id::text FROM jobq.job_history WHERE id = $1`, id).Scan(&store))
-		require.Equal(t, storeA, store, "store_id comes from the payload")
+		require.Equal(t, storeA, store, "store_id is the store passed to Enqueue")
+		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND payload = $2::jsonb`, id,
+			`{"storeId": "`+storeA+`", "targetDate": "2026-05-05"}`), "the payload names the store too, as fan_out writes it")
 	})
 	t.Run("StoreTaskRefusesAnEmptyStore", func(t *testing.T) {
-		_, err := aggregateTask.Enqueue(ctx, b.pool, AggregateDailySalesForStore{TargetDate: "2026-05-05"}, nil)
+		_, err := aggregateTask.Enqueue(ctx, b.pool, "", AggregateDailySalesForStore{TargetDate: "2026-05-05"}, nil)
 		require.ErrorIs(t, err, runner.ErrPayloadInvalid)
 		require.Equal(t, 0, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'aggregate-daily-sales-for-store' AND store_id IS NULL`))
 	})
@@ -126,17 +128,10 @@ import (
 )
 
 type AggregateDailySalesForStore struct {
-	StoreID    string ` + "`json:\"storeId\"`" + `
 	TargetDate string ` + "`json:\"targetDate\"`" + `
 }
 
-func (p AggregateDailySalesForStore) JobStoreID() string { return p.StoreID }
-
-type ExpireTentativeForStore struct {
-	StoreID string ` + "`json:\"storeId\"`" + `
-}
-
-func (p ExpireTentativeForStore) JobStoreID() string { return p.StoreID }
+type ExpireTentativeForStore struct{}
 
 var aggregateDailySalesForStore = runner.NewStoreTask[AggregateDailySalesForStore](
 	"aggregate-daily-sales-for-store", jobq.EnqueueOptions{MaxAttempts: 25})
@@ -163,42 +158,41 @@ func buildProgram(t *testing.T, body string) (string, error) {
 func TestGWT1TypedEnqueueCompiles(t *testing.T) {
 	t.Parallel()
 	out, err := buildProgram(t, `
-	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db,
-		AggregateDailySalesForStore{StoreID: storeID, TargetDate: targetDate},
+	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, storeID,
+		AggregateDailySalesForStore{TargetDate: targetDate},
 		&jobq.EnqueueOptions{JobKey: "aggregate_daily_sales:" + storeID + ":" + targetDate, JobKeyMode: jobq.JobKeyPreserveRunAt})
 	var r *runner.Runner
 	runner.HandleStore(r, aggregateDailySalesForStore,
 		func(ctx context.Context, tx pgx.Tx, job *runner.Job[AggregateDailySalesForStore]) error {
-			_ = job.Args.StoreID + job.Args.TargetDate
+			_ = job.Store() + job.Args.TargetDate
 			return nil
 		})`)
 	require.NoError(t, err, out)
 }
 
-// GWT-2: a payload that lacks storeId, misspells a field, or belongs to another task does not
-// compile, and the compiler names the problem.
+// GWT-2: an enqueue that leaves out the store id, a payload that misspells a field or belongs
+// to another task does not compile, and the compiler names the problem.
 func TestGWT2BrokenPayloadDoesNotCompile(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, body string
 		want       []string
 	}{
-		{"PayloadWithoutStoreID", `
-	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, struct{ TargetDate string }{TargetDate: targetDate}, nil)`,
-			[]string{"cannot use", "AggregateDailySalesForStore"}},
+		{"EnqueueWithoutStoreID", `
+	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, AggregateDailySalesForStore{TargetDate: targetDate}, nil)`,
+			[]string{"not enough arguments in call to aggregateDailySalesForStore.Enqueue"}},
+		{"SpecWithoutStoreID", `
+	_, _ = aggregateDailySalesForStore.Spec(AggregateDailySalesForStore{TargetDate: targetDate}, nil)`,
+			[]string{"not enough arguments in call to aggregateDailySalesForStore.Spec"}},
 		{"MisspelledField", `
-	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, AggregateDailySalesForStore{StoreId: storeID, TargetDate: targetDate}, nil)`,
-			[]string{"unknown field StoreId"}},
+	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, storeID, AggregateDailySalesForStore{TargetDat: targetDate}, nil)`,
+			[]string{"unknown field TargetDat"}},
 		{"AnotherTasksPayload", `
-	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, ExpireTentativeForStore{StoreID: storeID}, nil)`,
+	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, storeID, ExpireTentativeForStore{}, nil)`,
 			[]string{"cannot use", "ExpireTentativeForStore"}},
 		{"UntypedMap", `
-	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, map[string]any{"storeId": storeID, "targetDate": targetDate}, nil)`,
+	_, _ = aggregateDailySalesForStore.Enqueue(ctx, db, storeID, map[string]any{"targetDate": targetDate}, nil)`,
 			[]string{"cannot use", "map[string]any"}},
-		{"StoreTaskWhosePayloadHasNoStore", `
-	type NoStore struct{ TargetDate string }
-	_ = runner.NewStoreTask[NoStore]("aggregate-daily-sales-for-store", jobq.EnqueueOptions{})`,
-			[]string{"NoStore does not satisfy runner.StoreScoped", "missing method JobStoreID"}},
 		{"HandlerReadsAFieldThePayloadLacks", `
 	var r *runner.Runner
 	runner.HandleStore(r, aggregateDailySalesForStore,

@@ -146,7 +146,7 @@ func TestGWT13StoreTaskIsConfinedToItsStore(t *testing.T) {
 			return err
 		}
 		s.updated = tag.RowsAffected()
-		if _, err := tx.Exec(ctx, `INSERT INTO public.reservation (store_id, state) VALUES ($1, 'created')`, job.Args.StoreID); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO public.reservation (store_id, state) VALUES ($1, 'created')`, job.Store()); err != nil {
 			return err
 		}
 		// In a savepoint, so the refusal does not end the handler's transaction.
@@ -169,7 +169,7 @@ func TestGWT13StoreTaskIsConfinedToItsStore(t *testing.T) {
 
 	var id int64
 	require.NoError(t, r.WithTenant(ctx, storeA, func(ctx context.Context, tx pgx.Tx) error {
-		id, err = expire.Enqueue(ctx, tx, ExpireTentativeForStore{StoreID: storeA}, nil)
+		id, err = expire.Enqueue(ctx, tx, storeA, ExpireTentativeForStore{}, nil)
 		return err
 	}))
 	s := <-results
@@ -211,16 +211,16 @@ func TestSystemTaskEnqueuesStoreJobsOnlyInItsTenant(t *testing.T) {
 	require.NoError(t, err)
 	r.HandleFunc("plan-expiries", func(ctx context.Context, job *jobq.Job) error {
 		var s seen
-		_, s.outside = r.Client().Enqueue(ctx, expire.Name(), ExpireTentativeForStore{StoreID: storeA},
+		_, s.outside = r.Client().Enqueue(ctx, expire.Name(), ExpireTentativeForStore{},
 			jobq.EnqueueOptions{StoreID: storeA, Queue: "handled-elsewhere"})
-		_, s.outsideTyped = expire.Enqueue(ctx, r.Pool(), ExpireTentativeForStore{StoreID: storeA}, nil)
+		_, s.outsideTyped = expire.Enqueue(ctx, r.Pool(), storeA, ExpireTentativeForStore{}, nil)
 		s.inside = r.WithTenant(ctx, storeA, func(ctx context.Context, tx pgx.Tx) error {
 			var err error
-			s.insideID, err = expire.Enqueue(ctx, tx, ExpireTentativeForStore{StoreID: storeA}, nil)
+			s.insideID, err = expire.Enqueue(ctx, tx, storeA, ExpireTentativeForStore{}, nil)
 			return err
 		})
 		s.otherStore = r.WithTenant(ctx, storeA, func(ctx context.Context, tx pgx.Tx) error {
-			_, err := expire.Enqueue(ctx, tx, ExpireTentativeForStore{StoreID: storeB}, nil)
+			_, err := expire.Enqueue(ctx, tx, storeB, ExpireTentativeForStore{}, nil)
 			return err
 		})
 		results <- s
