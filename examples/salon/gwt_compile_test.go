@@ -45,31 +45,36 @@ func build(t *testing.T, body string) (string, error) {
 func TestGWT01TypedEnqueueCompiles(t *testing.T) {
 	t.Parallel()
 	out, err := build(t, `
-	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db,
-		salon.AggregateDailySalesForStore{StoreID: storeID, TargetDate: targetDate},
+	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, storeID,
+		salon.AggregateDailySalesForStore{TargetDate: targetDate},
 		&jobq.EnqueueOptions{JobKey: "aggregate_daily_sales:" + storeID + ":" + targetDate})`)
 	require.NoError(t, err, out)
 }
 
-// GWT-2. Given the same catalogue, when a payload lacks storeId, misspells a field, belongs to
-// another task or is an untyped map, then the build fails and the compiler names the problem.
+// GWT-2. Given the same catalogue, when an enqueue of a store task leaves out the store id (the
+// store is an argument of Enqueue, never a payload field that may be left zero), or its payload
+// misspells a field, belongs to another task or is an untyped map, then the build fails and the
+// compiler names the problem.
 func TestGWT02BrokenPayloadDoesNotCompile(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, body string
 		want       []string
 	}{
-		{"PayloadWithoutStoreID", `
-	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, struct{ TargetDate string }{TargetDate: targetDate}, nil)`,
-			[]string{"cannot use", "salon.AggregateDailySalesForStore"}},
+		{"EnqueueWithoutStoreID", `
+	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, salon.AggregateDailySalesForStore{TargetDate: targetDate}, nil)`,
+			[]string{"not enough arguments in call to salon.AggregateDailySalesForStoreTask.Enqueue"}},
+		{"StoreIDInThePayload", `
+	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, storeID, salon.AggregateDailySalesForStore{StoreID: storeID, TargetDate: targetDate}, nil)`,
+			[]string{"unknown field StoreID"}},
 		{"MisspelledField", `
-	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, salon.AggregateDailySalesForStore{StoreId: storeID, TargetDate: targetDate}, nil)`,
-			[]string{"unknown field StoreId"}},
+	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, storeID, salon.AggregateDailySalesForStore{TargetDat: targetDate}, nil)`,
+			[]string{"unknown field TargetDat"}},
 		{"AnotherTasksPayload", `
-	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, salon.ExpireTentativeForStore{StoreID: storeID}, nil)`,
+	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, storeID, salon.ExpireTentativeForStore{}, nil)`,
 			[]string{"cannot use", "salon.ExpireTentativeForStore"}},
 		{"UntypedMap", `
-	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, map[string]any{"storeId": storeID, "targetDate": targetDate}, nil)`,
+	_, _ = salon.AggregateDailySalesForStoreTask.Enqueue(ctx, db, storeID, map[string]any{"storeId": storeID, "targetDate": targetDate}, nil)`,
 			[]string{"cannot use", "map[string]any"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

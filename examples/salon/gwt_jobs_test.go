@@ -16,20 +16,21 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// GWT-2, at run time: Go allows a struct literal to leave StoreID out (it is then ""), so that
-// mistake cannot be a compile error; the typed enqueue refuses it with JOB.PAYLOAD_INVALID
-// before it writes anything, and the engine refuses the same payload from plain SQL.
-func TestGWT02OmittedStoreIDIsRefusedBeforeAnyWrite(t *testing.T) {
+// GWT-2, at run time. Leaving the store id out does not compile (gwt_compile_test.go); an
+// empty one, passed on purpose, is refused by the typed enqueue with JOB.PAYLOAD_INVALID before
+// it writes anything, and the engine refuses a job without a store from plain SQL
+// (JOB.STORE_REQUIRED).
+func TestGWT02EmptyStoreIDIsRefusedBeforeAnyWrite(t *testing.T) {
 	t.Parallel()
 	d := newSalonDB(t)
 	d.runApp(t, nil, 1)
 	ctx := context.Background()
-	_, err := salon.AggregateDailySalesForStoreTask.Enqueue(ctx, d.admin, salon.AggregateDailySalesForStore{TargetDate: "2026-05-05"}, nil)
+	_, err := salon.AggregateDailySalesForStoreTask.Enqueue(ctx, d.admin, "", salon.AggregateDailySalesForStore{TargetDate: "2026-05-05"}, nil)
 	require.ErrorIs(t, err, runner.ErrPayloadInvalid)
 	_, err = d.admin.Exec(ctx, `SELECT jobq.enqueue('aggregate-daily-sales-for-store', '{"targetDate": "2026-05-05"}')`)
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
-	require.Contains(t, pgErr.Message, "JOB.PAYLOAD_INVALID")
+	require.Contains(t, pgErr.Message, "JOB.STORE_REQUIRED")
 	require.Zero(t, d.count(t, `SELECT count(*) FROM jobq.jobs`), "nothing was written")
 }
 
@@ -192,8 +193,8 @@ func TestGWT09TransientDatabaseFailureIsRetriedUpToTheConfiguredAttempts(t *test
 	fast := &jobq.EnqueueOptions{BackoffBase: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond}
 	ids := map[string]int64{}
 	for _, store := range stores {
-		id, err := salon.CleanupDeletedCustomersForStoreTask.Enqueue(ctx, d.admin,
-			salon.CleanupForStore{StoreID: store, CutoffISO: "2026-01-01T00:00:00.000Z"}, fast)
+		id, err := salon.CleanupDeletedCustomersForStoreTask.Enqueue(ctx, d.admin, store,
+			salon.CleanupForStore{CutoffISO: "2026-01-01T00:00:00.000Z"}, fast)
 		require.NoError(t, err)
 		ids[store] = id
 	}
@@ -280,7 +281,7 @@ func TestGWT13StoreTaskIsConfinedToItsStoreByRLS(t *testing.T) {
 	d.exec(t, `UPDATE public.tentative_reservation SET status = 'tentative', expired_at = NULL`)
 	d.runApp(t, nil, 2)
 	err = runner.WithTenant(ctx, d.api, b, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := salon.ExpireTentativeForStoreTask.Enqueue(ctx, tx, salon.ExpireTentativeForStore{StoreID: b}, nil)
+		_, err := salon.ExpireTentativeForStoreTask.Enqueue(ctx, tx, b, salon.ExpireTentativeForStore{}, nil)
 		return err
 	})
 	require.NoError(t, err)

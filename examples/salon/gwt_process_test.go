@@ -194,7 +194,7 @@ func invite(t *testing.T, d *salonDB, store, email string, maxAttempts int) int6
 			return err
 		}
 		var err error
-		id, err = salon.SendOperatorInvitationEmailTask.Enqueue(ctx, tx, salon.SendOperatorInvitationEmail{StoreID: store, InvitationID: inv},
+		id, err = salon.SendOperatorInvitationEmailTask.Enqueue(ctx, tx, store, salon.SendOperatorInvitationEmail{InvitationID: inv},
 			&jobq.EnqueueOptions{MaxAttempts: maxAttempts, JobKey: salon.InvitationEmailKey(inv), BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})
 		return err
 	})

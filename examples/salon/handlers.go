@@ -136,7 +136,7 @@ func (a *App) aggregate(ctx context.Context, tx pgx.Tx, job *runner.Job[Aggregat
 		    SET total_yen = EXCLUDED.total_yen, sale_count = EXCLUDED.sale_count, aggregated_at = EXCLUDED.aggregated_at
 		RETURNING d.total_yen, d.sale_count`, job.Args.TargetDate).Scan(&total, &count)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return runner.Permanent(fmt.Errorf("store %s is not visible in its own tenant transaction", job.Args.StoreID))
+		return runner.Permanent(fmt.Errorf("store %s is not visible in its own tenant transaction", job.Store()))
 	}
 	if err != nil {
 		return err

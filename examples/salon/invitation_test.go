@@ -44,8 +44,8 @@ func TestInvitationMailIsSentExactlyOncePerInvitation(t *testing.T) {
 	extraJobs := func(inv string, n int) {
 		err := runner.WithTenant(ctx, d.api, store, func(ctx context.Context, tx pgx.Tx) error {
 			for range n {
-				if _, err := salon.SendOperatorInvitationEmailTask.Enqueue(ctx, tx,
-					salon.SendOperatorInvitationEmail{StoreID: store, InvitationID: inv}, nil); err != nil {
+				if _, err := salon.SendOperatorInvitationEmailTask.Enqueue(ctx, tx, store,
+					salon.SendOperatorInvitationEmail{InvitationID: inv}, nil); err != nil {
 					return err
 				}
 			}

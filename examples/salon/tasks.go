@@ -9,7 +9,9 @@ import (
 
 // The payloads of the task catalogue (seed 000 §5.2, §12). A system scheduler's payload carries
 // the reason it runs and, when a schedule enqueued it, the slot (SlotAt, filled in by jobq); a
-// store task's payload names its store (StoreID), which is what makes it a runner.StoreScoped.
+// store task's payload leaves its store out: the store id is a required argument of the task's
+// Enqueue (GWT-2: an enqueue without it does not compile), and the job's payload gets storeId
+// from it, as jobq.fan_out writes it.
 
 // ExpireTentativeReservations is the payload of the scheduler expire-tentative-reservations.
 type ExpireTentativeReservations struct {
@@ -18,9 +20,7 @@ type ExpireTentativeReservations struct {
 }
 
 // ExpireTentativeForStore is the payload of expire-tentative-for-store.
-type ExpireTentativeForStore struct {
-	StoreID string `json:"storeId"`
-}
+type ExpireTentativeForStore struct{}
 
 // AggregateDailySales is the payload of the scheduler aggregate-daily-sales. TargetDate
 // (YYYY-MM-DD) is the business day to aggregate; empty means the day before the slot's date in
@@ -33,7 +33,6 @@ type AggregateDailySales struct {
 
 // AggregateDailySalesForStore is the payload of aggregate-daily-sales-for-store.
 type AggregateDailySalesForStore struct {
-	StoreID    string `json:"storeId"`
 	TargetDate string `json:"targetDate"`
 }
 
@@ -49,30 +48,20 @@ type Cleanup struct {
 // (RFC 3339, UTC, milliseconds) before which rows go: computed once by the scheduler from the
 // database's clock and the same for every store (seed 000 §7.2).
 type CleanupForStore struct {
-	StoreID   string `json:"storeId"`
 	CutoffISO string `json:"cutoffIso"`
 }
 
 // SendOperatorInvitationEmail is the payload of send-operator-invitation-email.
 type SendOperatorInvitationEmail struct {
-	StoreID      string `json:"storeId"`
 	InvitationID string `json:"invitationId"`
 }
 
 // Ping is the payload of the smoke task ping.
 type Ping struct{}
 
-// JobStoreID returns the store the job works on.
-func (p ExpireTentativeForStore) JobStoreID() string { return p.StoreID }
 
-// JobStoreID returns the store the job works on.
-func (p AggregateDailySalesForStore) JobStoreID() string { return p.StoreID }
 
-// JobStoreID returns the store the job works on.
-func (p CleanupForStore) JobStoreID() string { return p.StoreID }
 
-// JobStoreID returns the store the job works on.
-func (p SendOperatorInvitationEmail) JobStoreID() string { return p.StoreID }
 
 // BusinessTimeZone is the zone whose calendar names the business day the daily schedulers
 // work on (the salon runs in Japan: UTC 18:00 is 03:00 JST).

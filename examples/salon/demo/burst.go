@@ -136,8 +136,8 @@ func invite(ctx context.Context, api *pgx.Conn, store, email string, opts *jobq.
 			o = *opts
 		}
 		o.JobKey = salon.InvitationEmailKey(id)
-		_, err := salon.SendOperatorInvitationEmailTask.Enqueue(ctx, tx,
-			salon.SendOperatorInvitationEmail{StoreID: store, InvitationID: id}, &o)
+		_, err := salon.SendOperatorInvitationEmailTask.Enqueue(ctx, tx, store,
+			salon.SendOperatorInvitationEmail{InvitationID: id}, &o)
 		return err
 	})
 }
