@@ -374,7 +374,7 @@ CREATE TABLE jobq.jobs (
     CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
     CONSTRAINT jobs_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
     CONSTRAINT jobs_queue_check CHECK ((queue <> ''::text)),
-    CONSTRAINT jobs_reason_check CHECK ((reason = ANY (ARRAY['error'::text, 'timed_out'::text, 'orphaned'::text, 'not_retryable'::text, 'exhausted'::text, 'skipped'::text, 'canceled'::text, 'deleted'::text, 'replaced'::text, 'requeued'::text]))),
+    CONSTRAINT jobs_reason_check CHECK ((reason = ANY (ARRAY['error'::text, 'timed_out'::text, 'orphaned'::text, 'detached'::text, 'not_retryable'::text, 'exhausted'::text, 'skipped'::text, 'canceled'::text, 'deleted'::text, 'replaced'::text, 'requeued'::text]))),
     CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text, 'running'::text]))),
     CONSTRAINT jobs_task_check CHECK ((task <> ''::text)),
     CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval))
@@ -1252,6 +1252,17 @@ ALTER FUNCTION jobq._lock_schedule(p_name text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._lock_schedule(p_name text) IS 'Private. Locks and returns schedule p_name. Errors: JOB.INVALID_ARGUMENT (NULL or blank), JOB.VALUE_TOO_LONG (above 100 characters), JOB.UNKNOWN_SCHEDULE.';
 
+CREATE FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT left(format('workerId=%s jobId=%s attempt=%s', coalesce(p_worker, '-'), p_job_id, p_attempt), 1000)
+$$;
+
+ALTER FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) IS 'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters).';
+
 CREATE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1264,6 +1275,8 @@ DECLARE
     v_rescued integer;
     v_pruned bigint;
     v_worker text;
+    v_dead jsonb;
+    v_dead_ids bigint[];
     v_retention_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('history_retention'));
     v_silent_cutoff constant timestamptz := jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'));
 BEGIN
@@ -1293,16 +1306,35 @@ BEGIN
         RETURNING w.id
     )
     SELECT coalesce(array_agg(lost.id ORDER BY lost.id), '{}') INTO v_lost FROM lost;
-    v_rescued := 0;
     FOR v_worker IN
         SELECT w.id FROM jobq.workers w
         WHERE w.heartbeat_at < v_silent_cutoff
           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
     LOOP
-        v_rescued := v_rescued + jobq._release_worker_leases(v_worker, p_now);
+        PERFORM jobq._release_worker_leases(v_worker, p_now);
     END LOOP;
 
-    v_rescued := v_rescued + (SELECT count(*)::integer FROM jobq._rescue(1000, p_now));
+    -- One sweep takes the released leases with every other expired one. Each job that died in it
+    -- (orphaned, timed out or detached on its last attempt) is returned, so that the runner that
+    -- called maintain reports it (Sentry): the sweep and the answer commit together, and a job
+    -- dies in exactly one sweep, so it is returned exactly once, whichever worker leads.
+    SELECT count(*)::integer, coalesce(array_agg(r.job_id) FILTER (WHERE r.outcome = 'dead'), '{}')
+    INTO v_rescued, v_dead_ids
+    FROM jobq._rescue(1000, p_now) AS r;
+    -- A statement of its own: the history rows the sweep just wrote are visible from here.
+    SELECT coalesce(jsonb_agg(jsonb_build_object('job_id', h.id, 'task', h.task, 'queue', h.queue, 'store_id', h.store_id,
+                                                 'attempt', h.attempt, 'reason', h.reason, 'worker', h.locked_by,
+                                                 'error', h.last_error, 'duration_ms',
+                                                 round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
+                              ORDER BY h.id), '[]')
+    INTO v_dead
+    FROM jobq.job_history h
+    WHERE h.id = ANY (v_dead_ids);
+
+    -- CONFIRMING rows whose lease ended otherwise (completed, failed, canceled before the
+    -- deadline) are left over: they never apply to another lease, and go here.
+    DELETE FROM jobq.continuations AS c
+    WHERE NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = c.job_id AND j.lease_token = c.lease_token AND j.state = 'running');
 
     -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
     -- (nearly always: maintain runs every second), history is not read at all.
@@ -1322,7 +1354,8 @@ BEGIN
     WHERE w.state IN ('stopped', 'lost') AND w.state_changed_at < v_retention_cutoff;
 
     RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
-                              'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned);
+                              'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned,
+                              'dead', v_dead);
 END
 $$;
 
@@ -1371,16 +1404,17 @@ DECLARE
     v_n integer;
 BEGIN
     UPDATE jobq.jobs AS j SET lease_expires_at = p_now, updated_at = p_now
-    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now;
+    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now
+      AND NOT EXISTS (SELECT 1 FROM jobq.continuations c
+                      WHERE c.job_id = j.id AND c.lease_token = j.lease_token AND c.confirm_by > p_now);
     GET DIAGNOSTICS v_n = ROW_COUNT;
-    PERFORM 1 FROM jobq._rescue(greatest(v_n, 1) + 1000, p_now);
     RETURN v_n;
 END
 $$;
 
 ALTER FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) IS 'Private. Ends every lease a worker holds at p_now and sweeps: its jobs go back to the queue (orphaned).';
+COMMENT ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) IS 'Private. Ends at p_now every lease a worker holds, but those CONFIRMING before their deadline; the caller''s sweep (jobq._rescue) then takes them (orphaned). Returns how many it ended.';
 
 CREATE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) RETURNS TABLE(job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql
@@ -1396,18 +1430,35 @@ BEGIN
 
     RETURN QUERY
     WITH expired AS (
+        -- A CONFIRMING job (jobq.continuations, same lease) has a lease that ends at its
+        -- confirmation deadline, so it is not taken before; after, its attempt failed: detached.
         SELECT j.id,
-               CASE WHEN j.deadline_at <= p_now THEN 'timed_out' ELSE 'orphaned' END AS why,
+               CASE WHEN j.deadline_at <= p_now THEN 'timed_out'
+                    WHEN c.job_id IS NOT NULL THEN 'detached'
+                    ELSE 'orphaned' END AS why,
                CASE WHEN j.deadline_at <= p_now
                     THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
+                    WHEN c.job_id IS NOT NULL
+                    THEN format('detached: worker %s did not confirm the continuation by %s', j.locked_by, c.confirm_by)
                     ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
                END AS err
         FROM jobq.jobs j
+        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
         WHERE j.state = 'running'
           AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
         ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
         LIMIT p_batch_size
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE OF j SKIP LOCKED
+    ), ended AS (
+        -- CONFIRMING ends with the lease; an unconfirmed continuation is audited.
+        DELETE FROM jobq.continuations AS c USING expired e
+        WHERE c.job_id = e.id
+        RETURNING c.job_id, c.worker, c.confirm_by, e.why
+    ), expired_audit AS (
+        INSERT INTO jobq.audit_log (action, job_id, detail)
+        SELECT 'continuation_expired', d.job_id, jsonb_build_object('worker_id', d.worker, 'confirm_by', d.confirm_by)
+        FROM ended d WHERE d.why = 'detached'
+        RETURNING 1
     ), dead AS (
         DELETE FROM jobq.jobs AS j
         USING expired e
@@ -1421,7 +1472,7 @@ BEGIN
     ), requeued AS (
         UPDATE jobq.jobs AS j
         SET state            = 'retry_pending',
-            run_at           = CASE WHEN e.why = 'orphaned' THEN p_now
+            run_at           = CASE WHEN e.why IN ('orphaned', 'detached') THEN p_now
                                     ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
                                END,
             lease_token      = NULL,
@@ -1443,13 +1494,15 @@ BEGIN
         SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.reason, r.last_error
         FROM requeued r
     ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
+                                            output, log_ref)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL,
+               NULL, jobq._log_ref(x.locked_by, x.id, x.attempt)
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
             started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
         RETURNING a.job_id
     ), trimmed AS (
         -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
@@ -1472,7 +1525,7 @@ $$;
 
 ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out or orphaned, ended_at p_now); a job keeps its newest 25. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out, orphaned or detached, ended_at p_now, log_ref jobq._log_ref); a job keeps its newest 25. A CONFIRMING job (jobq.continuations) is taken only once its lease ended at its confirmation deadline: reason detached, back to the queue at once, its continuation row deleted and audited as continuation_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 
 CREATE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) RETURNS jobq.job_spec
     LANGUAGE sql STABLE
@@ -2284,6 +2337,74 @@ ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) OWNER T
 
 COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
+CREATE FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, outcome text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_held jsonb;
+BEGIN
+    IF confirm_continuation.lease IS NULL OR confirm_continuation.lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(confirm_continuation.lease::text, 'NULL')));
+    END IF;
+    PERFORM jobq._check_interval('lease', confirm_continuation.lease, jobq._limit_interval('lease'));
+    IF cardinality(confirm_continuation.job_ids) IS DISTINCT FROM cardinality(confirm_continuation.lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    PERFORM jobq._check_length('job_ids', confirm_continuation.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_text('worker_id', confirm_continuation.worker_id, jobq._limit('worker_id')::integer);
+
+    -- The leases still held, locked in id order (as heartbeat_jobs locks them), each with its
+    -- verdict: confirmed in time (or not CONFIRMING at all), or too late.
+    WITH held AS (
+        SELECT j.id, j.lease_token AS token, coalesce(c.confirm_by > now(), true) AS in_time
+        FROM (SELECT DISTINCT h.id, h.token
+              FROM unnest(confirm_continuation.job_ids, confirm_continuation.lease_tokens) AS h(id, token)) h
+        JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
+        WHERE j.state = 'running' AND j.locked_by = confirm_continuation.worker_id
+        ORDER BY j.id
+        FOR UPDATE OF j
+    ), confirmed AS (
+        -- In time: CONFIRMING ends and the job goes on under a normal lease.
+        DELETE FROM jobq.continuations AS c USING held h
+        WHERE c.job_id = h.id AND c.lease_token = h.token AND h.in_time
+        RETURNING c.job_id
+    ), renewed AS (
+        UPDATE jobq.jobs AS j
+        SET lease_expires_at = jobq._ts_add(now(), confirm_continuation.lease), heartbeat_at = now(), updated_at = now()
+        FROM held h
+        WHERE j.id = h.id AND h.in_time
+        RETURNING j.id
+    ), audited AS (
+        INSERT INTO jobq.audit_log (action, detail)
+        SELECT 'continuation_confirmed',
+               jsonb_build_object('worker_id', confirm_continuation.worker_id, 'jobs', to_jsonb(array_agg(c.job_id ORDER BY c.job_id)))
+        FROM confirmed c
+        HAVING count(*) > 0
+        RETURNING 1
+    )
+    SELECT coalesce(jsonb_object_agg(h.id::text || ':' || h.token::text, CASE WHEN h.in_time THEN 'confirmed' ELSE 'detached' END), '{}')
+    INTO v_held
+    FROM held h;
+
+    -- Too late, and the sweep has not come yet: the attempt fails now, reason detached (the lease
+    -- ended at the deadline, so jobq._rescue takes it).
+    IF EXISTS (SELECT 1 FROM jsonb_each_text(v_held) AS v(k, o) WHERE v.o = 'detached') THEN
+        PERFORM 1 FROM jobq._rescue(cardinality(confirm_continuation.job_ids) + 1000, now());
+    END IF;
+
+    RETURN QUERY
+    SELECT h.id, coalesce(v_held ->> (h.id::text || ':' || h.token::text), 'lease_lost')
+    FROM unnest(confirm_continuation.job_ids, confirm_continuation.lease_tokens) WITH ORDINALITY AS h(id, token, ord)
+    ORDER BY h.ord;
+END
+$$;
+
+ALTER FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id).';
+
 CREATE FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text DEFAULT 'UTC'::text) RETURNS timestamp with time zone
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2520,17 +2641,53 @@ CREATE FUNCTION jobq.detach_worker(worker_id text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    v_confirm_by constant timestamptz := jobq._ts_add(now(),
+        (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'continuation_retry_count') * jobq._setting_interval('continuation_retry_interval'));
+    v_jobs bigint[];
 BEGIN
     PERFORM jobq._set_worker_state(detach_worker.worker_id, 'detached', 'detach_worker');
     -- A detached worker gives up the leadership at once.
     UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = detach_worker.worker_id AND l.lease_expires_at > now();
-    RETURN jobq._release_worker_leases(detach_worker.worker_id, now());
+    -- CONFIRMING: the lease lasts exactly until the deadline. The sweep (jobq._rescue) takes only
+    -- expired leases, so it leaves these alone until then, and heartbeats do not extend them
+    -- (jobq.heartbeat_jobs) until the worker confirms. A job detached twice keeps its first
+    -- deadline.
+    WITH running AS (
+        SELECT j.id, j.lease_token FROM jobq.jobs j
+        WHERE j.locked_by = detach_worker.worker_id AND j.state = 'running'
+        ORDER BY j.id
+        FOR UPDATE OF j
+    ), marked AS (
+        INSERT INTO jobq.continuations AS c (job_id, lease_token, worker, started_at, confirm_by)
+        SELECT r.id, r.lease_token, detach_worker.worker_id, now(), v_confirm_by FROM running r
+        ON CONFLICT ON CONSTRAINT continuations_pkey DO UPDATE
+        SET lease_token = EXCLUDED.lease_token, worker = EXCLUDED.worker, started_at = EXCLUDED.started_at,
+            confirm_by = EXCLUDED.confirm_by
+        WHERE c.lease_token IS DISTINCT FROM EXCLUDED.lease_token
+        RETURNING c.job_id, c.confirm_by
+    ), held AS (
+        UPDATE jobq.jobs AS j SET lease_expires_at = m.confirm_by, updated_at = now()
+        FROM marked m
+        WHERE j.id = m.job_id
+        RETURNING j.id
+    )
+    SELECT coalesce(array_agg(h.id ORDER BY h.id), '{}') INTO v_jobs FROM held h;
+    IF cardinality(v_jobs) > 0 THEN
+        INSERT INTO jobq.audit_log (action, detail)
+        SELECT 'continuation_requested',
+               jsonb_build_object('worker_id', detach_worker.worker_id, 'jobs', to_jsonb(v_jobs),
+                                  'confirm_by', v_confirm_by);
+    END IF;
+    -- The runner learns of it now, not at its next worker heartbeat.
+    PERFORM pg_notify('jobq_control', 'detached:' || detach_worker.worker_id);
+    RETURN cardinality(v_jobs);
 END
 $$;
 
 ALTER FUNCTION jobq.detach_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every lease it holds is rescued now (its jobs run again elsewhere when they have attempts left, as with any orphaned job; its late writes are refused by their lease tokens). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of leases taken. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.drain_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
@@ -2709,7 +2866,7 @@ ALTER FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_
 
 COMMENT ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) IS 'Fails one attempt and returns the job''s new state: retry_pending or dead. Caller: runners, tests. Errors: JOB.LEASE_LOST (nothing changes), JOB.INVALID_ARGUMENT.';
 
-CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
+CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[], reasons text[] DEFAULT NULL::text[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2722,8 +2879,14 @@ BEGIN
        OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.error_codes), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.retryable), v_n) <> v_n
-       OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable and retry_in must have the same length');
+       OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.reasons), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.outputs), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.log_refs), v_n) <> v_n THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs and log_refs must have the same length');
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(fail_jobs.reasons) AS r(why) WHERE r.why NOT IN ('error', 'timed_out')) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'reasons must be error, timed_out or NULL (error)');
     END IF;
     PERFORM jobq._check_length('job_ids', fail_jobs.job_ids, jobq._limit('batch')::integer);
     IF EXISTS (SELECT 1 FROM unnest(fail_jobs.retry_in) AS r(d) WHERE r.d < interval '0') THEN
@@ -2738,16 +2901,19 @@ BEGIN
 
     RETURN QUERY
     WITH input AS (
-        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord
+        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord,
+               coalesce(f.why, 'error') AS why, right(f.output, 16384) AS output, left(f.log_ref, 1000) AS log_ref
         FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
-                    fail_jobs.retryable, fail_jobs.retry_in) WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, ord)
+                    fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
+             WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
     ), dead AS (
         DELETE FROM jobq.jobs AS j
         USING input f
         WHERE j.id = ANY (fail_jobs.job_ids)
           AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
           AND (NOT f.retryable OR j.attempt >= j.max_attempts)
-        RETURNING j AS job, f.err, f.code, CASE WHEN f.retryable THEN 'exhausted' ELSE 'not_retryable' END AS why
+        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
+                  CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'timed_out' THEN 'timed_out' ELSE 'exhausted' END AS why
     ), buried AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
@@ -2761,7 +2927,7 @@ BEGIN
             lease_token      = NULL,
             lease_expires_at = NULL,
             deadline_at      = NULL,
-            reason           = 'error',
+            reason           = f.why,
             last_error       = f.err,
             error_code       = f.code,
             updated_at       = now()
@@ -2769,23 +2935,26 @@ BEGIN
         WHERE j.id = ANY (fail_jobs.job_ids)
           AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
           AND f.retryable AND j.attempt < j.max_attempts
-        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code
+        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
+                  f.why, f.output, f.log_ref
     ), failed AS (
         -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
         SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err, d.code
+               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
         FROM dead d
         UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, 'error', r.err, r.code
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
         FROM retried r
     ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
+                                            output, log_ref)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code,
+               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
             started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
         RETURNING a.job_id
     ), trimmed AS (
         -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
@@ -2810,9 +2979,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, not_retryable or exhausted, the error and code); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2869,9 +3038,10 @@ BEGIN
     -- cannot deadlock.
     RETURN QUERY
     WITH held AS (
-        SELECT j.id
+        SELECT j.id, c.confirm_by
         FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
         JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
+        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
         WHERE j.state = 'running'
           AND j.locked_by = heartbeat_jobs.worker_id
         ORDER BY j.id
@@ -2879,7 +3049,8 @@ BEGIN
     )
     UPDATE jobq.jobs AS j
     SET heartbeat_at     = now(),
-        lease_expires_at = now() + heartbeat_jobs.lease,
+        -- A CONFIRMING lease (jobq.detach_worker) keeps its deadline until the worker confirms.
+        lease_expires_at = coalesce(held.confirm_by, now() + heartbeat_jobs.lease),
         updated_at       = now()
     FROM held
     WHERE j.id = held.id
@@ -2889,7 +3060,7 @@ $$;
 
 ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
 
 CREATE FUNCTION jobq.maintain(worker_id text DEFAULT NULL::text, epoch bigint DEFAULT NULL::bigint) RETURNS jsonb
     LANGUAGE sql SECURITY DEFINER
@@ -2900,7 +3071,7 @@ $$;
 
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
 
 CREATE FUNCTION jobq.pause_queue(queue text) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3183,7 +3354,7 @@ $$;
 
 ALTER FUNCTION jobq.rescue_expired(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
+COMMENT ON FUNCTION jobq.rescue_expired(batch_size integer) IS 'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once; reason detached for a job of a detached worker that did not confirm its continuation by its deadline, see jobq.detach_worker) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
 
 CREATE FUNCTION jobq.resume_queue(queue text) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3447,6 +3618,7 @@ BEGIN
                 WHEN 'backoff_base' THEN jobq._limit_interval('backoff')
                 WHEN 'backoff_max' THEN jobq._limit_interval('backoff')
                 WHEN 'default_lease' THEN jobq._limit_interval('lease')
+                WHEN 'continuation_retry_interval' THEN interval '1 minute'
                 ELSE jobq._limit_interval('ttl')
             END);
     ELSIF v_setting.kind = 'integer' THEN
@@ -3455,6 +3627,7 @@ BEGIN
             CASE set_setting.name
                 WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
                 WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                WHEN 'continuation_retry_count' THEN 100
                 ELSE 2147483647
             END);
     END IF;
@@ -3480,7 +3653,7 @@ $$;
 
 ALTER FUNCTION jobq.set_setting(name text, value text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, the other intervals above 1 day, default_max_attempts above 1000, max_payload_bytes outside 1024..268435456).';
+COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456).';
 
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3660,6 +3833,18 @@ ALTER TABLE jobq.breaking_changes OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.breaking_changes IS 'Migrations that break older runners: a runner refuses a database holding one newer than it knows.';
 
+CREATE TABLE jobq.continuations (
+    job_id bigint NOT NULL,
+    lease_token uuid NOT NULL,
+    worker text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    confirm_by timestamp with time zone NOT NULL
+);
+
+ALTER TABLE jobq.continuations OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.continuations IS 'Running jobs of detached workers in CONFIRMING: the lease (job_id, lease_token) is not reassigned before confirm_by; jobq.confirm_continuation lets it go on, jobq._rescue fails it with reason detached after confirm_by. Written only by jobq functions.';
+
 CREATE TABLE jobq.error_codes (
     code text NOT NULL,
     sqlstate text NOT NULL,
@@ -3713,14 +3898,18 @@ CREATE TABLE jobq.job_attempts (
     ended_at timestamp with time zone NOT NULL,
     reason text NOT NULL,
     error text,
-    error_code text
+    error_code text,
+    output text,
+    log_ref text,
+    CONSTRAINT job_attempts_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
+    CONSTRAINT job_attempts_output_check CHECK ((char_length(output) <= 16384))
 );
 
 ALTER TABLE ONLY jobq.job_attempts FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.job_attempts OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.job_attempts IS 'Failed attempts of jobs: worker (locked_by), started_at (claimed_at), ended_at, reason (error, timed_out, orphaned, not_retryable, exhausted), error and error_code. Written by jobq.fail_jobs and jobq._rescue; the newest 25 per job are kept; pruned with history by ended_at.';
+COMMENT ON TABLE jobq.job_attempts IS 'Failed attempts of jobs: worker (locked_by), started_at (claimed_at), ended_at, reason (error, timed_out, orphaned, detached, not_retryable, exhausted), error and error_code, the tail of an exec task''s output (output, at most 16384 characters) and where the attempt''s logs are (log_ref, at most 1000 characters). Written by jobq.fail_jobs and jobq._rescue; the newest 25 per job are kept; pruned with history by ended_at.';
 
 ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME jobq.jobs_id_seq
@@ -3825,6 +4014,9 @@ ALTER TABLE ONLY jobq.audit_log
 
 ALTER TABLE ONLY jobq.breaking_changes
     ADD CONSTRAINT breaking_changes_pkey PRIMARY KEY (version);
+
+ALTER TABLE ONLY jobq.continuations
+    ADD CONSTRAINT continuations_pkey PRIMARY KEY (job_id);
 
 ALTER TABLE ONLY jobq.error_codes
     ADD CONSTRAINT error_codes_pkey PRIMARY KEY (code);
@@ -4045,6 +4237,8 @@ GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
@@ -4132,6 +4326,9 @@ GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO work
 REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
+
 REVOKE ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO jobq_app;
@@ -4186,8 +4383,8 @@ GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO jobq_operator;
 REVOKE ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) TO worker_runtime;
 
-REVOKE ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[]) TO worker_runtime;
+REVOKE ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) TO worker_runtime;

@@ -182,11 +182,14 @@ COMMENT ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) IS
 REVOKE ALL ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) TO worker_runtime;
 
+-- fail_jobs took six arguments before reasons, outputs and log_refs (a six-argument call still
+-- resolves to the new signature through its defaults).
+DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]);
+
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
 -- or dies when it is not retryable or used its attempts. The next run time saturates, so no stored
 -- backoff makes it raise. Each attempt row keeps why it failed (error, or timed_out for a handler
 -- stopped by its timeout), the tail of its output and where its logs are. Caller: the runner.
-DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]);
 CREATE OR REPLACE FUNCTION jobq.fail_jobs(
     job_ids      bigint[],
     lease_tokens uuid[],

@@ -822,6 +822,9 @@ var parallelGens = map[string]valueGen{
 	"error_codes text[]":  arrayOf(errorCodeGen, sharedLen),
 	"retryable boolean[]": arrayOf(boolGen, sharedLen),
 	"retry_in interval[]": arrayOf(retryInGen, sharedLen),
+	"reasons text[]":      arrayOf(enumGen("error", "timed_out"), sharedLen),
+	"outputs text[]":      arrayOf(textGen, sharedLen),
+	"log_refs text[]":     arrayOf(textGen, sharedLen),
 }
 
 // functionGens override the generator of one argument of one function, where its name means
