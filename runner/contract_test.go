@@ -198,9 +198,11 @@ func TestTaskDefinition(t *testing.T) {
 	t.Run("FromNewStoreTaskWithZeroDefaults", func(t *testing.T) {
 		t.Parallel()
 		def := runner.NewStoreTask[AggregateDailySalesForStore]("aggregate-daily-sales-for-store", jobq.EnqueueOptions{}).Definition()
+		// The store is an argument of Enqueue, not a field of the payload: the contract is the
+		// payload's own keys.
 		require.Equal(t, jobq.TaskDefinition{
 			Name: "aggregate-daily-sales-for-store", Scope: jobq.ScopeStore,
-			PayloadSchema: map[string]string{"storeId": "uuid", "targetDate": "string"},
+			PayloadSchema: map[string]string{"targetDate": "string"},
 		}, def)
 	})
 	t.Run("DefinitionIsACopy", func(t *testing.T) {

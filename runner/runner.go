@@ -747,11 +747,13 @@ func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 }
 
 // nextAhead takes the oldest job claimed ahead for the slot the caller frees, or returns nil
-// (and frees the slot) when there is none or no job may start. Jobs whose lease a heartbeat
+// (and frees the slot) when there is none or no job may start (the claim loop ended, or the
+// worker is draining or detached: the claim loop hands those jobs back; a detached worker's
+// jobs claimed ahead were never confirmed to go on). Jobs whose lease a heartbeat
 // found lost are dropped. It wakes the claim loop when few jobs are left claimed ahead.
 // Called with r.mu held.
 func (r *Runner) nextAhead() *runningJob {
-	for len(r.ahead) > 0 && !r.closed {
+	for len(r.ahead) > 0 && !r.closed && r.worker.mayClaim() {
 		rj := r.ahead[0]
 		r.ahead[0] = nil
 		r.ahead = r.ahead[1:]

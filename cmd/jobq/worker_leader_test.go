@@ -273,11 +273,13 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	})
 	cw := startWorker(t, nil, args("obey-c", 4)...)
 	cw.WaitStarted()
+	detachedAt := time.Now()
 	require.Equal(t, 2, queryInt(t, admin, `SELECT jobq.detach_worker('obey-a')`), "two jobs CONFIRMING")
 	waitUntil(t, 2*time.Second, "obey-a obeys the detach and confirms both jobs", func() bool {
 		return len(a.Lines("worker detached: claiming stopped for good; its running jobs are confirmed or stopped (continuation)")) == 1 &&
 			len(a.Lines("job continues on the detached worker")) == 2
 	})
+	t.Logf("obey-a confirmed both jobs %s after the detach (deadline 900ms; heartbeat 500 ms)", time.Since(detachedAt).Round(time.Millisecond))
 	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'continuation_confirmed'`))
 	waitUntil(t, 10*time.Second, "the victims succeeded on obey-a, once", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history
