@@ -44,9 +44,12 @@
 //     answers 503 with WORKER.NOT_READY ("draining"), so a load balancer stops sending it work,
 //     while /healthz stays 200. jobq.resume_worker makes it active again: it claims at once.
 //   - detached (jobq.detach_worker): it stops claiming for good, even if resumed later (restart
-//     the process to serve again); its leases were rescued by the engine, so its handlers are
-//     cancelled at their next lease heartbeat (cause jobq.ErrLeaseLost) and any result they
-//     write is refused.
+//     the process to serve again). Its running jobs are CONFIRMING (seed 002 section 7.3): told
+//     at once by NOTIFY on ControlChannel, it confirms each with jobq.confirm_continuation, up to
+//     continuation_retry_count times continuation_retry_interval apart, and finishes the
+//     confirmed ones; a job it cannot confirm in time has its handler cancelled (cause
+//     ErrDetached) and its result discarded, and the engine records the attempt as failed with
+//     reason detached and runs the job elsewhere.
 //
 // Until that heartbeat answers, the runner may still claim: the engine's claim_job does not
 // look at the worker's state.
