@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,6 +48,7 @@ type leader struct {
 	log      *slog.Logger
 
 	status leaderStatus
+	leads  atomic.Bool // status.leading, for other goroutines (the sweeper)
 }
 
 // newLeader returns a leader; see leader for what each argument serves. Call run once.
@@ -135,6 +137,10 @@ func (r *leader) acquire(ctx context.Context, ttl time.Duration, errs *errorLog)
 	return false
 }
 
+// leading reports whether the engine's last answer made this runner the leader; safe from any
+// goroutine.
+func (r *leader) leading() bool { return r.leads.Load() }
+
 // leaderHolder reads who holds the leadership now, for logs.
 func (r *leader) leaderHolder(ctx context.Context) string {
 	var holder *string
@@ -147,9 +153,9 @@ func (r *leader) leaderHolder(ctx context.Context) string {
 // maintain calls jobq.maintain(worker, epoch) once, in a statement of its own (so a runner
 // paused in the middle can never hold the leadership row), and follows the answer: fenced
 // means this runner no longer leads with its epoch, and it stops acting as leader at once.
-// maintain also sweeps expired leases and timeouts, so the leader is the one runner that
-// rescues; it reports how many jobs it swept, not which, so jobs that died that way are not
-// given to Config.Reporter.
+// maintain also sweeps expired leases and timeouts (the other runners sweep with
+// jobq.rescue_expired, see sweeper); it reports how many jobs it swept, not which, so jobs that
+// died that way are not given to Config.Reporter.
 func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
@@ -197,6 +203,7 @@ func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 // setLeader records the engine's answer about the leadership and updates the metrics.
 func (r *leader) setLeader(leading bool, epoch int64) {
 	r.status.leading, r.status.epoch = leading, epoch
+	r.leads.Store(leading)
 	if leading {
 		r.m.leader.Set(1)
 		r.m.epoch.Set(float64(epoch))

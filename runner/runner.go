@@ -69,7 +69,8 @@ type Config struct {
 	ClaimAhead time.Duration
 
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
-	// without a heartbeat is rescued (run again) by the leader's jobq.maintain. Default: the
+	// without a heartbeat is rescued (run again) within one maintain_interval of its expiry by
+	// any live runner: the leader's jobq.maintain, and every other runner's jobq.rescue_expired. Default: the
 	// setting default_lease (30 seconds as shipped), read at start and at every worker
 	// heartbeat; a change applies to the next claims.
 	Lease time.Duration
@@ -103,10 +104,11 @@ type Config struct {
 	WakeupURL string
 
 	// NoLeader keeps this runner from ever taking the leadership, so it never calls
-	// jobq.maintain (cron slots, lost workers, rescue of expired leases, retention). Default:
-	// false: every runner competes for the leadership and exactly one leads at a time. At
-	// least one runner per database should be able to lead, or pg_cron should call
-	// jobq.maintain(); otherwise expired leases are never rescued and schedules never fire.
+	// jobq.maintain (cron slots, lost workers, retention); it still sweeps expired leases and
+	// timeouts with jobq.rescue_expired every maintain_interval, as every runner that does not
+	// lead does. Default: false: every runner competes for the leadership and exactly one leads
+	// at a time. At least one runner per database should be able to lead, or pg_cron should call
+	// jobq.maintain(); otherwise schedules never fire and lost workers are never marked.
 	NoLeader bool
 
 	// Schedules are declared in jobq.schedules (Client.Schedule) when Run starts, after the
@@ -453,10 +455,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	bg.Go(func() { hb.run(bgCtx) })
 	wh := r.newWorkerHeartbeater()
 	bg.Go(func() { wh.run(bgCtx) })
+	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, rescued: r.metrics.swept, log: r.log}
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
+		sw.leading = l.leading
 		bg.Go(func() { l.run(bgCtx) })
 	}
+	bg.Go(func() { sw.run(bgCtx) })
 	finDone := make(chan struct{})
 	go func() { defer close(finDone); r.fin.run() }()
 

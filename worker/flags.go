@@ -125,7 +125,7 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs.String(&f.WorkerID, "worker-id", "WORKER_ID", "", "name of this worker in locked_by; empty = host-pid-random")
 	fs.String(&f.LogLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
 	fs.Bool(&f.Once, "once", "WORKER_ONCE", false, "drain what is due, then exit 0: stop once a claim finds no due job while none runs (for cron-driven deployments)")
-	fs.Bool(&f.NoLeader, "no-leader", "WORKER_NO_LEADER", false, "never take the leadership, so never run jobq.maintain (cron slots, rescue of lost jobs, retention)")
+	fs.Bool(&f.NoLeader, "no-leader", "WORKER_NO_LEADER", false, "never take the leadership, so never run jobq.maintain (cron slots, lost workers, retention); it still sweeps expired leases")
 	fs.String(&f.Wakeup, "wakeup", "WORKER_WAKEUP", string(runner.WakeupNotify),
 		"how to learn of new jobs between polls: notify (LISTEN) or wal (logical replication as jobq_waker; needs the setting wakeup wal or both)")
 	fs.String(&f.WakeupDatabaseURL, "wakeup-database-url", "WAKEUP_DATABASE_URL", "",
