@@ -26,13 +26,15 @@ const (
 	DefaultClaimAhead = 100 * time.Millisecond
 	// DefaultQueue is the queue served when Config.Queues is empty.
 	DefaultQueue = "default"
+	// MinMaxUnwrittenResults is the least default of Config.MaxUnwrittenResults, whose default
+	// is ten times Config.Concurrency.
+	MinMaxUnwrittenResults = 100
 )
 
 const (
-	maxUnwritten     = 2 * maxFinishBatch // results not yet written beyond which the runner claims nothing
-	startRetryMax    = 5 * time.Second    // longest wait between start-up checks
-	hardStopWait     = time.Second        // how long StopAndCancel waits for handlers to return
-	finishDrainLimit = 10 * time.Second   // how long a shutdown waits for results to be written
+	startRetryMax    = 5 * time.Second  // longest wait between start-up checks
+	hardStopWait     = time.Second      // how long StopAndCancel waits for handlers to return
+	finishDrainLimit = 10 * time.Second // how long a shutdown waits for results to be written
 )
 
 // Config configures a Runner. Only Pool is required; every other field has the default stated
@@ -128,6 +130,15 @@ type Config struct {
 	// false: Run works until its context ends.
 	Once bool
 
+	// MaxUnwrittenResults bounds the results of returned handlers that wait to be written (the
+	// database is slow or away): while this many wait, the runner claims nothing, so a second
+	// fault before they are written makes at most this many jobs run again. The results are
+	// written within a second of the database answering again (a successful claim or sweep
+	// wakes the writer; its retries wait at most half a second otherwise), and claiming resumes
+	// once they are. jobq_results_unwritten shows how many wait, jobq_claims_held_back_total how
+	// often a claim was skipped for it. Default: ten times Concurrency, at least 100.
+	MaxUnwrittenResults int
+
 	// ShutdownGrace is how long, after the context of Run ends, running handlers may go on
 	// before they are cancelled and their jobs handed back. Default: 25 seconds.
 	ShutdownGrace time.Duration
@@ -202,6 +213,8 @@ type Runner struct {
 	ahead  []*runningJob          // claimed ahead of a free slot, oldest first
 	closed bool                   // no job starts any more: the claim loop ended
 
+	claimFailed bool // the last claim failed: hand back unheld jobs first (claim loop only)
+
 	aheadCtl   aheadControl // how many jobs the claim loop claims ahead of free slots
 	lastReturn atomic.Int64 // when a handler last returned, as time since epoch (monotonic)
 	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
@@ -232,11 +245,15 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("runner: Config.Pool is required")
 	}
-	if cfg.Concurrency < 0 || cfg.Lease < 0 || cfg.HeartbeatInterval < 0 || cfg.PollInterval < 0 || cfg.ShutdownGrace < 0 {
-		return nil, errors.New("runner: Concurrency, Lease, HeartbeatInterval, PollInterval and ShutdownGrace must not be negative")
+	if cfg.Concurrency < 0 || cfg.Lease < 0 || cfg.HeartbeatInterval < 0 || cfg.PollInterval < 0 || cfg.ShutdownGrace < 0 ||
+		cfg.MaxUnwrittenResults < 0 {
+		return nil, errors.New("runner: Concurrency, Lease, HeartbeatInterval, PollInterval, ShutdownGrace and MaxUnwrittenResults must not be negative")
 	}
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.MaxUnwrittenResults == 0 {
+		cfg.MaxUnwrittenResults = max(10*cfg.Concurrency, MinMaxUnwrittenResults)
 	}
 	if cfg.ClaimAhead == 0 {
 		cfg.ClaimAhead = DefaultClaimAhead
@@ -319,7 +336,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
-	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
+	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, unwritten: r.unwrittenCount, lag: r.client,
 		queues: cfg.Queues, db: cfg.Pool, log: r.log})
 	rec := &resultRecorder{forget: r.forget, claimWanted: r.claimWanted, metrics: r.metrics.results(),
 		reporter: cfg.Reporter, log: r.log}
@@ -455,7 +472,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	bg.Go(func() { hb.run(bgCtx) })
 	wh := r.newWorkerHeartbeater()
 	bg.Go(func() { wh.run(bgCtx) })
-	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, rescued: r.metrics.swept, log: r.log}
+	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, answered: r.fin.databaseAnswers, rescued: r.metrics.swept, log: r.log}
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
 		sw.leading = l.leading
@@ -656,7 +673,10 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	unwritten := len(r.held) - r.active - len(r.ahead)
 	r.mu.Unlock()
 	r.lowWater.Store(int64(ahead))
-	if n <= 0 || unwritten >= maxUnwritten {
+	if n > 0 && unwritten >= r.cfg.MaxUnwrittenResults {
+		r.metrics.heldBack.Inc()
+	}
+	if n <= 0 || unwritten >= r.cfg.MaxUnwrittenResults {
 		// Nothing is needed now, or results wait to be written (a slow database slows the
 		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
 		return true, false
@@ -665,17 +685,52 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	// A claim is not cut short by a shutdown: jobs it took are run (and drained) like any other.
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
+	if r.claimFailed && !r.handBackUnheld(ctx, errs) {
+		return false, false
+	}
 	jobs, err := r.client.Claim(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease)
 	if err != nil {
+		// The claim may have committed although its answer was lost: the next claim first hands
+		// back what the engine records under this worker beyond the leases it holds.
+		r.claimFailed = true
 		errs.failed(err)
 		return false, false
 	}
 	errs.ok()
+	r.fin.databaseAnswers()
 	r.aheadCtl.claimed(len(jobs) == n)
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
 	return len(jobs) == n, len(jobs) == 0
+}
+
+// handBackUnheld runs before the first claim after a failed one, on the claim loop (so no claim
+// of this runner is in flight): the failed claim may have committed and lost its answer, leaving
+// jobs running under this worker with tokens it never saw. jobq.hand_back_unheld returns them to
+// the queue at once, rather than after their lease. It reports whether the claim may go on.
+func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
+	r.mu.Lock()
+	tokens := make([]string, 0, len(r.held))
+	for token := range r.held {
+		tokens = append(tokens, token)
+	}
+	r.mu.Unlock()
+	back, err := r.client.HandBackUnheld(ctx, r.cfg.WorkerID, tokens)
+	if err != nil {
+		errs.failed(err)
+		return false
+	}
+	r.claimFailed = false
+	if len(back) > 0 {
+		r.metrics.unheld.Add(float64(len(back)))
+		ids := make([]int64, len(back))
+		for i, b := range back {
+			ids[i] = b.JobID
+		}
+		r.log.Warn("jobs handed back: a claim committed but its answer was lost", "jobs", len(back), "jobIds", ids)
+	}
+	return true
 }
 
 // startJob registers the lease, then runs the handler in its own goroutine when a slot is
@@ -876,6 +931,13 @@ func (r *Runner) aheadCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.ahead)
+}
+
+// unwrittenCount returns how many results of returned handlers wait to be written.
+func (r *Runner) unwrittenCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.held) - r.active - len(r.ahead)
 }
 
 func (r *Runner) heldCount() int {

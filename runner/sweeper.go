@@ -30,14 +30,15 @@ type sweepEngine interface {
 //
 // It needs only the engine's call, the intervals in effect (it sweeps every maintain_interval),
 // whether this runner leads now (nil: never), the wake-up signal (a sweep puts jobs back without
-// a NOTIFY), a counter and a logger.
+// a NOTIFY), a hook told that the database answered, a counter and a logger.
 type sweeper struct {
-	engine  sweepEngine
-	tune    tuning
-	leading func() bool
-	wake    *wakeSignal
-	rescued prometheus.Counter // jobq_sweep_rescued_total
-	log     *slog.Logger
+	engine   sweepEngine
+	tune     tuning
+	leading  func() bool
+	wake     *wakeSignal
+	answered func()             // the database answered (wakes the result writer's retry); nil: none
+	rescued  prometheus.Counter // jobq_sweep_rescued_total
+	log      *slog.Logger
 }
 
 // run sweeps every maintain_interval until ctx ends; a full batch is followed by the next at
@@ -74,6 +75,9 @@ func (s *sweeper) sweep(ctx context.Context, errs *errorLog) int {
 		return 0
 	}
 	errs.ok()
+	if s.answered != nil {
+		s.answered()
+	}
 	if len(swept) == 0 {
 		return 0
 	}
