@@ -17,6 +17,7 @@ const (
 	finishComplete finishKind = iota
 	finishFail
 	finishSnooze
+	finishCommitted // completed in the handler's own transaction (CompleteTx): nothing to write
 )
 
 // finishItem is one result to write.
@@ -190,6 +191,8 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 	var completes, fails, snoozes []finishItem
 	for _, it := range batch {
 		switch it.kind {
+		case finishCommitted:
+			f.obs.finished(context.Background(), it, "succeeded", nil)
 		case finishComplete:
 			completes = append(completes, it)
 		case finishFail:
@@ -408,6 +411,8 @@ func kindName(k finishKind) string {
 		return "complete"
 	case finishFail:
 		return "fail"
+	case finishCommitted:
+		return "complete (in the handler's transaction)"
 	default:
 		return "snooze"
 	}

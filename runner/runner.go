@@ -776,7 +776,7 @@ func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 			ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
 		return time.Since(rj.started), err
 	}
-	runCtx := rj.ctx
+	runCtx := context.WithValue(rj.ctx, runningJobKey{}, rj)
 	var timeout time.Duration
 	if job.DeadlineAt != nil {
 		// The job's timeout from the database's own timestamps: deadline_at and
@@ -899,6 +899,9 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 	case err != nil && errors.Is(context.Cause(r.workCtx), ErrShutdown):
 		// Cancelled by the shutdown: hand the job back without using an attempt.
 		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, duration: d, err: err})
+	case err == nil && rj.completedInTx.Load():
+		// Completed in the handler's own transaction (CompleteTx): nothing is left to write.
+		r.fin.submit(finishItem{rj: rj, kind: finishCommitted, duration: d})
 	case v.Kind == VerdictComplete:
 		r.fin.submit(finishItem{rj: rj, kind: finishComplete, duration: d})
 	case v.Kind == VerdictSnooze:
@@ -1021,8 +1024,9 @@ func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lo
 			continue
 		}
 		rj := r.held[l.Token]
-		// A handler that already returned is the finisher's: its write tells what happened.
-		if rj == nil || rj.finishing || rj.lost {
+		// A handler that already returned is the finisher's: its write tells what happened. A
+		// job its handler completed in its own transaction is gone once that commits.
+		if rj == nil || rj.finishing || rj.lost || rj.completedInTx.Load() {
 			continue
 		}
 		rj.lost = true
