@@ -197,5 +197,5 @@ func TestBackoff(t *testing.T) {
 	}
 	require.Equal(t, []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond,
 		300 * time.Millisecond, 300 * time.Millisecond}, waits)
-	require.Equal(t, finishRetry, backoff{initial: 50 * time.Millisecond, max: 5 * time.Second}, "the finisher's default")
+	require.Equal(t, finishRetry, backoff{initial: 50 * time.Millisecond, max: 500 * time.Millisecond}, "the finisher's default")
 }

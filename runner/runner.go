@@ -717,6 +717,13 @@ func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
 	}
 	r.mu.Unlock()
 	back, err := r.client.HandBackUnheld(ctx, r.cfg.WorkerID, tokens)
+	if errors.Is(err, jobq.ErrUnknownWorker) {
+		// Not registered (any more): the engine cannot tell its claims apart, so the leases'
+		// expiry and the sweep take care of them; claiming goes on.
+		r.claimFailed = false
+		r.log.Warn("cannot hand back jobs of a lost claim answer: the worker is not registered", "error", err.Error())
+		return true
+	}
 	if err != nil {
 		errs.failed(err)
 		return false
