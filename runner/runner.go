@@ -32,9 +32,10 @@ const (
 )
 
 const (
-	startRetryMax    = 5 * time.Second  // longest wait between start-up checks
-	hardStopWait     = time.Second      // how long StopAndCancel waits for handlers to return
-	finishDrainLimit = 10 * time.Second // how long a shutdown waits for results to be written
+	startRetryMax     = 5 * time.Second  // longest wait between start-up checks
+	maxHandBackTokens = 10000            // the most lease tokens jobq.hand_back_unheld takes
+	hardStopWait      = time.Second      // how long StopAndCancel waits for handlers to return
+	finishDrainLimit  = 10 * time.Second // how long a shutdown waits for results to be written
 )
 
 // Config configures a Runner. Only Pool is required; every other field has the default stated
@@ -716,6 +717,12 @@ func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
 		tokens = append(tokens, token)
 	}
 	r.mu.Unlock()
+	if len(tokens) > maxHandBackTokens {
+		// More leases than one call takes: leave the lost claim's jobs to their lease's expiry.
+		r.claimFailed = false
+		r.log.Warn("cannot hand back jobs of a lost claim answer: too many leases held", "leases", len(tokens))
+		return true
+	}
 	back, err := r.client.HandBackUnheld(ctx, r.cfg.WorkerID, tokens)
 	if errors.Is(err, jobq.ErrUnknownWorker) {
 		// Not registered (any more): the engine cannot tell its claims apart, so the leases'
