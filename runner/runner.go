@@ -73,9 +73,9 @@ type Config struct {
 
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
 	// without a heartbeat is rescued (run again) within one maintain_interval of its expiry by
-	// any live runner: the leader's jobq.maintain, and every other runner's jobq.rescue_expired. Default: the
-	// setting default_lease (30 seconds as shipped), read at start and at every worker
-	// heartbeat; a change applies to the next claims.
+	// any live runner: the leader's jobq.maintain, every other runner's jobq.rescue_expired.
+	// Default: the setting default_lease (30 seconds as shipped), read at start and at every
+	// worker heartbeat; a change applies to the next claims.
 	Lease time.Duration
 
 	// HeartbeatInterval is how often the runner renews the leases it holds, in one
