@@ -178,6 +178,8 @@ type Config struct {
 //	                   count, tuning, settings sink, workerStatus, wakeSignal, gauge, logger
 //	leader             leaderEngine (acquire_leadership, maintain), rowQuerier, worker id,
 //	                   tuning, wakeSignal, leaderMetrics, logger
+//	sweeper            sweepEngine (rescue_expired), tuning, whether the leader leads,
+//	                   wakeSignal, the finisher's databaseAnswers, counter, logger
 //	tuner              Config.PollInterval and Config.Lease, logger; it is the others' tuning
 //	scheduleSync       scheduler (schedule), schedules, logger
 //	schemaCheck        healthDB
