@@ -440,6 +440,29 @@ func (c *Client) RescueExpired(ctx context.Context, batch int) ([]Rescue, error)
 	return out, wrap(err, "rescue_expired")
 }
 
+// HandedBack is one job HandBackUnheld returned to the queue.
+type HandedBack struct {
+	JobID int64
+	Task  string
+	Queue string
+}
+
+// HandBackUnheld hands back to the queue, without using an attempt, every job running under
+// workerID (claimed since its current registration) whose lease token is not in tokens: the
+// jobs of a claim that committed but whose answer never reached the worker. Call it with every
+// token the worker holds, and never while one of its claims is in flight (jobq.hand_back_unheld).
+func (c *Client) HandBackUnheld(ctx context.Context, workerID string, tokens []string) ([]HandedBack, error) {
+	if tokens == nil {
+		tokens = []string{}
+	}
+	rows, err := c.db.Query(ctx, `SELECT job_id, task, queue FROM jobq.hand_back_unheld($1, $2::uuid[])`, workerID, tokens)
+	if err != nil {
+		return nil, wrap(err, "hand_back_unheld")
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[HandedBack])
+	return out, wrap(err, "hand_back_unheld")
+}
+
 // TaskScope says whether a task works across stores (system) or on one store (store).
 type TaskScope string
 

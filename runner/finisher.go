@@ -17,6 +17,7 @@ const (
 	finishComplete finishKind = iota
 	finishFail
 	finishSnooze
+	finishCommitted // completed in the handler's own transaction (CompleteTx): nothing to write
 )
 
 // finishItem is one result to write.
@@ -66,8 +67,9 @@ func (b backoff) next(wait time.Duration) time.Duration {
 }
 
 // finishRetry is the finisher's retry policy while the database fails: 50 ms, doubling up to
-// 5 seconds.
-var finishRetry = backoff{initial: 50 * time.Millisecond, max: 5 * time.Second}
+// 500 ms (with jitter, at most 750 ms), so that results are written within a second of the
+// database answering again even when nothing else wakes the retry (see databaseAnswers).
+var finishRetry = backoff{initial: 50 * time.Millisecond, max: 500 * time.Millisecond}
 
 // finisher writes results. It writes as soon as it is idle and gathers whatever arrives while a
 // write is in flight into the next one, so results are written at once when the runner is quiet
@@ -80,11 +82,12 @@ type finisher struct {
 	log   *slog.Logger
 	retry backoff
 
-	mu      sync.Mutex
-	pending []finishItem
-	signal  chan struct{}
-	closing chan struct{}
-	limit   time.Duration // set by close: how long to keep trying to write what is left
+	mu       sync.Mutex
+	pending  []finishItem
+	signal   chan struct{}
+	answered chan struct{} // the database answered another call: retry a failed write now
+	closing  chan struct{}
+	limit    time.Duration // set by close: how long to keep trying to write what is left
 }
 
 // maxFinishBatch bounds one complete_jobs or fail_jobs call.
@@ -94,7 +97,16 @@ const maxFinishBatch = 1000
 // failed writes with the policy retry. Call run on a goroutine of its own, then close.
 func newFinisher(db resultWriter, obs finishObserver, log *slog.Logger, retry backoff) *finisher {
 	return &finisher{db: db, obs: obs, log: log, retry: retry,
-		signal: make(chan struct{}, 1), closing: make(chan struct{})}
+		signal: make(chan struct{}, 1), answered: make(chan struct{}, 1), closing: make(chan struct{})}
+}
+
+// databaseAnswers tells the finisher that another call to the database just succeeded: a write
+// waiting to retry after a failure is retried at once. It never blocks.
+func (f *finisher) databaseAnswers() {
+	select {
+	case f.answered <- struct{}{}:
+	default:
+	}
 }
 
 // submit queues a result; it never blocks.
@@ -179,6 +191,8 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 	var completes, fails, snoozes []finishItem
 	for _, it := range batch {
 		switch it.kind {
+		case finishCommitted:
+			f.obs.finished(context.Background(), it, "succeeded", nil)
 		case finishComplete:
 			completes = append(completes, it)
 		case finishFail:
@@ -216,6 +230,7 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 		// Results that fail to write are retried with the ones that arrived meanwhile.
 		select {
 		case <-time.After(jitter(wait)):
+		case <-f.answered:
 		case <-giveUp:
 			f.mu.Lock()
 			f.pending = append(append(append(f.pending, completes...), fails...), snoozes...)
@@ -399,6 +414,8 @@ func kindName(k finishKind) string {
 		return "complete"
 	case finishFail:
 		return "fail"
+	case finishCommitted:
+		return "complete (in the handler's transaction)"
 	default:
 		return "snooze"
 	}

@@ -160,6 +160,46 @@ func TestFinisher(t *testing.T) {
 		<-done
 	})
 
+	// A write waiting to retry after a failure is retried at once when another call finds the
+	// database answering (databaseAnswers), however long its back-off: here an hour.
+	t.Run("RetriesAtOnceWhenTheDatabaseAnswers", func(t *testing.T) {
+		t.Parallel()
+		b := setupUnit(t)
+		jobs := b.claimJobs(t, "unit-w", "finish-answers", 1)
+		b.exec(t, `REVOKE EXECUTE ON FUNCTION `+completeJobs+` FROM worker_runtime`)
+		rec := newFinishRecorder()
+		f := newFinisher(b.client, rec, b.log, backoff{initial: time.Hour, max: time.Hour})
+		done := runFinisher(f)
+		f.submit(item(jobs[0], finishComplete))
+		eventually(t, 10*time.Second, "the refused write logged", func() bool {
+			return len(b.logs.lines("writing job results failed; retrying")) > 0
+		})
+		b.exec(t, `GRANT EXECUTE ON FUNCTION `+completeJobs+` TO worker_runtime`)
+		f.databaseAnswers()
+		eventually(t, 10*time.Second, "the result written", func() bool { return rec.outcome(jobs[0].ID) == "succeeded" })
+		require.Equal(t, "succeeded", b.state(t, jobs[0].ID))
+		f.close(time.Second)
+		<-done
+	})
+
+	// A job its handler completed in its own transaction (CompleteTx) is reported succeeded
+	// without a write.
+	t.Run("WritesNothingForAJobCompletedInTheHandlersTransaction", func(t *testing.T) {
+		t.Parallel()
+		b := setupUnit(t)
+		jobs := b.claimJobs(t, "unit-w", "finish-committed", 1)
+		rec := newFinishRecorder()
+		w := &countingWriter{resultWriter: b.client}
+		f := newFinisher(w, rec, b.log, backoff{initial: time.Millisecond, max: 10 * time.Millisecond})
+		f.submit(item(jobs[0], finishCommitted))
+		done := runFinisher(f)
+		f.close(10 * time.Second)
+		<-done
+		require.Equal(t, "succeeded", rec.outcome(jobs[0].ID))
+		require.Zero(t, w.completes.Load()+w.fails.Load()+w.snoozes.Load(), "no write")
+		require.Equal(t, "running", b.state(t, jobs[0].ID), "the finisher wrote nothing for it")
+	})
+
 	// Closed while the engine refuses, the finisher tries until its limit, then logs every result
 	// it could not write and returns; the jobs keep their leases.
 	t.Run("GivesUpAtItsCloseLimit", func(t *testing.T) {
@@ -197,5 +237,5 @@ func TestBackoff(t *testing.T) {
 	}
 	require.Equal(t, []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond,
 		300 * time.Millisecond, 300 * time.Millisecond}, waits)
-	require.Equal(t, finishRetry, backoff{initial: 50 * time.Millisecond, max: 5 * time.Second}, "the finisher's default")
+	require.Equal(t, finishRetry, backoff{initial: 50 * time.Millisecond, max: 500 * time.Millisecond}, "the finisher's default")
 }

@@ -16,8 +16,9 @@ type Reporter interface {
 // DeadJob describes a job that died: its last attempt failed and the engine did not retry it.
 // A job whose handler failed is reported by the runner that ran it; a job that died in a sweep
 // (its worker vanished, it outlived its timeout without its worker, or its detached worker did
-// not confirm it) is reported by the runner whose jobq.maintain swept it: the sweep and its
-// answer commit together, so each dead job is reported by exactly one runner.
+// not confirm it) is reported by the runner whose sweep killed it (the leader's jobq.maintain or
+// another runner's jobq.rescue_expired): the sweep and its answer commit together and a job dies
+// in one sweep, so each dead job is reported by exactly one runner.
 type DeadJob struct {
 	JobID    int64
 	Task     string

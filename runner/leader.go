@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,6 +49,7 @@ type leader struct {
 	reporter Reporter // told about each job that died in a sweep; nil: none
 
 	status leaderStatus
+	leads  atomic.Bool // status.leading, for other goroutines (the sweeper)
 }
 
 // newLeader returns a leader; see leader for what each argument serves. Call run once.
@@ -136,6 +138,10 @@ func (r *leader) acquire(ctx context.Context, ttl time.Duration, errs *errorLog)
 	return false
 }
 
+// leading reports whether the engine's last answer made this runner the leader; safe from any
+// goroutine.
+func (r *leader) leading() bool { return r.leads.Load() }
+
 // leaderHolder reads who holds the leadership now, for logs.
 func (r *leader) leaderHolder(ctx context.Context) string {
 	var holder *string
@@ -148,10 +154,10 @@ func (r *leader) leaderHolder(ctx context.Context) string {
 // maintain calls jobq.maintain(worker, epoch) once, in a statement of its own (so a runner
 // paused in the middle can never hold the leadership row), and follows the answer: fenced
 // means this runner no longer leads with its epoch, and it stops acting as leader at once.
-// maintain also sweeps expired leases and timeouts, so the leader is the one runner that
-// rescues; the jobs that died in its sweep come back in its answer and are logged and given to
-// the reporter here: the sweep and the answer commit together, and a job dies in one sweep, so
-// each is reported by exactly one runner, whichever leads.
+// maintain also sweeps expired leases and timeouts (the other runners sweep with
+// jobq.rescue_expired, see sweeper); the jobs that died in its sweep come back in its answer and
+// are logged and given to the reporter here: the sweep and the answer commit together, and a job
+// dies in one sweep, so each is reported by exactly one runner, whichever swept it.
 func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
@@ -216,6 +222,7 @@ func (r *leader) reportDead(ctx context.Context, s jobq.SweptDead) {
 // setLeader records the engine's answer about the leadership and updates the metrics.
 func (r *leader) setLeader(leading bool, epoch int64) {
 	r.status.leading, r.status.epoch = leading, epoch
+	r.leads.Store(leading)
 	if leading {
 		r.m.leader.Set(1)
 		r.m.epoch.Set(float64(epoch))

@@ -29,6 +29,13 @@ import (
 //	                                        ahead and handed back before they ran
 //	jobq_maintain_rescued_total             jobs this runner's maintain calls swept back to the
 //	                                        queue or to dead (expired leases, timeouts)
+//	jobq_sweep_rescued_total                jobs this runner's own sweeps (jobq.rescue_expired, while
+//	                                        it does not lead) swept back to the queue or to dead
+//	jobq_claims_handed_back_total           running jobs recorded under this worker whose lease it
+//	                                        does not hold (a claim's answer was lost), handed back
+//	jobq_results_unwritten                  results of returned handlers not yet written
+//	jobq_claims_held_back_total             claims skipped because Config.MaxUnwrittenResults
+//	                                        results waited to be written
 //	jobq_job_run_seconds{task}              handler run time
 //	jobq_job_wait_seconds{queue}            how long each claimed job waited past its run_at
 //	                                        (claimed_at - run_at, the database's clock)
@@ -73,6 +80,9 @@ type metrics struct {
 	snoozed    *prometheus.CounterVec
 	returned   *prometheus.CounterVec
 	rescued    prometheus.Counter
+	swept      prometheus.Counter
+	unheld     prometheus.Counter
+	heldBack   prometheus.Counter
 	runTime    *prometheus.HistogramVec
 	waitTime   *prometheus.HistogramVec
 	listenerUp prometheus.Gauge
@@ -113,8 +123,9 @@ func (m *metrics) leadership() leaderMetrics {
 
 // metricsSource is what a runner's metrics read at scrape time besides their own counters.
 type metricsSource struct {
-	// held and ahead count the leases held and the jobs claimed ahead now.
-	held, ahead func() int
+	// held and ahead count the leases held and the jobs claimed ahead now; unwritten the
+	// results not yet written (nil: none).
+	held, ahead, unwritten func() int
 	// lag reads the queue lag and depth of queues (jobq.queue_lag, jobq.queue_depth);
 	// *jobq.Client satisfies it.
 	lag    queueReader
@@ -148,6 +159,12 @@ func newMetrics(src metricsSource) *metrics {
 		returned:  counter("jobs_handed_back_total", "Attempts handed back to the queue by a shutdown, and jobs claimed ahead handed back before they ran, by task.", "task"),
 		rescued: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "maintain_rescued_total",
 			Help: "Jobs swept by this runner's maintain calls as leader: expired leases and timeouts."}),
+		swept: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "sweep_rescued_total",
+			Help: "Jobs swept by this runner's own jobq.rescue_expired calls while it does not lead: expired leases and timeouts."}),
+		unheld: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "claims_handed_back_total",
+			Help: "Running jobs recorded under this worker whose lease it does not hold (a claim committed but its answer was lost), handed back to the queue."}),
+		heldBack: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "claims_held_back_total",
+			Help: "Claims skipped because Config.MaxUnwrittenResults results waited to be written."}),
 		runTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "jobq", Name: "job_run_seconds", Help: "Handler run time, by task.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
@@ -197,6 +214,16 @@ func newMetrics(src metricsSource) *metrics {
 		m.wakeupFallbacks.WithLabelValues(reason)
 	}
 	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
+		m.swept, m.unheld, m.heldBack,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "jobq", Name: "results_unwritten",
+			Help: "Results of returned handlers not yet written to the database; claims stop at Config.MaxUnwrittenResults.",
+		}, func() float64 {
+			if src.unwritten == nil {
+				return 0
+			}
+			return float64(src.unwritten())
+		}),
 		m.runTime, m.waitTime, m.listenerUp, m.leader, m.leaderEpoch, m.maintainRuns, m.scheduleSlots, m.workerState,
 		m.walConnected, m.wakeupFallback, m.wakeupFallbacks, m.wakeupMessages,
 		&slotLagCollector{db: src.db, slot: &m.walSlot, log: src.log, desc: prometheus.NewDesc("jobq_wakeup_slot_lag_bytes",

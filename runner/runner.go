@@ -26,13 +26,16 @@ const (
 	DefaultClaimAhead = 100 * time.Millisecond
 	// DefaultQueue is the queue served when Config.Queues is empty.
 	DefaultQueue = "default"
+	// MinMaxUnwrittenResults is the least default of Config.MaxUnwrittenResults, whose default
+	// is ten times Config.Concurrency.
+	MinMaxUnwrittenResults = 100
 )
 
 const (
-	maxUnwritten     = 2 * maxFinishBatch // results not yet written beyond which the runner claims nothing
-	startRetryMax    = 5 * time.Second    // longest wait between start-up checks
-	hardStopWait     = time.Second        // how long StopAndCancel waits for handlers to return
-	finishDrainLimit = 10 * time.Second   // how long a shutdown waits for results to be written
+	startRetryMax     = 5 * time.Second  // longest wait between start-up checks
+	maxHandBackTokens = 10000            // the most lease tokens jobq.hand_back_unheld takes
+	hardStopWait      = time.Second      // how long StopAndCancel waits for handlers to return
+	finishDrainLimit  = 10 * time.Second // how long a shutdown waits for results to be written
 )
 
 // Config configures a Runner. Only Pool is required; every other field has the default stated
@@ -69,9 +72,10 @@ type Config struct {
 	ClaimAhead time.Duration
 
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
-	// without a heartbeat is rescued (run again) by the leader's jobq.maintain. Default: the
-	// setting default_lease (30 seconds as shipped), read at start and at every worker
-	// heartbeat; a change applies to the next claims.
+	// without a heartbeat is rescued (run again) within one maintain_interval of its expiry by
+	// any live runner: the leader's jobq.maintain, every other runner's jobq.rescue_expired.
+	// Default: the setting default_lease (30 seconds as shipped), read at start and at every
+	// worker heartbeat; a change applies to the next claims.
 	Lease time.Duration
 
 	// HeartbeatInterval is how often the runner renews the leases it holds, in one
@@ -103,10 +107,11 @@ type Config struct {
 	WakeupURL string
 
 	// NoLeader keeps this runner from ever taking the leadership, so it never calls
-	// jobq.maintain (cron slots, lost workers, rescue of expired leases, retention). Default:
-	// false: every runner competes for the leadership and exactly one leads at a time. At
-	// least one runner per database should be able to lead, or pg_cron should call
-	// jobq.maintain(); otherwise expired leases are never rescued and schedules never fire.
+	// jobq.maintain (cron slots, lost workers, retention); it still sweeps expired leases and
+	// timeouts with jobq.rescue_expired every maintain_interval, as every runner that does not
+	// lead does. Default: false: every runner competes for the leadership and exactly one leads
+	// at a time. At least one runner per database should be able to lead, or pg_cron should call
+	// jobq.maintain(); otherwise schedules never fire and lost workers are never marked.
 	NoLeader bool
 
 	// Schedules are declared in jobq.schedules (Client.Schedule) when Run starts, after the
@@ -125,6 +130,15 @@ type Config struct {
 	// Jobs that become due later (scheduled, retry backoff) are left for the next run. Default:
 	// false: Run works until its context ends.
 	Once bool
+
+	// MaxUnwrittenResults bounds the results of returned handlers that wait to be written (the
+	// database is slow or away): while this many wait, the runner claims nothing, so a second
+	// fault before they are written makes at most this many jobs run again. The results are
+	// written within a second of the database answering again (a successful claim or sweep
+	// wakes the writer; its retries wait at most half a second otherwise), and claiming resumes
+	// once they are. jobq_results_unwritten shows how many wait, jobq_claims_held_back_total how
+	// often a claim was skipped for it. Default: ten times Concurrency, at least 100.
+	MaxUnwrittenResults int
 
 	// ShutdownGrace is how long, after the context of Run ends, running handlers may go on
 	// before they are cancelled and their jobs handed back. Default: 25 seconds.
@@ -172,6 +186,8 @@ type Config struct {
 //	                   count, tuning, settings sink, workerStatus, wakeSignal, gauge, logger
 //	leader             leaderEngine (acquire_leadership, maintain), rowQuerier, worker id,
 //	                   tuning, wakeSignal, leaderMetrics, logger
+//	sweeper            sweepEngine (rescue_expired), tuning, whether the leader leads,
+//	                   wakeSignal, the finisher's databaseAnswers, counter, logger
 //	tuner              Config.PollInterval and Config.Lease, logger; it is the others' tuning
 //	scheduleSync       scheduler (schedule), schedules, logger
 //	schemaCheck        healthDB
@@ -208,6 +224,8 @@ type Runner struct {
 	ahead  []*runningJob          // claimed ahead of a free slot, oldest first
 	closed bool                   // no job starts any more: the claim loop ended
 
+	claimFailed bool // the last claim failed: hand back unheld jobs first (claim loop only)
+
 	aheadCtl   aheadControl // how many jobs the claim loop claims ahead of free slots
 	lastReturn atomic.Int64 // when a handler last returned, as time since epoch (monotonic)
 	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
@@ -240,11 +258,15 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("runner: Config.Pool is required")
 	}
-	if cfg.Concurrency < 0 || cfg.Lease < 0 || cfg.HeartbeatInterval < 0 || cfg.PollInterval < 0 || cfg.ShutdownGrace < 0 {
-		return nil, errors.New("runner: Concurrency, Lease, HeartbeatInterval, PollInterval and ShutdownGrace must not be negative")
+	if cfg.Concurrency < 0 || cfg.Lease < 0 || cfg.HeartbeatInterval < 0 || cfg.PollInterval < 0 || cfg.ShutdownGrace < 0 ||
+		cfg.MaxUnwrittenResults < 0 {
+		return nil, errors.New("runner: Concurrency, Lease, HeartbeatInterval, PollInterval, ShutdownGrace and MaxUnwrittenResults must not be negative")
 	}
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.MaxUnwrittenResults == 0 {
+		cfg.MaxUnwrittenResults = max(10*cfg.Concurrency, MinMaxUnwrittenResults)
 	}
 	if cfg.ClaimAhead == 0 {
 		cfg.ClaimAhead = DefaultClaimAhead
@@ -329,7 +351,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
-	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, lag: r.client,
+	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, unwritten: r.unwrittenCount, lag: r.client,
 		queues: cfg.Queues, db: cfg.Pool, log: r.log})
 	rec := &resultRecorder{forget: r.forget, claimWanted: r.claimWanted, metrics: r.metrics.results(),
 		reporter: cfg.Reporter, log: r.log}
@@ -465,11 +487,15 @@ func (r *Runner) Run(ctx context.Context) error {
 	bg.Go(func() { hb.run(bgCtx) })
 	wh := r.newWorkerHeartbeater()
 	bg.Go(func() { wh.run(bgCtx) })
+	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, answered: r.fin.databaseAnswers, rescued: r.metrics.swept,
+		reporter: r.cfg.Reporter, log: r.log}
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
 		l.reporter = r.cfg.Reporter
+		sw.leading = l.leading
 		bg.Go(func() { l.run(bgCtx) })
 	}
+	bg.Go(func() { sw.run(bgCtx) })
 	finDone := make(chan struct{})
 	go func() { defer close(finDone); r.fin.run() }()
 
@@ -664,7 +690,10 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	unwritten := len(r.held) - r.active - len(r.ahead)
 	r.mu.Unlock()
 	r.lowWater.Store(int64(ahead))
-	if n <= 0 || unwritten >= maxUnwritten {
+	if n > 0 && unwritten >= r.cfg.MaxUnwrittenResults {
+		r.metrics.heldBack.Inc()
+	}
+	if n <= 0 || unwritten >= r.cfg.MaxUnwrittenResults {
 		// Nothing is needed now, or results wait to be written (a slow database slows the
 		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
 		return true, false
@@ -673,17 +702,65 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	// A claim is not cut short by a shutdown: jobs it took are run (and drained) like any other.
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
+	if r.claimFailed && !r.handBackUnheld(ctx, errs) {
+		return false, false
+	}
 	jobs, err := r.client.Claim(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease)
 	if err != nil {
+		// The claim may have committed although its answer was lost: the next claim first hands
+		// back what the engine records under this worker beyond the leases it holds.
+		r.claimFailed = true
 		errs.failed(err)
 		return false, false
 	}
 	errs.ok()
+	r.fin.databaseAnswers()
 	r.aheadCtl.claimed(len(jobs) == n)
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
 	return len(jobs) == n, len(jobs) == 0
+}
+
+// handBackUnheld runs before the first claim after a failed one, on the claim loop (so no claim
+// of this runner is in flight): the failed claim may have committed and lost its answer, leaving
+// jobs running under this worker with tokens it never saw. jobq.hand_back_unheld returns them to
+// the queue at once, rather than after their lease. It reports whether the claim may go on.
+func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
+	r.mu.Lock()
+	tokens := make([]string, 0, len(r.held))
+	for token := range r.held {
+		tokens = append(tokens, token)
+	}
+	r.mu.Unlock()
+	if len(tokens) > maxHandBackTokens {
+		// More leases than one call takes: leave the lost claim's jobs to their lease's expiry.
+		r.claimFailed = false
+		r.log.Warn("cannot hand back jobs of a lost claim answer: too many leases held", "leases", len(tokens))
+		return true
+	}
+	back, err := r.client.HandBackUnheld(ctx, r.cfg.WorkerID, tokens)
+	if errors.Is(err, jobq.ErrUnknownWorker) {
+		// Not registered (any more): the engine cannot tell its claims apart, so the leases'
+		// expiry and the sweep take care of them; claiming goes on.
+		r.claimFailed = false
+		r.log.Warn("cannot hand back jobs of a lost claim answer: the worker is not registered", "error", err.Error())
+		return true
+	}
+	if err != nil {
+		errs.failed(err)
+		return false
+	}
+	r.claimFailed = false
+	if len(back) > 0 {
+		r.metrics.unheld.Add(float64(len(back)))
+		ids := make([]int64, len(back))
+		for i, b := range back {
+			ids[i] = b.JobID
+		}
+		r.log.Warn("jobs handed back: a claim committed but its answer was lost", "jobs", len(back), "jobIds", ids)
+	}
+	return true
 }
 
 // startJob registers the lease, then runs the handler in its own goroutine when a slot is
@@ -729,7 +806,7 @@ func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 			ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
 		return time.Since(rj.started), err
 	}
-	runCtx := rj.ctx
+	runCtx := context.WithValue(rj.ctx, runningJobKey{}, rj)
 	var timeout time.Duration
 	if job.DeadlineAt != nil {
 		// The job's timeout from the database's own timestamps: deadline_at and
@@ -854,6 +931,9 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 	case err != nil && errors.Is(context.Cause(r.workCtx), ErrShutdown):
 		// Cancelled by the shutdown: hand the job back without using an attempt.
 		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, duration: d, err: err})
+	case err == nil && rj.completedInTx.Load():
+		// Completed in the handler's own transaction (CompleteTx): nothing is left to write.
+		r.fin.submit(finishItem{rj: rj, kind: finishCommitted, duration: d})
 	case v.Kind == VerdictComplete:
 		r.fin.submit(finishItem{rj: rj, kind: finishComplete, duration: d})
 	case v.Kind == VerdictSnooze:
@@ -889,6 +969,13 @@ func (r *Runner) aheadCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.ahead)
+}
+
+// unwrittenCount returns how many results of returned handlers wait to be written.
+func (r *Runner) unwrittenCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.held) - r.active - len(r.ahead)
 }
 
 func (r *Runner) heldCount() int {
@@ -972,8 +1059,9 @@ func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lo
 			continue
 		}
 		rj := r.held[l.Token]
-		// A handler that already returned is the finisher's: its write tells what happened.
-		if rj == nil || rj.finishing || rj.lost {
+		// A handler that already returned is the finisher's: its write tells what happened. A
+		// job its handler completed in its own transaction is gone once that commits.
+		if rj == nil || rj.finishing || rj.lost || rj.completedInTx.Load() {
 			continue
 		}
 		rj.lost = true

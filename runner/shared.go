@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jobqdev/jobq"
@@ -32,6 +33,8 @@ type runningJob struct {
 	running   bool // the handler started
 	finishing bool // the handler returned
 	lost      bool // a heartbeat did not renew the lease
+	// completedInTx: the handler completed the job in its own transaction (CompleteTx).
+	completedInTx atomic.Bool
 }
 
 // jitter returns d scaled by a random factor in [0.5, 1.5).

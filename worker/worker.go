@@ -113,20 +113,21 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 	defer pool.Close()
 
 	cfg := runner.Config{
-		Pool:              pool,
-		WorkerID:          f.WorkerID,
-		Queues:            f.QueueList(),
-		Concurrency:       f.Concurrency,
-		Lease:             f.Lease,
-		ClaimAhead:        f.ClaimAhead,
-		HeartbeatInterval: f.HeartbeatInterval,
-		PollInterval:      f.PollInterval,
-		ShutdownGrace:     f.ShutdownGrace,
-		Logger:            log,
-		NoLeader:          f.NoLeader,
-		Once:              f.Once,
-		Wakeup:            runner.WakeupMode(f.Wakeup),
-		WakeupURL:         f.WakeupDatabaseURL,
+		Pool:                pool,
+		WorkerID:            f.WorkerID,
+		Queues:              f.QueueList(),
+		Concurrency:         f.Concurrency,
+		Lease:               f.Lease,
+		ClaimAhead:          f.ClaimAhead,
+		HeartbeatInterval:   f.HeartbeatInterval,
+		PollInterval:        f.PollInterval,
+		ShutdownGrace:       f.ShutdownGrace,
+		Logger:              log,
+		NoLeader:            f.NoLeader,
+		MaxUnwrittenResults: f.MaxUnwritten,
+		Once:                f.Once,
+		Wakeup:              runner.WakeupMode(f.Wakeup),
+		WakeupURL:           f.WakeupDatabaseURL,
 	}
 	if f.SentryDSN != "" {
 		host, _ := os.Hostname()

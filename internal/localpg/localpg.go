@@ -182,6 +182,12 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	return c.run(ctx, "pg_ctl", "stop", "-D", c.dataDir(), "-m", "fast", "-w", "-t", "60")
 }
 
+// Crash stops the server as a crash would (immediate shutdown: no checkpoint, sessions cut; the
+// next Start runs crash recovery) and waits for it.
+func (c *Cluster) Crash(ctx context.Context) error {
+	return c.run(ctx, "pg_ctl", "stop", "-D", c.dataDir(), "-m", "immediate", "-w", "-t", "60")
+}
+
 // Remove stops the server if it runs and deletes the folder.
 func (c *Cluster) Remove() error {
 	if _, err := os.Stat(filepath.Join(c.dataDir(), "postmaster.pid")); err == nil {

@@ -2997,6 +2997,66 @@ ALTER FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template tex
 
 COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
 
+CREATE FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) RETURNS TABLE(job_id bigint, task text, queue text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_worker jobq.workers;
+BEGIN
+    IF hand_back_unheld.worker_id IS NULL OR btrim(hand_back_unheld.worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('worker_id', hand_back_unheld.worker_id, jobq._limit('worker_id')::integer);
+    IF hand_back_unheld.lease_tokens IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'lease_tokens is NULL (pass an empty array when none is held)');
+    END IF;
+    PERFORM jobq._check_length('lease_tokens', hand_back_unheld.lease_tokens, jobq._limit('batch')::integer);
+    -- Fenced by the registration: the caller is a registered worker, and only jobs claimed since
+    -- its current registration are its own (a job claimed under the same id before a restart
+    -- is left to the sweep, when its lease expires). Locked so that no drain, detach or new
+    -- registration of this worker interleaves.
+    SELECT * INTO v_worker FROM jobq.workers w WHERE w.id = hand_back_unheld.worker_id FOR SHARE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', hand_back_unheld.worker_id));
+    END IF;
+    IF v_worker.state NOT IN ('active', 'draining') THEN
+        RETURN; -- detached: its leases were released already; lost or stopped: the sweep's
+    END IF;
+
+    RETURN QUERY
+    WITH unheld AS (
+        SELECT j.id
+        FROM jobq.jobs j
+        WHERE j.locked_by = hand_back_unheld.worker_id
+          AND j.state = 'running'
+          AND j.claimed_at >= v_worker.started_at
+          AND j.lease_token <> ALL (coalesce(array_remove(hand_back_unheld.lease_tokens, NULL), '{}'))
+        ORDER BY j.id
+        FOR UPDATE SKIP LOCKED
+    ), back AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'queued',
+            run_at           = now(),
+            attempt          = j.attempt - 1,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            updated_at       = now()
+        FROM unheld u
+        WHERE j.id = u.id
+        RETURNING j.id, j.task, j.queue
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n FROM (SELECT DISTINCT b.queue FROM back b) AS q
+    )
+    SELECT b.id, b.task, b.queue FROM back b CROSS JOIN woken ORDER BY b.id;
+END
+$$;
+
+ALTER FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) IS 'Hands back the jobs whose claim answer worker_id lost: every job running under worker_id, claimed since its current registration (jobq.workers.started_at), whose lease token is not in lease_tokens (the tokens the caller holds) goes back to the queue now (state queued, run_at now(), attempt not used) and its queue''s runners are woken. Jobs of other workers, and jobs whose token the caller passes, are untouched; a detached, lost or stopped worker hands back nothing. Returns the jobs handed back. Caller: the runner, before its next claim after a failed one (never while one of its claims is in flight). Locks the jobs it hands back (SKIP LOCKED) and the worker row (FOR SHARE). Errors: JOB.INVALID_ARGUMENT (worker_id NULL or empty, lease_tokens NULL), JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (more than 10000 tokens), JOB.UNKNOWN_WORKER (not registered).';
+
 CREATE FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval DEFAULT '00:00:30'::interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4388,6 +4448,9 @@ GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], erro
 
 REVOKE ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) TO worker_runtime;

@@ -105,3 +105,71 @@ $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone) IS
     'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
 REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- A claim whose answer never reached its worker (the connection broke after the commit) leaves
+-- jobs running under that worker with tokens it never saw; they would wait out the whole lease.
+-- The worker hands them back on its next claim after a failed one: every job running under its
+-- id, claimed since its current registration, whose token is not among those it holds, goes back
+-- to the queue at once without using an attempt. Caller: the runner.
+CREATE OR REPLACE FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[])
+RETURNS TABLE (job_id bigint, task text, queue text)
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_worker jobq.workers;
+BEGIN
+    IF hand_back_unheld.worker_id IS NULL OR btrim(hand_back_unheld.worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('worker_id', hand_back_unheld.worker_id, jobq._limit('worker_id')::integer);
+    IF hand_back_unheld.lease_tokens IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'lease_tokens is NULL (pass an empty array when none is held)');
+    END IF;
+    PERFORM jobq._check_length('lease_tokens', hand_back_unheld.lease_tokens, jobq._limit('batch')::integer);
+    -- Fenced by the registration: the caller is a registered worker, and only jobs claimed since
+    -- its current registration are its own (a job claimed under the same id before a restart
+    -- is left to the sweep, when its lease expires). Locked so that no drain, detach or new
+    -- registration of this worker interleaves.
+    SELECT * INTO v_worker FROM jobq.workers w WHERE w.id = hand_back_unheld.worker_id FOR SHARE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', hand_back_unheld.worker_id));
+    END IF;
+    IF v_worker.state NOT IN ('active', 'draining') THEN
+        RETURN; -- detached: its leases were released already; lost or stopped: the sweep's
+    END IF;
+
+    RETURN QUERY
+    WITH unheld AS (
+        SELECT j.id
+        FROM jobq.jobs j
+        WHERE j.locked_by = hand_back_unheld.worker_id
+          AND j.state = 'running'
+          AND j.claimed_at >= v_worker.started_at
+          AND j.lease_token <> ALL (coalesce(array_remove(hand_back_unheld.lease_tokens, NULL), '{}'))
+        ORDER BY j.id
+        FOR UPDATE SKIP LOCKED
+    ), back AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'queued',
+            run_at           = now(),
+            attempt          = j.attempt - 1,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            updated_at       = now()
+        FROM unheld u
+        WHERE j.id = u.id
+        RETURNING j.id, j.task, j.queue
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n FROM (SELECT DISTINCT b.queue FROM back b) AS q
+    )
+    SELECT b.id, b.task, b.queue FROM back b CROSS JOIN woken ORDER BY b.id;
+END
+$$;
+COMMENT ON FUNCTION jobq.hand_back_unheld(text,uuid[]) IS
+    'Hands back the jobs whose claim answer worker_id lost: every job running under worker_id, claimed since its current registration (jobq.workers.started_at), whose lease token is not in lease_tokens (the tokens the caller holds) goes back to the queue now (state queued, run_at now(), attempt not used) and its queue''s runners are woken. Jobs of other workers, and jobs whose token the caller passes, are untouched; a detached, lost or stopped worker hands back nothing. Returns the jobs handed back. Caller: the runner, before its next claim after a failed one (never while one of its claims is in flight). Locks the jobs it hands back (SKIP LOCKED) and the worker row (FOR SHARE). Errors: JOB.INVALID_ARGUMENT (worker_id NULL or empty, lease_tokens NULL), JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (more than 10000 tokens), JOB.UNKNOWN_WORKER (not registered).';
+REVOKE ALL ON FUNCTION jobq.hand_back_unheld(text,uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.hand_back_unheld(text,uuid[]) TO worker_runtime;

@@ -1,0 +1,64 @@
+package runner
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+)
+
+// The sweeper, given only jobq.rescue_expired, fixed intervals, whether its runner leads, the
+// wake-up signal, a hook, a counter and a logger, rescues an expired lease within a
+// maintain_interval while its runner does not lead (logging the job, counting it and waking the
+// claim loop), and does not call the engine at all while its runner leads.
+func TestSweeper(t *testing.T) {
+	t.Parallel()
+	b := setupUnit(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var leading, answered atomic.Bool
+	counter := prometheus.NewCounter(prometheus.CounterOpts{Name: "swept"})
+	wake := newWakeSignal([]string{"default"})
+	calls := &countingSweeps{engine: b.client}
+	s := &sweeper{engine: calls, tune: fixedTuning{tunables{maintainInterval: 50 * time.Millisecond}},
+		leading: leading.Load, wake: wake, answered: func() { answered.Store(true) }, rescued: counter, log: b.log}
+	done := make(chan struct{})
+	go func() { defer close(done); s.run(ctx) }()
+
+	jobs := b.claimJobs(t, "ghost-worker", "sweeper-rescue", 1)
+	for woken(wake, 0) {
+	}
+	b.exec(t, `UPDATE jobq.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, jobs[0].ID)
+	require.True(t, woken(wake, 10*time.Second), "a rescue wakes the claim loop")
+	require.Equal(t, 1.0, value(t, counter))
+	require.Equal(t, "retry_pending", b.state(t, jobs[0].ID))
+	lines := b.logs.lines("job rescued: its lease expired or its timeout passed")
+	require.Len(t, lines, 1)
+	require.Equal(t, "ghost-worker", lines[0]["lostBy"])
+	require.True(t, answered.Load(), "a sweep that the database answered says so")
+
+	leading.Store(true)
+	time.Sleep(100 * time.Millisecond) // a sweep in flight when it started leading ends
+	before := calls.n.Load()
+	time.Sleep(300 * time.Millisecond)
+	require.Equal(t, before, calls.n.Load(), "a leader's sweeper leaves the sweep to maintain")
+
+	cancel()
+	<-done
+}
+
+// countingSweeps passes rescue_expired on to the engine and counts the calls.
+type countingSweeps struct {
+	engine sweepEngine
+	n      atomic.Int32
+}
+
+func (c *countingSweeps) RescueExpired(ctx context.Context, batch int) ([]jobq.Rescue, error) {
+	c.n.Add(1)
+	return c.engine.RescueExpired(ctx, batch)
+}
