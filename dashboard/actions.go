@@ -121,12 +121,12 @@ func (d *Dashboard) jobAction(ctx context.Context, r *http.Request, c *jobq.Clie
 
 // confirmData is the confirmation of a bulk action: what it does to how many jobs.
 type confirmData struct {
-	Action  string
-	Count   int
-	More    bool // more than bulkLimit match: this takes the newest bulkLimit
-	Filter  jobFilter
-	Back    string
-	Limit   int
+	Action string
+	Count  int
+	More   bool // more than bulkLimit match: this takes the newest bulkLimit
+	Filter jobFilter
+	Back   string
+	Limit  int
 }
 
 // deadBulk retries or deletes every dead job matching the form's filter (at most bulkLimit, newest

@@ -20,9 +20,9 @@ import (
 
 // browser drives one headless chromium tab against the test's dashboard.
 type browser struct {
-	t    *testing.T
-	ctx  context.Context
-	base string
+	t     *testing.T
+	ctx   context.Context
+	base  string
 	shots map[string][]byte
 }
 
@@ -66,10 +66,41 @@ func (b *browser) open(path string) {
 	b.do("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.ID("main")))
 }
 
-// click clicks the element of a CSS selector and waits for the next page's <main>.
+// click clicks the element of a CSS selector in the page itself (one step, so the live refresh
+// cannot replace the element between finding and clicking it) and waits for the page the click
+// leads to.
 func (b *browser) click(css string) {
 	b.t.Helper()
-	b.do("click "+css, chromedp.Click(chromedp.CSS(css)))
+	before := b.js(`String(performance.timeOrigin)`)
+	if got := b.js(fmt.Sprintf(`(function(){ var e = document.querySelector(%q); if (!e) return "missing"; setTimeout(function(){ e.click(); }, 0); return "ok"; })()`, css)); got != "ok" {
+		b.t.Fatalf("click %s: no such element on %s", css, b.js("location.href"))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if now, ok := b.try(`document.readyState === "complete" ? String(performance.timeOrigin) : ""`); ok && now != "" && now != before {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.t.Fatalf("click %s: no new page", css)
+}
+
+// set types value into the input of a CSS selector, as a person would: focused (which pauses
+// the live refresh) and then changed.
+func (b *browser) set(css, value string) {
+	b.t.Helper()
+	if got := b.js(fmt.Sprintf(`(function(){ var e = document.querySelector(%q); if (!e) return "missing"; e.focus(); e.value = %q; return "ok"; })()`, css, value)); got != "ok" {
+		b.t.Fatalf("set %s: no such input on %s", css, b.js("location.href"))
+	}
+}
+
+// try evaluates a JavaScript expression returning a string; ok is false while the page is
+// changing.
+func (b *browser) try(expr string) (string, bool) {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	return s, err == nil
 }
 
 // js evaluates a JavaScript expression returning a string.
@@ -104,7 +135,9 @@ func (b *browser) waitText(css, want string) {
 	deadline := time.Now().Add(20 * time.Second)
 	var got string
 	for time.Now().Before(deadline) {
-		if got = b.text(css); strings.Contains(got, want) {
+		var ok bool
+		got, ok = b.try(fmt.Sprintf(`(function(){ var e = document.querySelector(%q); return e ? e.innerText : ""; })()`, css))
+		if ok && strings.Contains(got, want) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -210,9 +243,9 @@ func TestDashboardInABrowser(t *testing.T) {
 	t.Run("filters live in the URL and a shared link shows the same jobs", func(t *testing.T) {
 		b.t = t
 		b.open("/jobs")
-		b.do("filter", chromedp.SetValue(chromedp.CSS(`input[name=queue]`), "stores"),
-			chromedp.SetValue(chromedp.CSS(`input[name=store]`), storeB),
-			chromedp.Click(chromedp.CSS(`.filters button`)), chromedp.WaitVisible(chromedp.ID("jobs")))
+		b.set(`.filters input[name=queue]`, "stores")
+		b.set(`.filters input[name=store]`, storeB)
+		b.click(`.filters button`)
 		url := b.js("location.href")
 		if !strings.Contains(url, "queue=stores") || !strings.Contains(url, "store="+storeB) {
 			t.Fatalf("filters are not in the URL: %s", url)
@@ -375,14 +408,14 @@ func TestDashboardInABrowser(t *testing.T) {
 	t.Run("settings: a bad value is refused with its error, a good one is saved and audited", func(t *testing.T) {
 		b.t = t
 		b.open("/settings")
-		b.do("bad value", chromedp.SetValue(chromedp.CSS(`tr[data-name=history_retention] input[name=value]`), "banana"),
-			chromedp.Click(chromedp.CSS(`tr[data-name=history_retention] button`)), chromedp.WaitVisible(chromedp.ID("main")))
+		b.set(`tr[data-name=history_retention] input[name=value]`, "banana")
+		b.click(`tr[data-name=history_retention] button`)
 		b.waitText("#flash", "history_retention")
 		if cls := b.js(`document.getElementById("flash").className`); !strings.Contains(cls, "bad") {
 			t.Fatalf("the refusal is not shown as an error: %q", cls)
 		}
-		b.do("good value", chromedp.SetValue(chromedp.CSS(`tr[data-name=history_retention] input[name=value]`), "3 days"),
-			chromedp.Click(chromedp.CSS(`tr[data-name=history_retention] button`)), chromedp.WaitVisible(chromedp.ID("main")))
+		b.set(`tr[data-name=history_retention] input[name=value]`, "3 days")
+		b.click(`tr[data-name=history_retention] button`)
 		b.waitText("#flash", "Setting history_retention")
 		b.shot("settings")
 		var v string

@@ -18,97 +18,161 @@ import (
 // pagination: no OFFSET walks a big table).
 const pageSize = 50
 
-// queueRow is a queue on the overview: jobq.stats() joined with jobq.queues for the pause.
+// queueRow is a queue on the overview.
 type queueRow struct {
-	Name                                       string
-	Queued, RetryPending, Running, Scheduled   int64
-	DeadLastHour, SucceededLastHour            int64
-	PerMinute                                  float64
-	OldestDue, WaitP95, RunP95                 *time.Duration
-	Paused                                     bool
-	PausedAt                                   *time.Time
-	PausedBy                                   *string
+	Name                                  string
+	Due, Scheduled, RetryPending, Running int64
+	DeadLastHour, SucceededLastHour       int64
+	FailedLastHour                        int64
+	OldestDue                             *time.Duration
+	Minutes                               []minute // the last hour of this queue
+	Paused                                bool
+	PausedAt                              *time.Time
+	PausedBy                              *string
 }
 
 // minute is one bar of the overview's chart.
 type minute struct {
-	At                         time.Time
-	Succeeded, Failed, Dead    int64
+	At                      time.Time
+	Succeeded, Failed, Dead int64
 }
 
 type overviewData struct {
-	Queues  []queueRow
-	Minutes []minute
-	Totals  minute // the hour's sums
-	Workers map[string]int
-	Leader  *leaderRow
+	Queues    []queueRow
+	Cap       int64 // a count above it means "more than Cap" (jobq.queue_summary)
+	Estimated int64 // the planner's estimate of jobq.jobs' rows
+	Live      int64 // the live jobs counted (exact unless Capped)
+	Capped    bool  // some count stopped at Cap: Live is a floor, Estimated the better figure
+	Minutes   []minute
+	Totals    minute // the hour's sums
+	Workers   map[string]int
+	Leader    *leaderRow
+}
+
+// newHour is 60 empty minutes from t0.
+func newHour(t0 time.Time) []minute {
+	ms := make([]minute, 60)
+	for i := range ms {
+		ms[i].At = t0.Add(time.Duration(i) * time.Minute)
+	}
+	return ms
 }
 
 type leaderRow struct {
-	Holder    *string
-	Epoch     int64
-	Acquired  *time.Time
-	Expires   *time.Time
+	Holder   *string
+	Epoch    int64
+	Acquired *time.Time
+	Expires  *time.Time
 }
 
-func loadOverview(ctx context.Context, q querier, operatorView bool) (overviewData, error) {
-	var d overviewData
-	rows, err := q.Query(ctx, `SELECT coalesce(s.queue, p.name), coalesce(s.queued, 0), coalesce(s.retry_pending, 0),
-			coalesce(s.running, 0), coalesce(s.scheduled, 0), coalesce(s.dead_last_hour, 0),
-			coalesce(s.succeeded_last_hour, 0), coalesce(s.succeeded_per_minute, 0)::float8,
-			s.oldest_due_age, s.wait_p95, s.run_p95, p.name IS NOT NULL, p.paused_at, p.paused_by
-		FROM jobq.stats() s
-		FULL JOIN (SELECT name, paused_at, paused_by FROM jobq.queues WHERE paused) p ON p.name = s.queue
-		ORDER BY 1`)
+// overviewCap is where the overview's counts stop (jobq.queue_summary's cap).
+const overviewCap = 10000
+
+// loadOverview reads the queues (jobq.queue_summary: index-only counts that stop at overviewCap,
+// for the fleet's view; jobq.stats for a store's staff, which counts their store only) and the
+// last hour of finished jobs and failed attempts, by minute and by queue.
+func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (overviewData, error) {
+	d := overviewData{Cap: overviewCap}
+	byName := map[string]*queueRow{}
+	var rows pgx.Rows
+	var err error
+	if fleet {
+		rows, err = q.Query(ctx, `SELECT s.queue, s.due, s.scheduled, s.retry_pending, s.running,
+				$2::timestamptz - s.oldest_due_at, s.paused, s.paused_at, s.paused_by
+			FROM jobq.queue_summary($1) s`, overviewCap, now)
+	} else {
+		rows, err = q.Query(ctx, `SELECT s.queue, s.queued + s.retry_pending, s.scheduled, s.retry_pending, s.running,
+				s.oldest_due_age, p.name IS NOT NULL, p.paused_at, p.paused_by
+			FROM jobq.stats() s LEFT JOIN jobq.queues p ON p.name = s.queue AND p.paused`)
+	}
 	if err != nil {
 		return d, fmt.Errorf("queues: %w", err)
 	}
 	d.Queues, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (queueRow, error) {
 		var x queueRow
-		err := r.Scan(&x.Name, &x.Queued, &x.RetryPending, &x.Running, &x.Scheduled, &x.DeadLastHour,
-			&x.SucceededLastHour, &x.PerMinute, &x.OldestDue, &x.WaitP95, &x.RunP95, &x.Paused, &x.PausedAt, &x.PausedBy)
+		err := r.Scan(&x.Name, &x.Due, &x.Scheduled, &x.RetryPending, &x.Running, &x.OldestDue, &x.Paused, &x.PausedAt, &x.PausedBy)
 		return x, err
 	})
 	if err != nil {
 		return d, fmt.Errorf("queues: %w", err)
 	}
-	// The last hour by minute: finished jobs from the history, failed attempts from
-	// jobq.job_attempts (both read through their indexes on the finish time).
-	var t0 time.Time
-	if err := q.QueryRow(ctx, `SELECT date_trunc('minute', now()) - interval '59 minutes'`).Scan(&t0); err != nil {
-		return d, err
+	for i := range d.Queues {
+		x := &d.Queues[i]
+		byName[x.Name] = x
+		d.Live += x.Due + x.Scheduled + x.Running
+		d.Capped = d.Capped || x.Due > d.Cap || x.Scheduled > d.Cap || x.Running > d.Cap
 	}
-	d.Minutes = make([]minute, 60)
-	for i := range d.Minutes {
-		d.Minutes[i].At = t0.Add(time.Duration(i) * time.Minute)
+	if err := q.QueryRow(ctx, `SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class c WHERE c.oid = 'jobq.jobs'::regclass`).Scan(&d.Estimated); err != nil {
+		return d, fmt.Errorf("estimate: %w", err)
 	}
-	rows, err = q.Query(ctx, `SELECT floor(extract(epoch FROM h.finished_at - $1) / 60)::int,
-			count(*) FILTER (WHERE h.state = 'succeeded'), 0::bigint, count(*) FILTER (WHERE h.state = 'dead')
-		FROM jobq.job_history h WHERE h.finished_at >= $1 GROUP BY 1
-		UNION ALL
-		SELECT floor(extract(epoch FROM a.ended_at - $1) / 60)::int, 0, count(*), 0
-		FROM jobq.job_attempts a WHERE a.ended_at >= $1 GROUP BY 1`, t0)
+	// The last hour by queue and minute: finished jobs in one pass over the history's finish-time
+	// index, failed attempts over jobq.job_attempts' end-time index (hash aggregates, no sort).
+	t0 := now.Truncate(time.Minute).Add(-59 * time.Minute)
+	d.Minutes = newHour(t0)
+	bar := func(queue string, at time.Time) (*minute, *minute, *queueRow) {
+		i := int(at.Sub(t0) / time.Minute)
+		if i < 0 || i >= 60 {
+			return nil, nil, nil
+		}
+		x := byName[queue]
+		if x == nil {
+			return &d.Minutes[i], nil, nil
+		}
+		if x.Minutes == nil {
+			x.Minutes = newHour(t0)
+		}
+		return &d.Minutes[i], &x.Minutes[i], x
+	}
+	var queue string
+	var at time.Time
+	var ok, dead, failed int64
+	rows, err = q.Query(ctx, `SELECT h.queue, date_trunc('minute', h.finished_at),
+			count(*) FILTER (WHERE h.state = 'succeeded'), count(*) FILTER (WHERE h.state = 'dead')
+		FROM jobq.job_history h WHERE h.finished_at >= $1 GROUP BY 1, 2`, t0)
 	if err != nil {
-		return d, fmt.Errorf("throughput: %w", err)
+		return d, fmt.Errorf("last hour: %w", err)
 	}
-	var bucket int
-	var ok, failed, dead int64
-	_, err = pgx.ForEachRow(rows, []any{&bucket, &ok, &failed, &dead}, func() error {
-		if bucket >= 0 && bucket < 60 {
-			m := &d.Minutes[bucket]
-			m.Succeeded += ok
-			m.Failed += failed
-			m.Dead += dead
-			d.Totals.Succeeded += ok
-			d.Totals.Failed += failed
-			d.Totals.Dead += dead
+	_, err = pgx.ForEachRow(rows, []any{&queue, &at, &ok, &dead}, func() error {
+		all, one, x := bar(queue, at)
+		if all == nil {
+			return nil
+		}
+		all.Succeeded += ok
+		all.Dead += dead
+		d.Totals.Succeeded += ok
+		d.Totals.Dead += dead
+		if x != nil {
+			one.Succeeded, one.Dead = ok, dead
+			x.SucceededLastHour += ok
+			x.DeadLastHour += dead
 		}
 		return nil
 	})
 	if err != nil {
-		return d, fmt.Errorf("throughput: %w", err)
+		return d, fmt.Errorf("last hour: %w", err)
 	}
-	if !operatorView {
+	rows, err = q.Query(ctx, `SELECT a.queue, date_trunc('minute', a.ended_at), count(*)
+		FROM jobq.job_attempts a WHERE a.ended_at >= $1 GROUP BY 1, 2`, t0)
+	if err != nil {
+		return d, fmt.Errorf("attempts: %w", err)
+	}
+	_, err = pgx.ForEachRow(rows, []any{&queue, &at, &failed}, func() error {
+		all, one, x := bar(queue, at)
+		if all == nil {
+			return nil
+		}
+		all.Failed += failed
+		d.Totals.Failed += failed
+		if x != nil {
+			one.Failed = failed
+			x.FailedLastHour += failed
+		}
+		return nil
+	})
+	if err != nil {
+		return d, fmt.Errorf("attempts: %w", err)
+	}
+	if !fleet {
 		return d, nil
 	}
 	d.Workers = map[string]int{}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/jobqdev/jobq"
 )
 
@@ -56,7 +58,10 @@ func (d *Dashboard) pageHandler(name, title string, load loader) http.HandlerFun
 		p := d.newPage(w, r, s, name, title)
 		status := http.StatusOK
 		err := d.view(r.Context(), s, func(q querier) error {
-			if err := q.QueryRow(r.Context(), `SELECT now()`).Scan(&p.Now); err != nil {
+			// The database's clock; for the reader's transaction also no JIT (its compile time
+			// is longer than these reads) and a plan per filter's values.
+			if err := q.QueryRow(r.Context(), `SELECT now(), set_config('jit', 'off', true) <> '',
+					set_config('plan_cache_mode', 'force_custom_plan', true) <> ''`).Scan(&p.Now, new(bool), new(bool)); err != nil {
 				return err
 			}
 			st, err := load(r.Context(), r, s, q, &p)
@@ -97,6 +102,8 @@ func (d *Dashboard) readFailed(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 		d.setCookie(w, sessionCookie, "", -1)
 		d.renderSignIn(w, r, http.StatusUnauthorized, err.Error())
+	case isTimeout(err):
+		d.fail(w, r, s, http.StatusServiceUnavailable, "The page took longer than the dashboard's statement timeout (5 s): a filter that matches few rows walks the whole table it filters. Narrow it with the time filter or a queue.")
 	case errors.Is(err, jobq.ErrNotFound):
 		d.fail(w, r, s, http.StatusNotFound, "Not found: "+err.Error())
 	case isPermission(err):
@@ -122,6 +129,12 @@ func (d *Dashboard) renderSignIn(w http.ResponseWriter, r *http.Request, status 
 	d.pages.render(w, r, status, p)
 }
 
+// isTimeout: the statement was canceled by statement_timeout (SQLSTATE 57014).
+func isTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "57014" || strings.Contains(err.Error(), "SQLSTATE 57014")
+}
+
 func isPermission(err error) bool {
 	var je *jobq.Error
 	if errors.As(err, &je) && je.SQLState == "42501" {
@@ -135,7 +148,7 @@ func isPermission(err error) bool {
 func operatorView(s *session) bool { return s == nil || s.operator }
 
 func (d *Dashboard) overview(ctx context.Context, r *http.Request, s *session, q querier, p *page) (int, error) {
-	data, err := loadOverview(ctx, q, operatorView(s))
+	data, err := loadOverview(ctx, q, operatorView(s), p.Now)
 	p.Data = data
 	return 0, err
 }
@@ -204,7 +217,7 @@ func (d *Dashboard) audit(ctx context.Context, r *http.Request, s *session, q qu
 func (d *Dashboard) backTo(r *http.Request, fallback string) string {
 	back := r.PostFormValue("back")
 	u, err := url.Parse(back)
-	if back == "" || err != nil || u.IsAbs() || u.Host != "" || !strings.HasPrefix(u.Path, d.opts.BasePath+"/") || strings.HasPrefix(back, "//") {
+	if back == "" || err != nil || u.IsAbs() || u.Host != "" || !strings.HasPrefix(u.Path, d.opts.BasePath+"/") || strings.HasPrefix(back, "//") || strings.ContainsAny(back, "\\\r\n") {
 		return d.opts.BasePath + fallback
 	}
 	return u.RequestURI()

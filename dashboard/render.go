@@ -50,17 +50,34 @@ type renderer struct {
 
 func newRenderer(opts Options) (*renderer, error) {
 	funcs := template.FuncMap{
-		"ago":      ago,
-		"abs":      absTime,
-		"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"dur":      duration,
-		"durp":     func(d *time.Duration) string { if d == nil { return "–" }; return duration(*d) },
-		"str":      deref,
-		"short":    short,
-		"chart":    chart,
-		"num":      number,
-		"join":     strings.Join,
-		"deref64":  func(p *int64) int64 { if p == nil { return 0 }; return *p },
+		"ago": ago,
+		"abs": absTime,
+		"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"dur": duration,
+		"durp": func(d *time.Duration) string {
+			if d == nil {
+				return "–"
+			}
+			return duration(*d)
+		},
+		"str":   deref,
+		"short": short,
+		"chart": chart,
+		"spark": spark,
+		"num":   number,
+		"capped": func(n, limit int64) string {
+			if n > limit {
+				return number(limit) + "+"
+			}
+			return number(n)
+		},
+		"join": strings.Join,
+		"deref64": func(p *int64) int64 {
+			if p == nil {
+				return 0
+			}
+			return *p
+		},
 		"add":      func(a, b int) int { return a + b },
 		"stateBad": func(s string) bool { return s == "dead" || s == "lost" || s == "detached" },
 	}
@@ -212,6 +229,35 @@ func chart(ms []minute) template.HTML {
 	if len(ms) > 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s UTC</text>`, w-2, mid-4, ms[len(ms)-1].At.UTC().Format("15:04"))
 		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, 40, mid-4, ms[0].At.UTC().Format("15:04"))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// spark draws one queue's last hour as a small inline SVG: succeeded per minute up, failed
+// attempts down.
+func spark(ms []minute) template.HTML {
+	if ms == nil {
+		return template.HTML(`<span class="muted">–</span>`)
+	}
+	const w, h, mid = 120, 24, 16
+	var maxUp, maxDown int64 = 1, 1
+	for _, m := range ms {
+		maxUp = max(maxUp, m.Succeeded)
+		maxDown = max(maxDown, m.Failed)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="spark" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="last hour">`, w, h, w, h)
+	for i, m := range ms {
+		x := float64(i) * 2
+		if m.Succeeded > 0 {
+			bh := float64(mid-1) * float64(m.Succeeded) / float64(maxUp)
+			fmt.Fprintf(&b, `<rect class="ok" x="%.0f" y="%.1f" width="1.6" height="%.1f"/>`, x, float64(mid)-bh, bh)
+		}
+		if m.Failed > 0 {
+			bh := float64(h-mid-1) * float64(m.Failed) / float64(maxDown)
+			fmt.Fprintf(&b, `<rect class="bad" x="%.0f" y="%d" width="1.6" height="%.1f"/>`, x, mid, bh)
+		}
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

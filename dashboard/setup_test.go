@@ -38,6 +38,7 @@ type env struct {
 	cluster *localpg.Cluster
 	admin   *pgx.Conn     // superuser
 	worker  *pgxpool.Pool // worker_runtime
+	reader  *pgxpool.Pool // jobq_dashboard
 	dash    *dashboard.Dashboard
 	server  *httptest.Server
 	logs    *syncBuffer
@@ -93,26 +94,33 @@ func newEnv(t *testing.T, adjust func(*dashboard.Options)) *env {
 
 	e := &env{cluster: c, admin: admin, logs: &syncBuffer{}}
 	e.worker = pool(t, c.URL("worker_runtime", "jobq"))
-	reader := pool(t, c.URL("jobq_dashboard", "jobq"))
-	signIn, err := pgx.ParseConfig(c.URL("jobq_dashboard", "jobq"))
+	e.reader = pool(t, c.URL("jobq_dashboard", "jobq"))
+	e.dash, e.server = e.serve(t, adjust)
+	return e
+}
+
+// serve starts one more dashboard on the env's database (its own sessions and limits).
+func (e *env) serve(t *testing.T, adjust func(*dashboard.Options)) (*dashboard.Dashboard, *httptest.Server) {
+	t.Helper()
+	signIn, err := pgx.ParseConfig(e.cluster.URL("jobq_dashboard", "jobq"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := dashboard.Options{
-		Reader: reader, SignIn: signIn, Refresh: 500 * time.Millisecond,
+		Reader: e.reader, SignIn: signIn, Refresh: 500 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(e.logs, nil)), Version: "test",
 	}
 	if adjust != nil {
 		adjust(&opts)
 	}
-	e.dash, err = dashboard.New(ctx, opts)
+	d, err := dashboard.New(dbtest.Ctx(t), opts)
 	if err != nil {
 		t.Fatalf("dashboard.New: %v", err)
 	}
-	t.Cleanup(e.dash.Close)
-	e.server = httptest.NewServer(e.dash)
-	t.Cleanup(e.server.Close)
-	return e
+	t.Cleanup(d.Close)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	return d, srv
 }
 
 func pool(t *testing.T, url string) *pgxpool.Pool {

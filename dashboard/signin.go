@@ -99,7 +99,8 @@ func (d *Dashboard) openSession(ctx context.Context, login, password string) (*s
 	}
 	cfg := d.opts.SignIn.Copy()
 	cfg.User, cfg.Password = login, password
-	cfg.RuntimeParams = map[string]string{"application_name": "jobq dashboard", "statement_timeout": "5s", "plan_cache_mode": "force_custom_plan"}
+	cfg.RuntimeParams = map[string]string{"application_name": "jobq dashboard", "statement_timeout": "5s",
+		"plan_cache_mode": "force_custom_plan", "jit": "off"}
 	for k, v := range d.opts.SignIn.RuntimeParams {
 		if _, set := cfg.RuntimeParams[k]; !set {
 			cfg.RuntimeParams[k] = v

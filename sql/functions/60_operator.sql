@@ -481,6 +481,76 @@ COMMENT ON FUNCTION jobq.queue_states() IS
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 
+-- Every queue the engine knows with its live jobs counted through indexes only, each count stopping
+-- after cap rows: the overview of the dashboard, which must answer in milliseconds at millions of
+-- jobs where jobq.queue_states() counts every row.
+CREATE OR REPLACE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000)
+RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text, due bigint,
+               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000);
+    v_name text;
+BEGIN
+    FOR v_name IN
+        WITH RECURSIVE waiting AS (
+            -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
+            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.state IN ('queued', 'retry_pending') ORDER BY j.queue LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.queue FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue > w.name ORDER BY j.queue LIMIT 1)
+            FROM waiting w WHERE w.name IS NOT NULL
+        )
+        SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
+        UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
+        UNION SELECT q.name FROM jobq.queues q
+        UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
+        UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+        ORDER BY 1
+    LOOP
+        queue := v_name;
+        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by INTO paused, paused_at, paused_by
+        FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
+        SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
+        SELECT count(*) INTO scheduled FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
+        SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
+        SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+        -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
+        WITH RECURSIVE prio AS (
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
+             ORDER BY j.queue, j.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.priority FROM jobq.jobs j
+                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    ORDER BY j.queue, j.priority LIMIT 1)
+            FROM prio p WHERE p.priority IS NOT NULL
+        )
+        SELECT min((SELECT j.run_at FROM jobq.jobs j
+                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
+        INTO oldest_due_at
+        FROM prio p WHERE p.priority IS NOT NULL;
+        IF oldest_due_at > v_now THEN
+            oldest_due_at := NULL;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION jobq.queue_summary(integer) IS
+    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; and oldest_due_at, the run_at of the oldest due job (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+REVOKE ALL ON FUNCTION jobq.queue_summary(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.queue_summary(integer) TO jobq_operator, jobq_viewer;
+
 -- Per-queue statistics for dashboards and `jobq stats`: live jobs by state, the lag of the oldest
 -- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles.
 -- The body lives in jobq._stats: a PL/pgSQL function may not name an argument like a result
