@@ -3121,7 +3121,7 @@ CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queu
     AS $$
 DECLARE
     v_now constant timestamptz := now();
-    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000);
+    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000)::integer;
     v_name text;
 BEGIN
     FOR v_name IN

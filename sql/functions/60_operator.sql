@@ -494,7 +494,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_now constant timestamptz := now();
-    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000);
+    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000)::integer;
     v_name text;
 BEGIN
     FOR v_name IN
