@@ -6,7 +6,8 @@
 #               raw pgbench floor as peers; writes BENCHMARKS.md.
 #   make fuzz   the SQL API fuzzer of make test (sql/fuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
 #               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
-#   make test   install PostgreSQL 15, pgTAP, pg_prove, plpgsql_check and jq (the docs test) when missing, start a
+#   make test   install PostgreSQL 15, pgTAP, pg_prove, plpgsql_check, jq (the docs test) and chromium (the
+#               dashboard's browser test) when missing, start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
 #               suites with pg_prove and the Go tests, and remove the cluster.
 
@@ -15,7 +16,7 @@ PG_MAJOR ?= 15
 GO       ?= go
 BIN      := bin
 
-.PHONY: test test-in-sandbox deps build vet schema-snapshot clean demo bench fuzz
+.PHONY: test test-in-sandbox deps build vet schema-snapshot screenshots clean demo bench fuzz
 
 test: deps build
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
@@ -56,6 +57,11 @@ vet:
 schema-snapshot: build
 	$(BIN)/jobq sandbox -- sh -c 'JOBQ_UPDATE_SNAPSHOT=1 $(GO) test -count=1 -run TestSchemaSnapshot ./migrate/'
 
+# Takes the dashboard's screenshots again (docs/screenshots, shown by docs/dashboard.md and the
+# README) with the browser test; commit them with the templates they show.
+screenshots: deps build
+	$(BIN)/jobq sandbox -- env JOBQ_UPDATE_SCREENSHOTS=1 $(GO) test -count=1 -run TestDashboardInABrowser ./dashboard/
+
 # Installs what make test needs from Debian's packages, only when something is missing.
 deps:
 	@missing=""; \
@@ -64,6 +70,7 @@ deps:
 	ls /usr/share/postgresql/$(PG_MAJOR)/extension/plpgsql_check.control >/dev/null 2>&1 || missing="$$missing postgresql-$(PG_MAJOR)-plpgsql-check"; \
 	command -v pg_prove >/dev/null 2>&1 || missing="$$missing libtap-parser-sourcehandler-pgtap-perl"; \
 	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v psql >/dev/null 2>&1 || missing="$$missing postgresql-client-$(PG_MAJOR)"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \

@@ -34,6 +34,16 @@ func (c *Client) CancelJob(ctx context.Context, id int64) (string, error) {
 	return state, wrap(err, "cancel_job")
 }
 
+// SetSetting changes engine setting name to value, given in the setting's kind (interval,
+// integer, boolean or text), and returns the value as stored (jobq.set_setting, audited).
+// Errors: ErrUnknownSetting; ErrInvalidArgument, ErrOutOfRange or ErrValueTooLong for a value
+// the setting refuses.
+func (c *Client) SetSetting(ctx context.Context, name, value string) (string, error) {
+	var stored string
+	err := c.db.QueryRow(ctx, `SELECT jobq.set_setting($1, $2)`, name, value).Scan(&stored)
+	return stored, wrap(err, "set_setting")
+}
+
 // DeleteJob deletes a job from the live table or the history (jobq.delete_job, audited with the
 // deleted row) and returns the state it had. Errors: ErrNotFound.
 func (c *Client) DeleteJob(ctx context.Context, id int64) (string, error) {
@@ -155,6 +165,7 @@ type JobFilter struct {
 	StoreID string    // a uuid
 	Key     string    // the job key
 	Since   time.Time // changed (or, for a finished job, finished) at or after
+	Before  int64     // only ids below it: the next page after a page that ended at Before (0 = none)
 	Limit   int       // 0 = 50
 }
 
@@ -208,7 +219,7 @@ WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR task = $2)
   AND ($3::text IS NULL OR state = $3) AND ($4::uuid IS NULL OR store_id = $4::text)
   AND ($5::text IS NULL OR job_key = $5)
   AND ($6::timestamptz IS NULL OR coalesce(finished_at, updated_at) >= $6)
-  AND ($8::bigint IS NULL OR id = $8)
+  AND ($8::bigint IS NULL OR id = $8) AND ($9::bigint IS NULL OR id < $9)
 ORDER BY id DESC
 LIMIT $7`
 
@@ -224,8 +235,12 @@ func (c *Client) ListJobs(ctx context.Context, f JobFilter) ([]JobInfo, error) {
 	if !f.Since.IsZero() {
 		since = &f.Since
 	}
+	var before *int64
+	if f.Before > 0 {
+		before = &f.Before
+	}
 	rows, err := c.db.Query(ctx, jobInfoQuery, nullString(f.Queue), nullString(f.Task), nullString(f.State),
-		nullString(f.StoreID), nullString(f.Key), since, limit, nil)
+		nullString(f.StoreID), nullString(f.Key), since, limit, nil, before)
 	if err != nil {
 		return nil, wrap(err, "list jobs")
 	}
@@ -236,7 +251,7 @@ func (c *Client) ListJobs(ctx context.Context, f JobFilter) ([]JobInfo, error) {
 // GetJob reads job id, live or finished, with its failed attempts (Attempts, oldest first; empty,
 // not nil, when it has none). Errors: ErrNotFound when no such job is visible.
 func (c *Client) GetJob(ctx context.Context, id int64) (JobInfo, error) {
-	rows, err := c.db.Query(ctx, jobInfoQuery, nil, nil, nil, nil, nil, nil, 1, id)
+	rows, err := c.db.Query(ctx, jobInfoQuery, nil, nil, nil, nil, nil, nil, 1, id, nil)
 	if err != nil {
 		return JobInfo{}, wrap(err, "get job")
 	}

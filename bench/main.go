@@ -7,7 +7,7 @@
 //	jobqbench [-root DIR] [scenario ...]
 //	jobqbench river-worker [flags]   (internal: the River peer's worker process)
 //
-// Scenarios: wal, enqueue, latency, fanout, throughput (jobq and its peers), scale, soak.
+// Scenarios: wal, enqueue, latency, fanout, throughput (jobq and its peers), scale, dashboard, soak.
 // Without a scenario every one runs. The environment tunes a run: BENCH_RUNS (default 3),
 // BENCH_QUICK=1 (smaller counts, one run, a one-minute soak), BENCH_SOAK (soak duration, 0 skips
 // it), BENCH_PEERS (river,graphile,pgbench by default; none skips the peers), BENCH_OUT (the
@@ -32,7 +32,7 @@ import (
 // scenarioNames lists the scenarios in the order a full run takes them.
 // The WAL benchmark goes first: it compiles the main module's tests, which should be those of
 // the tree the harness was built from.
-var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "scale", "soak"}
+var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "scale", "dashboard", "soak"}
 
 // environment is what every scenario needs: paths, tools, the cluster and the run's settings.
 type environment struct {
@@ -180,7 +180,7 @@ func (env *environment) estimate(name string) time.Duration {
 	runs := time.Duration(env.runs)
 	if env.quick {
 		quick := map[string]time.Duration{"wal": 40 * time.Second, "enqueue": 30 * time.Second, "latency": 80 * time.Second,
-			"fanout": 5 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second}
+			"fanout": 5 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
 		switch name {
 		case "soak":
 			return env.soak + 10*time.Second
@@ -202,6 +202,8 @@ func (env *environment) estimate(name string) time.Duration {
 		return throughputEstimate(env)
 	case "scale":
 		return 2*time.Minute + runs*30*time.Second // loading 10,000,000 history rows, then both tables per run
+	case "dashboard":
+		return 4*time.Minute + runs*20*time.Second // loading 10,000,000 history and 1,000,000 live rows
 	case "soak":
 		if env.soak == 0 {
 			return 0
@@ -227,6 +229,8 @@ func runScenario(ctx context.Context, env *environment, rep *report, name string
 		return scenarioFanout(ctx, env, rep)
 	case "scale":
 		return scenarioScale(ctx, env, rep)
+	case "dashboard":
+		return scenarioDashboard(ctx, env, rep)
 	case "soak":
 		return scenarioSoak(ctx, env, rep)
 	case "wal":

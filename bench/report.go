@@ -272,6 +272,24 @@ func (r *report) finish() {
 	} else {
 		notMeasured("fan-out of 10,000 stores < 0.5 s", "fan-out not measured")
 	}
+	// Dashboard: every page within 200 ms at 1,000,000 live + 10,000,000 history rows.
+	if slices.Contains(r.selected, "dashboard") {
+		slowest, slowKey, any := 0.0, "", false
+		for _, p := range dashboardPages {
+			if v, ok := r.get("dash/" + p.name); ok {
+				any = true
+				if v > slowest {
+					slowest, slowKey = v, "dash/"+p.name
+				}
+			}
+		}
+		if any {
+			target(slowKey, "every dashboard page < 200 ms (p95) at 1,000,000 live + 10,000,000 history rows", slowest < 200,
+				fmt.Sprintf("slowest page %s: %.1f ms", strings.TrimPrefix(slowKey, "dash/"), slowest))
+		} else {
+			notMeasured("every dashboard page < 200 ms (p95)", "dashboard not measured")
+		}
+	}
 	if v, ok := r.get("rss/jobq-c100"); ok {
 		target("rss/jobq-c100", "runner RSS < 40 MB at concurrency 100", v < 40, fmt.Sprintf("%.1f MB", v))
 	} else {

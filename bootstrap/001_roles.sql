@@ -18,6 +18,12 @@
 --                        retry, cancel) so that row-level security confines them to the caller's
 --                        store; nobody logs in as it or is granted it but the migrator.
 --   jobq_operator        NOLOGIN. Grant it to humans who run the queue; operator functions.
+--   jobq_viewer          NOLOGIN. Reads what operators read (every store's jobs, history, attempts,
+--                        workers, schedules, settings, audit log, the stats functions) and can change
+--                        nothing. Grant it to monitoring logins.
+--   jobq_dashboard       LOGIN, a member of jobq_viewer and of nothing else. What `jobq dashboard`
+--                        connects as for its read-only pages; actions run on the signed-in person's own
+--                        login, never on this one (docs/dashboard.md).
 --   jobq_waker           LOGIN REPLICATION, and nothing else: no grant, no membership. What a runner in
 --                        WAL wake-up mode streams logical messages from a temporary slot as. Never give
 --                        worker_runtime REPLICATION instead: a REPLICATION role reads the WAL, every
@@ -27,7 +33,7 @@
 --
 -- Passwords are never in this file. A LOGIN role gets a password only when one is passed in a
 -- setting of this session, e.g.
---     PGOPTIONS='-c jobq.migrator_password=... -c jobq.worker_runtime_password=... -c jobq.waker_password=...' psql -f ...
+--     PGOPTIONS='-c jobq.migrator_password=... -c jobq.worker_runtime_password=... -c jobq.waker_password=... -c jobq.dashboard_password=...' psql -f ...
 -- (`jobq bootstrap` reads JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD and JOBQ_WAKER_PASSWORD
 -- and passes them so.)
 -- Without one, an existing password is left as it is and a new role has none (it can then log in
@@ -47,6 +53,8 @@ BEGIN
             ('jobq_app',            'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
             ('jobq_app_gate',       'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
             ('jobq_operator',       'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
+            ('jobq_viewer',         'NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', NULL),
+            ('jobq_dashboard',      'LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', 'jobq.dashboard_password'),
             ('jobq_waker',          'LOGIN REPLICATION NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB', 'jobq.waker_password')
         ) AS r(name, attributes, password_setting)
     LOOP
@@ -91,5 +99,25 @@ BEGIN
         EXECUTE format('REVOKE %I FROM jobq_waker', v_role.granted_role);
         RAISE WARNING 'jobq bootstrap: revoked % from jobq_waker', v_role.granted_role;
     END LOOP;
+
+    -- jobq_dashboard reads and does nothing else: it is a member of jobq_viewer and of no other
+    -- role, so the dashboard's pages for people who have not signed in can change nothing.
+    FOR v_role IN
+        SELECT r.rolname AS granted_role
+        FROM pg_catalog.pg_auth_members a
+        JOIN pg_catalog.pg_roles r ON r.oid = a.roleid
+        JOIN pg_catalog.pg_roles m ON m.oid = a.member
+        WHERE m.rolname = 'jobq_dashboard' AND r.rolname <> 'jobq_viewer'
+    LOOP
+        EXECUTE format('REVOKE %I FROM jobq_dashboard', v_role.granted_role);
+        RAISE WARNING 'jobq bootstrap: revoked % from jobq_dashboard', v_role.granted_role;
+    END LOOP;
+    IF NOT EXISTS (
+        SELECT 1
+        FROM pg_catalog.pg_auth_members a
+        WHERE a.roleid = 'jobq_viewer'::regrole AND a.member = 'jobq_dashboard'::regrole
+    ) THEN
+        GRANT jobq_viewer TO jobq_dashboard;
+    END IF;
 END
 $bootstrap$;

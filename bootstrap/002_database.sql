@@ -14,7 +14,7 @@
 DO $bootstrap$
 BEGIN
     EXECUTE format('GRANT CONNECT, CREATE, TEMPORARY ON DATABASE %I TO jobq_migrator', pg_catalog.current_database());
-    EXECUTE format('GRANT CONNECT ON DATABASE %I TO worker_runtime, jobq_app, jobq_operator, jobq_waker', pg_catalog.current_database());
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO worker_runtime, jobq_app, jobq_operator, jobq_viewer, jobq_waker', pg_catalog.current_database());
     IF NOT EXISTS (
         SELECT 1
         FROM pg_catalog.pg_auth_members a

@@ -32,7 +32,7 @@ import (
 const VersionTable = "jobq.goose_db_version"
 
 // RequiredRoles are the roles bootstrap creates and the migrations grant to.
-var RequiredRoles = []string{"jobq_migrator", "worker_runtime", "worker_fanout_owner", "jobq_app", "jobq_app_gate", "jobq_operator"}
+var RequiredRoles = []string{"jobq_migrator", "worker_runtime", "worker_fanout_owner", "jobq_app", "jobq_app_gate", "jobq_operator", "jobq_viewer"}
 
 // BootstrapOptions carry the passwords Bootstrap sets. An empty password leaves the role's
 // password as it is (a new role then has none).
@@ -43,6 +43,9 @@ type BootstrapOptions struct {
 	// (runner.WakeupWAL). It can decode every row change of the database, so treat it as a
 	// credential that reads all data.
 	WakerPassword string
+	// DashboardPassword is the password of jobq_dashboard, the read-only login of
+	// `jobq dashboard` (a member of jobq_viewer: it reads every store's jobs and changes nothing).
+	DashboardPassword string
 }
 
 // Bootstrap applies bootstrap/*.sql in name order on conn, which must be a superuser (or
@@ -52,6 +55,7 @@ func Bootstrap(ctx context.Context, conn *pgx.Conn, opts BootstrapOptions) error
 		"jobq.migrator_password":       opts.MigratorPassword,
 		"jobq.worker_runtime_password": opts.WorkerRuntimePassword,
 		"jobq.waker_password":          opts.WakerPassword,
+		"jobq.dashboard_password":      opts.DashboardPassword,
 	} {
 		if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config($1, $2, false)", setting, value); err != nil {
 			return fmt.Errorf("bootstrap: %w", err)
@@ -59,7 +63,7 @@ func Bootstrap(ctx context.Context, conn *pgx.Conn, opts BootstrapOptions) error
 	}
 	defer func() {
 		// Do not leave passwords in a session the caller keeps using.
-		_, _ = conn.Exec(context.WithoutCancel(ctx), "RESET jobq.migrator_password; RESET jobq.worker_runtime_password; RESET jobq.waker_password")
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "RESET jobq.migrator_password; RESET jobq.worker_runtime_password; RESET jobq.waker_password; RESET jobq.dashboard_password")
 	}()
 	names, err := fs.Glob(bootstrap.Files, "*.sql")
 	if err != nil {

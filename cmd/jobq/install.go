@@ -42,6 +42,7 @@ func (c *bootstrapCmd) Run(e *env) error {
 		MigratorPassword:      os.Getenv("JOBQ_MIGRATOR_PASSWORD"),
 		WorkerRuntimePassword: os.Getenv("WORKER_RUNTIME_PASSWORD"),
 		WakerPassword:         os.Getenv("JOBQ_WAKER_PASSWORD"),
+		DashboardPassword:     os.Getenv("JOBQ_DASHBOARD_PASSWORD"),
 	})
 	if err != nil {
 		return err

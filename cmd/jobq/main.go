@@ -8,6 +8,7 @@
 //	jobq sandbox -- CMD   run CMD against a throwaway local cluster, bootstrapped and migrated
 //	jobq worker           run the job runner with the built-in tasks (ping, exec)
 //	jobq jobs|dead|workers|leader|schedules|settings|audit ...   operate the queue (docs/cli.md)
+//	jobq dashboard        serve the web dashboard (docs/dashboard.md)
 //	jobq doctor           check roles, grants, RLS, search_path pins, schema drift, settings, leader lease
 //	jobq stats            per-queue counts, lag and wait/run times (jobq.stats)
 //	jobq version          the module version and VCS commit of this binary
@@ -47,6 +48,7 @@ type cli struct {
 	Settings  settingsCmd  `cmd:"" group:"operate" help:"List, read or change the engine's settings."`
 	Audit     auditCmd     `cmd:"" group:"operate" help:"Read the audit log of operator actions."`
 	Stats     statsCmd     `cmd:"" group:"operate" help:"Per queue (and store): jobs by state, lag, dead and succeeded counts, wait and run times (jobq.stats)."`
+	Dashboard dashboardCmd `cmd:"" group:"operate" help:"Serve the web dashboard (read-only until a person signs in with their own database login)."`
 	Doctor    doctorCmd    `cmd:"" group:"operate" help:"Check roles, grants, row level security, search_path pins, schema drift, settings and the leader lease; exit 1 on a problem."`
 	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`
 }

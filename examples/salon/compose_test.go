@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,8 @@ type composeFile struct {
 		Healthcheck struct {
 			Test []string `yaml:"test"`
 		} `yaml:"healthcheck"`
-		StopGracePeriod string `yaml:"stop_grace_period"`
+		StopGracePeriod string   `yaml:"stop_grace_period"`
+		Ports           []string `yaml:"ports"`
 	} `yaml:"services"`
 }
 
@@ -50,7 +52,14 @@ func readCompose(t *testing.T) composeFile {
 func TestComposeFileStructure(t *testing.T) {
 	t.Parallel()
 	c := readCompose(t)
-	for _, name := range []string{"postgres", "migrate", "worker"} {
+	dash := c.Services["dashboard"]
+	require.Equal(t, []string{"jobq", "dashboard", "--listen", ":8090"}, dash.Command)
+	require.Equal(t, "jobq_dashboard", userOf(t, dash.Environment["JOBQ_DASHBOARD_DATABASE_URL"]), "the dashboard reads as jobq_dashboard")
+	require.Len(t, dash.Environment, 1, "the dashboard gets no other URL (no migrator, no worker)")
+	require.Equal(t, []string{"127.0.0.1:8090:8090"}, dash.Ports, "the dashboard is published on the host's loopback only")
+	require.Equal(t, "service_completed_successfully", dash.DependsOn["migrate"].Condition)
+
+	for _, name := range []string{"postgres", "migrate", "worker", "dashboard"} {
 		require.Contains(t, c.Services, name)
 	}
 	pg := c.Services["postgres"]
@@ -146,6 +155,29 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 	})
 	w.WaitStarted()
 
+	// The dashboard service: jobq dashboard with its environment, read-only as jobq_dashboard.
+	dash := c.Services["dashboard"]
+	require.Equal(t, "jobq", dash.Command[0])
+	require.NoError(t, os.Symlink(jobqBinary(t), filepath.Join(bin, "jobq")))
+	dashAddr := freeAddr(t)
+	args := append([]string{}, dash.Command[1:]...)
+	for i := range args {
+		if args[i] == "--listen" {
+			args[i+1] = dashAddr
+		}
+	}
+	d := proctest.Start(t, filepath.Join(bin, "jobq"), env("dashboard"), args...)
+	d.Addr = dashAddr
+	dashCheck, err := url.Parse(dash.Healthcheck.Test[len(dash.Healthcheck.Test)-1])
+	require.NoError(t, err)
+	proctest.WaitUntil(t, 10*time.Second, "the dashboard's healthcheck answers 200", func() bool {
+		code, _ := d.Get(dashCheck.Path)
+		return code == 200
+	})
+	code, body := d.Get("/")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "read-only", "the dashboard serves its overview, read-only")
+
 	admin := dbtest.Connect(t, cluster.URL("postgres", "salon"))
 	var id int64
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT jobq.enqueue('ping')`).Scan(&id))
@@ -154,6 +186,24 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 		require.NoError(t, admin.QueryRow(context.Background(), `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id).Scan(&n))
 		return n == 1
 	})
+}
+
+// jobqBinary builds the jobq command of the repository (the image's second command).
+func jobqBinary(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "jobq")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-C", filepath.Join("..", ".."), "-o", out, "./cmd/jobq")
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build ./cmd/jobq:\n%s", b)
+	return out
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 func userOf(t *testing.T, raw string) string {

@@ -27,9 +27,15 @@ func Ctx(t testing.TB) context.Context {
 // state (roles) or need a cluster where bootstrap never ran. It is removed when t ends.
 func StartCluster(t testing.TB) *localpg.Cluster {
 	t.Helper()
+	return StartClusterWith(t, localpg.Options{})
+}
+
+// StartClusterWith is StartCluster with options (settings, pg_hba.conf lines).
+func StartClusterWith(t testing.TB, opts localpg.Options) *localpg.Cluster {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := localpg.Start(ctx, localpg.Options{})
+	c, err := localpg.Start(ctx, opts)
 	if err != nil {
 		t.Fatalf("dbtest: start a throwaway cluster: %v", err)
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	// Settings are extra postgresql.conf lines (name -> value). They override the defaults,
 	// which turn fsync off for speed; set "fsync" to "on" for durable benchmarks.
 	Settings map[string]string
+	// HBA are pg_hba.conf lines placed before the default ones (which trust every local
+	// connection), so they take precedence: e.g. password authentication for some logins.
+	HBA []string
 }
 
 // Cluster is a running (or stopped) throwaway cluster.
@@ -124,6 +127,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	if err := c.prependHBA(opts.HBA); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	if err := c.Start(ctx); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -170,6 +177,26 @@ func (c *Cluster) writeConf(extra map[string]string) error {
 	defer f.Close()
 	_, err = f.Write(b.Bytes())
 	return err
+}
+
+// prependHBA puts lines before the existing rules of pg_hba.conf (the first matching rule wins).
+func (c *Cluster) prependHBA(lines []string) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	path := filepath.Join(c.dataDir(), "pg_hba.conf")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("localpg: %w", err)
+	}
+	body := "# added by jobq's localpg\n" + strings.Join(lines, "\n") + "\n\n" + string(old)
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		return fmt.Errorf("localpg: %w", err)
+	}
+	if c.cred != nil {
+		return os.Chown(path, int(c.cred.Uid), int(c.cred.Gid))
+	}
+	return nil
 }
 
 // Start starts the server (again, after Stop) and waits until it accepts connections.

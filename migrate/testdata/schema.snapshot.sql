@@ -134,6 +134,16 @@ ALTER FUNCTION jobq._caller_reaches(p_store_id uuid) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._caller_reaches(p_store_id uuid) IS 'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). Used by the gate''s row policies. Locks nothing.';
 
+CREATE FUNCTION jobq._caller_sees_every_store() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT jobq._caller_is_operator() OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_viewer', 'USAGE')
+$$;
+
+ALTER FUNCTION jobq._caller_sees_every_store() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._caller_sees_every_store() IS 'Private. Whether the caller (jobq._caller()) reads every store''s rows: it has the rights of jobq_operator or of jobq_viewer. Used by jobq._stats. Locks nothing.';
+
 CREATE FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text DEFAULT 'JOB.OUT_OF_RANGE'::text) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1864,7 +1874,7 @@ BEGIN
     IF p_queue IS NOT NULL THEN
         PERFORM jobq._check_queue_name(p_queue);
     END IF;
-    IF jobq._caller_is_operator() THEN
+    IF jobq._caller_sees_every_store() THEN
         v_all := p_store_id IS NULL;
         v_store := p_store_id;
     ELSE
@@ -3336,6 +3346,69 @@ ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
+CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000)::integer;
+    v_name text;
+BEGIN
+    FOR v_name IN
+        WITH RECURSIVE waiting AS (
+            -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
+            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.state IN ('queued', 'retry_pending') ORDER BY j.queue LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.queue FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue > w.name ORDER BY j.queue LIMIT 1)
+            FROM waiting w WHERE w.name IS NOT NULL
+        )
+        SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
+        UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
+        UNION SELECT q.name FROM jobq.queues q
+        UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
+        UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+        ORDER BY 1
+    LOOP
+        queue := v_name;
+        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by INTO paused, paused_at, paused_by
+        FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
+        SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
+        SELECT count(*) INTO scheduled FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
+        SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
+        SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+        -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
+        WITH RECURSIVE prio AS (
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
+             ORDER BY j.queue, j.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.priority FROM jobq.jobs j
+                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    ORDER BY j.queue, j.priority LIMIT 1)
+            FROM prio p WHERE p.priority IS NOT NULL
+        )
+        SELECT min((SELECT j.run_at FROM jobq.jobs j
+                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
+        INTO oldest_due_at
+        FROM prio p WHERE p.priority IS NOT NULL;
+        IF oldest_due_at > v_now THEN
+            oldest_due_at := NULL;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq.queue_summary(cap integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; and oldest_due_at, the run_at of the oldest due job (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+
 CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3788,7 +3861,7 @@ $_$;
 
 ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4123,9 +4196,13 @@ ALTER TABLE ONLY jobq.tasks
 ALTER TABLE ONLY jobq.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
 
+CREATE INDEX audit_log_at_idx ON jobq.audit_log USING brin (at);
+
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
 CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
+
+CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
 
 CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (task, finished_at) WHERE (state = 'dead'::text);
 
@@ -4140,6 +4217,8 @@ CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id
 CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (state = 'running'::text);
 
 CREATE INDEX jobs_locked_by_idx ON jobq.jobs USING btree (locked_by) WHERE (state = 'running'::text);
+
+CREATE INDEX jobs_retry_idx ON jobq.jobs USING btree (queue, run_at) WHERE (state = 'retry_pending'::text);
 
 CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (created_at);
 
@@ -4157,7 +4236,7 @@ CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app 
 
 CREATE POLICY job_attempts_engine ON jobq.job_attempts TO jobq_migrator USING (true) WITH CHECK (true);
 
-CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator USING (true);
+CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
 ALTER TABLE jobq.job_history ENABLE ROW LEVEL SECURITY;
 
@@ -4173,7 +4252,7 @@ CREATE POLICY job_history_gate_read ON jobq.job_history FOR SELECT TO jobq_app_g
 
 CREATE POLICY job_history_gate_update ON jobq.job_history FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
 
-CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator USING (true);
+CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
 ALTER TABLE jobq.jobs ENABLE ROW LEVEL SECURITY;
 
@@ -4189,13 +4268,13 @@ CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate USING (((s
 
 CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
 
-CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator USING (true);
+CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
 ALTER TABLE jobq.store_bindings ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY store_bindings_engine ON jobq.store_bindings TO jobq_migrator USING (true) WITH CHECK (true);
 
-CREATE POLICY store_bindings_operator_read ON jobq.store_bindings FOR SELECT TO jobq_operator USING (true);
+CREATE POLICY store_bindings_operator_read ON jobq.store_bindings FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
 CREATE POLICY store_bindings_own ON jobq.store_bindings FOR SELECT TO worker_runtime, jobq_app, jobq_app_gate USING ((login = SESSION_USER));
 
@@ -4203,6 +4282,7 @@ GRANT USAGE ON SCHEMA jobq TO worker_runtime;
 GRANT USAGE ON SCHEMA jobq TO jobq_app;
 GRANT USAGE ON SCHEMA jobq TO jobq_operator;
 GRANT USAGE ON SCHEMA jobq TO jobq_app_gate;
+GRANT USAGE ON SCHEMA jobq TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) FROM PUBLIC;
 
@@ -4220,6 +4300,8 @@ GRANT ALL ON FUNCTION jobq._caller_is_restricted() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) TO jobq_app_gate;
@@ -4249,6 +4331,7 @@ REVOKE ALL ON FUNCTION jobq._check_timezone(p_timezone text) FROM PUBLIC;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_app;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.jobs TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
 
@@ -4276,6 +4359,7 @@ GRANT SELECT ON TABLE jobq.tasks TO worker_runtime;
 GRANT SELECT ON TABLE jobq.tasks TO jobq_app;
 GRANT SELECT ON TABLE jobq.tasks TO jobq_operator;
 GRANT SELECT ON TABLE jobq.tasks TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
@@ -4294,6 +4378,7 @@ GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
+GRANT SELECT ON TABLE jobq.schedules TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
 
@@ -4338,6 +4423,7 @@ REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) TO jobq_app_gate;
@@ -4393,6 +4479,7 @@ REVOKE ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone,
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.cron_parse(expr text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.cron_parse(expr text) TO worker_runtime;
@@ -4403,6 +4490,7 @@ REVOKE ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zo
 GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.cron_slots(expr text, from_at timestamp with time zone, to_at timestamp with time zone, timezone text, max_slots integer) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.current_store_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app_gate;
@@ -4481,13 +4569,20 @@ GRANT ALL ON FUNCTION jobq.prune_history(batch_size integer) TO jobq_operator;
 REVOKE ALL ON FUNCTION jobq.queue_depth(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_depth(queues text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.queue_depth(queues text[]) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_depth(queues text[]) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.queue_lag(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_states() TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_states() TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq.queue_summary(cap integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_summary(cap integer) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_summary(cap integer) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO worker_runtime;
@@ -4532,6 +4627,7 @@ GRANT ALL ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], de
 REVOKE ALL ON FUNCTION jobq.stats(queue text, store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) TO jobq_operator;
@@ -4545,50 +4641,62 @@ GRANT ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) TO 
 
 GRANT SELECT ON TABLE jobq.audit_log TO jobq_operator;
 GRANT INSERT ON TABLE jobq.audit_log TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.audit_log TO jobq_viewer;
 
 GRANT USAGE ON SEQUENCE jobq.audit_log_id_seq TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.breaking_changes TO worker_runtime;
 GRANT SELECT ON TABLE jobq.breaking_changes TO jobq_app;
 GRANT SELECT ON TABLE jobq.breaking_changes TO jobq_operator;
+GRANT SELECT ON TABLE jobq.breaking_changes TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.error_codes TO worker_runtime;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_app;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_operator;
 GRANT SELECT ON TABLE jobq.error_codes TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.error_codes TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.function_files TO worker_runtime;
 GRANT SELECT ON TABLE jobq.function_files TO jobq_app;
 GRANT SELECT ON TABLE jobq.function_files TO jobq_operator;
+GRANT SELECT ON TABLE jobq.function_files TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.goose_db_version TO worker_runtime;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_app;
 GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_operator;
+GRANT SELECT ON TABLE jobq.goose_db_version TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.job_attempts TO jobq_operator;
 GRANT SELECT ON TABLE jobq.job_attempts TO jobq_app;
+GRANT SELECT ON TABLE jobq.job_attempts TO jobq_viewer;
 
 GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.leader TO jobq_operator;
 GRANT SELECT ON TABLE jobq.leader TO worker_runtime;
+GRANT SELECT ON TABLE jobq.leader TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
 GRANT SELECT ON TABLE jobq.queues TO jobq_app;
+GRANT SELECT ON TABLE jobq.queues TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedule_runs TO worker_runtime;
+GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app;
 GRANT SELECT ON TABLE jobq.settings TO jobq_operator;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.settings TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.store_bindings TO jobq_app;
 GRANT SELECT ON TABLE jobq.store_bindings TO jobq_app_gate;
 GRANT SELECT ON TABLE jobq.store_bindings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.store_bindings TO jobq_operator;
+GRANT SELECT ON TABLE jobq.store_bindings TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.workers TO jobq_operator;
 GRANT SELECT ON TABLE jobq.workers TO worker_runtime;
+GRANT SELECT ON TABLE jobq.workers TO jobq_viewer;

@@ -314,8 +314,8 @@ END
 $$;
 COMMENT ON FUNCTION jobq.queue_lag(text[]) IS
     'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
-REVOKE ALL ON FUNCTION jobq.queue_lag(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.queue_lag(text[]) TO worker_runtime, jobq_operator;
+REVOKE ALL ON FUNCTION jobq.queue_lag(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.queue_lag(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
 
 -- How many live jobs each queue holds per state, and how many died in the last hour: the
 -- runners' queue-depth gauges. Counts only, like jobq.queue_lag.
@@ -366,8 +366,8 @@ END
 $$;
 COMMENT ON FUNCTION jobq.queue_depth(text[]) IS
     'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.queue_depth(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.queue_depth(text[]) TO worker_runtime, jobq_operator;
+REVOKE ALL ON FUNCTION jobq.queue_depth(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.queue_depth(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
 
 -- Checks a queue name an operator passes: not NULL nor blank, at most 200 characters.
 CREATE OR REPLACE FUNCTION jobq._check_queue_name(p_queue text)
@@ -480,8 +480,78 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.queue_states() IS
     'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
-REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator;
+REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
+
+-- Every queue the engine knows with its live jobs counted through indexes only, each count stopping
+-- after cap rows: the overview of the dashboard, which must answer in milliseconds at millions of
+-- jobs where jobq.queue_states() counts every row.
+CREATE OR REPLACE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000)
+RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text, due bigint,
+               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000)::integer;
+    v_name text;
+BEGIN
+    FOR v_name IN
+        WITH RECURSIVE waiting AS (
+            -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
+            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.state IN ('queued', 'retry_pending') ORDER BY j.queue LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.queue FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue > w.name ORDER BY j.queue LIMIT 1)
+            FROM waiting w WHERE w.name IS NOT NULL
+        )
+        SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
+        UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
+        UNION SELECT q.name FROM jobq.queues q
+        UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
+        UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+        ORDER BY 1
+    LOOP
+        queue := v_name;
+        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by INTO paused, paused_at, paused_by
+        FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
+        SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
+        SELECT count(*) INTO scheduled FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
+        SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
+        SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
+            WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+        -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
+        WITH RECURSIVE prio AS (
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
+             ORDER BY j.queue, j.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.priority FROM jobq.jobs j
+                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    ORDER BY j.queue, j.priority LIMIT 1)
+            FROM prio p WHERE p.priority IS NOT NULL
+        )
+        SELECT min((SELECT j.run_at FROM jobq.jobs j
+                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
+        INTO oldest_due_at
+        FROM prio p WHERE p.priority IS NOT NULL;
+        IF oldest_due_at > v_now THEN
+            oldest_due_at := NULL;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION jobq.queue_summary(integer) IS
+    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; and oldest_due_at, the run_at of the oldest due job (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+REVOKE ALL ON FUNCTION jobq.queue_summary(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.queue_summary(integer) TO jobq_operator, jobq_viewer;
 
 -- Per-queue statistics for dashboards and `jobq stats`: live jobs by state, the lag of the oldest
 -- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles.
@@ -500,9 +570,9 @@ AS $$
     SELECT * FROM jobq._stats($1, $2)
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
-    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
-REVOKE ALL ON FUNCTION jobq.stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.stats(text,uuid) TO jobq_operator, jobq_app;
+    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+REVOKE ALL ON FUNCTION jobq.stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.stats(text,uuid) TO jobq_operator, jobq_app, jobq_viewer;
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
 -- the store to count, then aggregates live jobs and the last day of history per queue.
@@ -526,7 +596,7 @@ BEGIN
     IF p_queue IS NOT NULL THEN
         PERFORM jobq._check_queue_name(p_queue);
     END IF;
-    IF jobq._caller_is_operator() THEN
+    IF jobq._caller_sees_every_store() THEN
         v_all := p_store_id IS NULL;
         v_store := p_store_id;
     ELSE

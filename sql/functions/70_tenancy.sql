@@ -71,6 +71,19 @@ COMMENT ON FUNCTION jobq._caller_is_operator() IS
 REVOKE ALL ON FUNCTION jobq._caller_is_operator() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._caller_is_operator() TO jobq_app_gate;
 
+-- Whether the caller reads every store's rows: an operator, or a viewer (jobq_viewer: reads what
+-- operators read, changes nothing). Used by jobq.stats to decide what to count.
+CREATE OR REPLACE FUNCTION jobq._caller_sees_every_store()
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT jobq._caller_is_operator() OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_viewer', 'USAGE')
+$$;
+COMMENT ON FUNCTION jobq._caller_sees_every_store() IS
+    'Private. Whether the caller (jobq._caller()) reads every store''s rows: it has the rights of jobq_operator or of jobq_viewer. Used by jobq._stats. Locks nothing.';
+REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Whether the caller of a gate function is restricted to its session's store: it has none of the
 -- rights of jobq_operator, worker_runtime or jobq_migrator (superusers have them all).
 CREATE OR REPLACE FUNCTION jobq._caller_is_restricted()
@@ -315,7 +328,7 @@ GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime, jobq_m
 -- every row; the gate (enqueue, enqueue_many, retry_job, cancel_job, run as jobq_app_gate) reads
 -- the caller's store's rows and system rows, and changes only rows jobq._caller_reaches lets it
 -- (an application never a system row); applications read their store's rows and system rows;
--- operators read everything. Re-created as a whole each time this file is applied.
+-- operators and viewers (jobq_viewer, read-only) read everything. Re-created as a whole each time this file is applied.
 DROP POLICY IF EXISTS job_attempts_app_read ON jobq.job_attempts;
 CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app
     USING ((store_id = jobq.current_store_id()));
@@ -324,7 +337,7 @@ CREATE POLICY job_attempts_engine ON jobq.job_attempts TO jobq_migrator
     USING (true)
     WITH CHECK (true);
 DROP POLICY IF EXISTS job_attempts_operator_read ON jobq.job_attempts;
-CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator
+CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator, jobq_viewer
     USING (true);
 DROP POLICY IF EXISTS job_history_app_read ON jobq.job_history;
 CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app
@@ -347,7 +360,7 @@ CREATE POLICY job_history_gate_update ON jobq.job_history FOR UPDATE TO jobq_app
     USING (jobq._caller_reaches(store_id))
     WITH CHECK (jobq._caller_reaches(store_id));
 DROP POLICY IF EXISTS job_history_operator_read ON jobq.job_history;
-CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator
+CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator, jobq_viewer
     USING (true);
 DROP POLICY IF EXISTS jobs_app_read ON jobq.jobs;
 CREATE POLICY jobs_app_read ON jobq.jobs FOR SELECT TO jobq_app
@@ -370,14 +383,14 @@ CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate
     USING (jobq._caller_reaches(store_id))
     WITH CHECK (jobq._caller_reaches(store_id));
 DROP POLICY IF EXISTS jobs_operator_read ON jobq.jobs;
-CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator
+CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator, jobq_viewer
     USING (true);
 DROP POLICY IF EXISTS store_bindings_engine ON jobq.store_bindings;
 CREATE POLICY store_bindings_engine ON jobq.store_bindings TO jobq_migrator
     USING (true)
     WITH CHECK (true);
 DROP POLICY IF EXISTS store_bindings_operator_read ON jobq.store_bindings;
-CREATE POLICY store_bindings_operator_read ON jobq.store_bindings FOR SELECT TO jobq_operator
+CREATE POLICY store_bindings_operator_read ON jobq.store_bindings FOR SELECT TO jobq_operator, jobq_viewer
     USING (true);
 DROP POLICY IF EXISTS store_bindings_own ON jobq.store_bindings;
 CREATE POLICY store_bindings_own ON jobq.store_bindings FOR SELECT TO jobq_app, jobq_app_gate, worker_runtime

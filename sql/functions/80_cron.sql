@@ -78,8 +78,8 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) IS
     'The first slot of cron expression expr strictly after instant after, with wall-clock fields read in time zone timezone (default UTC); NULL when it never fires within ten years (or before 10000-01-01 UTC). after must be finite, from 1970-01-01 to before 10000-01-01 UTC. Pure apart from the tz database; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (after).';
-REVOKE ALL ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) TO worker_runtime, jobq_app, jobq_operator;
+REVOKE ALL ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) TO worker_runtime, jobq_app, jobq_operator, jobq_viewer;
 
 -- Every slot of expr in (from_at, to_at], at most max_slots (1..10000) of them: for previews of a
 -- schedule and for tests.
@@ -110,8 +110,8 @@ END
 $$;
 COMMENT ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) IS
     'Every slot of cron expression expr in (from_at, to_at] in time zone timezone, at most max_slots (1 to 10000, default 1000). from_at and to_at must be finite, from 1970-01-01 to before 10000-01-01 UTC. For previews and tests; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (from_at, to_at, max_slots).';
-REVOKE ALL ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) TO worker_runtime, jobq_app, jobq_operator;
+REVOKE ALL ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) TO worker_runtime, jobq_app, jobq_operator, jobq_viewer;
 
 -- Parses one field into its sorted matching values; raises JOB.INVALID_CRON naming the field.
 CREATE OR REPLACE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[])

@@ -847,6 +847,7 @@ var functionGens = map[string]valueGen{
 	"jobq.unbind_store.login":      loginGen,
 	"jobq.stats.queue":             statsQueueGen,
 	"jobq.stats.store_id":          statsStoreGen,
+	"jobq.queue_summary.cap":       smallCountGen,
 }
 
 // statsQueueGen draws the queue jobq.stats reports on: mostly NULL (every queue), else a control

@@ -32,10 +32,12 @@ WORKER_DATABASE_URL and DATABASE_URL_MIGRATOR when set, else as worker_runtime a
 on DATABASE_URL's host without a password. The demo writes stores and business rows there.
 
 Then: bootstrap and migrations, stores with reservations, sales, customers, notes, sessions and
-invitations, the salon worker (a child process: salon worker), a burst of jobs (every
+invitations, jobq's web dashboard on http://127.0.0.1:8080/ (another port when that one is taken;
+on the throwaway cluster with a login salon_operator and a printed password to sign in with), the salon worker (a child process: salon worker), a burst of jobs (every
 scheduler, invitation mails to a loopback SMTP server, one mail that the server keeps refusing
 so that its job retries and dies, pings), progress every half second, and a summary. Ctrl-C
-stops the worker gracefully and removes the throwaway cluster.
+stops the worker gracefully and removes the throwaway cluster. On a terminal the dashboard stays up
+after the summary until Ctrl-C.
 `
 
 // Options are the demo's flags.
@@ -79,12 +81,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // urls are the connection URLs of the demo's database, one per role.
 type urls struct {
-	admin, migrator, worker, api string
+	admin, migrator, worker, api, dashboard string
 }
 
 func run(ctx context.Context, o Options, out io.Writer) error {
 	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
 	var u urls
+	throwaway := false
 	if admin := os.Getenv("DATABASE_URL"); admin != "" {
 		var err error
 		if u, err = urlsFrom(admin); err != nil {
@@ -93,7 +96,8 @@ func run(ctx context.Context, o Options, out io.Writer) error {
 		say("▶ using DATABASE_URL (%s)", redact(admin))
 	} else {
 		say("▶ starting a throwaway PostgreSQL cluster …")
-		cluster, err := localpg.Start(context.WithoutCancel(ctx), localpg.Options{})
+		throwaway = true
+		cluster, err := localpg.Start(context.WithoutCancel(ctx), localpg.Options{HBA: []string{dashboardHBA}})
 		if err != nil {
 			return fmt.Errorf("%w\n(install PostgreSQL 15 with `make deps`, or set DATABASE_URL)", err)
 		}
@@ -108,7 +112,8 @@ func run(ctx context.Context, o Options, out io.Writer) error {
 			return err
 		}
 		u = urls{admin: cluster.URL("postgres", "salon"), migrator: cluster.URL("jobq_migrator", "salon"),
-			worker: cluster.URL("worker_runtime", "salon"), api: cluster.URL("salon_api", "salon")}
+			worker: cluster.URL("worker_runtime", "salon"), api: cluster.URL("salon_api", "salon"),
+			dashboard: cluster.URL("jobq_dashboard", "salon")}
 		say("  PostgreSQL on 127.0.0.1:%d, database salon", cluster.Port)
 	}
 
@@ -131,6 +136,17 @@ func run(ctx context.Context, o Options, out io.Writer) error {
 	var oldCustomers int
 	if err := admin.QueryRow(ctx, `SELECT count(*) FROM public.customer WHERE deleted_at < now() - interval '90 days'`).Scan(&oldCustomers); err != nil {
 		return err
+	}
+
+	dash, err := startDashboard(ctx, admin, u.dashboard, throwaway)
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	defer dash.stop()
+	if dash.Password != "" {
+		say("▶ dashboard on %s — read-only; sign in as %s, password %s, to retry, pause or drain", dash.URL, demoOperator, dash.Password)
+	} else {
+		say("▶ dashboard on %s (read-only)", dash.URL)
 	}
 
 	sink, err := smtpsink.Start()
@@ -168,7 +184,16 @@ func run(ctx context.Context, o Options, out io.Writer) error {
 	}
 	shutdown := w.stop(out)
 	say("▶ worker stopped gracefully in %s (seed limit: 30 s)", shutdown.Round(time.Millisecond))
-	return summary(ctx, admin, out, burstAt, sink, limits{ready: ready, shutdown: shutdown, pickup: pickup, oldCustomers: oldCustomers})
+	if err := summary(ctx, admin, out, burstAt, sink, limits{ready: ready, shutdown: shutdown, pickup: pickup, oldCustomers: oldCustomers}); err != nil {
+		return err
+	}
+	if isTerminal(out) {
+		// A person is watching: keep the dashboard up on the finished demo until Ctrl-C.
+		say("▶ the dashboard stays up on %s; Ctrl-C stops it and removes everything", dash.URL)
+		<-ctx.Done()
+		say("")
+	}
+	return nil
 }
 
 // install applies jobq's and the salon's bootstrap (superuser) and migrations (migrator).
@@ -212,7 +237,8 @@ func urlsFrom(admin string) (urls, error) {
 		return c.String()
 	}
 	return urls{admin: admin, migrator: as("jobq_migrator", "DATABASE_URL_MIGRATOR"),
-		worker: as("worker_runtime", "WORKER_DATABASE_URL"), api: as("salon_api", "SALON_API_URL")}, nil
+		worker: as("worker_runtime", "WORKER_DATABASE_URL"), api: as("salon_api", "SALON_API_URL"),
+		dashboard: as("jobq_dashboard", "JOBQ_DASHBOARD_DATABASE_URL")}, nil
 }
 
 func redact(s string) string {

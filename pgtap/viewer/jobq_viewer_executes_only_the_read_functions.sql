@@ -1,0 +1,31 @@
+-- jobq_viewer changes nothing: the only jobq functions it may execute are the read-only ones
+-- below (a new grant to it must be added here, on purpose), and every operator act is denied.
+BEGIN;
+SELECT plan(7);
+
+SELECT results_eq(
+    $$ SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p
+       WHERE p.pronamespace = 'jobq'::regnamespace AND pg_catalog.has_function_privilege('jobq_viewer', p.oid, 'EXECUTE')
+       ORDER BY 1 $$,
+    $$ VALUES ('jobq.cron_next(text,timestamp with time zone,text)'),
+              ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)'),
+              ('jobq.queue_depth(text[])'), ('jobq.queue_lag(text[])'), ('jobq.queue_states()'),
+              ('jobq.queue_summary(integer)'),
+              ('jobq.stats(text,uuid)') $$,
+    'jobq_viewer may execute exactly the read functions: cron_next, cron_slots, queue_depth, queue_lag, queue_states, queue_summary, stats');
+
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-t');
+INSERT INTO jobq.jobs (task, queue, max_attempts) VALUES ('pgtap-t', 'pgtap_v', 3);
+
+SET LOCAL ROLE jobq_viewer;
+SELECT throws_ok($$ SELECT jobq.retry_job((SELECT max(id) FROM jobq.jobs)) $$, '42501', NULL, 'jobq_viewer cannot retry a job');
+SELECT throws_ok($$ SELECT jobq.cancel_job((SELECT max(id) FROM jobq.jobs)) $$, '42501', NULL, 'jobq_viewer cannot cancel a job');
+SELECT throws_ok($$ SELECT jobq.pause_queue('pgtap_v') $$, '42501', NULL, 'jobq_viewer cannot pause a queue');
+SELECT throws_ok($$ SELECT jobq.set_setting('history_retention', '1 day') $$, '42501', NULL, 'jobq_viewer cannot change a setting');
+SELECT throws_ok($$ SELECT jobq.enqueue('pgtap-t') $$, '42501', NULL, 'jobq_viewer cannot enqueue');
+RESET ROLE;
+SELECT is((SELECT count(*) FROM jobq.audit_log), 0::bigint, 'nothing jobq_viewer tried was audited, because nothing happened');
+
+SELECT * FROM finish();
+ROLLBACK;
