@@ -1,6 +1,6 @@
 -- worker_runtime may call the engine's runtime functions, and they work end to end under it.
 BEGIN;
-SELECT plan(39);
+SELECT plan(40);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
