@@ -64,7 +64,9 @@ func scenarioDashboard(ctx context.Context, env *environment, rep *report) error
 	env.progress("dashboard: loading %s history and %s live jobs", fmtNum(float64(history)), fmtNum(float64(live)))
 	for _, stmt := range []string{
 		`SELECT jobq.define_task(t, queue => q) FROM (VALUES ('ping', 'default'), ('mail', 'emails'), ('report', 'reports')) v(t, q)`,
-		// History over the last six days, denser in the last hour; 1 % dead; 100 stores.
+		// History over the last six days in the order it finished, as jobq writes it (a job moves
+		// to the history when it finishes): 10,000,000 rows are 16 jobs a second, 69,444 in the
+		// last hour. 1 % dead; 100 stores.
 		fmt.Sprintf(`INSERT INTO jobq.job_history (id, task, queue, payload, store_id, priority, run_at, state, attempt,
 				max_attempts, locked_by, claimed_at, created_at, updated_at, finished_at, last_error, error_code)
 			SELECT g, (ARRAY['ping','mail','report'])[1 + g %% 3], (ARRAY['default','emails','reports'])[1 + g %% 3],
@@ -73,8 +75,7 @@ func scenarioDashboard(ctx context.Context, env *environment, rep *report) error
 			       CASE WHEN g %% 100 = 0 THEN 'dead' ELSE 'succeeded' END, 1, 3, 'bench-worker', t, t, t, t + interval '1 second',
 			       CASE WHEN g %% 100 = 0 THEN 'smtp: 550 mailbox unavailable' END, CASE WHEN g %% 100 = 0 THEN 'MAIL.REJECTED' END
 			FROM generate_series(1, %d) g,
-			     LATERAL (SELECT now() - CASE WHEN g %% 50 = 0 THEN g %% 3600 * interval '1 second'
-			                                  ELSE interval '6 days' * (g::float8 / %d) END) ts(t)`, history, history),
+			     LATERAL (SELECT now() - interval '6 days' * (1 - g::float8 / %d)) ts(t)`, history, history),
 		fmt.Sprintf(`INSERT INTO jobq.job_attempts (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error)
 			SELECT id, 1, store_id, task, queue, locked_by, claimed_at, finished_at, 'error', last_error
 			FROM jobq.job_history WHERE state = 'dead'`),
