@@ -311,6 +311,35 @@ func TestDashboardInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a live job is canceled, a job deleted, and every dead job of a filter deleted after its count", func(t *testing.T) {
+		b.t = t
+		live := e.enqueue(t, "report", "reports", "", 3)
+		b.open(fmt.Sprintf("/jobs/%d", live))
+		b.click(`form[action$="/cancel"] button`)
+		b.waitText("#flash", "canceled")
+		b.waitText("#job-state", "canceled")
+		b.click(`form[action$="/delete"] button`)
+		b.waitText("#flash", fmt.Sprintf("Job %d (canceled) deleted", live))
+		if n := queryInt(t, e.admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1`, live); n != 0 {
+			t.Fatal("the deleted job is still in the history")
+		}
+		for i := 0; i < 3; i++ {
+			e.enqueue(t, "mail", "bounces", "", 1)
+		}
+		e.kill(t, "bounces", 3)
+		b.open("/dead?queue=bounces")
+		b.click(`#bulk button[value=delete]`)
+		b.waitText("#confirm-count", "3")
+		b.click("#confirm-button")
+		b.waitText("#flash", "3 dead jobs deleted")
+		if n := queryInt(t, e.admin, `SELECT count(*) FROM jobq.job_history WHERE queue = 'bounces'`); n != 0 {
+			t.Fatalf("%d dead jobs of the filter are left", n)
+		}
+		if n := queryInt(t, e.admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'delete_job' AND actor = 'dash_alice'`); n != 4 {
+			t.Fatalf("delete_job audit rows by dash_alice: %d, want 4", n)
+		}
+	})
+
 	t.Run("pausing a queue stops its claims and resuming restarts them", func(t *testing.T) {
 		b.t = t
 		b.open("/")
@@ -434,7 +463,7 @@ func TestDashboardInABrowser(t *testing.T) {
 		// Every operator action since the start was the dashboard's, on dash_alice's login.
 		others := dbtest.QueryStrings(t, e.admin, `SELECT actor || ' ' || action FROM jobq.audit_log
 			WHERE id > $1 AND actor <> 'dash_alice' AND action = ANY($2) ORDER BY id`, auditBefore,
-			[]string{"retry_job", "pause_queue", "resume_queue", "drain_worker", "resume_worker", "detach_worker",
+			[]string{"retry_job", "cancel_job", "delete_job", "pause_queue", "resume_queue", "drain_worker", "resume_worker", "detach_worker",
 				"demote_leader", "pause_schedule", "resume_schedule", "run_schedule_now", "set_setting"})
 		if len(others) != 0 {
 			t.Fatalf("operator actions since the start that name someone else: %v", others)
@@ -521,6 +550,16 @@ func TestDashboardInABrowser(t *testing.T) {
 			t.Fatal("the chart shows no succeeded job")
 		}
 		b.shot("overview")
+	})
+
+	t.Run("signing out ends the session: the dashboard is read-only again", func(t *testing.T) {
+		b.t = t
+		b.open("/")
+		b.click(`header form[action$="/signout"] button`)
+		b.waitText("#read-only", "read-only")
+		if n := b.count("#queues button"); n != 0 {
+			t.Fatalf("%d action buttons after signing out", n)
+		}
 	})
 
 	saveScreenshots(t, b.shots)
