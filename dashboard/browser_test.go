@@ -416,8 +416,15 @@ func TestDashboardInABrowser(t *testing.T) {
 
 	t.Run("schedules: next slots, pause, resume and run now", func(t *testing.T) {
 		b.t = t
+		// Two earlier slots, as jobq.maintain records them: one enqueued 3 s after its slot, one
+		// skipped because the runners came back 20 minutes late (past the backfill window).
+		mustExec(t, e.admin, `INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, created_at) VALUES
+			('nightly-report', date_trunc('hour', now()) - interval '2 days', 'enqueued', NULL, date_trunc('hour', now()) - interval '2 days' + interval '3 seconds'),
+			('nightly-report', date_trunc('hour', now()) - interval '1 day', 'skipped', 'late', date_trunc('hour', now()) - interval '1 day' + interval '20 minutes')`)
 		b.open("/schedules")
 		b.waitText("#schedule-nightly-report", "Asia/Tokyo")
+		b.waitText("#schedule-nightly-report .runs", "skipped (late)")
+		b.waitText("#schedule-nightly-report .runs", "20m 0s")
 		if n := b.count("#schedule-nightly-report time[datetime]"); n < 3 {
 			t.Fatalf("next slots shown: %d", n)
 		}
