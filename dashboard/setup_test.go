@@ -1,13 +1,11 @@
 package dashboard_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/jobqdev/jobq/dashboard"
 	"github.com/jobqdev/jobq/internal/dbtest"
 	"github.com/jobqdev/jobq/internal/localpg"
+	"github.com/jobqdev/jobq/internal/proctest"
 	"github.com/jobqdev/jobq/migrate"
 )
 
@@ -41,24 +40,7 @@ type env struct {
 	reader  *pgxpool.Pool // jobq_dashboard
 	dash    *dashboard.Dashboard
 	server  *httptest.Server
-	logs    *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs    *proctest.LineBuffer
 }
 
 // newEnv starts everything; opts may adjust the dashboard's options.
@@ -92,7 +74,7 @@ func newEnv(t *testing.T, adjust func(*dashboard.Options)) *env {
 		SELECT jobq.define_task('sync', scope => 'store', queue => 'stores');
 		SELECT jobq.schedule('nightly-report', '0 3 * * *', 'report', timezone => 'Asia/Tokyo');`)
 
-	e := &env{cluster: c, admin: admin, logs: &syncBuffer{}}
+	e := &env{cluster: c, admin: admin, logs: &proctest.LineBuffer{}}
 	e.worker = pool(t, c.URL("worker_runtime", "jobq"))
 	e.reader = pool(t, c.URL("jobq_dashboard", "jobq"))
 	e.dash, e.server = e.serve(t, adjust)
