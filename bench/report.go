@@ -358,21 +358,8 @@ func (r *report) lifecycleBest(cnt string) (float64, int, bool) {
 	return best, at, best > 0
 }
 
-// floorNote names the raw floor's figure of the same percentile, when it was measured.
-func (r *report) floorNote(key string) string {
-	if v, ok := r.get(key); ok {
-		return fmt.Sprintf(" (raw floor %.3f ms in this run)", v)
-	}
-	return ""
-}
-
 // walKey is the row key of a value of the wake-up benchmark: mode notify or wal, and its unit.
 func walKey(mode, unit string) string { return "wal/" + mode + "/" + unit }
-
-// targetCountKey is the job count the throughput targets are judged at.
-func (r *report) targetCountKey() string {
-	return "/" + fmt.Sprint(throughputCounts(r.env).target)
-}
 
 func (r *report) formatValue(x *row, v float64) string {
 	switch x.unit {
