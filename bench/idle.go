@@ -170,8 +170,15 @@ func scenarioIdle(ctx context.Context, env *environment, rep *report) error {
 				_, err = idle.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ")
 			}
 			if err == nil {
-				var id int64
-				err = idle.QueryRow(ctx, "SELECT id FROM jobq.job_history ORDER BY id LIMIT 1").Scan(&id)
+				// The snapshot is taken by this first read; the row is the oldest finished job
+				// (none yet only when BENCH_IDLE is a few seconds).
+				var rows pgx.Rows
+				if rows, err = idle.Query(ctx, "SELECT id FROM jobq.job_history ORDER BY id LIMIT 1"); err == nil {
+					for rows.Next() {
+					}
+					rows.Close()
+					err = rows.Err()
+				}
 			}
 			if err != nil {
 				runErr = fmt.Errorf("idle snapshot: %w", err)
