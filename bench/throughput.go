@@ -20,7 +20,7 @@ type jobCounts struct{ small, target, large int }
 
 func throughputCounts(env *environment) jobCounts {
 	if env.quick {
-		return jobCounts{small: 5_000, target: 20_000}
+		return jobCounts{small: 5_000, target: 20_000, large: 30_000}
 	}
 	return jobCounts{small: 50_000, target: 200_000, large: 500_000}
 }
@@ -28,7 +28,8 @@ func throughputCounts(env *environment) jobCounts {
 // tpCase is one measurement of the throughput scenario: a system, a configuration, a count.
 type tpCase struct {
 	key      string // row key prefix, e.g. tp/jobq-default
-	system   string // jobq, river, graphile, pgbench
+	system   string // jobq, river, graphile, pgbench (the raw floor), lifecycle (the lifecycle floor)
+	clients  int    // lifecycle: pgbench clients
 	label    string
 	count    int
 	procs    int // jobq: worker processes
@@ -41,6 +42,9 @@ type tpCase struct {
 
 // jobqDefaultConcurrency is jobq worker's default --concurrency, named in the report.
 const jobqDefaultConcurrency = 10
+
+// rssConcurrency is the --concurrency of the RSS target's worker.
+const rssConcurrency = 1000
 
 // throughputPlan lists the measurements of one run. Every run measures what a target is judged
 // on: jobq at its defaults and the peers at their best settings and the raw floor at the target
@@ -66,14 +70,23 @@ func throughputPlan(env *environment) []tpCase {
 				rssKey: rssKeyAt(n == c.target, "rss/graphile-best"), firstRun: firstRun})
 		}
 		if env.has("pgbench") {
-			plan = append(plan, tpCase{key: "tp/floor", system: "pgbench", label: fmt.Sprintf("raw floor: pgbench, %d rows per SKIP LOCKED claim + DELETE in one transaction, 2 clients", floorBatch), count: n, firstRun: firstRun})
+			plan = append(plan, tpCase{key: "tp/floor", system: "pgbench", label: fmt.Sprintf("raw floor (outer bound): pgbench, %d rows per SKIP LOCKED claim + DELETE in one transaction, 2 clients", floorBatch), count: n, firstRun: firstRun})
+			// The lifecycle floor at every client count, where the target is judged (the
+			// target count), and at the large count in the first run.
+			if n != c.small {
+				for _, cl := range lifecycleClients {
+					plan = append(plan, tpCase{key: fmt.Sprintf("tp/lifecycle-c%d", cl), system: "lifecycle", clients: cl,
+						label: fmt.Sprintf("lifecycle floor: pgbench on copies of jobq's tables, claim %d with lease + token, then DELETE + INSERT into history, %d client(s)", floorBatch, cl),
+						count: n, firstRun: firstRun})
+				}
+			}
 		}
 	}
 	each(c.small, true)
 	each(c.target, false)
 	plan = append(plan,
 		tpCase{key: "tp/jobq-2procs", system: "jobq", label: fmt.Sprintf("jobq worker, 2 processes (concurrency %d each)", jobqDefaultConcurrency), count: c.small, procs: 2, firstRun: true},
-		tpCase{key: "tp/jobq-c100", system: "jobq", label: "jobq worker, 1 process, --concurrency 100", count: c.small, procs: 1, conc: 100, rssKey: "rss/jobq-c100"},
+		tpCase{key: "tp/jobq-c1000", system: "jobq", label: fmt.Sprintf("jobq worker, 1 process, --concurrency %s", fmtNum(rssConcurrency)), count: c.small, procs: 1, conc: rssConcurrency, rssKey: "rss/jobq-c1000"},
 	)
 	if env.has("river") {
 		plan = append(plan, tpCase{key: "tp/river-default", system: "river", label: "River, defaults (100 workers, cooldown 100 ms, poll 1 s)", count: c.small, river: riverDefault, firstRun: true})
@@ -88,8 +101,8 @@ func throughputPlan(env *environment) []tpCase {
 // throughputEstimate adds up the plan at drain rates seen on a 2-core machine (jobq's at about
 // 12,000 jobs/s, the figure that moves most) plus the fills and set-up of each measurement.
 func throughputEstimate(env *environment) time.Duration {
-	rate := map[string]float64{"jobq": 12000, "river": 10000, "graphile": 15000, "pgbench": 15000}
-	fill := map[string]float64{"jobq": 20000, "river": 50000, "graphile": 40000, "pgbench": 200000} // rows/s
+	rate := map[string]float64{"jobq": 12000, "river": 10000, "graphile": 15000, "pgbench": 15000, "lifecycle": 30000}
+	fill := map[string]float64{"jobq": 20000, "river": 50000, "graphile": 40000, "pgbench": 200000, "lifecycle": 100000} // rows/s
 	var secs float64
 	for _, tc := range throughputPlan(env) {
 		r := rate[tc.system]
@@ -183,6 +196,9 @@ func runThroughputCase(ctx context.Context, env *environment, tc tpCase) (float6
 		return drainGraphile(ctx, env, tc.count, tc.profile)
 	case "pgbench":
 		rate, err := drainFloor(ctx, env, tc.count)
+		return rate, 0, err
+	case "lifecycle":
+		rate, err := drainLifecycleFloor(ctx, env, tc.count, tc.clients)
 		return rate, 0, err
 	}
 	return 0, 0, fmt.Errorf("unknown system %q", tc.system)

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The lifecycle floor: the statements jobq's lifecycle runs for a no-op job, in plain SQL
+// through pgbench, on copies of jobq.jobs and jobq.job_history made with LIKE … INCLUDING ALL
+// (same columns, defaults, constraints and indexes; no row-level security, triggers or
+// functions). Transaction 1 claims floorBatch due rows in the claim index's order with
+// UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n) RETURNING, setting state
+// running, attempt + 1, locked_by, a fresh lease token (gen_random_uuid()), claimed_at,
+// heartbeat_at, lease_expires_at and updated_at, as jobq.claim_job does; transaction 2 deletes
+// those rows by id and lease token and inserts them into the history copy as succeeded, as
+// jobq.complete_jobs does. It is what today's design costs without functions, checks, RLS or a
+// runner: jobq's drain is judged against it (≥ 85 %). The raw claim+delete floor stays the
+// outer bound.
+
+// lifecycleClients are the pgbench client counts of the lifecycle floor.
+var lifecycleClients = []int{1, 2, 4, 8}
+
+func lifecycleClientList() string {
+	var s []string
+	for _, c := range lifecycleClients {
+		s = append(s, strconv.Itoa(c))
+	}
+	return strings.Join(s, ", ")
+}
+
+// prepareLifecycleTables (re)creates bench.lf_jobs and bench.lf_history in database jobq as
+// copies of jobq's tables, and returns the INSERT … SELECT list that turns a deleted row of
+// bench.lf_jobs (alias done) into a history row, built from the catalog so that it follows the
+// schema: every history column takes the job's column of the same name, except state
+// ('succeeded'), finished_at (now()) and columns the job does not have (NULL).
+func prepareLifecycleTables(ctx context.Context, conn *pgx.Conn) (string, error) {
+	for _, q := range []string{
+		"CREATE SCHEMA IF NOT EXISTS bench",
+		"DROP TABLE IF EXISTS bench.lf_jobs, bench.lf_history",
+		"CREATE TABLE bench.lf_jobs (LIKE jobq.jobs INCLUDING ALL)",
+		"CREATE TABLE bench.lf_history (LIKE jobq.job_history INCLUDING ALL)",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return "", fmt.Errorf("lifecycle floor tables: %s: %w", q, err)
+		}
+	}
+	rows, err := conn.Query(ctx, `SELECT h.attname, j.attname IS NOT NULL
+		FROM pg_attribute h
+		LEFT JOIN pg_attribute j ON j.attrelid = 'bench.lf_jobs'::regclass AND j.attname = h.attname AND j.attnum > 0 AND NOT j.attisdropped
+		WHERE h.attrelid = 'bench.lf_history'::regclass AND h.attnum > 0 AND NOT h.attisdropped
+		ORDER BY h.attnum`)
+	if err != nil {
+		return "", fmt.Errorf("history columns: %w", err)
+	}
+	defer rows.Close()
+	var cols, vals []string
+	for rows.Next() {
+		var name string
+		var inJobs bool
+		if err := rows.Scan(&name, &inJobs); err != nil {
+			return "", fmt.Errorf("history columns: %w", err)
+		}
+		v := "NULL"
+		switch {
+		case name == "state":
+			v = "'succeeded'"
+		case name == "finished_at":
+			v = "now()"
+		case inJobs:
+			v = "done." + pgx.Identifier{name}.Sanitize()
+		}
+		cols = append(cols, pgx.Identifier{name}.Sanitize())
+		vals = append(vals, v)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("history columns: %w", err)
+	}
+	return "(" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(vals, ", "), nil
+}
+
+// lifecycleScript is the pgbench script: %[1]d the batch, %[2]s the history insert list. The
+// claimed ids and tokens come back to pgbench (\gset, as arrays) and go into the completion.
+const lifecycleScript = `BEGIN;
+WITH claimed AS (
+    UPDATE bench.lf_jobs j
+    SET state = 'running',
+        attempt = j.attempt + 1,
+        locked_by = 'floor-' || :client_id,
+        lease_token = gen_random_uuid(),
+        claimed_at = now(),
+        heartbeat_at = now(),
+        lease_expires_at = now() + interval '30 seconds',
+        deadline_at = now() + j.timeout,
+        updated_at = now()
+    WHERE j.id IN (
+        SELECT id FROM bench.lf_jobs
+        WHERE state IN ('queued', 'retry_pending') AND queue = 'default' AND run_at <= now()
+        ORDER BY priority, run_at, id
+        LIMIT %[1]d
+        FOR UPDATE SKIP LOCKED)
+    RETURNING j.*
+)
+SELECT coalesce(array_agg(id ORDER BY id), '{}')::text AS ids,
+       coalesce(array_agg(lease_token ORDER BY id), '{}')::text AS tokens
+FROM claimed \gset
+COMMIT;
+BEGIN;
+WITH done AS (
+    DELETE FROM bench.lf_jobs j
+    USING unnest(:ids::bigint[], :tokens::uuid[]) AS c(id, token)
+    WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+    RETURNING j.*
+)
+INSERT INTO bench.lf_history %[2]s FROM done;
+COMMIT;
+`
+
+// drainLifecycleFloor fills the copy of jobq.jobs with n due jobs and drains it with pgbench at
+// the given number of clients: n ÷ the wall time of pgbench.
+func drainLifecycleFloor(ctx context.Context, env *environment, n, clients int) (float64, error) {
+	if err := env.ensureJobq(ctx); err != nil {
+		return 0, err
+	}
+	conn, err := pgx.Connect(ctx, env.cl.url("postgres", "jobq"))
+	if err != nil {
+		return 0, fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	insert, err := prepareLifecycleTables(ctx, conn)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO bench.lf_jobs (task, payload, max_attempts) SELECT 'ping', '{}'::jsonb, 25 FROM generate_series(1, $1)`, n); err != nil {
+		return 0, fmt.Errorf("fill bench.lf_jobs: %w", err)
+	}
+	if err := settle(ctx, conn, "bench.lf_jobs"); err != nil {
+		return 0, err
+	}
+	script := filepath.Join(env.cacheDir, "lifecycle.sql")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(lifecycleScript, floorBatch, insert)), 0o644); err != nil {
+		return 0, fmt.Errorf("pgbench script: %w", err)
+	}
+	perClient := n/(floorBatch*clients) + 10 // a few spare transactions: the last claims take fewer rows
+	args := append(env.pgbenchConn(), "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(clients),
+		"-t", strconv.Itoa(perClient), "-f", script, "jobq")
+	began := time.Now()
+	if _, err := runTool(ctx, nil, filepath.Join(env.pgBinDir, "pgbench"), args...); err != nil {
+		return 0, err
+	}
+	secs := time.Since(began).Seconds()
+	var left, done int
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM bench.lf_jobs), (SELECT count(*) FROM bench.lf_history WHERE state = 'succeeded')").Scan(&left, &done); err != nil {
+		return 0, fmt.Errorf("lifecycle floor rows: %w", err)
+	}
+	if left != 0 || done != n {
+		return 0, fmt.Errorf("lifecycle floor left %d of %d rows and moved %d to history", left, n, done)
+	}
+	if _, err := conn.Exec(ctx, "DROP TABLE bench.lf_jobs, bench.lf_history"); err != nil {
+		return 0, fmt.Errorf("drop lifecycle floor tables: %w", err)
+	}
+	return float64(n) / secs, nil
+}
