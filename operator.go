@@ -204,6 +204,8 @@ type Attempt struct {
 	Reason    string     `json:"reason" db:"reason"` // error, timed_out, orphaned, not_retryable, exhausted
 	Error     *string    `json:"error" db:"error"`
 	ErrorCode *string    `json:"error_code" db:"error_code"`
+	Output    *string    `json:"output,omitempty" db:"output"`   // the tail of an exec task's output
+	LogRef    *string    `json:"log_ref,omitempty" db:"log_ref"` // where the attempt's logs are
 }
 
 const jobInfoColumns = `id, task, queue, state, store_id::text AS store_id, priority, attempt, max_attempts, job_key,
@@ -262,7 +264,7 @@ func (c *Client) GetJob(ctx context.Context, id int64) (JobInfo, error) {
 	if err != nil {
 		return JobInfo{}, wrap(err, "get job")
 	}
-	rows, err = c.db.Query(ctx, `SELECT attempt, worker, started_at, ended_at, reason, error, error_code
+	rows, err = c.db.Query(ctx, `SELECT attempt, worker, started_at, ended_at, reason, error, error_code, output, log_ref
 		FROM jobq.job_attempts WHERE job_id = $1 ORDER BY ended_at, attempt`, id)
 	if err != nil {
 		return JobInfo{}, wrap(err, "get job attempts")

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -208,6 +209,19 @@ func TestDashboardHTTP(t *testing.T) {
 			t.Fatalf("no estimate of the live jobs when a count stopped: %.2000s", body)
 		}
 		mustExec(t, e.admin, `DELETE FROM jobq.jobs WHERE queue = 'q-big'`)
+	})
+
+	t.Run("a job's page shows each attempt's output tail and log reference", func(t *testing.T) {
+		id := e.enqueue(t, "report", "reports", "", 3)
+		mustExec(t, e.admin, `INSERT INTO jobq.job_attempts (job_id, attempt, task, queue, worker, started_at, ended_at, reason, error, output, log_ref)
+			VALUES ($1::bigint, 1, 'report', 'reports', 'w-1', now() - interval '1 minute', now(), 'timed_out', 'killed after 30s',
+			        'rendering page 7 of 9 <slow>', 'loki://jobs?id=' || $1::bigint)`, id)
+		res, body := newClient(t, e.server.URL).do("GET", fmt.Sprintf("/jobs/%d", id), nil, nil)
+		body = html.UnescapeString(body)
+		if res.StatusCode != http.StatusOK || !strings.Contains(body, "rendering page 7 of 9 <slow>") ||
+			!strings.Contains(body, fmt.Sprintf("logs: loki://jobs?id=%d", id)) || !strings.Contains(body, "timed_out") {
+			t.Fatalf("job %d: %d %.3000s", id, res.StatusCode, body)
+		}
 	})
 
 	t.Run("the sign-in form itself needs its CSRF token", func(t *testing.T) {

@@ -59,10 +59,6 @@ type SendOperatorInvitationEmail struct {
 // Ping is the payload of the smoke task ping.
 type Ping struct{}
 
-
-
-
-
 // BusinessTimeZone is the zone whose calendar names the business day the daily schedulers
 // work on (the salon runs in Japan: UTC 18:00 is 03:00 JST).
 const BusinessTimeZone = "Asia/Tokyo"
