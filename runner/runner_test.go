@@ -344,6 +344,9 @@ func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
 		return pid
 	}
 	var old int
+	// Killed only once it has LISTENed and logged so: killed while still connecting, it would log
+	// "listening" once in all, and the wait below for a second line would time out.
+	waitFor(t, 5*time.Second, "first listen logged", func() bool { return len(b.logs.lines("listening")) >= 1 })
 	waitFor(t, 5*time.Second, "listener connected", func() bool { old = listenerPID(); return old != 0 })
 	var killed bool
 	require.NoError(t, b.admin.QueryRow(context.Background(), `SELECT pg_terminate_backend($1)`, old).Scan(&killed))

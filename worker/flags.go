@@ -31,7 +31,7 @@ type Flags struct {
 	WorkerID          string        // --worker-id, $WORKER_ID: "" = host-pid-random
 	LogLevel          string        // --log-level, $WORKER_LOG_LEVEL: default "info"
 	NoLeader          bool          // --no-leader, $WORKER_NO_LEADER: never run jobq.maintain
-	MaxUnwritten      int           // --max-unwritten-results, $WORKER_MAX_UNWRITTEN_RESULTS: 0 = 10 × concurrency, at least 100
+	MaxUnwritten      int           // --max-unwritten-results, $WORKER_MAX_UNWRITTEN_RESULTS: 0 = 10 × concurrency, at least 1000
 	Once              bool          // --once, $WORKER_ONCE: stop once no job is due and none runs (runner.Config.Once)
 	Wakeup            string        // --wakeup, $WORKER_WAKEUP: notify (the default) or wal; see runner.Config.Wakeup
 	// WakeupDatabaseURL is --wakeup-database-url, $WAKEUP_DATABASE_URL: the jobq_waker URL of the
@@ -127,7 +127,7 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs.String(&f.LogLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
 	fs.Bool(&f.Once, "once", "WORKER_ONCE", false, "drain what is due, then exit 0: stop once a claim finds no due job while none runs (for cron-driven deployments)")
 	fs.Int(&f.MaxUnwritten, "max-unwritten-results", "WORKER_MAX_UNWRITTEN_RESULTS", 0,
-		"results waiting to be written (database slow or away) beyond which the worker claims nothing; 0 = ten times --concurrency, at least 100")
+		"results waiting to be written (database slow or away) beyond which the worker claims nothing; 0 = ten times --concurrency, at least 1000")
 	fs.Bool(&f.NoLeader, "no-leader", "WORKER_NO_LEADER", false, "never take the leadership, so never run jobq.maintain (cron slots, lost workers, retention); it still sweeps expired leases")
 	fs.String(&f.Wakeup, "wakeup", "WORKER_WAKEUP", string(runner.WakeupNotify),
 		"how to learn of new jobs between polls: notify (LISTEN) or wal (logical replication as jobq_waker; needs the setting wakeup wal or both)")

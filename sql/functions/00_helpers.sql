@@ -86,7 +86,7 @@ AS $$
         WHEN 'task'              THEN 100         -- characters (the task name rule)
         WHEN 'queue'             THEN 200         -- characters; indexed (jobs_claim_idx)
         WHEN 'job_key'           THEN 500         -- characters; indexed (jobs_job_key_idx)
-        WHEN 'worker_id'         THEN 200         -- characters; indexed (workers_pkey, jobs_locked_by_idx)
+        WHEN 'worker_id'         THEN 200         -- characters; indexed (workers_pkey)
         WHEN 'node'              THEN 200         -- characters
         WHEN 'version'           THEN 200         -- characters
         WHEN 'error_code'        THEN 200         -- characters

@@ -71,6 +71,10 @@ BEGIN
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
         -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
         CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
+        -- The rows picked and locked are then found again through the primary key (id = ANY of
+        -- their array), not by a join: for a large claim (claim-ahead asks for up to 1000) the
+        -- planner made the join a hash join over a sequential scan of every job, dead rows
+        -- included (seen with auto_explain while one worker drained 20,000 jobs).
         RETURN QUERY
         WITH picked AS (
             SELECT j.id
@@ -93,8 +97,7 @@ BEGIN
             -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
             deadline_at      = jobq._ts_add(p_now, j.timeout),
             updated_at       = p_now
-        FROM picked
-        WHERE j.id = picked.id
+        WHERE j.id = ANY (ARRAY(SELECT picked.id FROM picked))
         RETURNING j.*;
         GET DIAGNOSTICS v_got = ROW_COUNT;
         v_left := v_left - v_got;

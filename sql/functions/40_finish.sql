@@ -136,12 +136,16 @@ BEGIN
     SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
 
     -- The outcome of each pair is read back from history: succeeded under this token now, or
-    -- earlier (a retry whose first reply was lost): completing is idempotent per lease.
+    -- earlier (a retry whose first reply was lost): completing is idempotent per lease. One
+    -- primary-key probe per pair: as a join, the plan cached while history was small hashed a
+    -- sequential scan of all of history, and kept doing so as it grew (306 scans reading
+    -- 37,928,488 rows while one worker drained 300,000 jobs after history was emptied).
     RETURN QUERY
     SELECT c.id,
-           CASE WHEN h.lease_token = c.token AND h.state = 'succeeded' THEN 'succeeded' ELSE 'lease_lost' END
+           CASE WHEN (SELECT h.lease_token = c.token AND h.state = 'succeeded'
+                      FROM jobq.job_history h WHERE h.id = c.id)
+                THEN 'succeeded' ELSE 'lease_lost' END
     FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
-    LEFT JOIN jobq.job_history h ON h.id = c.id
     ORDER BY c.ord;
 END
 $$;
