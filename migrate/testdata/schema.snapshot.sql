@@ -180,6 +180,38 @@ ALTER FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interva
 
 COMMENT ON FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) IS 'Private. Returns p_value when it is positive (zero too with p_zero_ok) and at most p_max (NULL passes); raises JOB.LEASE_INVALID (not positive) or JOB.OUT_OF_RANGE (above p_max) naming p_name otherwise.';
 
+CREATE FUNCTION jobq._check_lease(p_lease interval) RETURNS interval
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_lease IS NULL OR p_lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
+    END IF;
+    RETURN jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
+END
+$$;
+
+ALTER FUNCTION jobq._check_lease(p_lease interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_lease(p_lease interval) IS 'Private. Returns p_lease when it is positive and at most the lease limit (docs/limits.md); raises JOB.LEASE_INVALID (NULL, zero or negative) or JOB.OUT_OF_RANGE (above the limit) otherwise. Used by jobq._claim, jobq.heartbeat_jobs, jobq.confirm_continuation.';
+
+CREATE FUNCTION jobq._check_lease_batch(p_job_ids bigint[], p_lease_tokens uuid[]) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    RETURN jobq._check_length('job_ids', p_job_ids, jobq._limit('batch')::integer);
+END
+$$;
+
+ALTER FUNCTION jobq._check_lease_batch(p_job_ids bigint[], p_lease_tokens uuid[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_lease_batch(p_job_ids bigint[], p_lease_tokens uuid[]) IS 'Private. Returns the number of leases when job_ids and lease_tokens have the same length and it is at most the batch limit (NULL arrays pass, returning NULL); raises JOB.INVALID_ARGUMENT (lengths differ) or JOB.OUT_OF_RANGE (above the limit) otherwise. Used by jobq.heartbeat_jobs, jobq.complete_jobs, jobq.snooze_jobs, jobq.confirm_continuation.';
+
 CREATE FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -420,10 +452,7 @@ BEGIN
     IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
     END IF;
-    IF p_lease IS NULL OR p_lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
+    PERFORM jobq._check_lease(p_lease);
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
@@ -2315,10 +2344,7 @@ CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURN
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', complete_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
 
     -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
     -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
@@ -2362,14 +2388,8 @@ CREATE FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], leas
 DECLARE
     v_held jsonb;
 BEGIN
-    IF confirm_continuation.lease IS NULL OR confirm_continuation.lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(confirm_continuation.lease::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_interval('lease', confirm_continuation.lease, jobq._limit_interval('lease'));
-    IF cardinality(confirm_continuation.job_ids) IS DISTINCT FROM cardinality(confirm_continuation.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', confirm_continuation.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease(confirm_continuation.lease);
+    PERFORM jobq._check_lease_batch(confirm_continuation.job_ids, confirm_continuation.lease_tokens);
     PERFORM jobq._check_text('worker_id', confirm_continuation.worker_id, jobq._limit('worker_id')::integer);
 
     -- The leases still held, locked in id order (as heartbeat_jobs locks them), each with its
@@ -3101,14 +3121,8 @@ CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_toke
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_interval('lease', heartbeat_jobs.lease, jobq._limit_interval('lease'));
-    IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', heartbeat_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease(heartbeat_jobs.lease);
+    PERFORM jobq._check_lease_batch(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens);
     PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
 
     -- Each (id, token) pair finds its row through the primary key. Locks in id order
@@ -3825,10 +3839,7 @@ BEGIN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
     END IF;
     PERFORM jobq._check_interval('delay', snooze_jobs.delay, jobq._limit_interval('delay'), true);
-    IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', snooze_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease_batch(snooze_jobs.job_ids, snooze_jobs.lease_tokens);
 
     RETURN QUERY
     WITH back AS (
@@ -4314,6 +4325,10 @@ GRANT ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint,
 
 REVOKE ALL ON FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_lease(p_lease interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._check_lease_batch(p_job_ids bigint[], p_lease_tokens uuid[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) TO jobq_app_gate;

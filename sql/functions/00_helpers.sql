@@ -314,6 +314,44 @@ COMMENT ON FUNCTION jobq._check_length(text,anyarray,integer) IS
 REVOKE ALL ON FUNCTION jobq._check_length(text,anyarray,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_length(text,anyarray,integer) TO jobq_app_gate;
 
+-- Refuses a lease the engine does not grant: NULL, zero or negative, or above the limit. The one
+-- home of that check for claim_job, heartbeat_jobs and confirm_continuation.
+CREATE OR REPLACE FUNCTION jobq._check_lease(p_lease interval)
+RETURNS interval
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_lease IS NULL OR p_lease <= interval '0' THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
+    END IF;
+    RETURN jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
+END
+$$;
+COMMENT ON FUNCTION jobq._check_lease(interval) IS
+    'Private. Returns p_lease when it is positive and at most the lease limit (docs/limits.md); raises JOB.LEASE_INVALID (NULL, zero or negative) or JOB.OUT_OF_RANGE (above the limit) otherwise. Used by jobq._claim, jobq.heartbeat_jobs, jobq.confirm_continuation.';
+REVOKE ALL ON FUNCTION jobq._check_lease(interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Refuses a batch of leases whose job_ids and lease_tokens differ in length, or that holds more
+-- than the batch limit. The one home of that check for the batch functions on leases.
+CREATE OR REPLACE FUNCTION jobq._check_lease_batch(p_job_ids bigint[], p_lease_tokens uuid[])
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF cardinality(p_job_ids) IS DISTINCT FROM cardinality(p_lease_tokens) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
+    END IF;
+    RETURN jobq._check_length('job_ids', p_job_ids, jobq._limit('batch')::integer);
+END
+$$;
+COMMENT ON FUNCTION jobq._check_lease_batch(bigint[],uuid[]) IS
+    'Private. Returns the number of leases when job_ids and lease_tokens have the same length and it is at most the batch limit (NULL arrays pass, returning NULL); raises JOB.INVALID_ARGUMENT (lengths differ) or JOB.OUT_OF_RANGE (above the limit) otherwise. Used by jobq.heartbeat_jobs, jobq.complete_jobs, jobq.snooze_jobs, jobq.confirm_continuation.';
+REVOKE ALL ON FUNCTION jobq._check_lease_batch(bigint[],uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Refuses a payload whose stored size is above setting max_payload_bytes; a payload of up to 1 KiB
 -- passes without reading the setting. Passes NULL and returns its value.
 CREATE OR REPLACE FUNCTION jobq._check_payload(p_name text, p_value jsonb)

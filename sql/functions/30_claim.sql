@@ -57,10 +57,7 @@ BEGIN
     IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
     END IF;
-    IF p_lease IS NULL OR p_lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
+    PERFORM jobq._check_lease(p_lease);
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN

@@ -42,14 +42,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF heartbeat_jobs.lease IS NULL OR heartbeat_jobs.lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(heartbeat_jobs.lease::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_interval('lease', heartbeat_jobs.lease, jobq._limit_interval('lease'));
-    IF cardinality(heartbeat_jobs.job_ids) IS DISTINCT FROM cardinality(heartbeat_jobs.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', heartbeat_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease(heartbeat_jobs.lease);
+    PERFORM jobq._check_lease_batch(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens);
     PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
 
     -- Each (id, token) pair finds its row through the primary key. Locks in id order
@@ -114,10 +108,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF cardinality(complete_jobs.job_ids) IS DISTINCT FROM cardinality(complete_jobs.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', complete_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
 
     -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
     -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
@@ -362,10 +353,7 @@ BEGIN
         PERFORM jobq._raise('JOB.LEASE_INVALID', format('delay %s must be zero or positive', coalesce(snooze_jobs.delay::text, 'NULL')));
     END IF;
     PERFORM jobq._check_interval('delay', snooze_jobs.delay, jobq._limit_interval('delay'), true);
-    IF cardinality(snooze_jobs.job_ids) IS DISTINCT FROM cardinality(snooze_jobs.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', snooze_jobs.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease_batch(snooze_jobs.job_ids, snooze_jobs.lease_tokens);
 
     RETURN QUERY
     WITH back AS (

@@ -210,14 +210,8 @@ AS $$
 DECLARE
     v_held jsonb;
 BEGIN
-    IF confirm_continuation.lease IS NULL OR confirm_continuation.lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(confirm_continuation.lease::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_interval('lease', confirm_continuation.lease, jobq._limit_interval('lease'));
-    IF cardinality(confirm_continuation.job_ids) IS DISTINCT FROM cardinality(confirm_continuation.lease_tokens) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids and lease_tokens must have the same length');
-    END IF;
-    PERFORM jobq._check_length('job_ids', confirm_continuation.job_ids, jobq._limit('batch')::integer);
+    PERFORM jobq._check_lease(confirm_continuation.lease);
+    PERFORM jobq._check_lease_batch(confirm_continuation.job_ids, confirm_continuation.lease_tokens);
     PERFORM jobq._check_text('worker_id', confirm_continuation.worker_id, jobq._limit('worker_id')::integer);
 
     -- The leases still held, locked in id order (as heartbeat_jobs locks them), each with its
