@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -223,7 +224,7 @@ func parseJobFilter(v url.Values) jobFilter {
 			f.Problem = "a filter value is longer than 500 characters"
 		}
 	}
-	if f.State != "" && !contains(jobStates, f.State) {
+	if f.State != "" && !slices.Contains(jobStates, f.State) {
 		f.Problem = fmt.Sprintf("state %q is not one of %v", f.State, jobStates)
 	}
 	if f.Store != "" && !uuidPattern.MatchString(f.Store) {
@@ -620,13 +621,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

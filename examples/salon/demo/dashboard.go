@@ -45,12 +45,17 @@ func startDashboard(ctx context.Context, admin *pgx.Conn, readerURL string, with
 			return nil, err
 		}
 		d.Password = hex.EncodeToString(b)
-		_, err := admin.Exec(ctx, fmt.Sprintf(`DO $$ BEGIN
-			IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %[1]s) THEN
-				CREATE ROLE %[2]s LOGIN IN ROLE jobq_operator;
-			END IF;
-		END $$; ALTER ROLE %[2]s PASSWORD %[3]s`,
-			quoteLiteral(demoOperator), pgx.Identifier{demoOperator}.Sanitize(), quoteLiteral(d.Password)))
+		// The statements are built by the server with format(%I, %L), as every dynamic
+		// statement of jobq is.
+		var create, password string
+		err := admin.QueryRow(ctx, `SELECT format('DO $do$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %L) THEN CREATE ROLE %I LOGIN IN ROLE jobq_operator; END IF; END $do$', $1::text, $1::text),
+				format('ALTER ROLE %I PASSWORD %L', $1::text, $2::text)`, demoOperator, d.Password).Scan(&create, &password)
+		if err == nil {
+			_, err = admin.Exec(ctx, create)
+		}
+		if err == nil {
+			_, err = admin.Exec(ctx, password)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("dashboard operator: %w", err)
 		}
@@ -98,16 +103,4 @@ func (d *demoDashboard) stop() {
 	_ = d.srv.Shutdown(ctx)
 	d.dash.Close()
 	d.pool.Close()
-}
-
-func quoteLiteral(s string) string {
-	out := "'"
-	for _, r := range s {
-		if r == '\'' {
-			out += "''"
-		} else {
-			out += string(r)
-		}
-	}
-	return out + "'"
 }
