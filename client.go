@@ -1,10 +1,12 @@
 package jobq
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -282,13 +284,13 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 }
 
 // Claim claims up to max due jobs for workerID from queues (served in the order given), each
-// under a fresh lease of length lease.
+// under a fresh lease of length lease. The jobs come back in claim order: by the position of
+// their queue in queues, then priority, run_at and id.
 func (c *Client) Claim(ctx context.Context, workerID string, queues []string, max int, lease time.Duration) ([]Job, error) {
 	rows, err := c.db.Query(ctx, `
 		SELECT id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
 		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at
-		FROM jobq.claim_job($1, $2, $3, $4)
-		ORDER BY array_position($2::text[], queue), priority, run_at, id`,
+		FROM jobq.claim_job($1, $2, $3, $4)`,
 		workerID, queues, max, interval(lease))
 	if err != nil {
 		return nil, wrap(err, "claim")
@@ -299,7 +301,28 @@ func (c *Client) Claim(ctx context.Context, workerID string, queues []string, ma
 			&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt)
 		return j, err
 	})
-	return jobs, wrap(err, "claim")
+	if err != nil {
+		return nil, wrap(err, "claim")
+	}
+	// Sorted here rather than by an ORDER BY in the statement: the claim's rows are in the
+	// runner's memory anyway, and a sort in the database cost its CPU, the queue's bottleneck,
+	// on every claim (docs/benchmarks.md, "Where a drain's time goes").
+	sortClaimed(jobs, queues)
+	return jobs, nil
+}
+
+// sortClaimed puts claimed jobs in claim order: queue position in queues, priority, run_at, id.
+func sortClaimed(jobs []Job, queues []string) {
+	pos := make(map[string]int, len(queues))
+	for i, q := range queues {
+		if _, seen := pos[q]; !seen {
+			pos[q] = i
+		}
+	}
+	slices.SortFunc(jobs, func(a, b Job) int {
+		return cmp.Or(cmp.Compare(pos[a.Queue], pos[b.Queue]), cmp.Compare(a.Priority, b.Priority),
+			a.RunAt.Compare(b.RunAt), cmp.Compare(a.ID, b.ID))
+	})
 }
 
 func splitLeases(leases []Lease) ([]int64, []string) {
@@ -315,7 +338,7 @@ func splitLeases(leases []Lease) ([]int64, []string) {
 // returns the new expiry of each renewed job; a job missing from the map has lost its lease.
 func (c *Client) Heartbeat(ctx context.Context, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, error) {
 	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, lease_expires_at FROM jobq.heartbeat_jobs($1, $2, $3::uuid[], $4)`,
+	rows, err := c.db.Query(ctx, `SELECT job_id, lease_expires_at FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
 		workerID, ids, tokens, interval(lease))
 	if err != nil {
 		return nil, wrap(err, "heartbeat")
@@ -350,7 +373,7 @@ func collectOutcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) 
 // detached; stop the handler) or "lease_lost".
 func (c *Client) ConfirmContinuation(ctx context.Context, workerID string, leases []Lease, lease time.Duration) ([]Outcome, error) {
 	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.confirm_continuation($1, $2, $3::uuid[], $4)`,
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.confirm_continuation($1, $2, $3::text[]::uuid[], $4)`,
 		workerID, ids, tokens, interval(lease))
 	return collectOutcomes(rows, err, "confirm continuation")
 }
@@ -360,7 +383,7 @@ func (c *Client) ConfirmContinuation(ctx context.Context, workerID string, lease
 // "succeeded", or "lease_lost" when the lease was gone (nothing changed for that job).
 func (c *Client) Complete(ctx context.Context, leases []Lease) ([]Outcome, error) {
 	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::uuid[])`, ids, tokens)
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
 	return collectOutcomes(rows, err, "complete")
 }
 
@@ -376,7 +399,7 @@ func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error
 		codes[i], retryable[i], retryIn[i] = nullString(f.ErrorCode), !f.Fatal, interval(f.RetryIn)
 		reasons[i], outputs[i], logRefs[i] = nullString(f.Reason), nullString(f.Output), nullString(f.LogRef)
 	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::uuid[], $3, $4, $5, $6, $7, $8, $9)`,
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6, $7, $8, $9)`,
 		ids, tokens, msgs, codes, retryable, retryIn, reasons, outputs, logRefs)
 	return collectOutcomes(rows, err, "fail")
 }
@@ -395,7 +418,7 @@ func (c *Client) Snooze(ctx context.Context, lease Lease, delay time.Duration) (
 // lease, in order: "queued" (with RunAt) or "lease_lost".
 func (c *Client) SnoozeMany(ctx context.Context, leases []Lease, delay time.Duration) ([]Outcome, error) {
 	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.snooze_jobs($1, $2::uuid[], $3)`,
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.snooze_jobs($1, $2::text[]::uuid[], $3)`,
 		ids, tokens, pgtype.Interval{Microseconds: delay.Microseconds(), Valid: true})
 	return collectOutcomes(rows, err, "snooze")
 }
@@ -455,7 +478,7 @@ func (c *Client) HandBackUnheld(ctx context.Context, workerID string, tokens []s
 	if tokens == nil {
 		tokens = []string{}
 	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, task, queue FROM jobq.hand_back_unheld($1, $2::uuid[])`, workerID, tokens)
+	rows, err := c.db.Query(ctx, `SELECT job_id, task, queue FROM jobq.hand_back_unheld($1, $2::text[]::uuid[])`, workerID, tokens)
 	if err != nil {
 		return nil, wrap(err, "hand_back_unheld")
 	}

@@ -774,10 +774,10 @@ func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
 	rj := &runningJob{job: job, handler: r.handlers[job.Task], ctx: ctx, cancel: cancel, lease: lease, claimed: time.Now()}
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
 	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
-	attrs := append(jobAttrs(job), "queue", job.Queue)
-	// Pickup lag from the database's clock: claimed_at - run_at.
-	attrs = append(attrs, "lagMs", ms(job.ClaimedAt.Sub(job.RunAt)))
-	r.log.Info("job claimed", attrs...)
+	if r.log.Enabled(ctx, slog.LevelInfo) {
+		// Pickup lag from the database's clock: claimed_at - run_at.
+		r.log.Info("job claimed", append(jobAttrs(job), "queue", job.Queue, "lagMs", ms(job.ClaimedAt.Sub(job.RunAt)))...)
+	}
 	r.mu.Lock()
 	r.held[job.LeaseToken] = rj
 	if r.active >= r.cfg.Concurrency {

@@ -432,27 +432,39 @@ COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running). Writt
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
     AS $$
 DECLARE
     v_queue text;
     v_left integer := p_max_jobs;
     v_got integer;
 BEGIN
-    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    -- The usual call, every argument within its limits, is told apart by one expression (no
+    -- queue can be too long when all of them together are not); only another call runs the
+    -- checks, which raise the catalogued error of the first argument out of its limits.
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' OR char_length(p_worker_id) > jobq._limit('worker_id')
+       OR p_queues IS NULL OR cardinality(p_queues) = 0 OR cardinality(p_queues) > jobq._limit('queues')
+       OR array_position(p_queues, NULL) IS NOT NULL
+       OR char_length(array_to_string(p_queues, '')) > jobq._limit('queue')
+       OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000
+       OR p_lease IS NULL OR p_lease <= interval '0' OR p_lease > jobq._limit_interval('lease') THEN
+        IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+        END IF;
+        PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+        IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
+        END IF;
+        PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
+        PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+        FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
+        WHERE char_length(q.name) > jobq._limit('queue');
+        IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
+        END IF;
+        PERFORM jobq._check_lease(p_lease);
     END IF;
-    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
-    IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
-    END IF;
-    PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
-    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
-    FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
-    WHERE char_length(q.name) > jobq._limit('queue');
-    IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_lease(p_lease);
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
@@ -463,10 +475,10 @@ BEGIN
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
         -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
         CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
-        -- The rows picked and locked are then found again through the primary key (id = ANY of
-        -- their array), not by a join: for a large claim (claim-ahead asks for up to 1000) the
-        -- planner made the join a hash join over a sequential scan of every job, dead rows
-        -- included (seen with auto_explain while one worker drained 20,000 jobs).
+        -- The rows picked and locked are found again by a join on the primary key, a nested loop
+        -- (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that form
+        -- took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one client),
+        -- the largest part of the pickup latency (docs/benchmarks.md).
         RETURN QUERY
         WITH picked AS (
             SELECT j.id
@@ -489,7 +501,8 @@ BEGIN
             -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
             deadline_at      = jobq._ts_add(p_now, j.timeout),
             updated_at       = p_now
-        WHERE j.id = ANY (ARRAY(SELECT picked.id FROM picked))
+        FROM picked
+        WHERE j.id = picked.id
         RETURNING j.*;
         GET DIAGNOSTICS v_got = ROW_COUNT;
         v_left := v_left - v_got;
@@ -2343,37 +2356,51 @@ CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURN
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    v_moved bigint[];   -- the input positions of the pairs moved to history now
+    v_now boolean[];    -- v_now[i]: pair i was moved now
+    v_pos bigint;
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
 
     -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
     -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
-    -- jobs cannot deadlock.
+    -- jobs cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        USING (SELECT c.id, c.token
-               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token)
+        USING (SELECT c.id, c.token, c.pos
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
                ORDER BY c.id) AS c
         WHERE j.id = c.id
           AND j.lease_token = c.token
           AND j.state = 'running'
-        RETURNING j AS job
+        RETURNING j AS job, c.pos
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h
     )
-    INSERT INTO jobq.job_history
-    SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
+    SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
-    -- The outcome of each pair is read back from history: succeeded under this token now, or
-    -- earlier (a retry whose first reply was lost): completing is idempotent per lease. One
-    -- primary-key probe per pair: as a join, the plan cached while history was small hashed a
-    -- sequential scan of all of history, and kept doing so as it grew (306 scans reading
-    -- 37,928,488 rows while one worker drained 300,000 jobs after history was emptied).
+    -- A pair moved now succeeded: marked by position, in one pass, not by a join (the planner,
+    -- guessing 10 rows for each side, joined them by a nested loop whose cost grew with the
+    -- square of the batch). Any other pair is read back from history with one primary-key probe:
+    -- succeeded under this token earlier (a retry whose first reply was lost, or the same pair
+    -- twice in one call: completing is idempotent per lease), or lost. Not a join to history
+    -- either: the plan cached while history was small hashed a sequential scan of all of it, and
+    -- kept doing so as it grew (306 scans reading 37,928,488 rows while one worker drained
+    -- 300,000 jobs after history was emptied).
+    v_now := array_fill(false, ARRAY[coalesce(cardinality(complete_jobs.job_ids), 0)]);
+    FOREACH v_pos IN ARRAY v_moved LOOP
+        v_now[v_pos] := true;
+    END LOOP;
     RETURN QUERY
     SELECT c.id,
-           CASE WHEN (SELECT h.lease_token = c.token AND h.state = 'succeeded'
+           CASE WHEN v_now[c.pos::integer]
+                  OR (SELECT h.lease_token = c.token AND h.state = 'succeeded'
                       FROM jobq.job_history h WHERE h.id = c.id)
                 THEN 'succeeded' ELSE 'lease_lost' END
-    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
-    ORDER BY c.ord;
+    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
+    ORDER BY c.pos;
 END
 $$;
 

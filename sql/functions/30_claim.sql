@@ -37,27 +37,42 @@ RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
+-- The rows picked and locked are updated through a nested loop over the primary key, whatever
+-- the planner guesses: for a large claim it chose a hash join over a sequential scan of every
+-- job (seen with auto_explain while one worker drained 20,000 jobs).
+SET enable_hashjoin = off
+SET enable_mergejoin = off
 AS $$
 DECLARE
     v_queue text;
     v_left integer := p_max_jobs;
     v_got integer;
 BEGIN
-    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    -- The usual call, every argument within its limits, is told apart by one expression (no
+    -- queue can be too long when all of them together are not); only another call runs the
+    -- checks, which raise the catalogued error of the first argument out of its limits.
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' OR char_length(p_worker_id) > jobq._limit('worker_id')
+       OR p_queues IS NULL OR cardinality(p_queues) = 0 OR cardinality(p_queues) > jobq._limit('queues')
+       OR array_position(p_queues, NULL) IS NOT NULL
+       OR char_length(array_to_string(p_queues, '')) > jobq._limit('queue')
+       OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000
+       OR p_lease IS NULL OR p_lease <= interval '0' OR p_lease > jobq._limit_interval('lease') THEN
+        IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+        END IF;
+        PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+        IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
+        END IF;
+        PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
+        PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+        FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
+        WHERE char_length(q.name) > jobq._limit('queue');
+        IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
+        END IF;
+        PERFORM jobq._check_lease(p_lease);
     END IF;
-    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
-    IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
-    END IF;
-    PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
-    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
-    FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
-    WHERE char_length(q.name) > jobq._limit('queue');
-    IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
-    END IF;
-    PERFORM jobq._check_lease(p_lease);
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
@@ -68,10 +83,10 @@ BEGIN
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
         -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
         CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
-        -- The rows picked and locked are then found again through the primary key (id = ANY of
-        -- their array), not by a join: for a large claim (claim-ahead asks for up to 1000) the
-        -- planner made the join a hash join over a sequential scan of every job, dead rows
-        -- included (seen with auto_explain while one worker drained 20,000 jobs).
+        -- The rows picked and locked are found again by a join on the primary key, a nested loop
+        -- (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that form
+        -- took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one client),
+        -- the largest part of the pickup latency (docs/benchmarks.md).
         RETURN QUERY
         WITH picked AS (
             SELECT j.id
@@ -94,7 +109,8 @@ BEGIN
             -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
             deadline_at      = jobq._ts_add(p_now, j.timeout),
             updated_at       = p_now
-        WHERE j.id = ANY (ARRAY(SELECT picked.id FROM picked))
+        FROM picked
+        WHERE j.id = picked.id
         RETURNING j.*;
         GET DIAGNOSTICS v_got = ROW_COUNT;
         v_left := v_left - v_got;

@@ -107,37 +107,51 @@ VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_moved bigint[];   -- the input positions of the pairs moved to history now
+    v_now boolean[];    -- v_now[i]: pair i was moved now
+    v_pos bigint;
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
 
     -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
     -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
-    -- jobs cannot deadlock.
+    -- jobs cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        USING (SELECT c.id, c.token
-               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) AS c(id, token)
+        USING (SELECT c.id, c.token, c.pos
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
                ORDER BY c.id) AS c
         WHERE j.id = c.id
           AND j.lease_token = c.token
           AND j.state = 'running'
-        RETURNING j AS job
+        RETURNING j AS job, c.pos
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h
     )
-    INSERT INTO jobq.job_history
-    SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h;
+    SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
-    -- The outcome of each pair is read back from history: succeeded under this token now, or
-    -- earlier (a retry whose first reply was lost): completing is idempotent per lease. One
-    -- primary-key probe per pair: as a join, the plan cached while history was small hashed a
-    -- sequential scan of all of history, and kept doing so as it grew (306 scans reading
-    -- 37,928,488 rows while one worker drained 300,000 jobs after history was emptied).
+    -- A pair moved now succeeded: marked by position, in one pass, not by a join (the planner,
+    -- guessing 10 rows for each side, joined them by a nested loop whose cost grew with the
+    -- square of the batch). Any other pair is read back from history with one primary-key probe:
+    -- succeeded under this token earlier (a retry whose first reply was lost, or the same pair
+    -- twice in one call: completing is idempotent per lease), or lost. Not a join to history
+    -- either: the plan cached while history was small hashed a sequential scan of all of it, and
+    -- kept doing so as it grew (306 scans reading 37,928,488 rows while one worker drained
+    -- 300,000 jobs after history was emptied).
+    v_now := array_fill(false, ARRAY[coalesce(cardinality(complete_jobs.job_ids), 0)]);
+    FOREACH v_pos IN ARRAY v_moved LOOP
+        v_now[v_pos] := true;
+    END LOOP;
     RETURN QUERY
     SELECT c.id,
-           CASE WHEN (SELECT h.lease_token = c.token AND h.state = 'succeeded'
+           CASE WHEN v_now[c.pos::integer]
+                  OR (SELECT h.lease_token = c.token AND h.state = 'succeeded'
                       FROM jobq.job_history h WHERE h.id = c.id)
                 THEN 'succeeded' ELSE 'lease_lost' END
-    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, ord)
-    ORDER BY c.ord;
+    FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
+    ORDER BY c.pos;
 END
 $$;
 COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) IS
