@@ -12,7 +12,9 @@ import (
 
 // Quiet-machine gating: before each scenario the harness records the load average and CPU
 // steal, and waits (up to BENCH_CALM, 2 minutes by default) until the 1-minute load average is
-// below the number of cores. A scenario that starts on a machine that did not calm down is run
+// below the number of cores and the CPU was busy less than quietBusyPct of the last second (the
+// load average decays over a minute, so right after a heavy scenario it can be below the core
+// count while the database still works off that scenario's writes). A scenario that starts on a machine that did not calm down is run
 // anyway and its figures are marked "noisy" in the report: they are not results.
 
 // loadCheck is what the gate saw for one scenario.
@@ -21,15 +23,20 @@ type loadCheck struct {
 	loadBefore float64       // 1-minute load average when the scenario started
 	load5      float64       // 5-minute load average then
 	stealPct   float64       // CPU steal during the last second of the wait, % of all CPU time
+	busyPct    float64       // CPU busy (neither idle nor iowait) during that second, % of all CPU time
 	waited     time.Duration // how long the gate waited for the load to fall
-	noisy      bool          // the load stayed at or above the core count
+	noisy      bool          // the load or the CPU did not calm down within the wait
 	loadAfter  float64       // 1-minute load average when the scenario ended
 	stealRun   float64       // CPU steal over the scenario, % of all CPU time
 	cpuAtStart cpuTimes
 }
 
 // cpuTimes are the summed jiffies of the "cpu" line of /proc/stat.
-type cpuTimes struct{ total, steal uint64 }
+type cpuTimes struct{ total, steal, idle uint64 }
+
+// quietBusyPct is the share of all CPU time, in %, that may be busy in the second before a
+// scenario for the machine to count as quiet.
+const quietBusyPct = 25
 
 func readCPUTimes() (cpuTimes, error) {
 	b, err := os.ReadFile("/proc/stat")
@@ -50,7 +57,10 @@ func readCPUTimes() (cpuTimes, error) {
 			return cpuTimes{}, fmt.Errorf("/proc/stat: %q: %w", line, err)
 		}
 		t.total += v
-		if i == 8 {
+		switch i {
+		case 4, 5: // idle, iowait
+			t.idle += v
+		case 8:
 			t.steal = v
 		}
 	}
@@ -63,6 +73,15 @@ func stealBetween(a, b cpuTimes) float64 {
 		return 0
 	}
 	return 100 * float64(b.steal-a.steal) / float64(b.total-a.total)
+}
+
+// busyBetween is the busy share (neither idle nor iowait) of the CPU time between two readings,
+// in %.
+func busyBetween(a, b cpuTimes) float64 {
+	if b.total <= a.total {
+		return 0
+	}
+	return 100 * float64((b.total-a.total)-(b.idle-a.idle)) / float64(b.total-a.total)
 }
 
 // readLoad returns the 1- and 5-minute load averages of /proc/loadavg.
@@ -109,24 +128,25 @@ func awaitQuiet(ctx context.Context, env *environment, scenario string) (*loadCh
 			return nil, err
 		}
 		lc.loadBefore, lc.load5, lc.stealPct, lc.cpuAtStart = l1, l5, stealBetween(before, after), after
+		lc.busyPct = busyBetween(before, after)
 		lc.waited = time.Since(began).Truncate(time.Second)
-		if l1 < cores {
+		if l1 < cores && lc.busyPct < quietBusyPct {
 			break
 		}
 		if lc.waited >= env.calmWait {
 			lc.noisy = true
-			env.progress("load average %.2f is still at or above %d cores after %s: running %s anyway, its figures marked noisy",
-				l1, int(cores), lc.waited, scenario)
+			env.progress("load average %.2f (%d cores), CPU %.0f %% busy, after %s: running %s anyway, its figures marked noisy",
+				l1, int(cores), lc.busyPct, lc.waited, scenario)
 			break
 		}
 		if time.Since(lastPrint) >= 10*time.Second {
-			env.progress("waiting for a quiet machine before %s: load average %.2f (1 min) / %.2f (5 min), %d cores, steal %.1f %%, waited %s of at most %s",
-				scenario, l1, l5, int(cores), lc.stealPct, lc.waited, env.calmWait)
+			env.progress("waiting for a quiet machine before %s: load average %.2f (1 min) / %.2f (5 min), %d cores, CPU %.0f %% busy, steal %.1f %%, waited %s of at most %s",
+				scenario, l1, l5, int(cores), lc.busyPct, lc.stealPct, lc.waited, env.calmWait)
 			lastPrint = time.Now()
 		}
 	}
-	env.progress("machine before %s: load average %.2f (1 min) / %.2f (5 min), steal %.1f %%, waited %s%s",
-		scenario, lc.loadBefore, lc.load5, lc.stealPct, lc.waited, map[bool]string{true: ", NOISY", false: ""}[lc.noisy])
+	env.progress("machine before %s: load average %.2f (1 min) / %.2f (5 min), CPU %.0f %% busy, steal %.1f %%, waited %s%s",
+		scenario, lc.loadBefore, lc.load5, lc.busyPct, lc.stealPct, lc.waited, map[bool]string{true: ", NOISY", false: ""}[lc.noisy])
 	return lc, nil
 }
 
@@ -143,18 +163,19 @@ func (lc *loadCheck) finishLoad() {
 // loadSection is the report's table of the machine's load per scenario.
 func (r *report) loadSection() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Before each scenario the harness waits (at most %s, BENCH_CALM) until the 1-minute load average is below the %d cores; "+
+	fmt.Fprintf(&b, "Before each scenario the harness waits (at most %s, BENCH_CALM) until the 1-minute load average is below the %d cores "+
+		"and the CPU was busy less than %d %% of the last second; "+
 		"a scenario that started on a busier machine is marked noisy and its figures are not results. "+
 		"Steal is the share of CPU time the hypervisor gave to others (/proc/stat): in the second before the scenario, and over the scenario. "+
-		"The load at the end includes the scenario's own work.\n\n", r.env.calmWait, runtime.NumCPU())
-	b.WriteString("| Scenario | Load 1 min before | Load 5 min before | Steal before % | Waited | Load 1 min at end | Steal during % | Verdict |\n|---|---:|---:|---:|---|---:|---:|---|\n")
+		"The load at the end includes the scenario's own work.\n\n", r.env.calmWait, runtime.NumCPU(), quietBusyPct)
+	b.WriteString("| Scenario | Load 1 min before | Load 5 min before | CPU busy before % | Steal before % | Waited | Load 1 min at end | Steal during % | Verdict |\n|---|---:|---:|---:|---:|---|---:|---:|---|\n")
 	for _, lc := range r.loads {
 		verdict := "quiet"
 		if lc.noisy {
 			verdict = "**noisy**"
 		}
-		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.1f | %s | %.2f | %.1f | %s |\n",
-			lc.scenario, lc.loadBefore, lc.load5, lc.stealPct, lc.waited, lc.loadAfter, lc.stealRun, verdict)
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.0f | %.1f | %s | %.2f | %.1f | %s |\n",
+			lc.scenario, lc.loadBefore, lc.load5, lc.busyPct, lc.stealPct, lc.waited, lc.loadAfter, lc.stealRun, verdict)
 	}
 	return b.String()
 }
