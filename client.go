@@ -221,7 +221,7 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 			task => $1, payload => $2::jsonb,
 			run_at => coalesce($3::timestamptz, now() + coalesce($4::interval, interval '0')),
 			job_key => $5, job_key_mode => $6, max_attempts => $7, priority => $8, queue => $9,
-			store_id => $10::uuid, timeout => $11, backoff_base => $12, backoff_max => $13)`,
+			store_id => $10::text::uuid, timeout => $11, backoff_base => $12, backoff_max => $13)`,
 		task, body, nullTime(opts.RunAt), interval(opts.Delay), nullString(opts.JobKey), mode,
 		nullInt(opts.MaxAttempts), priority, nullString(opts.Queue), nullString(opts.StoreID),
 		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax),
@@ -408,7 +408,7 @@ func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error
 // returns its new run_at. It fails with ErrLeaseLost when the lease is gone.
 func (c *Client) Snooze(ctx context.Context, lease Lease, delay time.Duration) (time.Time, error) {
 	var runAt time.Time
-	err := c.db.QueryRow(ctx, `SELECT jobq.snooze($1, $2::uuid, $3)`, lease.JobID, lease.Token,
+	err := c.db.QueryRow(ctx, `SELECT jobq.snooze($1, $2::text::uuid, $3)`, lease.JobID, lease.Token,
 		pgtype.Interval{Microseconds: delay.Microseconds(), Valid: true}).Scan(&runAt)
 	return runAt, wrap(err, "snooze")
 }

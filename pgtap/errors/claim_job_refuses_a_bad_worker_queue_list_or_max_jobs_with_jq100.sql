@@ -1,5 +1,5 @@
 BEGIN;
-SELECT plan(9);
+SELECT plan(10);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
@@ -22,5 +22,8 @@ SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], NULL) $$,
     'JQ100', 'JOB.INVALID_ARGUMENT: max_jobs NULL is outside 1..10000', 'claim_job refuses a NULL max_jobs');
 SELECT is((SELECT state FROM jobq.jobs WHERE queue = 'q'), 'queued', 'the refused claims took nothing');
 
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', '{{q,r},{s,t}}'::text[]) $$,
+    'JQ100', 'JOB.INVALID_ARGUMENT: queues must be a one-dimensional array, not 2-dimensional',
+    'claim_job refuses a queue list of more than one dimension');
 SELECT * FROM finish();
 ROLLBACK;

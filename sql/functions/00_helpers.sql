@@ -315,7 +315,8 @@ REVOKE ALL ON FUNCTION jobq._check_length(text,anyarray,integer) FROM PUBLIC, jo
 GRANT EXECUTE ON FUNCTION jobq._check_length(text,anyarray,integer) TO jobq_app_gate;
 
 -- Refuses a lease the engine does not grant: NULL, zero or negative, or above the limit. The one
--- home of that check for claim_job, heartbeat_jobs and confirm_continuation.
+-- home of that check for claim_job, heartbeat_jobs and confirm_continuation; the bounds are
+-- jobq._check_interval's, which passes NULL, so NULL is refused here.
 CREATE OR REPLACE FUNCTION jobq._check_lease(p_lease interval)
 RETURNS interval
 LANGUAGE plpgsql
@@ -323,8 +324,8 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_lease IS NULL OR p_lease <= interval '0' THEN
-        PERFORM jobq._raise('JOB.LEASE_INVALID', format('lease %s is not positive', coalesce(p_lease::text, 'NULL')));
+    IF p_lease IS NULL THEN
+        PERFORM jobq._raise('JOB.LEASE_INVALID', 'lease NULL is not positive');
     END IF;
     RETURN jobq._check_interval('lease', p_lease, jobq._limit_interval('lease'));
 END

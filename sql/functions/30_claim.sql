@@ -52,15 +52,18 @@ BEGIN
     -- queue can be too long when all of them together are not); only another call runs the
     -- checks, which raise the catalogued error of the first argument out of its limits.
     IF p_worker_id IS NULL OR btrim(p_worker_id) = '' OR char_length(p_worker_id) > jobq._limit('worker_id')
-       OR p_queues IS NULL OR cardinality(p_queues) = 0 OR cardinality(p_queues) > jobq._limit('queues')
+       OR p_queues IS NULL OR array_ndims(p_queues) IS DISTINCT FROM 1 OR cardinality(p_queues) > jobq._limit('queues')
        OR array_position(p_queues, NULL) IS NOT NULL
        OR char_length(array_to_string(p_queues, '')) > jobq._limit('queue')
-       OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000
+       OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch')
        OR p_lease IS NULL OR p_lease <= interval '0' OR p_lease > jobq._limit_interval('lease') THEN
         IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
         END IF;
         PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+        IF array_ndims(p_queues) > 1 THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('queues must be a one-dimensional array, not %s-dimensional', array_ndims(p_queues)));
+        END IF;
         IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
         END IF;
@@ -68,8 +71,8 @@ BEGIN
         PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
         FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
         WHERE char_length(q.name) > jobq._limit('queue');
-        IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > 10000 THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..10000', coalesce(p_max_jobs::text, 'NULL')));
+        IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch') THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..%s', coalesce(p_max_jobs::text, 'NULL'), jobq._limit('batch')));
         END IF;
         PERFORM jobq._check_lease(p_lease);
     END IF;
