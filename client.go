@@ -287,11 +287,48 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 // under a fresh lease of length lease. The jobs come back in claim order: by the position of
 // their queue in queues, then priority, run_at and id.
 func (c *Client) Claim(ctx context.Context, workerID string, queues []string, max int, lease time.Duration) ([]Job, error) {
-	rows, err := c.db.Query(ctx, `
-		SELECT id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
-		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at
-		FROM jobq.claim_job($1, $2, $3, $4)`,
-		workerID, queues, max, interval(lease))
+	return c.ClaimAfter(ctx, workerID, queues, max, lease, nil)
+}
+
+// ClaimPosition is a place in a queue's claim order: the priority, run_at and id of a job.
+type ClaimPosition struct {
+	Priority int16
+	RunAt    time.Time
+	ID       int64
+}
+
+// PositionOf returns j's place in its queue's claim order.
+func PositionOf(j *Job) ClaimPosition {
+	return ClaimPosition{Priority: j.Priority, RunAt: j.RunAt, ID: j.ID}
+}
+
+// Before reports whether p comes before q in claim order.
+func (p ClaimPosition) Before(q ClaimPosition) bool {
+	return cmp.Or(cmp.Compare(p.Priority, q.Priority), p.RunAt.Compare(q.RunAt), cmp.Compare(p.ID, q.ID)) < 0
+}
+
+// ClaimAfter claims like Claim, but in each queue that after gives a position for, only the
+// jobs of a higher priority than the position's and those after it in claim order; queues
+// without one are claimed from their head. A claim that starts where the caller's last one
+// ended does not read again the index entries of the jobs claimed before (they stay until a
+// vacuum), so it stays fast while the queue's backlog drains or a snapshot is held open. It
+// leaves behind the waiting jobs at or before the position (committed late by a long
+// transaction, enqueued with a past run_at, a cron catch-up slot): only a claim from the head
+// takes them, so a caller of ClaimAfter must also claim without positions, regularly (the runner
+// does at least once per Config.RescanInterval). A nil or empty after is Claim.
+func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]Job, error) {
+	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
+		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at`
+	var rows pgx.Rows
+	var err error
+	if len(after) == 0 {
+		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4)`,
+			workerID, queues, max, interval(lease))
+	} else {
+		priority, runAt, id := positionArrays(queues, after)
+		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[])`,
+			workerID, queues, max, interval(lease), priority, runAt, id)
+	}
 	if err != nil {
 		return nil, wrap(err, "claim")
 	}
@@ -309,6 +346,21 @@ func (c *Client) Claim(ctx context.Context, workerID string, queues []string, ma
 	// on every claim (docs/benchmarks.md, "Where a drain's time goes").
 	sortClaimed(jobs, queues)
 	return jobs, nil
+}
+
+// positionArrays lays after out as claim_job's three arrays, one element per queue (NULL where
+// after has no position for it).
+func positionArrays(queues []string, after map[string]ClaimPosition) ([]*int32, []*time.Time, []*int64) {
+	priority := make([]*int32, len(queues))
+	runAt := make([]*time.Time, len(queues))
+	id := make([]*int64, len(queues))
+	for i, q := range queues {
+		if p, ok := after[q]; ok {
+			pr := int32(p.Priority)
+			priority[i], runAt[i], id[i] = &pr, &p.RunAt, &p.ID
+		}
+	}
+	return priority, runAt, id
 }
 
 // sortClaimed puts claimed jobs in claim order: queue position in queues, priority, run_at, id.

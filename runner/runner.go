@@ -74,6 +74,19 @@ type Config struct {
 	// Default: 100 ms; a negative value claims only for free slots.
 	ClaimAhead time.Duration
 
+	// RescanInterval is the longest time between two claims that start from the head of each
+	// queue. The claims in between start where this runner's claims got to in each queue (they
+	// still take jobs of a higher priority first), so that they do not read again the index
+	// entries of every job claimed since the last vacuum: a claim that walked them slowed a large
+	// drain down, and with a snapshot held open (a forgotten transaction) it grew slower with
+	// every job claimed (docs/benchmarks.md). What a claim from the head takes that the others
+	// passed over: a job that sorts before the position, committed late by a long transaction
+	// (its run_at is the transaction's start), enqueued with a past run_at, a cron catch-up slot,
+	// or one another claimer skipped while it was locked. Such a job waits at most this long
+	// (plus the poll interval when nothing else wakes the runner). Default: 1 second; a negative
+	// value starts every claim from the head.
+	RescanInterval time.Duration
+
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
 	// without a heartbeat is rescued (run again) within one maintain_interval of its expiry by
 	// any live runner: the leader's jobq.maintain, every other runner's jobq.rescue_expired.
@@ -228,7 +241,8 @@ type Runner struct {
 	ahead  []*runningJob          // claimed ahead of a free slot, oldest first
 	closed bool                   // no job starts any more: the claim loop ended
 
-	claimFailed bool // the last claim failed: hand back unheld jobs first (claim loop only)
+	claimFailed bool            // the last claim failed: hand back unheld jobs first (claim loop only)
+	positions   *claimPositions // where the next claim starts in each queue (claim loop only)
 
 	aheadCtl   aheadControl // how many jobs the claim loop claims ahead of free slots
 	lastReturn atomic.Int64 // when a handler last returned, as time since epoch (monotonic)
@@ -277,6 +291,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.RescanInterval == 0 {
+		cfg.RescanInterval = DefaultRescanInterval
 	}
 	if len(cfg.Queues) == 0 {
 		cfg.Queues = []string{DefaultQueue}
@@ -352,6 +369,7 @@ func New(cfg Config) (*Runner, error) {
 		hardStop:  make(chan struct{}),
 
 		heartbeatNow: make(chan struct{}, 1),
+		positions:    newClaimPositions(cfg.RescanInterval),
 	}
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
@@ -709,7 +727,9 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	if r.claimFailed && !r.handBackUnheld(ctx, errs) {
 		return false, false
 	}
-	jobs, err := r.client.Claim(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease)
+	started := time.Now()
+	after := r.positions.next(started)
+	jobs, err := r.client.ClaimAfter(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease, after)
 	if err != nil {
 		// The claim may have committed although its answer was lost: the next claim first hands
 		// back what the engine records under this worker beyond the leases it holds.
@@ -719,11 +739,17 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	}
 	errs.ok()
 	r.fin.databaseAnswers()
+	r.positions.claimed(started, after, jobs)
+	if after != nil && len(jobs) < n && r.cfg.Once {
+		// Only a claim from the head shows that nothing is due: the runner stops on its answer.
+		r.positions.rescan()
+		more = true
+	}
 	r.aheadCtl.claimed(len(jobs) == n)
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
-	return len(jobs) == n, len(jobs) == 0
+	return more || len(jobs) == n, !more && len(jobs) == 0
 }
 
 // handBackUnheld runs before the first claim after a failed one, on the claim loop (so no claim

@@ -18,8 +18,10 @@ type claimBatch struct {
 }
 
 // TestClaimExactlyOnce drains 10,000 jobs with 20 claimers on 20 connections at once, each asking
-// for a different batch size and completing what it got at once. Every job must be claimed by
-// exactly one claimer, in its first attempt, and end succeeded under that claimer's lease.
+// for a different batch size and completing what it got at once. Half of them claim as the runner
+// does: after the position of the last job they claimed (jobq.Client.ClaimAfter), and from the
+// head every fifth call and before they stop. Every job must be claimed by exactly one claimer,
+// in its first attempt, and end succeeded under that claimer's lease.
 func TestClaimExactlyOnce(t *testing.T) {
 	t.Parallel()
 	const total, claimers = 10_000, 20
@@ -37,12 +39,27 @@ func TestClaimExactlyOnce(t *testing.T) {
 	errs := together(claimers, func(i int) error {
 		client := jobq.NewClient(workerConns[i])
 		worker := fmt.Sprintf("claimer-%02d", i)
-		for {
-			jobs, err := client.Claim(b.Ctx, worker, []string{"default"}, batchSizes[i], 30*time.Second)
+		positioned := i%2 == 1
+		after := map[string]jobq.ClaimPosition{}
+		for call := 0; ; call++ {
+			var from map[string]jobq.ClaimPosition
+			if positioned && call%5 != 0 {
+				from = after
+			}
+			jobs, err := client.ClaimAfter(b.Ctx, worker, []string{"default"}, batchSizes[i], 30*time.Second, from)
 			if err != nil {
 				return err
 			}
 			batches[i] = append(batches[i], claimBatch{Asked: batchSizes[i], Jobs: jobs})
+			for k := range jobs {
+				if pos, ok := after["default"]; !ok || pos.Before(jobq.PositionOf(&jobs[k])) {
+					after["default"] = jobq.PositionOf(&jobs[k])
+				}
+			}
+			if len(jobs) == 0 && len(from) > 0 {
+				call = -1 // only a claim from the head shows the queue is empty
+				continue
+			}
 			if len(jobs) == 0 {
 				return nil
 			}

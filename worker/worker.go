@@ -119,6 +119,7 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 		Concurrency:         f.Concurrency,
 		Lease:               f.Lease,
 		ClaimAhead:          f.ClaimAhead,
+		RescanInterval:      f.RescanInterval,
 		HeartbeatInterval:   f.HeartbeatInterval,
 		PollInterval:        f.PollInterval,
 		ShutdownGrace:       f.ShutdownGrace,

@@ -144,6 +144,40 @@ ALTER FUNCTION jobq._caller_sees_every_store() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._caller_sees_every_store() IS 'Private. Whether the caller (jobq._caller()) reads every store''s rows: it has the rights of jobq_operator or of jobq_viewer. Used by jobq._stats. Locks nothing.';
 
+CREATE FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_bad bigint;
+BEGIN
+    IF p_priority IS NULL AND p_run_at IS NULL AND p_id IS NULL THEN
+        RETURN;
+    END IF;
+    IF p_priority IS NULL OR p_run_at IS NULL OR p_id IS NULL
+       OR array_ndims(p_priority) IS DISTINCT FROM 1 OR array_ndims(p_run_at) IS DISTINCT FROM 1 OR array_ndims(p_id) IS DISTINCT FROM 1
+       OR cardinality(p_priority) <> cardinality(p_queues) OR cardinality(p_run_at) <> cardinality(p_queues)
+       OR cardinality(p_id) <> cardinality(p_queues) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'after_priority, after_run_at and after_id must be all NULL or one-dimensional arrays of %s elements, one per queue',
+            cardinality(p_queues)));
+    END IF;
+    SELECT f.n INTO v_bad
+    FROM unnest(p_priority, p_run_at, p_id) WITH ORDINALITY AS f(priority, run_at, id, n)
+    WHERE num_nulls(f.priority, f.run_at, f.id) NOT IN (0, 3) OR f.priority NOT BETWEEN -32768 AND 32767
+    ORDER BY f.n
+    LIMIT 1;
+    IF v_bad IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'position %s (after_priority, after_run_at, after_id) must be all NULL or all set, with a priority in -32768..32767', v_bad));
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) IS 'Private. Raises JOB.INVALID_ARGUMENT unless the claim positions are all NULL, or one per queue, each all NULL or all set with a priority in -32768..32767. Locks nothing.';
+
 CREATE FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text DEFAULT 'JOB.OUT_OF_RANGE'::text) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -429,7 +463,7 @@ ALTER TABLE jobq.jobs OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running). Written only through jobq functions; finished jobs move to jobq.job_history.';
 
-CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) RETURNS SETOF jobq.jobs
+CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_hashjoin TO 'off'
@@ -439,6 +473,12 @@ DECLARE
     v_queue text;
     v_left integer := p_max_jobs;
     v_got integer;
+    -- Each pass claims the jobs after (v_from_priority, v_from_run_at, v_from_id) in claim
+    -- order, up to priority v_to_priority; the first position sorts before every job.
+    v_from_priority smallint;
+    v_from_run_at timestamptz;
+    v_from_id bigint;
+    v_to_priority integer;
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -468,55 +508,78 @@ BEGIN
         END IF;
         PERFORM jobq._check_lease(p_lease);
     END IF;
+    IF p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL THEN
+        PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
+    END IF;
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
         RETURN;
     END IF;
 
-    FOREACH v_queue IN ARRAY p_queues LOOP
+    FOR v_i IN 1 .. cardinality(p_queues) LOOP
+        v_queue := p_queues[v_i];
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
         -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
         CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
-        -- The rows picked and locked are found again by a join on the primary key, a nested loop
-        -- (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that form
-        -- took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one client),
-        -- the largest part of the pickup latency (docs/benchmarks.md).
-        RETURN QUERY
-        WITH picked AS (
-            SELECT j.id
-            FROM jobq.jobs j
-            WHERE j.state IN ('queued', 'retry_pending')
-              AND j.queue = v_queue
-              AND j.run_at <= p_now
-            ORDER BY j.priority, j.run_at, j.id
-            LIMIT v_left
-            FOR UPDATE SKIP LOCKED
-        )
-        UPDATE jobq.jobs j
-        SET state            = 'running',
-            attempt          = j.attempt + 1,
-            locked_by        = p_worker_id,
-            lease_token      = gen_random_uuid(),
-            claimed_at       = p_now,
-            heartbeat_at     = p_now,
-            lease_expires_at = jobq._ts_add(p_now, p_lease),
-            -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
-            deadline_at      = jobq._ts_add(p_now, j.timeout),
-            updated_at       = p_now
-        FROM picked
-        WHERE j.id = picked.id
-        RETURNING j.*;
-        GET DIAGNOSTICS v_got = ROW_COUNT;
-        v_left := v_left - v_got;
-        EXIT WHEN v_left = 0;
+        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL THEN 1 ELSE 2 END LOOP
+            IF v_pass = 1 THEN
+                -- From the head: every priority, or those above the position's.
+                v_from_priority := (-32768)::smallint;
+                v_from_run_at := '-infinity';
+                v_from_id := -9223372036854775808;
+                v_to_priority := coalesce(p_after_priority[v_i] - 1, 32767);
+            ELSE
+                v_from_priority := p_after_priority[v_i]::smallint;
+                v_from_run_at := p_after_run_at[v_i];
+                v_from_id := p_after_id[v_i];
+                v_to_priority := 32767;
+            END IF;
+            CONTINUE WHEN v_to_priority < -32768;
+            -- The rows picked and locked are found again by a join on the primary key, a nested
+            -- loop (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that
+            -- form took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one
+            -- client), the largest part of the pickup latency (docs/benchmarks.md).
+            RETURN QUERY
+            WITH picked AS (
+                SELECT j.id
+                FROM jobq.jobs j
+                WHERE j.state IN ('queued', 'retry_pending')
+                  AND j.queue = v_queue
+                  AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+                  AND j.priority <= v_to_priority
+                  AND j.run_at <= p_now
+                ORDER BY j.priority, j.run_at, j.id
+                LIMIT v_left
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE jobq.jobs j
+            SET state            = 'running',
+                attempt          = j.attempt + 1,
+                locked_by        = p_worker_id,
+                lease_token      = gen_random_uuid(),
+                claimed_at       = p_now,
+                heartbeat_at     = p_now,
+                lease_expires_at = jobq._ts_add(p_now, p_lease),
+                -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
+                deadline_at      = jobq._ts_add(p_now, j.timeout),
+                updated_at       = p_now
+            FROM picked
+            WHERE j.id = picked.id
+            RETURNING j.*;
+            GET DIAGNOSTICS v_got = ROW_COUNT;
+            v_left := v_left - v_got;
+            IF v_left = 0 THEN
+                RETURN;
+            END IF;
+        END LOOP;
     END LOOP;
 END
 $$;
 
-ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -2324,18 +2387,19 @@ ALTER FUNCTION jobq.cancel_job(job_id bigint) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.cancel_job(job_id bigint) IS 'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (already ended).';
 
-CREATE FUNCTION jobq.claim_job(worker_id text, queues text[] DEFAULT ARRAY['default'::text], max_jobs integer DEFAULT 1, lease interval DEFAULT '00:00:30'::interval) RETURNS SETOF jobq.jobs
+CREATE FUNCTION jobq.claim_job(worker_id text, queues text[] DEFAULT ARRAY['default'::text], max_jobs integer DEFAULT 1, lease interval DEFAULT '00:00:30'::interval, after_priority integer[] DEFAULT NULL::integer[], after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], after_id bigint[] DEFAULT NULL::bigint[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now());
+    RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now(),
+                                           claim_job.after_priority, claim_job.after_run_at, claim_job.after_id);
 END
 $$;
 
-ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). Caller: the runner (worker_runtime). Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000), JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none at least once per rescan interval. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
 
 CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4350,6 +4414,8 @@ GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) TO jobq_app_gate;
 
@@ -4384,7 +4450,7 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.jobs TO jobq_app_gate;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 
-REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
@@ -4514,8 +4580,8 @@ REVOKE ALL ON FUNCTION jobq.cancel_job(job_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.cancel_job(job_id bigint) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.cancel_job(job_id bigint) TO jobq_operator;
 
-REVOKE ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval) TO worker_runtime;
+REVOKE ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO worker_runtime;

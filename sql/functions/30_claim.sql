@@ -6,13 +6,27 @@
 -- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- The signature before claim positions (issue 17).
+DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval);
+
 -- Claims up to max_jobs due jobs for worker_id from queues, in the order the queues are listed:
--- a later queue is served only when the earlier ones have no due job left.
+-- a later queue is served only when the earlier ones have no due job left. Given positions (the
+-- runner passes the last (priority, run_at, id) its previous claim took in each queue), a queue is
+-- claimed only after its position, so that the runner's claims do not walk, claim after claim,
+-- over the index entries of the jobs claimed before them (they stay in jobs_claim_idx until a
+-- vacuum, and every one is read while a snapshot older than them is open). Jobs of a higher
+-- priority than the position are claimed first, as ever. A waiting job that sorts at or before
+-- the position (committed late by a long transaction, enqueued with a past run_at, a cron
+-- catch-up slot, a job another claimer locked and let go) is left to the caller's next claim
+-- without positions: the runner makes one at least every rescan interval.
 CREATE OR REPLACE FUNCTION jobq.claim_job(
-    worker_id text,
-    queues    text[]   DEFAULT ARRAY['default'],
-    max_jobs  integer  DEFAULT 1,
-    lease     interval DEFAULT '30 seconds'
+    worker_id      text,
+    queues         text[]        DEFAULT ARRAY['default'],
+    max_jobs       integer       DEFAULT 1,
+    lease          interval      DEFAULT '30 seconds',
+    after_priority integer[]     DEFAULT NULL,
+    after_run_at   timestamptz[] DEFAULT NULL,
+    after_id       bigint[]      DEFAULT NULL
 )
 RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql
@@ -21,18 +35,63 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now());
+    RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now(),
+                                           claim_job.after_priority, claim_job.after_run_at, claim_job.after_id);
 END
 $$;
-COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval) IS
-    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). Caller: the runner (worker_runtime). Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000), JOB.LEASE_INVALID.';
-REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval) TO worker_runtime;
+COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) IS
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none at least once per rescan interval. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
+
+-- Refuses positions that do not fit the queues they are for, with the catalogued error: the three
+-- arrays all NULL or all one-dimensional with one element per queue, each position all NULL or
+-- all set, each priority a smallint.
+CREATE OR REPLACE FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamptz[], p_id bigint[])
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_bad bigint;
+BEGIN
+    IF p_priority IS NULL AND p_run_at IS NULL AND p_id IS NULL THEN
+        RETURN;
+    END IF;
+    IF p_priority IS NULL OR p_run_at IS NULL OR p_id IS NULL
+       OR array_ndims(p_priority) IS DISTINCT FROM 1 OR array_ndims(p_run_at) IS DISTINCT FROM 1 OR array_ndims(p_id) IS DISTINCT FROM 1
+       OR cardinality(p_priority) <> cardinality(p_queues) OR cardinality(p_run_at) <> cardinality(p_queues)
+       OR cardinality(p_id) <> cardinality(p_queues) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'after_priority, after_run_at and after_id must be all NULL or one-dimensional arrays of %s elements, one per queue',
+            cardinality(p_queues)));
+    END IF;
+    SELECT f.n INTO v_bad
+    FROM unnest(p_priority, p_run_at, p_id) WITH ORDINALITY AS f(priority, run_at, id, n)
+    WHERE num_nulls(f.priority, f.run_at, f.id) NOT IN (0, 3) OR f.priority NOT BETWEEN -32768 AND 32767
+    ORDER BY f.n
+    LIMIT 1;
+    IF v_bad IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'position %s (after_priority, after_run_at, after_id) must be all NULL or all set, with a priority in -32768..32767', v_bad));
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION jobq._check_claim_positions(text[],integer[],timestamp with time zone[],bigint[]) IS
+    'Private. Raises JOB.INVALID_ARGUMENT unless the claim positions are all NULL, or one per queue, each all NULL or all set with a priority in -32768..32767. Locks nothing.';
+REVOKE ALL ON FUNCTION jobq._check_claim_positions(text[],integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The signature before claim positions (issue 17).
+DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with time zone);
 
 -- The claim at time p_now, so that tests can move the clock: checks the arguments against their
--- limits, then claims queue by queue with SKIP LOCKED. A stored timeout of any size gives a
--- deadline (infinity at worst), never an error.
-CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz)
+-- limits, then claims queue by queue with SKIP LOCKED, each queue in one pass from its head or,
+-- given a position, in two: the priorities above the position's, then the jobs after the
+-- position. A stored timeout of any size gives a deadline (infinity at worst), never an error.
+CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz,
+                                       p_after_priority integer[] DEFAULT NULL, p_after_run_at timestamptz[] DEFAULT NULL,
+                                       p_after_id bigint[] DEFAULT NULL)
 RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql
 VOLATILE
@@ -47,6 +106,12 @@ DECLARE
     v_queue text;
     v_left integer := p_max_jobs;
     v_got integer;
+    -- Each pass claims the jobs after (v_from_priority, v_from_run_at, v_from_id) in claim
+    -- order, up to priority v_to_priority; the first position sorts before every job.
+    v_from_priority smallint;
+    v_from_run_at timestamptz;
+    v_from_id bigint;
+    v_to_priority integer;
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -76,54 +141,77 @@ BEGIN
         END IF;
         PERFORM jobq._check_lease(p_lease);
     END IF;
+    IF p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL THEN
+        PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
+    END IF;
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
         RETURN;
     END IF;
 
-    FOREACH v_queue IN ARRAY p_queues LOOP
+    FOR v_i IN 1 .. cardinality(p_queues) LOOP
+        v_queue := p_queues[v_i];
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
         -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
         CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
-        -- The rows picked and locked are found again by a join on the primary key, a nested loop
-        -- (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that form
-        -- took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one client),
-        -- the largest part of the pickup latency (docs/benchmarks.md).
-        RETURN QUERY
-        WITH picked AS (
-            SELECT j.id
-            FROM jobq.jobs j
-            WHERE j.state IN ('queued', 'retry_pending')
-              AND j.queue = v_queue
-              AND j.run_at <= p_now
-            ORDER BY j.priority, j.run_at, j.id
-            LIMIT v_left
-            FOR UPDATE SKIP LOCKED
-        )
-        UPDATE jobq.jobs j
-        SET state            = 'running',
-            attempt          = j.attempt + 1,
-            locked_by        = p_worker_id,
-            lease_token      = gen_random_uuid(),
-            claimed_at       = p_now,
-            heartbeat_at     = p_now,
-            lease_expires_at = jobq._ts_add(p_now, p_lease),
-            -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
-            deadline_at      = jobq._ts_add(p_now, j.timeout),
-            updated_at       = p_now
-        FROM picked
-        WHERE j.id = picked.id
-        RETURNING j.*;
-        GET DIAGNOSTICS v_got = ROW_COUNT;
-        v_left := v_left - v_got;
-        EXIT WHEN v_left = 0;
+        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL THEN 1 ELSE 2 END LOOP
+            IF v_pass = 1 THEN
+                -- From the head: every priority, or those above the position's.
+                v_from_priority := (-32768)::smallint;
+                v_from_run_at := '-infinity';
+                v_from_id := -9223372036854775808;
+                v_to_priority := coalesce(p_after_priority[v_i] - 1, 32767);
+            ELSE
+                v_from_priority := p_after_priority[v_i]::smallint;
+                v_from_run_at := p_after_run_at[v_i];
+                v_from_id := p_after_id[v_i];
+                v_to_priority := 32767;
+            END IF;
+            CONTINUE WHEN v_to_priority < -32768;
+            -- The rows picked and locked are found again by a join on the primary key, a nested
+            -- loop (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that
+            -- form took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one
+            -- client), the largest part of the pickup latency (docs/benchmarks.md).
+            RETURN QUERY
+            WITH picked AS (
+                SELECT j.id
+                FROM jobq.jobs j
+                WHERE j.state IN ('queued', 'retry_pending')
+                  AND j.queue = v_queue
+                  AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+                  AND j.priority <= v_to_priority
+                  AND j.run_at <= p_now
+                ORDER BY j.priority, j.run_at, j.id
+                LIMIT v_left
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE jobq.jobs j
+            SET state            = 'running',
+                attempt          = j.attempt + 1,
+                locked_by        = p_worker_id,
+                lease_token      = gen_random_uuid(),
+                claimed_at       = p_now,
+                heartbeat_at     = p_now,
+                lease_expires_at = jobq._ts_add(p_now, p_lease),
+                -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
+                deadline_at      = jobq._ts_add(p_now, j.timeout),
+                updated_at       = p_now
+            FROM picked
+            WHERE j.id = picked.id
+            RETURNING j.*;
+            GET DIAGNOSTICS v_got = ROW_COUNT;
+            v_left := v_left - v_got;
+            IF v_left = 0 THEN
+                RETURN;
+            END IF;
+        END LOOP;
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone) IS
-    'Private. The claim implementation at time p_now; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity.';
-REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) IS
+    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- A claim whose answer never reached its worker (the connection broke after the commit) leaves
 -- jobs running under that worker with tokens it never saw; they would wait out the whole lease.

@@ -830,24 +830,48 @@ var parallelGens = map[string]valueGen{
 // functionGens override the generator of one argument of one function, where its name means
 // something else there.
 var functionGens = map[string]valueGen{
-	"jobq.define_task.name":        taskGen,
-	"jobq.schedule.name":           scheduleNameGen,
-	"jobq.unschedule.name":         scheduleNameGen,
-	"jobq.pause_schedule.name":     scheduleNameGen,
-	"jobq.resume_schedule.name":    scheduleNameGen,
-	"jobq.run_schedule_now.name":   scheduleNameGen,
-	"jobq.pause_queue.queue":       pausedQueueGen,
-	"jobq.set_setting.name":        settingNameGen,
-	"jobq._cron_field.name":        textGen,
-	"jobq._cron_value.name":        textGen,
-	"jobq.fail_jobs.retry_in":      arrayOf(retryInGen, sharedLen),
-	"jobq.cron_slots.max_slots":    smallCountGen,
-	"jobq.payload_problem.payload": jsonGen,
-	"jobq.bind_store.login":        loginGen,
-	"jobq.unbind_store.login":      loginGen,
-	"jobq.stats.queue":             statsQueueGen,
-	"jobq.stats.store_id":          statsStoreGen,
-	"jobq.queue_summary.cap":       smallCountGen,
+	"jobq.define_task.name":         taskGen,
+	"jobq.schedule.name":            scheduleNameGen,
+	"jobq.unschedule.name":          scheduleNameGen,
+	"jobq.pause_schedule.name":      scheduleNameGen,
+	"jobq.resume_schedule.name":     scheduleNameGen,
+	"jobq.run_schedule_now.name":    scheduleNameGen,
+	"jobq.pause_queue.queue":        pausedQueueGen,
+	"jobq.set_setting.name":         settingNameGen,
+	"jobq._cron_field.name":         textGen,
+	"jobq._cron_value.name":         textGen,
+	"jobq.fail_jobs.retry_in":       arrayOf(retryInGen, sharedLen),
+	"jobq.cron_slots.max_slots":     smallCountGen,
+	"jobq.payload_problem.payload":  jsonGen,
+	"jobq.bind_store.login":         loginGen,
+	"jobq.unbind_store.login":       loginGen,
+	"jobq.stats.queue":              statsQueueGen,
+	"jobq.stats.store_id":           statsStoreGen,
+	"jobq.queue_summary.cap":        smallCountGen,
+	"jobq.claim_job.after_priority": claimPositionGen(priorityGen),
+	"jobq.claim_job.after_run_at":   claimPositionGen(timestampGen),
+	"jobq.claim_job.after_id":       claimPositionGen(jobIDGen),
+}
+
+// claimPositionGen draws one of claim_job's three position arrays: NULL (no positions) or an
+// array of the call's shared length, which the typical queue lists (one to three queues) often
+// match, of elem's values or NULLs; odd, any array.
+func claimPositionGen(elem valueGen) valueGen {
+	positions := arrayOf(valueGen{typical: func(g *gen) *string {
+		if g.chance(0.2) {
+			return nil
+		}
+		return elem.typical(g)
+	}, odd: elem.odd}, sharedLen)
+	return valueGen{
+		typical: func(g *gen) *string {
+			if g.chance(0.3) {
+				return nil
+			}
+			return positions.typical(g)
+		},
+		odd: positions.odd,
+	}
 }
 
 // statsQueueGen draws the queue jobq.stats reports on: mostly NULL (every queue), else a control
