@@ -314,8 +314,8 @@ func (p ClaimPosition) Before(q ClaimPosition) bool {
 // vacuum), so it stays fast while the queue's backlog drains or a snapshot is held open. It
 // leaves behind the waiting jobs at or before the position (committed late by a long
 // transaction, enqueued with a past run_at, a cron catch-up slot): only a claim from the head
-// takes them, so a caller of ClaimAfter must also claim without positions, regularly (the runner
-// does at least once per Config.RescanInterval). A nil or empty after is Claim.
+// takes them, so a caller of ClaimAfter must also claim without positions when ClaimPassedOver
+// says so (the runner asks once per Config.RescanInterval). A nil or empty after is Claim.
 func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]Job, error) {
 	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
 		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at`
@@ -346,6 +346,19 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues []strin
 	// on every claim (docs/benchmarks.md, "Where a drain's time goes").
 	sortClaimed(jobs, queues)
 	return jobs, nil
+}
+
+// ClaimPassedOver reports whether ClaimAfter with after passes over a job in queues: a due,
+// waiting job of a position's priority at or before the position (committed late, enqueued with a
+// past run_at, a cron catch-up slot, handed back) in a queue that is not paused. Only a claim from
+// the head (Claim) takes such a job. It reads only; what it costs is the walk ClaimAfter avoids,
+// so the runner calls it once per Config.RescanInterval beside its claims, not before each.
+func (c *Client) ClaimPassedOver(ctx context.Context, queues []string, after map[string]ClaimPosition) (bool, error) {
+	priority, runAt, id := positionArrays(queues, after)
+	var found bool
+	err := c.db.QueryRow(ctx, `SELECT jobq.claim_passed_over($1, $2::int[], $3::timestamptz[], $4::bigint[])`,
+		queues, priority, runAt, id).Scan(&found)
+	return found, wrap(err, "claim_passed_over")
 }
 
 // positionArrays lays after out as claim_job's three arrays, one element per queue (NULL where

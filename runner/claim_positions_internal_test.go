@@ -1,6 +1,11 @@
 package runner
 
 import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,36 +14,112 @@ import (
 	"github.com/jobqdev/jobq"
 )
 
-func TestClaimPositionsStartFromTheHeadFirstAndOncePerInterval(t *testing.T) {
+func TestClaimPositionsMoveForwardAndARescanStartsOneClaimFromTheHead(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	p := newClaimPositions(time.Second)
-	require.Nil(t, p.next(t0), "the first claim starts from the head")
 	job := func(queue string, prio int16, at time.Duration, id int64) jobq.Job {
 		return jobq.Job{Queue: queue, Priority: prio, RunAt: t0.Add(at), ID: id}
 	}
-	p.claimed(t0, nil, []jobq.Job{job("a", 0, 0, 7), job("a", 0, 0, 9), job("b", 1, -time.Second, 3)})
-	after := p.next(t0.Add(999 * time.Millisecond))
-	require.Equal(t, map[string]jobq.ClaimPosition{
+	p := newClaimPositions(time.Second)
+	require.Nil(t, p.next(), "the first claim starts from the head")
+	require.Nil(t, p.current(), "nothing is published before a claim took a job")
+
+	p.claimed([]jobq.Job{job("a", 0, 0, 7), job("a", 0, 0, 9), job("b", 1, -time.Second, 3)})
+	want := map[string]jobq.ClaimPosition{
 		"a": {Priority: 0, RunAt: t0, ID: 9},
 		"b": {Priority: 1, RunAt: t0.Add(-time.Second), ID: 3},
-	}, after, "within the interval a claim starts after the last job claimed in each queue")
+	}
+	require.Equal(t, want, p.next(), "the next claim starts after the last job claimed in each queue")
+	require.Equal(t, want, p.current(), "the probe sees the same positions")
 
-	// A claim after the positions that takes a job sorting before one (a higher priority) does
-	// not move that position back.
-	p.claimed(t0.Add(time.Millisecond), after, []jobq.Job{job("a", -1, 0, 20), job("b", 1, 0, 4)})
-	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0, ID: 9}, p.at["a"], "a position never moves back")
-	require.Equal(t, jobq.ClaimPosition{Priority: 1, RunAt: t0, ID: 4}, p.at["b"], "a position moves forward")
+	// A job of a higher priority, or one a claim from the head took before the position, does
+	// not move the position back.
+	p.claimed([]jobq.Job{job("a", -1, 0, 20), job("b", 1, 0, 4)})
+	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0, ID: 9}, p.next()["a"], "a position never moves back")
+	require.Equal(t, jobq.ClaimPosition{Priority: 1, RunAt: t0, ID: 4}, p.next()["b"], "a position moves forward")
+	require.Equal(t, p.next(), p.current(), "the published copy follows")
 
-	require.Nil(t, p.next(t0.Add(time.Second)), "one interval after the last claim from the head, the next starts there")
-	p.claimed(t0.Add(time.Second), nil, nil)
-	require.NotNil(t, p.next(t0.Add(1500*time.Millisecond)), "a claim from the head that took nothing keeps the positions")
 	p.rescan()
-	require.Nil(t, p.next(t0.Add(1500*time.Millisecond)), "rescan makes the next claim start from the head")
+	require.Nil(t, p.next(), "after a rescan the next claim starts from the head")
+	require.NotNil(t, p.next(), "and only that one")
 }
 
 func TestClaimPositionsWithANegativeIntervalAlwaysStartFromTheHead(t *testing.T) {
-	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	p := newClaimPositions(-1)
-	p.claimed(t0, nil, []jobq.Job{{Queue: "a", RunAt: t0, ID: 1}})
-	require.Nil(t, p.next(t0))
+	p.claimed([]jobq.Job{{Queue: "a", RunAt: time.Now(), ID: 1}})
+	require.Nil(t, p.next())
+}
+
+// fakePassedOver answers the probe's questions from a script, recording the positions asked about.
+type fakePassedOver struct {
+	mu      sync.Mutex
+	answers []error // nil: found; errNotFound: not found; else: the call fails
+	asked   []map[string]jobq.ClaimPosition
+}
+
+var errNotFound = errors.New("not found")
+
+func (f *fakePassedOver) ClaimPassedOver(_ context.Context, _ []string, after map[string]jobq.ClaimPosition) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, after)
+	if len(f.answers) == 0 {
+		return false, nil
+	}
+	a := f.answers[0]
+	f.answers = f.answers[1:]
+	switch a {
+	case nil:
+		return true, nil
+	case errNotFound:
+		return false, nil
+	default:
+		return false, a
+	}
+}
+
+func (f *fakePassedOver) calls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.asked)
+}
+
+func TestThePassedOverProbeWantsAClaimFromTheHeadWhenTheEngineFindsAJobOrFails(t *testing.T) {
+	positions := newClaimPositions(time.Millisecond)
+	engine := &fakePassedOver{answers: []error{errNotFound, nil, errNotFound, errors.New("connection refused")}}
+	var woken sync.WaitGroup
+	woken.Add(2)
+	var wakes int
+	var mu sync.Mutex
+	probe := &passedOverProbe{engine: engine, queues: []string{"a"}, every: time.Millisecond, positions: positions,
+		wake: func() {
+			mu.Lock()
+			defer mu.Unlock()
+			wakes++
+			if wakes <= 2 {
+				woken.Done()
+			}
+		},
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); probe.run(ctx) }()
+
+	time.Sleep(20 * time.Millisecond)
+	require.Zero(t, engine.calls(), "no question is asked before a claim took a job")
+	positions.claimed([]jobq.Job{{Queue: "a", RunAt: time.Now(), ID: 5}})
+	woken.Wait() // a found job, then a failed call
+	cancel()
+	<-done
+	require.GreaterOrEqual(t, engine.calls(), 4)
+	require.Equal(t, int64(5), engine.asked[0]["a"].ID, "the probe asks about the published positions")
+	require.Nil(t, positions.next(), "the claim after a wake starts from the head")
+}
+
+func TestThePassedOverProbeDoesNotRunWithANegativeInterval(t *testing.T) {
+	engine := &fakePassedOver{}
+	probe := &passedOverProbe{engine: engine, every: -1, positions: newClaimPositions(-1), wake: func() {},
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	probe.run(context.Background()) // returns at once
+	require.Zero(t, engine.calls())
 }

@@ -74,17 +74,17 @@ type Config struct {
 	// Default: 100 ms; a negative value claims only for free slots.
 	ClaimAhead time.Duration
 
-	// RescanInterval is the longest time between two claims that start from the head of each
-	// queue. The claims in between start where this runner's claims got to in each queue (they
-	// still take jobs of a higher priority first), so that they do not read again the index
-	// entries of every job claimed since the last vacuum: a claim that walked them slowed a large
-	// drain down, and with a snapshot held open (a forgotten transaction) it grew slower with
-	// every job claimed (docs/benchmarks.md). What a claim from the head takes that the others
-	// passed over: a job that sorts before the position, committed late by a long transaction
-	// (its run_at is the transaction's start), enqueued with a past run_at, a cron catch-up slot,
-	// or one another claimer skipped while it was locked. Such a job waits at most this long
-	// (plus the poll interval when nothing else wakes the runner). Default: 1 second; a negative
-	// value starts every claim from the head.
+	// RescanInterval is how often the runner asks the engine (jobq.claim_passed_over, on a
+	// connection beside its claims) whether its claims passed over a due job. Its claims start
+	// where its claims got to in each queue (they still take jobs of a higher priority first), so
+	// that they do not read again the index entries of every job claimed since the last vacuum: a
+	// claim that walked them slowed a large drain down, and with a snapshot held open (a forgotten
+	// transaction) it grew slower with every job claimed (docs/go-runner.md). A job that sorts
+	// before a position is passed over: committed late by a long transaction (its run_at is the
+	// transaction's start), enqueued with a past run_at, a cron catch-up slot, or handed back.
+	// When the answer is yes (or the question fails), the next claim starts from the head of every
+	// queue and takes it; so such a job waits at most about this long more than it would have.
+	// Default: 1 second; a negative value starts every claim from the head.
 	RescanInterval time.Duration
 
 	// Lease is how long a claim, and each heartbeat, holds a job. A job whose lease expires
@@ -525,6 +525,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	var loops sync.WaitGroup
 	w := r.newWaker()
 	loops.Go(func() { w.run(loopCtx) })
+	probe := &passedOverProbe{engine: r.client, queues: r.cfg.Queues, every: r.cfg.RescanInterval, positions: r.positions,
+		wake: r.notify, log: r.log}
+	loops.Go(func() { probe.run(loopCtx) })
 
 	r.claimLoop(loopCtx, r.hardStop)
 	r.state.Store(stateStopping)
@@ -727,8 +730,7 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	if r.claimFailed && !r.handBackUnheld(ctx, errs) {
 		return false, false
 	}
-	started := time.Now()
-	after := r.positions.next(started)
+	after := r.positions.next()
 	jobs, err := r.client.ClaimAfter(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease, after)
 	if err != nil {
 		// The claim may have committed although its answer was lost: the next claim first hands
@@ -739,7 +741,7 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	}
 	errs.ok()
 	r.fin.databaseAnswers()
-	r.positions.claimed(started, after, jobs)
+	r.positions.claimed(jobs)
 	if after != nil && len(jobs) < n && r.cfg.Once {
 		// Only a claim from the head shows that nothing is due: the runner stops on its answer.
 		r.positions.rescan()

@@ -26,7 +26,7 @@ type Flags struct {
 	HeartbeatInterval time.Duration // --heartbeat-interval, $WORKER_HEARTBEAT_INTERVAL: 0 = a third of the lease
 	ShutdownGrace     time.Duration // --shutdown-grace, $WORKER_SHUTDOWN_GRACE
 	ClaimAhead        time.Duration // --claim-ahead, $WORKER_CLAIM_AHEAD: negative = only for free slots
-	RescanInterval    time.Duration // --rescan-interval, $WORKER_RESCAN_INTERVAL: negative = every claim from the head
+	RescanInterval    time.Duration // --rescan-interval, $WORKER_RESCAN_INTERVAL: how often to look for passed-over jobs; negative = every claim from the head
 	HealthAddr        string        // --health-addr, $WORKER_HEALTH_ADDR: default ":8080"; "" = do not serve
 	SentryDSN         string        // --sentry-dsn, $SENTRY_DSN: "" = no Sentry
 	WorkerID          string        // --worker-id, $WORKER_ID: "" = host-pid-random
@@ -121,7 +121,7 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs.Duration(&f.ClaimAhead, "claim-ahead", "WORKER_CLAIM_AHEAD", runner.DefaultClaimAhead,
 		"claim ahead of free slots while handlers return at least this often; a job waits ahead at most 10x this (min 1s); negative = claim only for free slots")
 	fs.Duration(&f.RescanInterval, "rescan-interval", "WORKER_RESCAN_INTERVAL", runner.DefaultRescanInterval,
-		"longest time between claims from the head of each queue; the claims between start where the last ones got to; negative = every claim from the head")
+		"claims start where the last ones got to; this often, ask whether they passed over a due job (late commit, past run_at) and if so claim from the head; negative = every claim from the head")
 	fs.Duration(&f.ShutdownGrace, "shutdown-grace", "WORKER_SHUTDOWN_GRACE", runner.DefaultShutdownGrace,
 		"how long running jobs may finish after SIGTERM before they are handed back")
 	fs.String(&f.HealthAddr, "health-addr", "WORKER_HEALTH_ADDR", ":8080", "address of /healthz, /readyz and /metrics; empty = do not serve")

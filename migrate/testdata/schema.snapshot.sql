@@ -178,6 +178,28 @@ ALTER FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[]
 
 COMMENT ON FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) IS 'Private. Raises JOB.INVALID_ARGUMENT unless the claim positions are all NULL, or one per queue, each all NULL or all set with a priority in -32768..32767. Locks nothing.';
 
+CREATE FUNCTION jobq._check_claim_queues(p_queues text[]) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF array_ndims(p_queues) > 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('queues must be a one-dimensional array, not %s-dimensional', array_ndims(p_queues)));
+    END IF;
+    IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
+    END IF;
+    PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
+END
+$$;
+
+ALTER FUNCTION jobq._check_claim_queues(p_queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_claim_queues(p_queues text[]) IS 'Private. Raises JOB.INVALID_ARGUMENT (NULL, empty, multidimensional, a NULL element), JOB.OUT_OF_RANGE (more than 1000 queues) or JOB.VALUE_TOO_LONG (a name above 200 characters, by position) for a list of queues claim_job or claim_passed_over cannot take. Locks nothing.';
+
 CREATE FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text DEFAULT 'JOB.OUT_OF_RANGE'::text) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -493,16 +515,7 @@ BEGIN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
         END IF;
         PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
-        IF array_ndims(p_queues) > 1 THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('queues must be a one-dimensional array, not %s-dimensional', array_ndims(p_queues)));
-        END IF;
-        IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
-        END IF;
-        PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
-        PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
-        FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
-        WHERE char_length(q.name) > jobq._limit('queue');
+        PERFORM jobq._check_claim_queues(p_queues);
         IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch') THEN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..%s', coalesce(p_max_jobs::text, 'NULL'), jobq._limit('batch')));
         END IF;
@@ -2399,7 +2412,36 @@ $$;
 
 ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none at least once per rescan interval. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+
+CREATE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM jobq._check_claim_queues(claim_passed_over.queues);
+    PERFORM jobq._check_claim_positions(claim_passed_over.queues, claim_passed_over.after_priority,
+                                        claim_passed_over.after_run_at, claim_passed_over.after_id);
+    RETURN EXISTS (
+        SELECT 1
+        FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
+                    claim_passed_over.after_id) AS p(queue, priority, run_at, id)
+        WHERE p.id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND q.paused)
+          AND EXISTS (
+              SELECT 1
+              FROM jobq.jobs j
+              WHERE j.state IN ('queued', 'retry_pending')
+                AND j.queue = p.queue
+                AND j.priority = p.priority::smallint
+                AND (j.run_at, j.id) <= (p.run_at, p.id)
+                AND j.run_at <= now()));
+END
+$$;
+
+ALTER FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is not paused holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
 CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4416,6 +4458,8 @@ REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._check_claim_queues(p_queues text[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_int(p_name text, p_value bigint, p_min bigint, p_max bigint, p_code text) TO jobq_app_gate;
 
@@ -4582,6 +4626,9 @@ GRANT ALL ON FUNCTION jobq.cancel_job(job_id bigint) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO worker_runtime;

@@ -9,7 +9,7 @@ SELECT plan(4);
 SELECT set_eq(
     $$ SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname NOT LIKE '\_%' $$,
-    $$ VALUES ('enqueue'), ('enqueue_many'), ('claim_job'), ('hand_back_unheld'), ('heartbeat'), ('heartbeat_jobs'), ('confirm_continuation'), ('complete_job'), ('complete_jobs'),
+    $$ VALUES ('enqueue'), ('enqueue_many'), ('claim_job'), ('claim_passed_over'), ('hand_back_unheld'), ('heartbeat'), ('heartbeat_jobs'), ('confirm_continuation'), ('complete_job'), ('complete_jobs'),
               ('fail_job'), ('fail_jobs'), ('snooze'), ('snooze_jobs'), ('queue_lag'), ('queue_depth'), ('rescue_expired'), ('prune_history'), ('retry_job'), ('cancel_job'),
               ('delete_job'), ('requeue_dead'), ('set_setting'), ('define_task'),
               ('schedule'), ('unschedule'), ('register_worker'), ('worker_heartbeat'), ('drain_worker'), ('resume_worker'),

@@ -18,7 +18,8 @@ DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval);
 -- priority than the position are claimed first, as ever. A waiting job that sorts at or before
 -- the position (committed late by a long transaction, enqueued with a past run_at, a cron
 -- catch-up slot, a job another claimer locked and let go) is left to the caller's next claim
--- without positions: the runner makes one at least every rescan interval.
+-- without positions: the runner makes one whenever jobq.claim_passed_over, which it calls once
+-- per rescan interval, finds such a job.
 CREATE OR REPLACE FUNCTION jobq.claim_job(
     worker_id      text,
     queues         text[]        DEFAULT ARRAY['default'],
@@ -40,9 +41,34 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) IS
-    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none at least once per rescan interval. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
 REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
+
+-- Refuses a list of queues to claim from that is not a non-empty, one-dimensional array of at
+-- most 1000 names without NULLs, each at most 200 characters, with the catalogued error.
+CREATE OR REPLACE FUNCTION jobq._check_claim_queues(p_queues text[])
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF array_ndims(p_queues) > 1 THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('queues must be a one-dimensional array, not %s-dimensional', array_ndims(p_queues)));
+    END IF;
+    IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
+    END IF;
+    PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
+    PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
+    FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
+    WHERE char_length(q.name) > jobq._limit('queue');
+END
+$$;
+COMMENT ON FUNCTION jobq._check_claim_queues(text[]) IS
+    'Private. Raises JOB.INVALID_ARGUMENT (NULL, empty, multidimensional, a NULL element), JOB.OUT_OF_RANGE (more than 1000 queues) or JOB.VALUE_TOO_LONG (a name above 200 characters, by position) for a list of queues claim_job or claim_passed_over cannot take. Locks nothing.';
+REVOKE ALL ON FUNCTION jobq._check_claim_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Refuses positions that do not fit the queues they are for, with the catalogued error: the three
 -- arrays all NULL or all one-dimensional with one element per queue, each position all NULL or
@@ -126,16 +152,7 @@ BEGIN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
         END IF;
         PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
-        IF array_ndims(p_queues) > 1 THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('queues must be a one-dimensional array, not %s-dimensional', array_ndims(p_queues)));
-        END IF;
-        IF p_queues IS NULL OR cardinality(p_queues) = 0 OR array_position(p_queues, NULL) IS NOT NULL THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must be a non-empty array without NULLs');
-        END IF;
-        PERFORM jobq._check_length('queues', p_queues, jobq._limit('queues')::integer);
-        PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
-        FROM unnest(p_queues) WITH ORDINALITY AS q(name, n)
-        WHERE char_length(q.name) > jobq._limit('queue');
+        PERFORM jobq._check_claim_queues(p_queues);
         IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch') THEN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..%s', coalesce(p_max_jobs::text, 'NULL'), jobq._limit('batch')));
         END IF;
@@ -212,6 +229,45 @@ $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) IS
     'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a
+-- position's priority at or before the position (committed late by a long transaction, enqueued
+-- with a past run_at, a cron catch-up slot, handed back) in a queue that is not paused, which only
+-- a claim from the head takes. The runner asks once per rescan interval on a connection of its own,
+-- so the walk over the index entries of claimed jobs that the answer costs (the walk positioned
+-- claims avoid) is never on a claim's path, and it claims from the head only when the answer is
+-- yes. Reads only: a job another claimer is claiming still counts, at worst one claim too many.
+CREATE OR REPLACE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamptz[], after_id bigint[])
+RETURNS boolean
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM jobq._check_claim_queues(claim_passed_over.queues);
+    PERFORM jobq._check_claim_positions(claim_passed_over.queues, claim_passed_over.after_priority,
+                                        claim_passed_over.after_run_at, claim_passed_over.after_id);
+    RETURN EXISTS (
+        SELECT 1
+        FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
+                    claim_passed_over.after_id) AS p(queue, priority, run_at, id)
+        WHERE p.id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND q.paused)
+          AND EXISTS (
+              SELECT 1
+              FROM jobq.jobs j
+              WHERE j.state IN ('queued', 'retry_pending')
+                AND j.queue = p.queue
+                AND j.priority = p.priority::smallint
+                AND (j.run_at, j.id) <= (p.run_at, p.id)
+                AND j.run_at <= now()));
+END
+$$;
+COMMENT ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) IS
+    'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is not paused holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
 
 -- A claim whose answer never reached its worker (the connection broke after the commit) leaves
 -- jobs running under that worker with tokens it never saw; they would wait out the whole lease.
