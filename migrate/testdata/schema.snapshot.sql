@@ -933,32 +933,11 @@ BEGIN
 
         WITH recent AS (
             -- unique_for: the newest job of the key and store enqueued within the window, live in
-            -- any state or finished. One statement, one snapshot: a job that ends leaves jobq.jobs
-            -- for jobq.job_history in one transaction, so it is seen in exactly one of them. The
-            -- literal zero uuid (not v_zero) lets a generic plan match the indexes' expression.
+            -- any state or finished, as this statement sees it (jobq._job_of_key_since).
             SELECT coalesce(s.store_id, v_zero) AS store_key, s.job_key AS key, r.id
             FROM unnest(v_pending) AS s
-            CROSS JOIN LATERAL (
-                SELECT x.id
-                FROM ((SELECT j.id, j.created_at
-                       FROM jobq.jobs j
-                       WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                             = coalesce(s.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                         AND j.job_key = s.job_key
-                         AND j.created_at > now() - s.unique_for)
-                      UNION ALL
-                      (SELECT h.id, h.created_at
-                       FROM jobq.job_history h
-                       WHERE coalesce(h.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                             = coalesce(s.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                         AND h.job_key = s.job_key
-                         AND h.created_at > now() - s.unique_for
-                       ORDER BY h.created_at DESC
-                       LIMIT 1)) AS x
-                ORDER BY x.created_at DESC, x.id DESC
-                LIMIT 1
-            ) AS r
-            WHERE v_unique AND s.unique_for IS NOT NULL
+            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(s.store_id, v_zero), s.job_key, now() - s.unique_for, false) AS r(id)
+            WHERE v_unique AND s.unique_for IS NOT NULL AND r.id IS NOT NULL
         ), ins AS (
             -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
             INSERT INTO jobq.jobs AS j (task, queue, payload, store_id, priority, run_at, max_attempts,
@@ -1063,17 +1042,8 @@ BEGIN
             FROM jobq.jobs j
             JOIN unnest(p_specs) AS s
               ON coalesce(s.store_id, v_zero) = coalesce(j.store_id, v_zero) AND s.job_key = j.job_key
-            CROSS JOIN LATERAL (
-                SELECT h.id
-                FROM jobq.job_history h
-                WHERE coalesce(h.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                      = coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                  AND h.job_key = j.job_key
-                  AND h.created_at > now() - s.unique_for
-                ORDER BY h.created_at DESC, h.id DESC
-                LIMIT 1
-            ) AS o
-            WHERE j.id = ANY (v_inserted) AND s.unique_for IS NOT NULL
+            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(j.store_id, v_zero), j.job_key, now() - s.unique_for, true) AS o(id)
+            WHERE j.id = ANY (v_inserted) AND s.unique_for IS NOT NULL AND o.id IS NOT NULL
         ), gone AS (
             DELETE FROM jobq.jobs AS j USING late l WHERE j.id = l.new_id
         )
@@ -1261,6 +1231,33 @@ $$;
 ALTER FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+
+CREATE FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT x.id
+    FROM ((SELECT j.id, j.created_at
+           FROM jobq.jobs j
+           WHERE NOT p_finished_only
+             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = p_store_key
+             AND j.job_key = p_job_key
+             AND j.created_at > p_since)
+          UNION ALL
+          (SELECT h.id, h.created_at
+           FROM jobq.job_history h
+           WHERE coalesce(h.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = p_store_key
+             AND h.job_key = p_job_key
+             AND h.created_at > p_since
+           ORDER BY h.created_at DESC
+           LIMIT 1)) AS x
+    ORDER BY x.created_at DESC, x.id DESC
+    LIMIT 1
+$$;
+
+ALTER FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) IS 'Private. The id of the newest job of key p_job_key in store p_store_key (the zero uuid for system jobs) created after p_since: live in any state or finished (jobq.job_history), or only finished with p_finished_only; NULL when none. STABLE: reads with its caller''s snapshot. SECURITY DEFINER so each table is one probe of its key index (row policies would hide the index''s store column); it reads only the store it is given. Caller: jobq._enqueue_keyed (unique_for), with a spec''s own store. Locks nothing.';
 
 CREATE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -4524,6 +4521,9 @@ GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task
 
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
