@@ -422,6 +422,8 @@ DECLARE
     v_now constant timestamptz := now();
     v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
     v_specs jobq.job_spec[];
+    v_keyed_ords bigint[];
+    v_keyed_ids bigint[];
     v_queues text[];
     v_wakeup text;
 BEGIN
@@ -457,7 +459,6 @@ BEGIN
     -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins, or the
     -- first when it has unique_for (as when they come one after the other: the first is enqueued,
     -- the others find it within the window).
-    RETURN QUERY
     WITH positioned AS (
         SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
         FROM unnest(v_specs) WITH ORDINALITY AS s
@@ -471,9 +472,11 @@ BEGIN
         ORDER BY coalesce(s.store_id, v_zero), s.job_key,
                  CASE WHEN s.unique_for IS NOT NULL THEN s.ordinality ELSE -s.ordinality END
     )
-    SELECT p.ord, k.job_id
+    SELECT coalesce(array_agg(p.ord), '{}'), coalesce(array_agg(k.job_id), '{}')
+    INTO v_keyed_ords, v_keyed_ids
     FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
     JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
+    RETURN QUERY SELECT k.ord, k.id FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id);
 
     -- Wake the runners of each queue that got a due job, once per queue and call, the way the
     -- setting wakeup says (read once, and only when a job is due): notify sends NOTIFY jobq
@@ -481,7 +484,16 @@ BEGIN
     -- transactional logical message, prefix jobq, that runners in WAL mode decode once the
     -- transaction commits, and no NOTIFY, so the commit takes no lock shared by every notifying
     -- transaction; both does the two. A missing or unknown value counts as notify.
-    v_queues := ARRAY(SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now);
+    -- A spec with unique_for wakes only when this call wrote its job (inserted or merged: its
+    -- updated_at is this transaction's now()); the existing job it returns instead wakes no one.
+    v_queues := ARRAY(SELECT DISTINCT s.queue
+                      FROM unnest(v_specs) WITH ORDINALITY AS s
+                      WHERE s.run_at <= v_now
+                        AND (s.unique_for IS NULL
+                             OR EXISTS (SELECT 1
+                                        FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id)
+                                        JOIN jobq.jobs j ON j.id = k.id
+                                        WHERE k.ord = s.ordinality AND j.updated_at = v_now)));
     IF cardinality(v_queues) > 0 THEN
         v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
         IF v_wakeup <> 'wal' THEN
@@ -494,7 +506,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) IS
-    'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+    'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
 REVOKE ALL ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
 
