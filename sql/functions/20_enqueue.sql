@@ -7,7 +7,7 @@
 
 
 -- The signature before unique_for (issue 18): CREATE OR REPLACE cannot add an argument.
-DROP FUNCTION IF EXISTS jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval);
+DROP FUNCTION IF EXISTS jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval);
 
 -- Enqueues one job. A keyless job that passes every check is inserted here directly (the fast
 -- path); a keyed or refused one goes through jobq._enqueue, the one implementation. The task row
