@@ -88,6 +88,12 @@ type EnqueueOptions struct {
 	Timeout     time.Duration // 0 = the task's timeout, else none
 	BackoffBase time.Duration // 0 = the task's, else setting backoff_base
 	BackoffMax  time.Duration // 0 = the task's, else setting backoff_max
+	// UniqueFor makes JobKey unique over a period that includes finished jobs: when a job of
+	// the key (same store) was enqueued within the last UniqueFor, live in any state or finished
+	// (still in jobq.job_history), its id is returned and nothing is written; otherwise the job
+	// is enqueued under JobKeyMode as usual. 0 = off; at most 365 days; it needs a JobKey
+	// (ErrInvalidArgument otherwise). Race-free between concurrent enqueues of the key.
+	UniqueFor time.Duration
 }
 
 // JobSpec is one job of an EnqueueMany batch.
@@ -221,10 +227,11 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 			task => $1, payload => $2::jsonb,
 			run_at => coalesce($3::timestamptz, now() + coalesce($4::interval, interval '0')),
 			job_key => $5, job_key_mode => $6, max_attempts => $7, priority => $8, queue => $9,
-			store_id => $10::text::uuid, timeout => $11, backoff_base => $12, backoff_max => $13)`,
+			store_id => $10::text::uuid, timeout => $11, backoff_base => $12, backoff_max => $13,
+			unique_for => $14)`,
 		task, body, nullTime(opts.RunAt), interval(opts.Delay), nullString(opts.JobKey), mode,
 		nullInt(opts.MaxAttempts), priority, nullString(opts.Queue), nullString(opts.StoreID),
-		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax),
+		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax), interval(opts.UniqueFor),
 	).Scan(&id)
 	if err != nil {
 		return 0, wrap(err, "enqueue "+task)
@@ -245,6 +252,7 @@ type specJSON struct {
 	Timeout     string          `json:"timeout,omitempty"`
 	BackoffBase string          `json:"backoff_base,omitempty"`
 	BackoffMax  string          `json:"backoff_max,omitempty"`
+	UniqueFor   string          `json:"unique_for,omitempty"`
 }
 
 func durationText(d time.Duration) string {
@@ -269,6 +277,7 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 			Task: s.Task, Payload: body, Queue: s.Queue, RunAt: nullTime(s.RunAt), Priority: s.Priority,
 			MaxAttempts: s.MaxAttempts, JobKey: s.JobKey, JobKeyMode: string(s.JobKeyMode), StoreID: s.StoreID,
 			Timeout: durationText(s.Timeout), BackoffBase: durationText(s.BackoffBase), BackoffMax: durationText(s.BackoffMax),
+			UniqueFor: durationText(s.UniqueFor),
 		}
 	}
 	doc, err := json.Marshal(batch)

@@ -59,6 +59,37 @@ func TestClientRoundTrip(t *testing.T) {
 		require.True(t, b.Live(t, b.Enqueue(t, testbundle.EnqueueArgs{EnqueueOptions: jobq.EnqueueOptions{RunAt: at}})).RunAt.Equal(at))
 	})
 
+	t.Run("UniqueFor", func(t *testing.T) {
+		t.Parallel()
+		b := testbundle.New(t)
+		b.Define(t, "once")
+		opts := jobq.EnqueueOptions{Queue: "once", JobKey: "once:1", UniqueFor: time.Hour}
+
+		// Keyed system jobs are the runners' (applications may not key them).
+		first, err := b.Worker.Enqueue(b.Ctx, "once", testbundle.Payload{N: 1}, opts)
+		require.NoError(t, err)
+		job := b.ClaimOne(t, testbundle.ClaimArgs{Queues: []string{"once"}})
+		_, err = b.Worker.Complete(b.Ctx, []jobq.Lease{job.Lease()})
+		require.NoError(t, err)
+
+		// Within the hour the finished job's id comes back, from Enqueue and EnqueueMany alike.
+		again, err := b.Worker.Enqueue(b.Ctx, "once", testbundle.Payload{N: 2}, opts)
+		require.NoError(t, err)
+		require.Equal(t, first, again)
+		many, err := b.Worker.EnqueueMany(b.Ctx, []jobq.JobSpec{{Task: "once", EnqueueOptions: opts}, {Task: "once"}})
+		require.NoError(t, err)
+		require.Equal(t, first, many[0])
+		require.NotEqual(t, first, many[1])
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE job_key = 'once:1'`), "nothing was enqueued for the key")
+
+		// Without UniqueFor the key takes a new job; UniqueFor without a key is refused.
+		plain, err := b.Worker.Enqueue(b.Ctx, "once", nil, jobq.EnqueueOptions{Queue: "once", JobKey: "once:1"})
+		require.NoError(t, err)
+		require.NotEqual(t, first, plain)
+		_, err = b.Worker.Enqueue(b.Ctx, "once", nil, jobq.EnqueueOptions{UniqueFor: time.Hour})
+		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
+	})
+
 	t.Run("EnqueueManyInInputOrder", func(t *testing.T) {
 		t.Parallel()
 		b := testbundle.New(t)

@@ -30,7 +30,8 @@ CREATE TYPE jobq.job_spec AS (
 	store_id uuid,
 	timeout interval,
 	backoff_base interval,
-	backoff_max interval
+	backoff_max interval,
+	unique_for interval
 );
 
 ALTER TYPE jobq.job_spec OWNER TO jobq_migrator;
@@ -966,7 +967,7 @@ BEGIN
         FROM jobq._insert_specs(ARRAY(
             SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), v_task.queue, p_run_at, v_task.priority,
                        v_task.max_attempts, replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
-                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max)::jobq.job_spec
+                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max, NULL)::jobq.job_spec
             FROM unnest(p_store_ids) AS s(id)
             WHERE s.id IS NOT NULL
             ORDER BY s.id), true));
@@ -985,12 +986,19 @@ CREATE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) RETURNS TABLE(store
 DECLARE
     v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_pending jobq.job_spec[] := p_specs;
+    -- Whether any spec has unique_for: the checks below that only it needs are skipped otherwise
+    -- (a fan-out of 10,000 keys pays nothing for them).
+    v_unique constant boolean := EXISTS (SELECT 1 FROM unnest(p_specs) AS s WHERE s.unique_for IS NOT NULL);
     v_store_keys uuid[] := '{}'::uuid[];
     v_job_keys text[] := '{}'::text[];
     v_job_ids bigint[] := '{}'::bigint[];
+    v_inserted bigint[] := '{}'::bigint[];
     v_round_store_keys uuid[];
     v_round_job_keys text[];
     v_round_job_ids bigint[];
+    v_round_inserted bigint[];
+    v_late_new bigint[];
+    v_late_old bigint[];
     v_round integer := 0;
 BEGIN
     WHILE cardinality(v_pending) > 0 LOOP
@@ -999,13 +1007,21 @@ BEGIN
             RAISE EXCEPTION 'jobq internal error: job_key enqueue did not settle after 50 rounds';
         END IF;
 
-        -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
-        WITH ins AS (
+        WITH recent AS (
+            -- unique_for: the newest job of the key and store enqueued within the window, live in
+            -- any state or finished, as this statement sees it (jobq._job_of_key_since).
+            SELECT coalesce(s.store_id, v_zero) AS store_key, s.job_key AS key, r.id
+            FROM unnest(v_pending) AS s
+            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(s.store_id, v_zero), s.job_key, now() - s.unique_for, false) AS r(id)
+            WHERE v_unique AND s.unique_for IS NOT NULL AND r.id IS NOT NULL
+        ), ins AS (
+            -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
             INSERT INTO jobq.jobs AS j (task, queue, payload, store_id, priority, run_at, max_attempts,
                                         job_key, job_key_mode, timeout, backoff_base, backoff_max)
             SELECT s.task, s.queue, s.payload, s.store_id, s.priority, s.run_at, s.max_attempts,
                    s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max
             FROM unnest(v_pending) AS s
+            WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
             ORDER BY coalesce(s.store_id, v_zero), s.job_key
             ON CONFLICT ((coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid)), job_key)
                 WHERE job_key IS NOT NULL
@@ -1037,24 +1053,36 @@ BEGIN
                        AND (EXCLUDED.job_key_mode = 'preserve_run_at'
                             OR (j.run_at = EXCLUDED.run_at AND j.attempt = 0 AND j.state = 'queued'
                                 AND j.last_error IS NULL AND j.error_code IS NULL)))
-            RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id
+              -- unique_for: a job enqueued within the window that this statement's snapshot did
+              -- not see (committed since it began) is left as it is; the next round finds it.
+              AND NOT (v_unique
+                       AND EXISTS (SELECT 1 FROM unnest(v_pending) AS u
+                                   WHERE coalesce(u.store_id, v_zero) = coalesce(EXCLUDED.store_id, v_zero)
+                                     AND u.job_key = EXCLUDED.job_key
+                                     AND j.created_at > now() - u.unique_for))
+            RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id, j.xmax = 0 AS inserted
         ), found AS (
-            SELECT i.store_key, i.key, i.id FROM ins i
+            SELECT i.store_key, i.key, i.id, i.inserted FROM ins i
+            UNION ALL
+            SELECT r.store_key, r.key, r.id, false FROM recent r
             UNION ALL
             -- The live job that holds the key, as this statement saw it: under unsafe_dedupe any,
             -- otherwise a waiting one left unchanged because nothing differed.
-            SELECT coalesce(j.store_id, v_zero), j.job_key, j.id
+            SELECT coalesce(j.store_id, v_zero), j.job_key, j.id, false
             FROM jobq.jobs j
             JOIN unnest(v_pending) AS s
               ON coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero) AND j.job_key = s.job_key
             WHERE (s.job_key_mode = 'unsafe_dedupe' OR j.state <> 'running')
               AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = coalesce(s.store_id, v_zero) AND i.key = s.job_key)
+              AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
         )
-        SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}')
-        INTO v_round_store_keys, v_round_job_keys, v_round_job_ids
+        SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}'),
+               coalesce(array_agg(f.id) FILTER (WHERE f.inserted), '{}')
+        INTO v_round_store_keys, v_round_job_keys, v_round_job_ids, v_round_inserted
         FROM found f;
 
-        -- replace / preserve_run_at keys held by a running job: it gives the key up; the next round inserts.
+        -- replace / preserve_run_at keys held by a running job: it gives the key up; the next round
+        -- inserts. Not one enqueued within a spec's unique_for: the next round finds it.
         UPDATE jobq.jobs AS j
         SET job_key = NULL, job_key_mode = NULL, updated_at = now()
         FROM unnest(v_pending) AS s
@@ -1064,11 +1092,13 @@ BEGIN
           AND s.job_key_mode <> 'unsafe_dedupe'
           AND coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero)
           AND j.job_key = s.job_key
-          AND j.state = 'running';
+          AND j.state = 'running'
+          AND NOT coalesce(j.created_at > now() - s.unique_for, false);
 
         v_store_keys := v_store_keys || v_round_store_keys;
         v_job_keys := v_job_keys || v_round_job_keys;
         v_job_ids := v_job_ids || v_round_job_ids;
+        v_inserted := v_inserted || v_round_inserted;
 
         v_pending := ARRAY(
             SELECT s
@@ -1078,13 +1108,37 @@ BEGIN
             WHERE r.key IS NULL);
     END LOOP;
 
+    -- unique_for, the one window the look-up cannot see: another job of the key was enqueued after
+    -- this call's snapshot and finished before its insert (it held the key while this insert waited
+    -- on it, then left jobq.jobs). A new statement sees it in jobq.job_history: the row this call
+    -- inserted, seen by no one else yet, goes again, and that job's id is returned instead.
+    IF v_unique AND cardinality(v_inserted) > 0 THEN
+        WITH late AS (
+            SELECT j.id AS new_id, o.id AS old_id
+            FROM jobq.jobs j
+            JOIN unnest(p_specs) AS s
+              ON coalesce(s.store_id, v_zero) = coalesce(j.store_id, v_zero) AND s.job_key = j.job_key
+            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(j.store_id, v_zero), j.job_key, now() - s.unique_for, true) AS o(id)
+            WHERE j.id = ANY (v_inserted) AND s.unique_for IS NOT NULL AND o.id IS NOT NULL
+        ), gone AS (
+            DELETE FROM jobq.jobs AS j USING late l WHERE j.id = l.new_id
+        )
+        SELECT array_agg(l.new_id), array_agg(l.old_id) INTO v_late_new, v_late_old FROM late l;
+        IF v_late_new IS NOT NULL THEN
+            v_job_ids := ARRAY(SELECT coalesce(l.old_id, r.id)
+                               FROM unnest(v_job_ids) WITH ORDINALITY AS r(id, n)
+                               LEFT JOIN unnest(v_late_new, v_late_old) AS l(new_id, old_id) ON l.new_id = r.id
+                               ORDER BY r.n);
+        END IF;
+    END IF;
+
     RETURN QUERY SELECT r.store_key, r.key, r.id FROM unnest(v_store_keys, v_job_keys, v_job_ids) AS r(store_key, key, id);
 END
 $$;
 
 ALTER FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) IS 'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
+COMMENT ON FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) IS 'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). A spec with unique_for takes the job of its key and store enqueued (created_at) within the window, live in any state or finished (jobq.job_history, through job_history_job_key_idx), and writes nothing for it; race-free too, also when that job finished while this insert waited on it (the row inserted then is deleted again, unseen). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
 
 CREATE TABLE jobq.tasks (
     name text NOT NULL,
@@ -1120,8 +1174,9 @@ CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.
     LANGUAGE sql STABLE
     AS $_$
     SELECT NOT coalesce(
-           -- A key merges with the live job that holds it: the keyed path.
+           -- A key merges with the live job that holds it: the keyed path; unique_for needs a key.
            p_spec.job_key IS NOT NULL
+        OR p_spec.unique_for IS NOT NULL
            -- _validate_specs: every field within its domain (jobq._spec_in_bounds, never NULL).
         OR NOT jobq._spec_in_bounds(p_spec)
            -- _validate_specs.
@@ -1177,6 +1232,8 @@ DECLARE
     v_now constant timestamptz := now();
     v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
     v_specs jobq.job_spec[];
+    v_keyed_ords bigint[];
+    v_keyed_ids bigint[];
     v_queues text[];
     v_wakeup text;
 BEGIN
@@ -1188,7 +1245,8 @@ BEGIN
     v_specs := ARRAY(
         SELECT ROW(btrim(s.task), coalesce(s.payload, '{}'), coalesce(s.queue, 'default'), coalesce(s.run_at, v_now),
                    coalesce(s.priority, 0), coalesce(s.max_attempts, v_default_attempts), s.job_key,
-                   CASE WHEN s.job_key IS NOT NULL THEN coalesce(s.job_key_mode, 'replace') END, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec
+                   CASE WHEN s.job_key IS NOT NULL THEN coalesce(s.job_key_mode, 'replace') END, s.store_id, s.timeout, s.backoff_base, s.backoff_max,
+                   CASE WHEN s.job_key IS NOT NULL THEN s.unique_for END)::jobq.job_spec
         FROM unnest(p_specs) WITH ORDINALITY AS s
         ORDER BY s.ordinality);
 
@@ -1208,8 +1266,9 @@ BEGIN
     )
     SELECT src.ord, src.id FROM src;
 
-    -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins.
-    RETURN QUERY
+    -- Keyed jobs, all modes in one ordered pass; within a batch the last spec of a key wins, or the
+    -- first when it has unique_for (as when they come one after the other: the first is enqueued,
+    -- the others find it within the window).
     WITH positioned AS (
         SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
         FROM unnest(v_specs) WITH ORDINALITY AS s
@@ -1217,14 +1276,17 @@ BEGIN
     ), last_per_key AS (
         SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
                ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
-                   s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec AS spec
+                   s.store_id, s.timeout, s.backoff_base, s.backoff_max, s.unique_for)::jobq.job_spec AS spec
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
-        ORDER BY coalesce(s.store_id, v_zero), s.job_key, s.ordinality DESC
+        ORDER BY coalesce(s.store_id, v_zero), s.job_key,
+                 CASE WHEN s.unique_for IS NOT NULL THEN s.ordinality ELSE -s.ordinality END
     )
-    SELECT p.ord, k.job_id
+    SELECT coalesce(array_agg(p.ord), '{}'), coalesce(array_agg(k.job_id), '{}')
+    INTO v_keyed_ords, v_keyed_ids
     FROM jobq._enqueue_keyed(ARRAY(SELECT l.spec FROM last_per_key l)) AS k
     JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
+    RETURN QUERY SELECT k.ord, k.id FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id);
 
     -- Wake the runners of each queue that got a due job, once per queue and call, the way the
     -- setting wakeup says (read once, and only when a job is due): notify sends NOTIFY jobq
@@ -1232,7 +1294,16 @@ BEGIN
     -- transactional logical message, prefix jobq, that runners in WAL mode decode once the
     -- transaction commits, and no NOTIFY, so the commit takes no lock shared by every notifying
     -- transaction; both does the two. A missing or unknown value counts as notify.
-    v_queues := ARRAY(SELECT DISTINCT s.queue FROM unnest(v_specs) AS s WHERE s.run_at <= v_now);
+    -- A spec with unique_for wakes only when this call wrote its job (inserted or merged: its
+    -- updated_at is this transaction's now()); the existing job it returns instead wakes no one.
+    v_queues := ARRAY(SELECT DISTINCT s.queue
+                      FROM unnest(v_specs) WITH ORDINALITY AS s
+                      WHERE s.run_at <= v_now
+                        AND (s.unique_for IS NULL
+                             OR EXISTS (SELECT 1
+                                        FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id)
+                                        JOIN jobq.jobs j ON j.id = k.id
+                                        WHERE k.ord = s.ordinality AND j.updated_at = v_now)));
     IF cardinality(v_queues) > 0 THEN
         v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
         IF v_wakeup <> 'wal' THEN
@@ -1247,7 +1318,34 @@ $$;
 
 ALTER FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+
+CREATE FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT x.id
+    FROM ((SELECT j.id, j.created_at
+           FROM jobq.jobs j
+           WHERE NOT p_finished_only
+             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = p_store_key
+             AND j.job_key = p_job_key
+             AND j.created_at > p_since)
+          UNION ALL
+          (SELECT h.id, h.created_at
+           FROM jobq.job_history h
+           WHERE coalesce(h.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = p_store_key
+             AND h.job_key = p_job_key
+             AND h.created_at > p_since
+           ORDER BY h.created_at DESC
+           LIMIT 1)) AS x
+    ORDER BY x.created_at DESC, x.id DESC
+    LIMIT 1
+$$;
+
+ALTER FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) IS 'Private. The id of the newest job of key p_job_key in store p_store_key (the zero uuid for system jobs) created after p_since: live in any state or finished (jobq.job_history), or only finished with p_finished_only; NULL when none. STABLE: reads with its caller''s snapshot. SECURITY DEFINER so each table is one probe of its key index (row policies would hide the index''s store column); it reads only the store it is given. Caller: jobq._enqueue_keyed (unique_for), with a spec''s own store. Locks nothing.';
 
 CREATE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1676,7 +1774,8 @@ CREATE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_de
                CASE WHEN p_task.scope = 'store' THEN coalesce(p_spec.store_id, (p_spec.payload ->> 'storeId')::uuid) END,
                coalesce(p_spec.timeout, p_task.timeout),
                coalesce(p_spec.backoff_base, p_task.backoff_base),
-               coalesce(p_spec.backoff_max, p_task.backoff_max))::jobq.job_spec
+               coalesce(p_spec.backoff_max, p_task.backoff_max),
+               NULL)::jobq.job_spec
 $$;
 
 ALTER FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) OWNER TO jobq_migrator;
@@ -1750,7 +1849,7 @@ BEGIN
                    coalesce(s.max_attempts, t.max_attempts), s.job_key, s.job_key_mode,
                    CASE WHEN t.scope = 'store' THEN coalesce(s.store_id, (s.payload ->> 'storeId')::uuid) END,
                    coalesce(s.timeout, t.timeout), coalesce(s.backoff_base, t.backoff_base),
-                   coalesce(s.backoff_max, t.backoff_max))::jobq.job_spec
+                   coalesce(s.backoff_max, t.backoff_max), s.unique_for)::jobq.job_spec
         FROM unnest(p_specs) WITH ORDINALITY AS s
         JOIN jobq.tasks t ON t.name = btrim(s.task)
         ORDER BY s.ordinality);
@@ -1893,7 +1992,7 @@ BEGIN
             p_s.queue,
             v_at + p_s.jitter * ((hashtext(p_s.name || v_iso)::bigint + 2147483648) / 4294967295.0),
             p_s.priority, p_s.max_attempts,
-            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
         UPDATE jobq.schedule_runs AS r SET job_id = v_job WHERE r.schedule = p_s.name AND r.slot_at = v_at;
         v_previous := v_job;
         slot_at := v_at; outcome := 'enqueued'; reason := NULL; job_id := v_job;
@@ -1978,11 +2077,14 @@ CREATE FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) RETURNS boolean
             OR (p_spec.backoff_base > interval '0' AND p_spec.backoff_base <= jobq._limit_interval('backoff')))
        AND (p_spec.backoff_max IS NULL
             OR (p_spec.backoff_max > interval '0' AND p_spec.backoff_max <= jobq._limit_interval('backoff')))
+       AND (p_spec.unique_for IS NULL
+            OR (p_spec.job_key IS NOT NULL
+                AND p_spec.unique_for > interval '0' AND p_spec.unique_for <= jobq._limit_interval('delay')))
 $$;
 
 ALTER FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
+COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]; unique_for in (0, 365 days] and only with a job_key. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
 
 CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
     LANGUAGE plpgsql STABLE
@@ -2189,21 +2291,27 @@ BEGIN
     SELECT s.ordinality AS position, s.* INTO v_bad
     FROM unnest(p_specs) WITH ORDINALITY AS s
     WHERE NOT jobq._spec_in_bounds(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
-                                       s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec)
+                                       s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max,
+                                       s.unique_for)::jobq.job_spec)
     ORDER BY s.ordinality
     LIMIT 1;
     IF NOT FOUND THEN
-        -- Within one batch a key takes one mode: "last wins" is only defined for one mode.
-        SELECT min(s.ordinality) AS position, s.job_key INTO v_mixed
+        -- Within one batch a key takes one mode and one unique_for: "last wins" is only defined for
+        -- one mode, and "first wins" (unique_for) only when every spec of the key has the same window.
+        SELECT min(s.ordinality) AS position, s.job_key,
+               count(DISTINCT coalesce(s.job_key_mode, 'replace')) > 1 AS modes INTO v_mixed
         FROM unnest(p_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
         GROUP BY s.store_id, s.job_key
         HAVING count(DISTINCT coalesce(s.job_key_mode, 'replace')) > 1
+            OR count(DISTINCT s.unique_for) > 1
+            OR count(s.unique_for) NOT IN (0, count(*))
         ORDER BY 1
         LIMIT 1;
         IF FOUND THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('%sjob_key %L appears with different job_key_modes in one batch',
-                CASE WHEN p_label_index THEN format('job %s: ', v_mixed.position) ELSE '' END, v_mixed.job_key));
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('%sjob_key %L appears with different %s in one batch',
+                CASE WHEN p_label_index THEN format('job %s: ', v_mixed.position) ELSE '' END, v_mixed.job_key,
+                CASE WHEN v_mixed.modes THEN 'job_key_modes' ELSE 'unique_for values' END));
         END IF;
         RETURN;
     END IF;
@@ -2239,6 +2347,9 @@ BEGIN
     ELSIF v_bad.backoff_base <= interval '0' OR v_bad.backoff_max <= interval '0' THEN
         v_code := 'JOB.INVALID_ARGUMENT';
         v_detail := 'backoff_base and backoff_max must be positive';
+    ELSIF v_bad.unique_for IS NOT NULL AND v_bad.job_key IS NULL THEN
+        v_code := 'JOB.INVALID_ARGUMENT';
+        v_detail := 'unique_for needs a job_key: it is the period over which the key is unique';
     ELSE
         -- The limits: each check raises, naming the field.
         PERFORM jobq._check_payload(v_label || 'payload', v_bad.payload);
@@ -2249,6 +2360,7 @@ BEGIN
         PERFORM jobq._check_interval(v_label || 'timeout', v_bad.timeout, jobq._limit_interval('timeout'));
         PERFORM jobq._check_interval(v_label || 'backoff_base', v_bad.backoff_base, jobq._limit_interval('backoff'));
         PERFORM jobq._check_interval(v_label || 'backoff_max', v_bad.backoff_max, jobq._limit_interval('backoff'));
+        PERFORM jobq._check_interval(v_label || 'unique_for', v_bad.unique_for, jobq._limit_interval('delay'));
         RAISE EXCEPTION 'jobq internal error: job spec % is out of bounds but no check names why', v_bad.position;
     END IF;
     PERFORM jobq._raise(v_code, v_label || v_detail);
@@ -2257,7 +2369,7 @@ $$;
 
 ALTER FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first spec outside its domain (jobq._spec_in_bounds): JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_TOO_LARGE, JOB.VALUE_TOO_LONG (queue, job_key), JOB.OUT_OF_RANGE (run_at, timeout, backoff); with p_label_index the message starts with the position (job N: ). Locks nothing.';
+COMMENT ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Raises the catalogued error of the first spec outside its domain (jobq._spec_in_bounds): JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_TOO_LARGE, JOB.VALUE_TOO_LONG (queue, job_key), JOB.OUT_OF_RANGE (run_at, timeout, backoff, unique_for); unique_for without a job_key and a key with different modes or unique_for values within the batch are JOB.INVALID_ARGUMENT; with p_label_index the message starts with the position (job N: ). Locks nothing.';
 
 CREATE FUNCTION jobq._wake(p_queue text) RETURNS void
     LANGUAGE plpgsql
@@ -2876,14 +2988,15 @@ ALTER FUNCTION jobq.drain_worker(worker_id text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
 
-CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval) RETURNS bigint
+CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, unique_for interval DEFAULT NULL::interval) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_spec constant jobq.job_spec := ROW(enqueue.task, enqueue.payload, enqueue.queue, enqueue.run_at, enqueue.priority,
                                          enqueue.max_attempts, enqueue.job_key, enqueue.job_key_mode, enqueue.store_id,
-                                         enqueue.timeout, enqueue.backoff_base, enqueue.backoff_max)::jobq.job_spec;
+                                         enqueue.timeout, enqueue.backoff_base, enqueue.backoff_max,
+                                         enqueue.unique_for)::jobq.job_spec;
     v_task jobq.tasks;
     v_default_attempts integer;
     v_job jobq.job_spec;
@@ -2918,9 +3031,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) OWNER TO jobq_app_gate;
+ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe. A keyless job that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH.';
+COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe; unique_for (with a job_key; NULL = off, else more than 0 and at most 365 days): the job holding the key in the same store that was enqueued (created_at) within the last unique_for, live in any state or finished (jobq.job_history), is returned and nothing is written, otherwise the key''s mode applies. A keyless job that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH.';
 
 CREATE FUNCTION jobq.enqueue_many(jobs jsonb) RETURNS SETOF bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2928,7 +3041,7 @@ CREATE FUNCTION jobq.enqueue_many(jobs jsonb) RETURNS SETOF bigint
     AS $$
 DECLARE
     v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
-                                      'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max'];
+                                      'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max', 'unique_for'];
     v_specs jobq.job_spec[];
     v_bad record;
     v_default_attempts integer;
@@ -2955,7 +3068,7 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
             WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
             ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
-                        'job_key_mode, store_id, timeout, backoff_base, backoff_max)', v_bad.position, v_bad.key)
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for)', v_bad.position, v_bad.key)
         END);
     END IF;
 
@@ -2986,7 +3099,8 @@ BEGIN
                    r.run_at, r.max_attempts, r.timeout, r.backoff_base, r.backoff_max
             FROM (SELECT s.ordinality AS ord,
                          (jobq._resolve_spec(ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key,
-                                                 s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max)::jobq.job_spec,
+                                                 s.job_key_mode, s.store_id, s.timeout, s.backoff_base, s.backoff_max,
+                                                 s.unique_for)::jobq.job_spec,
                                              t, v_default_attempts)).*
                   FROM unnest(v_specs) WITH ORDINALITY AS s
                   JOIN jobq.tasks t ON t.name = btrim(s.task)
@@ -3017,7 +3131,7 @@ $$;
 
 ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
+COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for: as jobq.enqueue''s arguments; unique_for as an interval string such as "1 hour"). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
 
 CREATE FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text DEFAULT NULL::text, retryable boolean DEFAULT true, retry_in interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3758,7 +3872,7 @@ BEGIN
         v_s.task,
         CASE WHEN v_s.slot_key IS NULL THEN v_s.payload ELSE v_s.payload || jsonb_build_object(v_s.slot_key, v_iso) END,
         v_s.queue, now(), v_s.priority, v_s.max_attempts,
-        'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+        'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
     INSERT INTO jobq.audit_log (action, job_id, detail)
     VALUES ('run_schedule_now', v_job, jsonb_build_object('schedule', v_s.name, 'at', v_iso));
     RETURN v_job;
@@ -4363,6 +4477,8 @@ CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (task, finishe
 
 CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_at);
 
+CREATE INDEX job_history_job_key_idx ON jobq.job_history USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key, created_at) WHERE (job_key IS NOT NULL);
+
 CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
 
 CREATE INDEX jobs_deadline_idx ON jobq.jobs USING btree (deadline_at) WHERE ((state = 'running'::text) AND (deadline_at IS NOT NULL));
@@ -4528,6 +4644,9 @@ GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
@@ -4682,10 +4801,10 @@ GRANT ALL ON FUNCTION jobq.detach_worker(worker_id text) TO jobq_operator;
 REVOKE ALL ON FUNCTION jobq.drain_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.drain_worker(worker_id text) TO jobq_operator;
 
-REVOKE ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO jobq_app;
-GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval) TO jobq_operator;
+REVOKE ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO worker_runtime;

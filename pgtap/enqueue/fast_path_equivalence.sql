@@ -19,17 +19,17 @@ SELECT FROM jobq.define_task('pgtap-eq-store', scope => 'store', payload_schema 
 -- The inputs: the arguments of enqueue, as the specs jobq._enqueue takes.
 CREATE TEMP TABLE input (pos integer PRIMARY KEY, spec jobq.job_spec);
 INSERT INTO input VALUES
-    (1, ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
+    (1, ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
     (2, ROW('  pgtap-eq-plain  ', '{"a": [1, 2]}', 'eq-queue', now() + interval '1 hour', -7, 3, NULL, NULL, NULL,
-            '1 minute', '4 seconds', '9 minutes')),
-    (3, ROW('pgtap-eq-defaults', '{}', NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
+            '1 minute', '4 seconds', '9 minutes', NULL)),
+    (3, ROW('pgtap-eq-defaults', '{}', NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
     (4, ROW('pgtap-eq-defaults', '{"x": true}', 'eq-own-queue', now() - interval '1 minute', 32767, 1, NULL, 'replace', NULL,
-            '10 seconds', '1 second', '1 second')),
+            '10 seconds', '1 second', '1 second', NULL)),
     (5, ROW('pgtap-eq-store', '{"storeId": "11111111-1111-1111-1111-111111111111", "n": 1}', NULL, NULL, NULL, NULL, NULL,
-            'replace', NULL, NULL, NULL, NULL)),
+            'replace', NULL, NULL, NULL, NULL, NULL)),
     (6, ROW('pgtap-eq-store', '{"storeId": "11111111-1111-1111-1111-111111111111", "n": 2, "note": null}', NULL,
-            now() + interval '1 day', -32768, NULL, NULL, 'replace', '11111111-1111-1111-1111-111111111111', NULL, NULL, NULL)),
-    (7, ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+            now() + interval '1 day', -32768, NULL, NULL, 'replace', '11111111-1111-1111-1111-111111111111', NULL, NULL, NULL, NULL)),
+    (7, ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
 
 SELECT is((SELECT count(*) FROM input i JOIN jobq.tasks t ON t.name = btrim((i.spec).task)
            WHERE jobq._enqueue_takes_fast_path(i.spec, t)), 7::bigint,
@@ -90,51 +90,53 @@ SELECT ok((SELECT bool_and(a.id < b.id) FROM many a JOIN many b ON b.pos = a.pos
           'enqueue_many draws the ids in input order');
 
 -- What the fast path does not take goes through the general path: keys, and every refusal.
-SELECT ok(NOT jobq._enqueue_takes_fast_path(ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, 'k', 'replace', NULL, NULL, NULL, NULL),
+SELECT ok(NOT jobq._enqueue_takes_fast_path(ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, 'k', 'replace', NULL, NULL, NULL, NULL, NULL),
                                             (SELECT t FROM jobq.tasks t WHERE t.name = 'pgtap-eq-plain')),
           'a keyed job does not take the fast path');
 
 CREATE TEMP TABLE before AS SELECT count(*) AS n FROM jobq.jobs;
 CREATE TEMP TABLE refused (spec jobq.job_spec);
 INSERT INTO refused VALUES
-    (ROW(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', '[1]', NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'upsert', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, 0, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, ' ', NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, 40000, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, '0', NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, '-1 second', NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', '00000000-0000-0000-0000-000000000000', NULL, NULL, NULL)),
-    (ROW('pgtap-eq-blank-queue', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-undeclared', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', '11111111-1111-1111-1111-111111111111', NULL, NULL, NULL)),
-    (ROW('pgtap-eq-store', '{"n": 1}', NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
+    (ROW(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', '[1]', NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'upsert', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, 0, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, ' ', NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, 40000, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, '0', NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, '-1 second', NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', '00000000-0000-0000-0000-000000000000', NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-blank-queue', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-undeclared', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', '11111111-1111-1111-1111-111111111111', NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-store', '{"n": 1}', NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
     (ROW('pgtap-eq-store', '{"storeId": "11111111-1111-1111-1111-111111111111", "n": "one"}', NULL, NULL, NULL, NULL, NULL,
-         'replace', NULL, NULL, NULL, NULL)),
+         'replace', NULL, NULL, NULL, NULL, NULL)),
     (ROW('pgtap-eq-store', '{"storeId": "11111111-1111-1111-1111-111111111111", "n": 1}', NULL, NULL, NULL, NULL, NULL,
-         'replace', '22222222-2222-2222-2222-222222222222', NULL, NULL, NULL)),
+         'replace', '22222222-2222-2222-2222-222222222222', NULL, NULL, NULL, NULL)),
     (ROW('pgtap-eq-store', '{"storeId": "00000000-0000-0000-0000-000000000000", "n": 1}', NULL, NULL, NULL, NULL, NULL,
-         'replace', NULL, NULL, NULL, NULL)),
+         'replace', NULL, NULL, NULL, NULL, NULL)),
     -- Out of the domains of 00023: timeout, backoff, run_at, queue length, max_attempts, payload size.
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, '1000000 years', NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, '31 days', NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, '-infinity', NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, repeat('q', 201), NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL)),
-    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, 1001, NULL, 'replace', NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, '1000000 years', NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, '31 days', NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, '1 hour')),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, NULL, 'k', 'replace', NULL, NULL, NULL, NULL, '366 days')),
+    (ROW('pgtap-eq-plain', NULL, NULL, '-infinity', NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, repeat('q', 201), NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
+    (ROW('pgtap-eq-plain', NULL, NULL, NULL, NULL, 1001, NULL, 'replace', NULL, NULL, NULL, NULL, NULL)),
     (ROW('pgtap-eq-plain', jsonb_build_object('blob', (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 40000) AS g)),
-         NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL));
+         NULL, NULL, NULL, NULL, NULL, 'replace', NULL, NULL, NULL, NULL, NULL));
 SELECT is_empty(
-    $$ SELECT r.spec, jobq_test.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
+    $$ SELECT r.spec, jobq_test.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
                                               (r.spec).task, (r.spec).payload, (r.spec).run_at, (r.spec).job_key, (r.spec).job_key_mode,
                                               (r.spec).max_attempts, (r.spec).priority, (r.spec).queue, (r.spec).store_id,
-                                              (r.spec).timeout, (r.spec).backoff_base, (r.spec).backoff_max)) AS fast,
+                                              (r.spec).timeout, (r.spec).backoff_base, (r.spec).backoff_max, (r.spec).unique_for)) AS fast,
               jobq_test.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec)) AS general
        FROM refused r
-       WHERE jobq_test.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
+       WHERE jobq_test.error_of(format('SELECT jobq.enqueue(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)',
                                      (r.spec).task, (r.spec).payload, (r.spec).run_at, (r.spec).job_key, (r.spec).job_key_mode,
                                      (r.spec).max_attempts, (r.spec).priority, (r.spec).queue, (r.spec).store_id,
-                                     (r.spec).timeout, (r.spec).backoff_base, (r.spec).backoff_max))
+                                     (r.spec).timeout, (r.spec).backoff_base, (r.spec).backoff_max, (r.spec).unique_for))
              IS DISTINCT FROM jobq_test.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec))
           OR jobq_test.error_of(format('SELECT * FROM jobq._enqueue(ARRAY[%L::jobq.job_spec], false)', r.spec)) NOT LIKE 'JQ%' $$,
     'enqueue refuses every input the general path refuses (each check of validation, the registry and the resolved '

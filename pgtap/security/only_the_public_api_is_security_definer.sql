@@ -1,10 +1,12 @@
 -- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot, or call
 -- private helpers no runtime role may execute); private helpers (_-prefixed), backoff_delay and
--- current_store_id run as the caller. One private helper is a definer by design: jobq._enqueue_for_stores,
--- behind jobq.fan_out, executable by no runtime role. Outside jobq, public.list_store_ids_for_fan_out
+-- current_store_id run as the caller. Two private helpers are definers by design, executable by no
+-- runtime role: jobq._enqueue_for_stores, behind jobq.fan_out, and jobq._job_of_key_since, the
+-- look-up of unique_for, which the gate alone executes (so that the key indexes serve it under the
+-- row policies; it reads only the store it is given). Outside jobq, public.list_store_ids_for_fan_out
 -- is the one definer jobq adds.
 BEGIN;
-SELECT plan(4);
+SELECT plan(5);
 
 SELECT set_eq(
     $$ SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -23,13 +25,19 @@ SELECT set_eq(
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
-    $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])') $$,
-    'the one _-prefixed SECURITY DEFINER helper is jobq._enqueue_for_stores');
+    $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])'),
+              ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)') $$,
+    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores and jobq._job_of_key_since');
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,
     $$ SELECT NULL::text WHERE false $$,
     'jobq._enqueue_for_stores is executable by nobody but its owner (jobq.fan_out runs as it)');
+SELECT set_eq(
+    $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
+       WHERE p.oid = 'jobq._job_of_key_since(uuid, text, timestamptz, boolean)'::regprocedure AND a.grantee <> p.proowner $$,
+    $$ VALUES ('jobq_app_gate') $$,
+    'jobq._job_of_key_since is executable by jobq_app_gate alone (enqueue and enqueue_many run as it)');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'public' AND p.prosecdef $$,

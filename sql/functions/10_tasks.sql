@@ -221,7 +221,7 @@ BEGIN
                    coalesce(s.max_attempts, t.max_attempts), s.job_key, s.job_key_mode,
                    CASE WHEN t.scope = 'store' THEN coalesce(s.store_id, (s.payload ->> 'storeId')::uuid) END,
                    coalesce(s.timeout, t.timeout), coalesce(s.backoff_base, t.backoff_base),
-                   coalesce(s.backoff_max, t.backoff_max))::jobq.job_spec
+                   coalesce(s.backoff_max, t.backoff_max), s.unique_for)::jobq.job_spec
         FROM unnest(p_specs) WITH ORDINALITY AS s
         JOIN jobq.tasks t ON t.name = btrim(s.task)
         ORDER BY s.ordinality);
@@ -251,7 +251,8 @@ AS $$
                CASE WHEN p_task.scope = 'store' THEN coalesce(p_spec.store_id, (p_spec.payload ->> 'storeId')::uuid) END,
                coalesce(p_spec.timeout, p_task.timeout),
                coalesce(p_spec.backoff_base, p_task.backoff_base),
-               coalesce(p_spec.backoff_max, p_task.backoff_max))::jobq.job_spec
+               coalesce(p_spec.backoff_max, p_task.backoff_max),
+               NULL)::jobq.job_spec
 $$;
 COMMENT ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) IS
     'Private. The job a keyless spec that takes the fast path becomes: task trimmed, the task''s defaults (queue, priority, max_attempts, timeout, backoff, store id from the payload for a store task), then the global ones (payload {}, queue default, run_at now, priority 0, max_attempts p_default_attempts). Pure; inlined.';

@@ -297,7 +297,7 @@ BEGIN
         FROM jobq._insert_specs(ARRAY(
             SELECT ROW(p_task, p_payload || jsonb_build_object('storeId', s.id), v_task.queue, p_run_at, v_task.priority,
                        v_task.max_attempts, replace(coalesce(p_job_key_template, p_task || ':{storeId}'), '{storeId}', s.id::text),
-                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max)::jobq.job_spec
+                       p_job_key_mode, s.id, v_task.timeout, v_task.backoff_base, v_task.backoff_max, NULL)::jobq.job_spec
             FROM unnest(p_store_ids) AS s(id)
             WHERE s.id IS NOT NULL
             ORDER BY s.id), true));

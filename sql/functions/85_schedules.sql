@@ -238,7 +238,7 @@ BEGIN
             p_s.queue,
             v_at + p_s.jitter * ((hashtext(p_s.name || v_iso)::bigint + 2147483648) / 4294967295.0),
             p_s.priority, p_s.max_attempts,
-            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+            'schedule:' || p_s.name || ':' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
         UPDATE jobq.schedule_runs AS r SET job_id = v_job WHERE r.schedule = p_s.name AND r.slot_at = v_at;
         v_previous := v_job;
         slot_at := v_at; outcome := 'enqueued'; reason := NULL; job_id := v_job;
@@ -401,7 +401,7 @@ BEGIN
         v_s.task,
         CASE WHEN v_s.slot_key IS NULL THEN v_s.payload ELSE v_s.payload || jsonb_build_object(v_s.slot_key, v_iso) END,
         v_s.queue, now(), v_s.priority, v_s.max_attempts,
-        'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+        'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
     INSERT INTO jobq.audit_log (action, job_id, detail)
     VALUES ('run_schedule_now', v_job, jsonb_build_object('schedule', v_s.name, 'at', v_iso));
     RETURN v_job;

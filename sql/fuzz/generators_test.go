@@ -716,6 +716,18 @@ var retryInGen = valueGen{
 	odd: intervalGen.odd,
 }
 
+// uniqueForGen is enqueue's unique_for: usually off (NULL), else a window of a second to the
+// limit of 365 days; odd intervals (zero, negative, huge) when odd.
+var uniqueForGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.6) {
+			return nil
+		}
+		return g.pick("1 hour", "1 second", "1 day", "365 days", "00:00:00.5")
+	},
+	odd: intervalGen.odd,
+}
+
 // enqueueManyGen draws the JSON array of jobq.enqueue_many: job objects whose fields take the
 // same typical and odd values as jobq.enqueue's arguments, and arrays of wrong shapes.
 var enqueueManyGen = valueGen{
@@ -727,7 +739,9 @@ var enqueueManyGen = valueGen{
 		case 1:
 			return g.pick(`[1]`, `[null]`, `[{"task": "fuzz-sys", "bogus": 1}]`, `[{"task": "fuzz-sys", "run_at": "soon"}]`,
 				`[{"task": "fuzz-sys", "priority": 1e10}]`, `[{"task": "fuzz-sys", "timeout": "1000000 years"}]`,
-				`[{"task": "fuzz-sys", "run_at": "-infinity"}]`, `[{"task": "fuzz-sys", "max_attempts": "x"}]`)
+				`[{"task": "fuzz-sys", "run_at": "-infinity"}]`, `[{"task": "fuzz-sys", "max_attempts": "x"}]`,
+				`[{"task": "fuzz-sys", "unique_for": "1 hour"}]`, `[{"task": "fuzz-sys", "job_key": "k", "unique_for": "soon"}]`,
+				`[{"task": "fuzz-sys", "job_key": "k", "unique_for": "1 hour"}, {"task": "fuzz-sys", "job_key": "k"}]`)
 		case 2:
 			return s(g.jobsArray(500+g.rng.IntN(600), 0))
 		default:
@@ -747,6 +761,7 @@ func (g *gen) jobsArray(n int, wild float64) string {
 		{"run_at", timestampGen, "string"}, {"priority", priorityGen, "number"}, {"max_attempts", smallCountGen, "number"},
 		{"job_key", jobKeyGen, "string"}, {"job_key_mode", jobKeyModeGen, "string"}, {"store_id", uuidGen, "string"},
 		{"timeout", intervalGen, "string"}, {"backoff_base", intervalGen, "string"}, {"backoff_max", intervalGen, "string"},
+		{"unique_for", uniqueForGen, "string"},
 	}
 	jobs := make([]string, n)
 	for i := range jobs {
@@ -799,7 +814,7 @@ var kindGens = map[string]valueGen{
 	"retry_in interval": retryInGen, "scope text": enumGen("system", "store"),
 	"concurrency_policy text": enumGen("allow", "forbid", "replace"), "backfill text": enumGen("all", "latest"),
 	"slot_key text": enumGen("slotAt", "at"), "backfill_window interval": positiveIntervalGen, "jitter interval": positiveIntervalGen,
-	"lease interval": positiveIntervalGen, "ttl interval": positiveIntervalGen,
+	"lease interval": positiveIntervalGen, "ttl interval": positiveIntervalGen, "unique_for interval": uniqueForGen,
 }
 
 // enumGen draws one of a text argument's allowed words, or anything else when odd.
