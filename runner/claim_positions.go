@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/jobqdev/jobq"
 )
 
@@ -89,6 +91,7 @@ type passedOverProbe struct {
 	every     time.Duration
 	positions *claimPositions
 	wake      func()
+	rescans   prometheus.Counter // jobq_claim_rescans_total
 	log       *slog.Logger
 }
 
@@ -120,6 +123,7 @@ func (p *passedOverProbe) run(ctx context.Context) {
 			errs.ok()
 		}
 		if err != nil || found {
+			p.rescans.Inc()
 			p.positions.rescan()
 			p.wake()
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
@@ -99,7 +101,8 @@ func TestThePassedOverProbeWantsAClaimFromTheHeadWhenTheEngineFindsAJobOrFails(t
 				woken.Done()
 			}
 		},
-		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		rescans: prometheus.NewCounter(prometheus.CounterOpts{Name: "rescans"}),
+		log:     slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -114,6 +117,9 @@ func TestThePassedOverProbeWantsAClaimFromTheHeadWhenTheEngineFindsAJobOrFails(t
 	require.GreaterOrEqual(t, engine.calls(), 4)
 	require.Equal(t, int64(5), engine.asked[0]["a"].ID, "the probe asks about the published positions")
 	require.Nil(t, positions.next(), "the claim after a wake starts from the head")
+	var m dto.Metric
+	require.NoError(t, probe.rescans.Write(&m))
+	require.GreaterOrEqual(t, m.GetCounter().GetValue(), 2.0, "each rescan wanted is counted")
 }
 
 func TestThePassedOverProbeDoesNotRunWithANegativeInterval(t *testing.T) {

@@ -83,6 +83,7 @@ type metrics struct {
 	swept      prometheus.Counter
 	unheld     prometheus.Counter
 	heldBack   prometheus.Counter
+	rescans    prometheus.Counter
 	runTime    *prometheus.HistogramVec
 	waitTime   *prometheus.HistogramVec
 	listenerUp prometheus.Gauge
@@ -165,6 +166,8 @@ func newMetrics(src metricsSource) *metrics {
 			Help: "Running jobs recorded under this worker whose lease it does not hold (a claim committed but its answer was lost), handed back to the queue."}),
 		heldBack: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "claims_held_back_total",
 			Help: "Claims skipped because Config.MaxUnwrittenResults results waited to be written."}),
+		rescans: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "claim_rescans_total",
+			Help: "Claims from the head of every queue wanted because jobq.claim_passed_over found a due job this runner's positioned claims passed over (or failed)."}),
 		runTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "jobq", Name: "job_run_seconds", Help: "Handler run time, by task.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
@@ -214,7 +217,7 @@ func newMetrics(src metricsSource) *metrics {
 		m.wakeupFallbacks.WithLabelValues(reason)
 	}
 	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
-		m.swept, m.unheld, m.heldBack,
+		m.swept, m.unheld, m.heldBack, m.rescans,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "results_unwritten",
 			Help: "Results of returned handlers not yet written to the database; claims stop at Config.MaxUnwrittenResults.",

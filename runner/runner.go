@@ -526,7 +526,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	w := r.newWaker()
 	loops.Go(func() { w.run(loopCtx) })
 	probe := &passedOverProbe{engine: r.client, queues: r.cfg.Queues, every: r.cfg.RescanInterval, positions: r.positions,
-		wake: r.notify, log: r.log}
+		wake: r.notify, rescans: r.metrics.rescans, log: r.log}
 	loops.Go(func() { probe.run(loopCtx) })
 
 	r.claimLoop(loopCtx, r.hardStop)

@@ -55,7 +55,8 @@ BEGIN
         FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
         JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
         LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
-        WHERE j.state = 'running'
+        -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
+        WHERE j.lease_expires_at IS NOT NULL
           AND j.locked_by = heartbeat_jobs.worker_id
         ORDER BY j.id
         FOR UPDATE OF j
@@ -106,6 +107,9 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- One primary-key probe per pair, whatever the statistics say of the sizes (as in jobq._claim).
+SET enable_hashjoin = off
+SET enable_mergejoin = off
 AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
@@ -122,9 +126,17 @@ BEGIN
         USING (SELECT c.id, c.token, c.pos
                FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
                ORDER BY c.id) AS c
-        WHERE j.id = c.id
+        WHERE j.id = ANY (complete_jobs.job_ids)
+          AND j.id = c.id
           AND j.lease_token = c.token
-          AND j.state = 'running'
+          -- Running, said through the lease columns (jobs_lease_matches_state ties them to the
+          -- state) rather than state = 'running': that form let the planner read the pairs'
+          -- rows through the partial index jobs_lease_idx, a bitmap of every running row (and,
+          -- while a snapshot is held open, of every row that ran since), 4 ms a call instead of
+          -- one primary-key probe per pair (auto_explain, docs/benchmarks.md); and id = ANY
+          -- makes the probes index conditions, where the join alone got a walk of the whole key.
+          AND j.locked_by IS NOT NULL
+          AND j.lease_expires_at IS NOT NULL
         RETURNING j AS job, c.pos
     ), moved AS (
         INSERT INTO jobq.job_history
@@ -256,7 +268,8 @@ BEGIN
         DELETE FROM jobq.jobs AS j
         USING input f
         WHERE j.id = ANY (fail_jobs.job_ids)
-          AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
+          -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
+          AND j.id = f.id AND j.lease_token = f.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
           AND (NOT f.retryable OR j.attempt >= j.max_attempts)
         RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
                   CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'timed_out' THEN 'timed_out' ELSE 'exhausted' END AS why
@@ -279,7 +292,7 @@ BEGIN
             updated_at       = now()
         FROM input f
         WHERE j.id = ANY (fail_jobs.job_ids)
-          AND j.id = f.id AND j.lease_token = f.token AND j.state = 'running'
+          AND j.id = f.id AND j.lease_token = f.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
           AND f.retryable AND j.attempt < j.max_attempts
         RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
                   f.why, f.output, f.log_ref
@@ -381,7 +394,8 @@ BEGIN
             updated_at       = now()
         FROM unnest(snooze_jobs.job_ids, snooze_jobs.lease_tokens) AS s(id, token)
         WHERE j.id = ANY (snooze_jobs.job_ids)
-          AND j.id = s.id AND j.lease_token = s.token AND j.state = 'running'
+          -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
+          AND j.id = s.id AND j.lease_token = s.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
         RETURNING j.id, s.token, j.run_at, j.queue
     ), woken AS (
         SELECT count(jobq._wake(q.queue)) AS n

@@ -1,0 +1,41 @@
+-- complete_jobs, fail_jobs, snooze_jobs and heartbeat_jobs find each (id, token) pair's row with
+-- a primary-key probe. They never read it through the partial indexes of running jobs
+-- (jobs_lease_idx, jobs_deadline_idx): those hold an entry for every job that
+-- ran since the last vacuum, all of them read while a snapshot is held open, and the planner,
+-- whose statistics counted no running job, chose them (4 ms a completion under an idle snapshot
+-- at 200 jobs/s). Counted with pg_stat_get_xact_numscans, this transaction's index scans.
+BEGIN;
+SELECT plan(8);
+
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('t');
+SELECT count(jobq.enqueue('t', queue => 'q')) FROM generate_series(1, 2000);
+ANALYZE jobq.jobs; -- statistics with no running job, as before a drain
+CREATE TEMP TABLE c AS SELECT row_number() OVER (ORDER BY id) AS n, id, lease_token FROM jobq.claim_job('w', ARRAY['q'], 2000);
+CREATE FUNCTION pg_temp.running_index_scans() RETURNS bigint LANGUAGE sql AS $$
+    SELECT sum(pg_stat_get_xact_numscans(i::regclass))::bigint
+    FROM unnest(ARRAY['jobq.jobs_lease_idx', 'jobq.jobs_deadline_idx']) AS i
+$$;
+CREATE FUNCTION pg_temp.pkey_scans() RETURNS bigint LANGUAGE sql AS $$
+    SELECT pg_stat_get_xact_numscans('jobq.jobs_pkey'::regclass)
+$$;
+CREATE TEMP TABLE before AS SELECT pg_temp.running_index_scans() AS running, pg_temp.pkey_scans() AS pkey;
+
+SELECT is((SELECT outcome FROM jobq.complete_jobs((SELECT array_agg(id) FROM c WHERE n <= 2), (SELECT array_agg(lease_token) FROM c WHERE n <= 2)) LIMIT 1),
+          'succeeded', 'complete_jobs completes');
+SELECT is((SELECT count(*) FROM jobq.heartbeat_jobs('w', (SELECT array_agg(id) FROM c WHERE n BETWEEN 3 AND 4), (SELECT array_agg(lease_token) FROM c WHERE n BETWEEN 3 AND 4))),
+          2::bigint, 'heartbeat_jobs renews');
+SELECT is((SELECT count(*) FROM jobq.fail_jobs((SELECT array_agg(id) FROM c WHERE n BETWEEN 5 AND 6), (SELECT array_agg(lease_token) FROM c WHERE n BETWEEN 5 AND 6),
+                                               ARRAY['boom', 'boom'])),
+          2::bigint, 'fail_jobs fails');
+SELECT is((SELECT count(*) FROM jobq.snooze_jobs((SELECT array_agg(id) FROM c WHERE n BETWEEN 7 AND 8), (SELECT array_agg(lease_token) FROM c WHERE n BETWEEN 7 AND 8)) WHERE outcome = 'queued'),
+          2::bigint, 'snooze_jobs hands back');
+SELECT lives_ok($$ SELECT jobq.complete_job((SELECT id FROM c WHERE n = 9), (SELECT lease_token FROM c WHERE n = 9)) $$, 'complete_job completes');
+
+SELECT is(pg_temp.running_index_scans(), (SELECT running FROM before),
+          'none of them scanned jobs_lease_idx or jobs_deadline_idx');
+SELECT cmp_ok(pg_temp.pkey_scans(), '>', (SELECT pkey FROM before), 'they read the jobs through jobs_pkey');
+SELECT is((SELECT count(*) FROM jobq.jobs WHERE state = 'running'), 1993::bigint, 'the 1993 jobs none of them finished or handed back still run');
+
+SELECT * FROM finish();
+ROLLBACK;
