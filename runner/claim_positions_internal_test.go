@@ -16,28 +16,32 @@ import (
 	"github.com/jobqdev/jobq"
 )
 
-func TestClaimPositionsMoveForwardAndARescanStartsOneClaimFromTheHead(t *testing.T) {
+func TestClaimPositionsStartOneClaimBackMoveForwardAndARescanStartsOneClaimFromTheHead(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	job := func(queue string, prio int16, at time.Duration, id int64) jobq.Job {
 		return jobq.Job{Queue: queue, Priority: prio, RunAt: t0.Add(at), ID: id}
 	}
 	p := newClaimPositions(time.Second)
 	require.Nil(t, p.next(), "the first claim starts from the head")
-	require.Nil(t, p.current(), "nothing is published before a claim took a job")
-
 	p.claimed([]jobq.Job{job("a", 0, 0, 7), job("a", 0, 0, 9), job("b", 1, -time.Second, 3)})
+	require.Nil(t, p.next(), "after one claim there is no position one claim back: from the head again")
+	require.Nil(t, p.current(), "nothing is published before a position exists")
+
+	p.claimed([]jobq.Job{job("a", 0, time.Second, 12), job("b", 1, 0, 4)})
 	want := map[string]jobq.ClaimPosition{
 		"a": {Priority: 0, RunAt: t0, ID: 9},
 		"b": {Priority: 1, RunAt: t0.Add(-time.Second), ID: 3},
 	}
-	require.Equal(t, want, p.next(), "the next claim starts after the last job claimed in each queue")
+	require.Equal(t, want, p.next(), "the next claim starts after the last job the claim before the last took")
 	require.Equal(t, want, p.current(), "the probe sees the same positions")
 
-	// A job of a higher priority, or one a claim from the head took before the position, does
-	// not move the position back.
-	p.claimed([]jobq.Job{job("a", -1, 0, 20), job("b", 1, 0, 4)})
-	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0, ID: 9}, p.next()["a"], "a position never moves back")
-	require.Equal(t, jobq.ClaimPosition{Priority: 1, RunAt: t0, ID: 4}, p.next()["b"], "a position moves forward")
+	// A job of a higher priority, or one a claim from the head took before the last position,
+	// moves nothing; a claim that took nothing in a queue leaves it where it was.
+	p.claimed([]jobq.Job{job("a", -1, 0, 20), job("a", 0, 0, 1)})
+	require.Equal(t, want, p.next(), "positions never move back")
+	p.claimed([]jobq.Job{job("a", 0, 2*time.Second, 30)})
+	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0.Add(time.Second), ID: 12}, p.next()["a"], "a's start moves one claim on")
+	require.Equal(t, want["b"], p.next()["b"], "b's start stays")
 	require.Equal(t, p.next(), p.current(), "the published copy follows")
 
 	p.rescan()
@@ -48,6 +52,7 @@ func TestClaimPositionsMoveForwardAndARescanStartsOneClaimFromTheHead(t *testing
 func TestClaimPositionsWithANegativeIntervalAlwaysStartFromTheHead(t *testing.T) {
 	p := newClaimPositions(-1)
 	p.claimed([]jobq.Job{{Queue: "a", RunAt: time.Now(), ID: 1}})
+	p.claimed([]jobq.Job{{Queue: "a", RunAt: time.Now(), ID: 2}})
 	require.Nil(t, p.next())
 }
 
@@ -111,6 +116,7 @@ func TestThePassedOverProbeWantsAClaimFromTheHeadWhenTheEngineFindsAJobOrFails(t
 	time.Sleep(20 * time.Millisecond)
 	require.Zero(t, engine.calls(), "no question is asked before a claim took a job")
 	positions.claimed([]jobq.Job{{Queue: "a", RunAt: time.Now(), ID: 5}})
+	positions.claimed([]jobq.Job{{Queue: "a", RunAt: time.Now(), ID: 6}})
 	woken.Wait() // a found job, then a failed call
 	cancel()
 	<-done

@@ -489,8 +489,8 @@ COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running). Writt
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_hashjoin TO 'off'
-    SET enable_mergejoin TO 'off'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
     AS $$
 DECLARE
     v_queue text;
@@ -502,6 +502,7 @@ DECLARE
     v_from_run_at timestamptz;
     v_from_id bigint;
     v_to_priority integer;
+    v_ids bigint[];
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -550,23 +551,25 @@ BEGIN
                 v_to_priority := 32767;
             END IF;
             CONTINUE WHEN v_to_priority < -32768;
-            -- The rows picked and locked are found again by a join on the primary key, a nested
-            -- loop (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that
-            -- form took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one
-            -- client), the largest part of the pickup latency (docs/benchmarks.md).
+            -- Picked and locked first, then updated by primary key (id = ANY): two statements,
+            -- so that no plan can join the other way round. As one statement (a join of the
+            -- picked rows on the key) the plan cached while jobq.jobs was small walked the
+            -- whole primary key for a one-job claim once a held snapshot had grown the table
+            -- (4,143 buffers, auto_explain); id = ANY (ARRAY(…)) in one statement took 0.75 ms
+            -- where this takes a quarter of that (docs/benchmarks.md).
+            SELECT array_agg(p.id) INTO v_ids
+            FROM (SELECT j.id
+                  FROM jobq.jobs j
+                  WHERE j.state IN ('queued', 'retry_pending')
+                    AND j.queue = v_queue
+                    AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+                    AND j.priority <= v_to_priority
+                    AND j.run_at <= p_now
+                  ORDER BY j.priority, j.run_at, j.id
+                  LIMIT v_left
+                  FOR UPDATE SKIP LOCKED) AS p;
+            CONTINUE WHEN v_ids IS NULL;
             RETURN QUERY
-            WITH picked AS (
-                SELECT j.id
-                FROM jobq.jobs j
-                WHERE j.state IN ('queued', 'retry_pending')
-                  AND j.queue = v_queue
-                  AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
-                  AND j.priority <= v_to_priority
-                  AND j.run_at <= p_now
-                ORDER BY j.priority, j.run_at, j.id
-                LIMIT v_left
-                FOR UPDATE SKIP LOCKED
-            )
             UPDATE jobq.jobs j
             SET state            = 'running',
                 attempt          = j.attempt + 1,
@@ -578,8 +581,7 @@ BEGIN
                 -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
                 deadline_at      = jobq._ts_add(p_now, j.timeout),
                 updated_at       = p_now
-            FROM picked
-            WHERE j.id = picked.id
+            WHERE j.id = ANY (v_ids)
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_left := v_left - v_got;
@@ -2529,6 +2531,7 @@ COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integ
 CREATE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $$
 BEGIN
     PERFORM jobq._check_claim_queues(claim_passed_over.queues);
@@ -2578,6 +2581,7 @@ CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURN
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_hashjoin TO 'off'
     SET enable_mergejoin TO 'off'
+    SET enable_seqscan TO 'off'
     AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
@@ -3167,6 +3171,9 @@ COMMENT ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, e
 CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[], reasons text[] DEFAULT NULL::text[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
+    SET enable_seqscan TO 'off'
     AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
@@ -3380,6 +3387,9 @@ COMMENT ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uu
 CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, lease_expires_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
+    SET enable_seqscan TO 'off'
     AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
@@ -4095,6 +4105,9 @@ COMMENT ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)
 CREATE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '00:00:00'::interval) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
+    SET enable_seqscan TO 'off'
     AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN

@@ -122,11 +122,11 @@ RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
--- The rows picked and locked are updated through a nested loop over the primary key, whatever
--- the planner guesses: for a large claim it chose a hash join over a sequential scan of every
--- job (seen with auto_explain while one worker drained 20,000 jobs).
-SET enable_hashjoin = off
-SET enable_mergejoin = off
+-- Never a sequential scan, nor a bitmap of the primary key: the plan cached while jobq.jobs was
+-- small read every page of it once it had grown with the row versions a held snapshot keeps
+-- (472 pages for a one-job claim, auto_explain).
+SET enable_seqscan = off
+SET enable_bitmapscan = off
 AS $$
 DECLARE
     v_queue text;
@@ -138,6 +138,7 @@ DECLARE
     v_from_run_at timestamptz;
     v_from_id bigint;
     v_to_priority integer;
+    v_ids bigint[];
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -186,23 +187,25 @@ BEGIN
                 v_to_priority := 32767;
             END IF;
             CONTINUE WHEN v_to_priority < -32768;
-            -- The rows picked and locked are found again by a join on the primary key, a nested
-            -- loop (the function's settings rule out the others). Not by id = ANY (ARRAY(…)): that
-            -- form took 0.75 ms for a one-job claim where the join takes 0.25 ms (pgbench, one
-            -- client), the largest part of the pickup latency (docs/benchmarks.md).
+            -- Picked and locked first, then updated by primary key (id = ANY): two statements,
+            -- so that no plan can join the other way round. As one statement (a join of the
+            -- picked rows on the key) the plan cached while jobq.jobs was small walked the
+            -- whole primary key for a one-job claim once a held snapshot had grown the table
+            -- (4,143 buffers, auto_explain); id = ANY (ARRAY(…)) in one statement took 0.75 ms
+            -- where this takes a quarter of that (docs/benchmarks.md).
+            SELECT array_agg(p.id) INTO v_ids
+            FROM (SELECT j.id
+                  FROM jobq.jobs j
+                  WHERE j.state IN ('queued', 'retry_pending')
+                    AND j.queue = v_queue
+                    AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+                    AND j.priority <= v_to_priority
+                    AND j.run_at <= p_now
+                  ORDER BY j.priority, j.run_at, j.id
+                  LIMIT v_left
+                  FOR UPDATE SKIP LOCKED) AS p;
+            CONTINUE WHEN v_ids IS NULL;
             RETURN QUERY
-            WITH picked AS (
-                SELECT j.id
-                FROM jobq.jobs j
-                WHERE j.state IN ('queued', 'retry_pending')
-                  AND j.queue = v_queue
-                  AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
-                  AND j.priority <= v_to_priority
-                  AND j.run_at <= p_now
-                ORDER BY j.priority, j.run_at, j.id
-                LIMIT v_left
-                FOR UPDATE SKIP LOCKED
-            )
             UPDATE jobq.jobs j
             SET state            = 'running',
                 attempt          = j.attempt + 1,
@@ -214,8 +217,7 @@ BEGIN
                 -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
                 deadline_at      = jobq._ts_add(p_now, j.timeout),
                 updated_at       = p_now
-            FROM picked
-            WHERE j.id = picked.id
+            WHERE j.id = ANY (v_ids)
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_left := v_left - v_got;
@@ -243,6 +245,7 @@ LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off -- the claim index always (as in jobq._claim)
 AS $$
 BEGIN
     PERFORM jobq._check_claim_queues(claim_passed_over.queues);

@@ -40,6 +40,10 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- One primary-key probe per pair, whatever the statistics say of the sizes (as in complete_jobs).
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET enable_seqscan = off
 AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
@@ -110,6 +114,7 @@ SET search_path = pg_catalog, pg_temp
 -- One primary-key probe per pair, whatever the statistics say of the sizes (as in jobq._claim).
 SET enable_hashjoin = off
 SET enable_mergejoin = off
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
@@ -227,6 +232,10 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- One primary-key probe per pair, whatever the statistics say of the sizes (as in complete_jobs).
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
@@ -374,6 +383,10 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- One primary-key probe per pair, whatever the statistics say of the sizes (as in complete_jobs).
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET enable_seqscan = off
 AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
