@@ -555,8 +555,8 @@ BEGIN
             -- so that no plan can join the other way round. As one statement (a join of the
             -- picked rows on the key) the plan cached while jobq.jobs was small walked the
             -- whole primary key for a one-job claim once a held snapshot had grown the table
-            -- (4,143 buffers, auto_explain); id = ANY (ARRAY(…)) in one statement took 0.75 ms
-            -- where this takes a quarter of that (docs/benchmarks.md).
+            -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
+            -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
             SELECT array_agg(p.id) INTO v_ids
             FROM (SELECT j.id
                   FROM jobq.jobs j
@@ -2579,9 +2579,9 @@ COMMENT ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) IS 'Compl
 CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURNS TABLE(job_id bigint, outcome text)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_hashjoin TO 'off'
-    SET enable_mergejoin TO 'off'
     SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET enable_nestloop TO 'off'
     AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
@@ -2590,9 +2590,14 @@ DECLARE
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
 
-    -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
-    -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
-    -- jobs cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
+    -- The rows come from the primary key (id = ANY), and running is said through the lease
+    -- columns (jobs_lease_matches_state ties them to the state), so no partial index of running
+    -- rows can serve: the planner read the rows through jobs_lease_idx, every running row and,
+    -- while a snapshot was held open, every row that had run since (4 ms a completion at 200
+    -- jobs/s; auto_explain, docs/benchmarks.md). Both sides of the join are in id order (the
+    -- key's scan and the sorted pairs), so whichever the hash join probes with, the rows are
+    -- locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same jobs
+    -- cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
         USING (SELECT c.id, c.token, c.pos
@@ -2601,12 +2606,6 @@ BEGIN
         WHERE j.id = ANY (complete_jobs.job_ids)
           AND j.id = c.id
           AND j.lease_token = c.token
-          -- Running, said through the lease columns (jobs_lease_matches_state ties them to the
-          -- state) rather than state = 'running': that form let the planner read the pairs'
-          -- rows through the partial index jobs_lease_idx, a bitmap of every running row (and,
-          -- while a snapshot is held open, of every row that ran since), 4 ms a call instead of
-          -- one primary-key probe per pair (auto_explain, docs/benchmarks.md); and id = ANY
-          -- makes the probes index conditions, where the join alone got a walk of the whole key.
           AND j.locked_by IS NOT NULL
           AND j.lease_expires_at IS NOT NULL
         RETURNING j AS job, c.pos
@@ -3171,9 +3170,6 @@ COMMENT ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, e
 CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[], reasons text[] DEFAULT NULL::text[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_hashjoin TO 'off'
-    SET enable_mergejoin TO 'off'
-    SET enable_seqscan TO 'off'
     AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
@@ -3387,9 +3383,6 @@ COMMENT ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uu
 CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, lease_expires_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_hashjoin TO 'off'
-    SET enable_mergejoin TO 'off'
-    SET enable_seqscan TO 'off'
     AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
@@ -3405,8 +3398,10 @@ BEGIN
         FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
         JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
         LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
-        -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
-        WHERE j.lease_expires_at IS NOT NULL
+        -- Running, through the lease columns, and id = ANY: the primary key serves, not the
+        -- partial index of every running row (complete_jobs).
+        WHERE j.id = ANY (heartbeat_jobs.job_ids)
+          AND j.lease_expires_at IS NOT NULL
           AND j.locked_by = heartbeat_jobs.worker_id
         ORDER BY j.id
         FOR UPDATE OF j
@@ -4105,9 +4100,6 @@ COMMENT ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)
 CREATE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '00:00:00'::interval) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_hashjoin TO 'off'
-    SET enable_mergejoin TO 'off'
-    SET enable_seqscan TO 'off'
     AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN

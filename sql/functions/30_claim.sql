@@ -191,8 +191,8 @@ BEGIN
             -- so that no plan can join the other way round. As one statement (a join of the
             -- picked rows on the key) the plan cached while jobq.jobs was small walked the
             -- whole primary key for a one-job claim once a held snapshot had grown the table
-            -- (4,143 buffers, auto_explain); id = ANY (ARRAY(…)) in one statement took 0.75 ms
-            -- where this takes a quarter of that (docs/benchmarks.md).
+            -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
+            -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
             SELECT array_agg(p.id) INTO v_ids
             FROM (SELECT j.id
                   FROM jobq.jobs j

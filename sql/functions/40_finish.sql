@@ -40,10 +40,6 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- One primary-key probe per pair, whatever the statistics say of the sizes (as in complete_jobs).
-SET enable_hashjoin = off
-SET enable_mergejoin = off
-SET enable_seqscan = off
 AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
@@ -59,8 +55,10 @@ BEGIN
         FROM unnest(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens) AS h(id, token)
         JOIN jobq.jobs j ON j.id = h.id AND j.lease_token = h.token
         LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
-        -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
-        WHERE j.lease_expires_at IS NOT NULL
+        -- Running, through the lease columns, and id = ANY: the primary key serves, not the
+        -- partial index of every running row (complete_jobs).
+        WHERE j.id = ANY (heartbeat_jobs.job_ids)
+          AND j.lease_expires_at IS NOT NULL
           AND j.locked_by = heartbeat_jobs.worker_id
         ORDER BY j.id
         FOR UPDATE OF j
@@ -111,10 +109,13 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- One primary-key probe per pair, whatever the statistics say of the sizes (as in jobq._claim).
-SET enable_hashjoin = off
-SET enable_mergejoin = off
+-- The pairs' rows are read by key and joined to the pairs by hash, whatever the statistics say:
+-- no sequential scan or bitmap (the plan cached while jobq.jobs was small read all of it once it
+-- had grown; a bitmap of jobs_lease_idx read every running row), no nested loop (over a batch
+-- it compared every pair with every row).
 SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET enable_nestloop = off
 AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
@@ -123,9 +124,14 @@ DECLARE
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
 
-    -- Each (id, token) pair finds its row through the primary key, pairs in id order, so the rows
-    -- are locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same
-    -- jobs cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
+    -- The rows come from the primary key (id = ANY), and running is said through the lease
+    -- columns (jobs_lease_matches_state ties them to the state), so no partial index of running
+    -- rows can serve: the planner read the rows through jobs_lease_idx, every running row and,
+    -- while a snapshot was held open, every row that had run since (4 ms a completion at 200
+    -- jobs/s; auto_explain, docs/benchmarks.md). Both sides of the join are in id order (the
+    -- key's scan and the sorted pairs), so whichever the hash join probes with, the rows are
+    -- locked in id order as heartbeat_jobs locks them: a heartbeat and a finish of the same jobs
+    -- cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
         USING (SELECT c.id, c.token, c.pos
@@ -134,12 +140,6 @@ BEGIN
         WHERE j.id = ANY (complete_jobs.job_ids)
           AND j.id = c.id
           AND j.lease_token = c.token
-          -- Running, said through the lease columns (jobs_lease_matches_state ties them to the
-          -- state) rather than state = 'running': that form let the planner read the pairs'
-          -- rows through the partial index jobs_lease_idx, a bitmap of every running row (and,
-          -- while a snapshot is held open, of every row that ran since), 4 ms a call instead of
-          -- one primary-key probe per pair (auto_explain, docs/benchmarks.md); and id = ANY
-          -- makes the probes index conditions, where the join alone got a walk of the whole key.
           AND j.locked_by IS NOT NULL
           AND j.lease_expires_at IS NOT NULL
         RETURNING j AS job, c.pos
@@ -232,10 +232,6 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- One primary-key probe per pair, whatever the statistics say of the sizes (as in complete_jobs).
-SET enable_hashjoin = off
-SET enable_mergejoin = off
-SET enable_seqscan = off
 AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
@@ -383,10 +379,6 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- One primary-key probe per pair, whatever the statistics say of the sizes (as in complete_jobs).
-SET enable_hashjoin = off
-SET enable_mergejoin = off
-SET enable_seqscan = off
 AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
