@@ -491,6 +491,7 @@ CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs intege
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 DECLARE
     v_queue text;
@@ -2582,6 +2583,7 @@ CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURN
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
     SET enable_nestloop TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now

@@ -124,9 +124,12 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 -- Never a sequential scan, nor a bitmap of the primary key: the plan cached while jobq.jobs was
 -- small read every page of it once it had grown with the row versions a held snapshot keeps
--- (472 pages for a one-job claim, auto_explain).
+-- (472 pages for a one-job claim, auto_explain). Generic plans always: with id = ANY of an
+-- array the planner judged each custom plan cheaper and planned the UPDATE on every call, a
+-- one-job claim 0.83 ms instead of 0.30 (pgbench).
 SET enable_seqscan = off
 SET enable_bitmapscan = off
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_queue text;

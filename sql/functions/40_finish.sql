@@ -116,6 +116,7 @@ SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 SET enable_nestloop = off
+SET plan_cache_mode = force_generic_plan -- planned once, not on every call (as in jobq._claim)
 AS $$
 DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
