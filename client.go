@@ -311,10 +311,13 @@ func PositionOf(j *Job) ClaimPosition {
 	return ClaimPosition{Priority: j.Priority, RunAt: j.RunAt, ID: j.ID}
 }
 
-// Before reports whether p comes before q in claim order.
-func (p ClaimPosition) Before(q ClaimPosition) bool {
-	return cmp.Or(cmp.Compare(p.Priority, q.Priority), p.RunAt.Compare(q.RunAt), cmp.Compare(p.ID, q.ID)) < 0
+// Compare returns -1, 0 or +1 as p comes before, at or after q in claim order.
+func (p ClaimPosition) Compare(q ClaimPosition) int {
+	return cmp.Or(cmp.Compare(p.Priority, q.Priority), p.RunAt.Compare(q.RunAt), cmp.Compare(p.ID, q.ID))
 }
+
+// Before reports whether p comes before q in claim order.
+func (p ClaimPosition) Before(q ClaimPosition) bool { return p.Compare(q) < 0 }
 
 // ClaimAfter claims like Claim, but in each queue that after gives a position for, only the
 // jobs of a higher priority than the position's and those after it in claim order; queues
@@ -394,8 +397,7 @@ func sortClaimed(jobs []Job, queues []string) {
 		}
 	}
 	slices.SortFunc(jobs, func(a, b Job) int {
-		return cmp.Or(cmp.Compare(pos[a.Queue], pos[b.Queue]), cmp.Compare(a.Priority, b.Priority),
-			a.RunAt.Compare(b.RunAt), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(pos[a.Queue], pos[b.Queue]), PositionOf(&a).Compare(PositionOf(&b)))
 	})
 }
 

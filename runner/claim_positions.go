@@ -11,9 +11,6 @@ import (
 	"github.com/jobqdev/jobq"
 )
 
-// DefaultRescanInterval is used when Config.RescanInterval is zero.
-const DefaultRescanInterval = time.Second
-
 // claimPositions keeps, for each queue, the place in claim order where this runner's claims
 // have got to, so that the next claim starts there (jobq.Client.ClaimAfter) instead of walking
 // again over the jobs claimed since the last vacuum. A claim starts one claim back: from the last

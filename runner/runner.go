@@ -24,6 +24,8 @@ const (
 	DefaultShutdownGrace = 25 * time.Second
 	// DefaultClaimAhead is used when Config.ClaimAhead is zero.
 	DefaultClaimAhead = 100 * time.Millisecond
+	// DefaultRescanInterval is used when Config.RescanInterval is zero.
+	DefaultRescanInterval = time.Second
 	// DefaultQueue is the queue served when Config.Queues is empty.
 	DefaultQueue = "default"
 	// MinMaxUnwrittenResults is the least default of Config.MaxUnwrittenResults, whose default
@@ -76,9 +78,9 @@ type Config struct {
 
 	// RescanInterval is how often the runner asks the engine (jobq.claim_passed_over, on a
 	// connection beside its claims) whether its claims passed over a due job. Its claims start
-	// where its claims got to in each queue (they still take jobs of a higher priority first), so
-	// that they do not read again the index entries of every job claimed since the last vacuum: a
-	// claim that walked them slowed a large drain down, and with a snapshot held open (a forgotten
+	// where its claims got to in each queue, one claim back (they still take jobs of a higher
+	// priority first, and a job committed a moment late), so that they do not read again the
+	// index entries of every job claimed since the last vacuum: a claim that walked them slowed a large drain down, and with a snapshot held open (a forgotten
 	// transaction) it grew slower with every job claimed (docs/go-runner.md). A job that sorts
 	// before a position is passed over: committed late by a long transaction (its run_at is the
 	// transaction's start), enqueued with a past run_at, a cron catch-up slot, or handed back.
