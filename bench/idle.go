@@ -29,6 +29,9 @@ const idleSizeSlack = 1.1
 // idleAfter is how long the scenario runs after the snapshot ends: the "within a minute".
 const idleAfter = time.Minute
 
+// idleCompactEvery is how often the scenario's `jobq compact` runs a round.
+const idleCompactEvery = 10 * time.Second
+
 // idleSampleEvery is how often the scenario reads the size of jobq.jobs.
 const idleSampleEvery = 5 * time.Second
 
@@ -75,6 +78,14 @@ func scenarioIdle(ctx context.Context, env *environment, rep *report) error {
 	}
 	w := workers[0]
 	defer w.kill()
+	// The tables' owner runs jobq compact next to the runner, as docs/operations.md says to:
+	// it waits while the snapshot is open and gives jobq.jobs back its size once it ends.
+	compact, err := startProc(env, "jobq-compact-idle", nil, nil, env.jobqBin, "compact", "--every", idleCompactEvery.String(),
+		"--database-url", env.cl.url("jobq_migrator", "jobq"))
+	if err != nil {
+		return err
+	}
+	defer compact.kill()
 	time.Sleep(2 * time.Second) // the worker declares its tasks and listens before the load starts
 	if err := w.exited(); err != nil {
 		return err
@@ -161,6 +172,10 @@ func scenarioIdle(ctx context.Context, env *environment, rep *report) error {
 		}
 		if err := w.exited(); err != nil {
 			runErr = err
+			break
+		}
+		if err := compact.exited(); err != nil {
+			runErr = fmt.Errorf("jobq compact: %w", err)
 			break
 		}
 		el := time.Since(start)
@@ -284,10 +299,11 @@ func scenarioIdle(ctx context.Context, env *environment, rep *report) error {
 	rep.add("idle/rate", "idle", fmt.Sprintf("enqueue rate achieved (offered %d/s), ", idleRate)+dur, "jobs/s", float64(total)/end.Seconds())
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "One `jobq worker` at its defaults while %d single enqueues per second arrive (2 connections, paced): a baseline of %s, "+
+	fmt.Fprintf(&b, "One `jobq worker` at its defaults, and `jobq compact --every %s` as the tables' owner (docs/operations.md), "+
+		"while %d single enqueues per second arrive (2 connections, paced): a baseline of %s, "+
 		"then a REPEATABLE READ transaction that has read a row of jobq.job_history stays open and idle for %s, then %s without it. "+
 		"Size of jobq.jobs (pg_total_relation_size: table, indexes, TOAST) and its dead and live tuples (pg_stat_user_tables), every %s "+
-		"(every 30 s shown). %s jobs enqueued in all.\n\n", idleRate, d, d, idleAfter, idleSampleEvery, fmtNum(float64(total)))
+		"(every 30 s shown). %s jobs enqueued in all.\n\n", idleCompactEvery, idleRate, d, d, idleAfter, idleSampleEvery, fmtNum(float64(total)))
 	b.WriteString("| At | Phase | jobq.jobs MB | Dead tuples | Live tuples |\n|---|---|---:|---:|---:|\n")
 	shown := time.Duration(-1)
 	for i, s := range samples {

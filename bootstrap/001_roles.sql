@@ -119,5 +119,16 @@ BEGIN
     ) THEN
         GRANT jobq_viewer TO jobq_dashboard;
     END IF;
+
+    -- jobq_migrator owns the tables, so it is who gives them back their size after a long
+    -- transaction (jobq compact, jobq.upkeep_advice). Whether one still holds vacuum back is in
+    -- other roles' rows of pg_stat_activity, which only members of pg_read_all_stats may read.
+    IF NOT EXISTS (
+        SELECT 1
+        FROM pg_catalog.pg_auth_members a
+        WHERE a.roleid = 'pg_read_all_stats'::regrole AND a.member = 'jobq_migrator'::regrole
+    ) THEN
+        GRANT pg_read_all_stats TO jobq_migrator;
+    END IF;
 END
 $bootstrap$;

@@ -49,6 +49,7 @@ type cli struct {
 	Audit     auditCmd     `cmd:"" group:"operate" help:"Read the audit log of operator actions."`
 	Stats     statsCmd     `cmd:"" group:"operate" help:"Per queue (and store): jobs by state, lag, dead and succeeded counts, wait and run times (jobq.stats)."`
 	Dashboard dashboardCmd `cmd:"" group:"operate" help:"Serve the web dashboard (read-only until a person signs in with their own database login)."`
+	Compact   compactCmd   `cmd:"" group:"operate" help:"Give jobq's tables back their size after a long transaction (as the tables' owner; jobq.upkeep_advice)."`
 	Doctor    doctorCmd    `cmd:"" group:"operate" help:"Check roles, grants, row level security, search_path pins, schema drift, settings and the leader lease; exit 1 on a problem."`
 	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`
 }
