@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
@@ -173,4 +174,109 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")
 	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND attempt = 1`),
 		"every job succeeded in its first attempt")
+}
+
+// TestRateLimitsHoldUnder50Claimers drains a queue with a rate limit of 5 starts per 200 ms and
+// one with 2 starts per store per 200 ms (three stores and the system jobs) with 50 claimers on
+// 50 connections, each completing what it claimed at once. No window of 200 ms may hold more
+// starts than its limit: every start's claimed_at (the instant the claim counted the window,
+// under the queue's lock) is checked against the starts before it, so every window that ends at
+// a start is checked, and those are the windows with the most starts. Every job must still
+// succeed exactly once.
+func TestRateLimitsHoldUnder50Claimers(t *testing.T) {
+	t.Parallel()
+	const (
+		claimers   = 50
+		queueRate  = 5
+		storeRate  = 2
+		queueJobs  = 40
+		stores     = 3
+		perStore   = 8 // and as many system jobs
+		windowMs   = 200
+		windowSpec = "200 milliseconds"
+	)
+	total := queueJobs + (stores+1)*perStore
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: claimers})
+	b.Define(t, "rated")
+	_, err := b.Admin.Exec(b.Ctx, `INSERT INTO jobq.jobs (task, queue, max_attempts) SELECT 'rated', 'rate-queue', 3 FROM generate_series(1, $1)`, queueJobs)
+	require.NoError(t, err)
+	_, err = b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts)
+		SELECT 'rated', 'rate-store', CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
+		FROM generate_series(0, $1) AS s, generate_series(1, $2) AS n ORDER BY s, n`, stores, perStore)
+	require.NoError(t, err)
+	for _, set := range []string{
+		fmt.Sprintf(`SELECT jobq.set_rate_limit('rate-queue', %d, '%s')`, queueRate, windowSpec),
+		fmt.Sprintf(`SELECT jobq.set_store_rate_limit('rate-store', %d, '%s')`, storeRate, windowSpec),
+	} {
+		var changed bool
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
+		require.True(t, changed, set)
+	}
+
+	ctx, cancel := context.WithTimeout(b.Ctx, 3*time.Minute) // a liveness guard, not a speed assertion
+	defer cancel()
+	queues := []string{"rate-queue", "rate-store"}
+	workerConns := conns(t, b.WorkerPool, claimers)
+	var done atomic.Int64
+	errs := together(claimers, func(i int) error {
+		client := jobq.NewClient(workerConns[i])
+		worker := fmt.Sprintf("claimer-%02d", i)
+		mine := append(append([]string{}, queues[i%2:]...), queues[:i%2]...)
+		for done.Load() < int64(total) {
+			jobs, err := client.Claim(ctx, worker, mine, 1+i%4, 30*time.Second)
+			if err != nil {
+				return fmt.Errorf("%s: claim: %w", worker, err)
+			}
+			if len(jobs) == 0 {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			outcomes, err := client.Complete(ctx, leasesOf(jobs))
+			if err != nil {
+				return fmt.Errorf("%s: complete: %w", worker, err)
+			}
+			for k, o := range outcomes {
+				if o.JobID != jobs[k].ID || o.Outcome != "succeeded" {
+					return fmt.Errorf("%s: complete of job %d gave %+v", worker, jobs[k].ID, o)
+				}
+			}
+			done.Add(int64(len(jobs)))
+		}
+		return nil
+	})
+	requireNoErrors(t, errs, "claimer")
+
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")
+	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND attempt = 1`),
+		"every job succeeded in its first attempt")
+	// The most starts in a window of 200 ms that ends at a start, per queue and per store.
+	type windowMax struct {
+		Queue string
+		Store string
+		Most  int
+	}
+	rows, err := b.Admin.Query(b.Ctx, `
+		SELECT w.queue, w.grp, max(w.n)::integer
+		FROM (SELECT h.queue, CASE WHEN h.queue = 'rate-store' THEN coalesce(h.store_id::text, 'system') ELSE '' END AS grp,
+		             (SELECT count(*) FROM jobq.job_history o
+		              WHERE o.queue = h.queue
+		                AND (h.queue = 'rate-queue' OR o.store_id IS NOT DISTINCT FROM h.store_id)
+		                AND o.claimed_at > h.claimed_at - make_interval(secs => $1::double precision / 1000)
+		                AND o.claimed_at <= h.claimed_at) AS n
+		      FROM jobq.job_history h) AS w
+		GROUP BY 1, 2 ORDER BY 1, 2`, windowMs)
+	require.NoError(t, err)
+	maxima, err := pgx.CollectRows(rows, pgx.RowToStructByPos[windowMax])
+	require.NoError(t, err)
+	require.Len(t, maxima, 1+stores+1, "one row for rate-queue, one per store and the system jobs")
+	for _, m := range maxima {
+		limit := queueRate
+		if m.Queue == "rate-store" {
+			limit = storeRate
+		}
+		t.Logf("%s %s: at most %d starts in a window of %d ms", m.Queue, m.Store, m.Most, windowMs)
+		require.LessOrEqual(t, m.Most, limit, "%s %s: %d starts in one window of %d ms", m.Queue, m.Store, m.Most, windowMs)
+		require.Equal(t, limit, m.Most, "%s %s: the claimers reached the limit (else the test proves nothing)", m.Queue, m.Store)
+	}
 }

@@ -642,6 +642,11 @@ DECLARE
     v_keep bigint[];
     v_n integer;
     v_got integer;
+    v_rated boolean;                       -- a rate limit is set: starts are logged
+    v_clock timestamptz;                   -- the instant of this claim's starts
+    v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
+    v_full_starts uuid[];
+    v_keep_stores uuid[];
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -654,6 +659,22 @@ BEGIN
         RETURN;
     END IF;
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
+    v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
+    IF v_rated THEN
+        -- Taken under the lock, so the starts of the queue are logged in the order they happen
+        -- (now() is when the transaction began, maybe before a wait for the lock); never before
+        -- p_now, so that tests can move the clock forward.
+        v_clock := greatest(p_now, clock_timestamp());
+        DELETE FROM jobq.claim_starts AS s
+        WHERE s.queue = p_queue
+          AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
+                                                 coalesce(v_limits.store_started_per, interval '0'));
+        IF v_limits.max_started IS NOT NULL THEN
+            SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
+            WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
+            v_room := least(v_room, v_limits.max_started - v_n);
+        END IF;
+    END IF;
 
     -- The queue's room, and each store's and partition's running jobs, counted once per call
     -- (this statement's snapshot is taken after the lock: it sees every claim before it).
@@ -671,6 +692,16 @@ BEGIN
         FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
               FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
               GROUP BY 1) AS c;
+    END IF;
+    IF v_limits.max_started_per_store IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
+        INTO v_store_starts, v_full_starts
+        FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
+              FROM jobq.claim_starts s
+              WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
+              GROUP BY 1) AS c;
+        v_full_stores := v_full_stores || v_full_starts;
     END IF;
     IF v_limits.max_running_per_partition IS NOT NULL THEN
         SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
@@ -707,6 +738,7 @@ BEGIN
         EXIT WHEN v_ids IS NULL;
 
         v_keep := '{}'::bigint[];
+        v_keep_stores := '{}'::uuid[];
         FOR v_i IN 1 .. cardinality(v_ids) LOOP
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0);
@@ -716,7 +748,19 @@ BEGIN
                 v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0);
                 CONTINUE WHEN v_n >= v_limits.max_running_per_partition;
             END IF;
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_started_per_store;
+            END IF;
             v_keep := v_keep || v_ids[v_i];
+            v_keep_stores := v_keep_stores || v_stores[v_i];
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0) + 1;
+                v_store_starts := v_store_starts || jsonb_build_object(v_stores[v_i]::text, v_n);
+                IF v_n >= v_limits.max_started_per_store THEN
+                    v_full_stores := v_full_stores || v_stores[v_i];
+                END IF;
+            END IF;
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0) + 1;
                 v_store_counts := v_store_counts || jsonb_build_object(v_stores[v_i]::text, v_n);
@@ -741,7 +785,8 @@ BEGIN
                 attempt          = j.attempt + 1,
                 locked_by        = p_worker_id,
                 lease_token      = gen_random_uuid(),
-                claimed_at       = p_now,
+                -- A rate-limited start is the instant its window counted.
+                claimed_at       = CASE WHEN v_rated THEN v_clock ELSE p_now END,
                 heartbeat_at     = p_now,
                 lease_expires_at = jobq._ts_add(p_now, p_lease),
                 deadline_at      = jobq._ts_add(p_now, j.timeout),
@@ -750,6 +795,10 @@ BEGIN
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_room := v_room - v_got;
+            IF v_rated THEN
+                INSERT INTO jobq.claim_starts (queue, store_id, started_at)
+                SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
+            END IF;
         END IF;
         EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
     END LOOP;
@@ -758,7 +807,7 @@ $$;
 
 ALTER FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key; the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
+COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -2190,7 +2239,7 @@ ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time 
 
 COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 
-CREATE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL::text) RETURNS boolean
+CREATE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL::text, p_per interval DEFAULT NULL::interval) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2210,6 +2259,12 @@ BEGIN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'partition_key is blank');
         END IF;
         PERFORM jobq._check_text('partition_key', p_partition_key, jobq._limit('queue')::integer);
+    END IF;
+    IF p_scope IN ('rate', 'store_rate') THEN
+        IF (p_per IS NULL) <> (p_max_running IS NULL) THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'max_started and per must be both set, or both NULL to remove the limit');
+        END IF;
+        PERFORM jobq._check_interval('per', p_per, jobq._limit_interval('ttl'));
     END IF;
     IF p_max_running IS NOT NULL AND p_queue <> 'default'
        AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p_queue)
@@ -2234,10 +2289,14 @@ BEGIN
     v_from := CASE p_scope
         WHEN 'queue' THEN jsonb_build_object('max_running', v_old.max_running)
         WHEN 'store' THEN jsonb_build_object('max_running', v_old.max_running_per_store)
+        WHEN 'rate' THEN jsonb_build_object('max_started', v_old.max_started, 'per', v_old.started_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', v_old.max_started_per_store, 'per', v_old.store_started_per)
         ELSE jsonb_build_object('partition_key', v_old.partition_key, 'max_running', v_old.max_running_per_partition)
     END;
     v_to := CASE p_scope
         WHEN 'partition' THEN jsonb_build_object('partition_key', p_partition_key, 'max_running', p_max_running)
+        WHEN 'rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
         ELSE jsonb_build_object('max_running', p_max_running)
     END;
     IF v_from = v_to THEN
@@ -2248,8 +2307,17 @@ BEGIN
         max_running_per_store     = CASE WHEN p_scope = 'store' THEN p_max_running ELSE q.max_running_per_store END,
         partition_key             = CASE WHEN p_scope = 'partition' THEN p_partition_key ELSE q.partition_key END,
         max_running_per_partition = CASE WHEN p_scope = 'partition' THEN p_max_running ELSE q.max_running_per_partition END,
+        max_started               = CASE WHEN p_scope = 'rate' THEN p_max_running ELSE q.max_started END,
+        started_per               = CASE WHEN p_scope = 'rate' THEN p_per ELSE q.started_per END,
+        max_started_per_store     = CASE WHEN p_scope = 'store_rate' THEN p_max_running ELSE q.max_started_per_store END,
+        store_started_per         = CASE WHEN p_scope = 'store_rate' THEN p_per ELSE q.store_started_per END,
         updated_at                = now()
     WHERE q.name = p_queue;
+    -- Without a rate limit the queue's log of starts is of no use.
+    DELETE FROM jobq.claim_starts AS s
+    WHERE s.queue = p_queue
+      AND NOT EXISTS (SELECT 1 FROM jobq.queues q
+                      WHERE q.name = p_queue AND (q.max_started IS NOT NULL OR q.max_started_per_store IS NOT NULL));
     INSERT INTO jobq.audit_log (action, detail)
     VALUES ('set_concurrency_limit', jsonb_build_object('queue', p_queue, 'scope', p_scope, 'from', v_from, 'to', v_to));
     PERFORM jobq._wake(p_queue);
@@ -2257,9 +2325,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text) IS 'Private. Sets (or, with p_max_running NULL, removes) the concurrency limit of p_queue of scope queue (max_running), store (max_running_per_store) or partition (partition_key and max_running_per_partition) in jobq.queues; audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000).';
+COMMENT ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) IS 'Private. Sets (or, with p_max_running NULL, removes) the limit of p_queue of scope queue (max_running), store (max_running_per_store), partition (partition_key and max_running_per_partition), rate (max_started and started_per = p_per) or store_rate (max_started_per_store and store_started_per = p_per) in jobq.queues (removing the last rate limit deletes the queue''s jobq.claim_starts rows); audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000, p_per above 1 day), JOB.LEASE_INVALID (p_per not positive); JOB.INVALID_ARGUMENT also when only one of max_started and p_per is NULL.';
 
 CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) RETURNS text
     LANGUAGE plpgsql
@@ -4270,6 +4338,17 @@ ALTER FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key te
 
 COMMENT ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) IS 'Sets the per-partition concurrency limit of queue: from the commit on no claim takes a job while max_running running jobs of the queue have the same value of payload ->> partition_key (a top-level field, compared as text); a job without the field is not limited by it. The others stay queued and use no attempt. partition_key and max_running both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope partition; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (partition_key blank, or only one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (partition_key above 200 characters).';
 
+CREATE FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'rate', $2, NULL, $3)
+$_$;
+
+ALTER FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) IS 'Sets the rate limit of queue: from the commit on no claim starts a job of it when max_started of its jobs were started (claimed) in the window of length per that ends at the claim (a sliding window over jobq.claim_starts, exact: no window of length per ever holds more than max_started starts). The others stay queued, use no attempt, and are claimed when the window has room. max_started and per both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (only one of max_started and per NULL), JOB.LEASE_INVALID (per not positive), JOB.OUT_OF_RANGE (per above 1 day).';
+
 CREATE FUNCTION jobq.set_setting(name text, value text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4360,6 +4439,17 @@ $_$;
 ALTER FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) IS 'Sets the per-store concurrency limit of queue: from the commit on no claim takes a job of a store while max_running jobs of that store are running in the queue; system jobs (no store) count as one more store. The others stay queued and use no attempt. NULL removes the limit. Returns true when it changed (audited as set_concurrency_limit, scope store; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit.';
+
+CREATE FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'store_rate', $2, NULL, $3)
+$_$;
+
+ALTER FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) IS 'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
 
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4537,6 +4627,18 @@ ALTER TABLE jobq.breaking_changes OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.breaking_changes IS 'Migrations that break older runners: a runner refuses a database holding one newer than it knows.';
 
+CREATE TABLE jobq.claim_starts (
+    queue text NOT NULL,
+    store_id uuid,
+    started_at timestamp with time zone NOT NULL
+);
+
+ALTER TABLE ONLY jobq.claim_starts FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.claim_starts OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.claim_starts IS 'The jobs started (claimed) in rate-limited queues, one row each, with the instant of the claim: the log the sliding windows of jobq.queues.max_started and max_started_per_store count. Written and pruned by the claim (jobq._claim_limited); read by nobody else.';
+
 CREATE TABLE jobq.continuations (
     job_id bigint NOT NULL,
     lease_token uuid NOT NULL,
@@ -4647,14 +4749,24 @@ CREATE TABLE jobq.queues (
     max_running_per_store integer,
     partition_key text,
     max_running_per_partition integer,
-    limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL))) STORED NOT NULL,
+    max_started integer,
+    started_per interval,
+    max_started_per_store integer,
+    store_started_per interval,
+    limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL) OR (max_started IS NOT NULL) OR (max_started_per_store IS NOT NULL))) STORED NOT NULL,
     CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
     CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
     CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
     CONSTRAINT queues_max_running_per_store_check CHECK (((max_running_per_store >= 1) AND (max_running_per_store <= 1000000))),
+    CONSTRAINT queues_max_started_check CHECK (((max_started >= 1) AND (max_started <= 1000000))),
+    CONSTRAINT queues_max_started_per_store_check CHECK (((max_started_per_store >= 1) AND (max_started_per_store <= 1000000))),
     CONSTRAINT queues_name_check CHECK (((name <> ''::text) AND (char_length(name) <= 200))),
     CONSTRAINT queues_partition_key_check CHECK (((btrim(partition_key) <> ''::text) AND (char_length(partition_key) <= 200))),
-    CONSTRAINT queues_partition_limit_complete CHECK (((partition_key IS NULL) = (max_running_per_partition IS NULL)))
+    CONSTRAINT queues_partition_limit_complete CHECK (((partition_key IS NULL) = (max_running_per_partition IS NULL))),
+    CONSTRAINT queues_rate_limit_complete CHECK (((max_started IS NULL) = (started_per IS NULL))),
+    CONSTRAINT queues_started_per_check CHECK (((started_per > '00:00:00'::interval) AND (started_per <= '1 day'::interval))),
+    CONSTRAINT queues_store_rate_limit_complete CHECK (((max_started_per_store IS NULL) = (store_started_per IS NULL))),
+    CONSTRAINT queues_store_started_per_check CHECK (((store_started_per > '00:00:00'::interval) AND (store_started_per <= '1 day'::interval)))
 );
 
 ALTER TABLE jobq.queues OWNER TO jobq_migrator;
@@ -4668,6 +4780,14 @@ COMMENT ON COLUMN jobq.queues.max_running_per_store IS 'At most this many runnin
 COMMENT ON COLUMN jobq.queues.partition_key IS 'The payload field whose value partitions the queue for max_running_per_partition (jobq.set_partition_concurrency_limit); a job without the field is not limited by it.';
 
 COMMENT ON COLUMN jobq.queues.max_running_per_partition IS 'At most this many running jobs of the queue per value of payload ->> partition_key; NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.max_started IS 'At most this many jobs of the queue started (claimed) in any window of started_per (jobq.set_rate_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.started_per IS 'The length of the sliding window of max_started (at most 1 day).';
+
+COMMENT ON COLUMN jobq.queues.max_started_per_store IS 'At most this many jobs of the queue started per store (system jobs: one more store) in any window of store_started_per (jobq.set_store_rate_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.store_started_per IS 'The length of the sliding window of max_started_per_store (at most 1 day).';
 
 COMMENT ON COLUMN jobq.queues.limited IS 'Whether any concurrency limit is set: the claim takes the queue''s advisory lock and counts its running jobs only then.';
 
@@ -4791,6 +4911,8 @@ CREATE INDEX audit_log_at_idx ON jobq.audit_log USING brin (at);
 
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
+CREATE INDEX claim_starts_queue_idx ON jobq.claim_starts USING btree (queue, started_at);
+
 CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
 
 CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
@@ -4820,6 +4942,10 @@ ALTER TABLE ONLY jobq.schedule_runs
 
 ALTER TABLE ONLY jobq.schedules
     ADD CONSTRAINT schedules_task_fkey FOREIGN KEY (task) REFERENCES jobq.tasks(name);
+
+ALTER TABLE jobq.claim_starts ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY claim_starts_engine ON jobq.claim_starts TO jobq_migrator USING (true) WITH CHECK (true);
 
 ALTER TABLE jobq.job_attempts ENABLE ROW LEVEL SECURITY;
 
@@ -5015,7 +5141,7 @@ GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_ap
 
 REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) FROM PUBLIC;
 
@@ -5232,11 +5358,17 @@ GRANT ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer
 REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.set_setting(name text, value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_setting(name text, value text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) TO worker_runtime;

@@ -287,8 +287,10 @@ REVOKE ALL ON FUNCTION jobq._lock_limited_queues(text[]) FROM PUBLIC, jobq_app, 
 -- queue in claim order, leaving queued every job that would exceed a limit: the queue's
 -- max_running, its max_running_per_store (system jobs are one more store) or its
 -- max_running_per_partition (per value of payload ->> partition_key; a job without the field is
--- not limited by it). A skipped job uses no attempt and is claimed by a later claim once a slot is
--- free. The limits are counts of the queue's running rows (read through jobs_lease_idx), taken
+-- not limited by it), or its rate limits: max_started jobs started in any window of started_per,
+-- max_started_per_store per store in any window of store_started_per (a sliding window over the
+-- log jobq.claim_starts, which this function writes and prunes). A skipped job uses no attempt and
+-- is claimed by a later claim once a slot is free. The concurrency limits are counts of the queue's running rows (read through jobs_lease_idx), taken
 -- under the queue's advisory lock (jobq._lock_limited_queues), so every way out of running frees
 -- a slot by itself and two claims cannot both take the last one. Caller: jobq._claim.
 CREATE OR REPLACE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamptz)
@@ -316,6 +318,11 @@ DECLARE
     v_keep bigint[];
     v_n integer;
     v_got integer;
+    v_rated boolean;                       -- a rate limit is set: starts are logged
+    v_clock timestamptz;                   -- the instant of this claim's starts
+    v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
+    v_full_starts uuid[];
+    v_keep_stores uuid[];
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -328,6 +335,22 @@ BEGIN
         RETURN;
     END IF;
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
+    v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
+    IF v_rated THEN
+        -- Taken under the lock, so the starts of the queue are logged in the order they happen
+        -- (now() is when the transaction began, maybe before a wait for the lock); never before
+        -- p_now, so that tests can move the clock forward.
+        v_clock := greatest(p_now, clock_timestamp());
+        DELETE FROM jobq.claim_starts AS s
+        WHERE s.queue = p_queue
+          AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
+                                                 coalesce(v_limits.store_started_per, interval '0'));
+        IF v_limits.max_started IS NOT NULL THEN
+            SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
+            WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
+            v_room := least(v_room, v_limits.max_started - v_n);
+        END IF;
+    END IF;
 
     -- The queue's room, and each store's and partition's running jobs, counted once per call
     -- (this statement's snapshot is taken after the lock: it sees every claim before it).
@@ -345,6 +368,16 @@ BEGIN
         FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
               FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
               GROUP BY 1) AS c;
+    END IF;
+    IF v_limits.max_started_per_store IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
+        INTO v_store_starts, v_full_starts
+        FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
+              FROM jobq.claim_starts s
+              WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
+              GROUP BY 1) AS c;
+        v_full_stores := v_full_stores || v_full_starts;
     END IF;
     IF v_limits.max_running_per_partition IS NOT NULL THEN
         SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
@@ -381,6 +414,7 @@ BEGIN
         EXIT WHEN v_ids IS NULL;
 
         v_keep := '{}'::bigint[];
+        v_keep_stores := '{}'::uuid[];
         FOR v_i IN 1 .. cardinality(v_ids) LOOP
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0);
@@ -390,7 +424,19 @@ BEGIN
                 v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0);
                 CONTINUE WHEN v_n >= v_limits.max_running_per_partition;
             END IF;
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_started_per_store;
+            END IF;
             v_keep := v_keep || v_ids[v_i];
+            v_keep_stores := v_keep_stores || v_stores[v_i];
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0) + 1;
+                v_store_starts := v_store_starts || jsonb_build_object(v_stores[v_i]::text, v_n);
+                IF v_n >= v_limits.max_started_per_store THEN
+                    v_full_stores := v_full_stores || v_stores[v_i];
+                END IF;
+            END IF;
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0) + 1;
                 v_store_counts := v_store_counts || jsonb_build_object(v_stores[v_i]::text, v_n);
@@ -415,7 +461,8 @@ BEGIN
                 attempt          = j.attempt + 1,
                 locked_by        = p_worker_id,
                 lease_token      = gen_random_uuid(),
-                claimed_at       = p_now,
+                -- A rate-limited start is the instant its window counted.
+                claimed_at       = CASE WHEN v_rated THEN v_clock ELSE p_now END,
                 heartbeat_at     = p_now,
                 lease_expires_at = jobq._ts_add(p_now, p_lease),
                 deadline_at      = jobq._ts_add(p_now, j.timeout),
@@ -424,13 +471,17 @@ BEGIN
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_room := v_room - v_got;
+            IF v_rated THEN
+                INSERT INTO jobq.claim_starts (queue, store_id, started_at)
+                SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
+            END IF;
         END IF;
         EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
     END LOOP;
 END
 $$;
 COMMENT ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) IS
-    'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key; the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
+    'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
 REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a

@@ -671,19 +671,25 @@ COMMENT ON FUNCTION jobq._stats(text,uuid) IS
 REVOKE ALL ON FUNCTION jobq._stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 
--- Concurrency limits (issue 18, docs/flow-control.md) ----------------------------------------
--- Three controls of jobq.queues, each set with one call, audited, and enforced by every claim
+-- Concurrency and rate limits (issue 18, docs/flow-control.md) --------------------------------
+-- Five controls of jobq.queues, each set with one call, audited, and enforced by every claim
 -- from its commit on (jobq._claim_limited): at most max_running jobs of a queue running across
--- every worker, per store within it, and per value of a payload field. A limit applies to the
+-- every worker, per store within it, and per value of a payload field; at most max_started jobs
+-- started in any window of a given length, per queue and per store. A limit applies to the
 -- claims that start after it commits; jobs already running count towards it and are not stopped.
 
--- Sets or removes (NULL) one concurrency limit of a queue: the scope is queue, store or partition
--- (then p_partition_key names the payload field). Refuses a limit outside 1..1000000 and a queue
+-- The signature before rate limits.
+DROP FUNCTION IF EXISTS jobq._set_queue_limit(text,text,integer,text);
+
+-- Sets or removes (NULL) one limit of a queue: the scope is queue, store or partition (then
+-- p_partition_key names the payload field) for the concurrency limits, rate or store_rate (then
+-- p_per is the window) for the rate limits. Refuses a limit outside 1..1000000 and a queue
 -- nothing knows (no declared task, live job, worker, schedule or control names it: a typo would
 -- limit nothing), audits a change and wakes the queue's runners (a raised or removed limit frees
--- slots). Callers: jobq.set_concurrency_limit, jobq.set_store_concurrency_limit and
--- jobq.set_partition_concurrency_limit.
-CREATE OR REPLACE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL)
+-- slots). Callers: jobq.set_concurrency_limit, jobq.set_store_concurrency_limit,
+-- jobq.set_partition_concurrency_limit, jobq.set_rate_limit and jobq.set_store_rate_limit.
+CREATE OR REPLACE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL,
+                                                 p_per interval DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql
 VOLATILE
@@ -705,6 +711,12 @@ BEGIN
             PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'partition_key is blank');
         END IF;
         PERFORM jobq._check_text('partition_key', p_partition_key, jobq._limit('queue')::integer);
+    END IF;
+    IF p_scope IN ('rate', 'store_rate') THEN
+        IF (p_per IS NULL) <> (p_max_running IS NULL) THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'max_started and per must be both set, or both NULL to remove the limit');
+        END IF;
+        PERFORM jobq._check_interval('per', p_per, jobq._limit_interval('ttl'));
     END IF;
     IF p_max_running IS NOT NULL AND p_queue <> 'default'
        AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p_queue)
@@ -729,10 +741,14 @@ BEGIN
     v_from := CASE p_scope
         WHEN 'queue' THEN jsonb_build_object('max_running', v_old.max_running)
         WHEN 'store' THEN jsonb_build_object('max_running', v_old.max_running_per_store)
+        WHEN 'rate' THEN jsonb_build_object('max_started', v_old.max_started, 'per', v_old.started_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', v_old.max_started_per_store, 'per', v_old.store_started_per)
         ELSE jsonb_build_object('partition_key', v_old.partition_key, 'max_running', v_old.max_running_per_partition)
     END;
     v_to := CASE p_scope
         WHEN 'partition' THEN jsonb_build_object('partition_key', p_partition_key, 'max_running', p_max_running)
+        WHEN 'rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
         ELSE jsonb_build_object('max_running', p_max_running)
     END;
     IF v_from = v_to THEN
@@ -743,17 +759,26 @@ BEGIN
         max_running_per_store     = CASE WHEN p_scope = 'store' THEN p_max_running ELSE q.max_running_per_store END,
         partition_key             = CASE WHEN p_scope = 'partition' THEN p_partition_key ELSE q.partition_key END,
         max_running_per_partition = CASE WHEN p_scope = 'partition' THEN p_max_running ELSE q.max_running_per_partition END,
+        max_started               = CASE WHEN p_scope = 'rate' THEN p_max_running ELSE q.max_started END,
+        started_per               = CASE WHEN p_scope = 'rate' THEN p_per ELSE q.started_per END,
+        max_started_per_store     = CASE WHEN p_scope = 'store_rate' THEN p_max_running ELSE q.max_started_per_store END,
+        store_started_per         = CASE WHEN p_scope = 'store_rate' THEN p_per ELSE q.store_started_per END,
         updated_at                = now()
     WHERE q.name = p_queue;
+    -- Without a rate limit the queue's log of starts is of no use.
+    DELETE FROM jobq.claim_starts AS s
+    WHERE s.queue = p_queue
+      AND NOT EXISTS (SELECT 1 FROM jobq.queues q
+                      WHERE q.name = p_queue AND (q.max_started IS NOT NULL OR q.max_started_per_store IS NOT NULL));
     INSERT INTO jobq.audit_log (action, detail)
     VALUES ('set_concurrency_limit', jsonb_build_object('queue', p_queue, 'scope', p_scope, 'from', v_from, 'to', v_to));
     PERFORM jobq._wake(p_queue);
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION jobq._set_queue_limit(text,text,integer,text) IS
-    'Private. Sets (or, with p_max_running NULL, removes) the concurrency limit of p_queue of scope queue (max_running), store (max_running_per_store) or partition (partition_key and max_running_per_partition) in jobq.queues; audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000).';
-REVOKE ALL ON FUNCTION jobq._set_queue_limit(text,text,integer,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._set_queue_limit(text,text,integer,text,interval) IS
+    'Private. Sets (or, with p_max_running NULL, removes) the limit of p_queue of scope queue (max_running), store (max_running_per_store), partition (partition_key and max_running_per_partition), rate (max_started and started_per = p_per) or store_rate (max_started_per_store and store_started_per = p_per) in jobq.queues (removing the last rate limit deletes the queue''s jobq.claim_starts rows); audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000, p_per above 1 day), JOB.LEASE_INVALID (p_per not positive); JOB.INVALID_ARGUMENT also when only one of max_started and p_per is NULL.';
+REVOKE ALL ON FUNCTION jobq._set_queue_limit(text,text,integer,text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- At most max_running jobs of queue running at once across every worker (a payment provider's
 -- limit, a report that saturates the database); NULL removes the limit. Caller: operators.
@@ -803,3 +828,36 @@ COMMENT ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) IS
     'Sets the per-partition concurrency limit of queue: from the commit on no claim takes a job while max_running running jobs of the queue have the same value of payload ->> partition_key (a top-level field, compared as text); a job without the field is not limited by it. The others stay queued and use no attempt. partition_key and max_running both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope partition; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (partition_key blank, or only one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (partition_key above 200 characters).';
 REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) TO jobq_operator;
+
+-- At most max_started jobs of queue started in any window of length per (a provider that allows
+-- 100 calls a minute): a sliding window, exact, over the log of the queue's starts; both NULL
+-- remove the limit. Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'rate', $2, NULL, $3)
+$$;
+COMMENT ON FUNCTION jobq.set_rate_limit(text,integer,interval) IS
+    'Sets the rate limit of queue: from the commit on no claim starts a job of it when max_started of its jobs were started (claimed) in the window of length per that ends at the claim (a sliding window over jobq.claim_starts, exact: no window of length per ever holds more than max_started starts). The others stay queued, use no attempt, and are claimed when the window has room. max_started and per both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (only one of max_started and per NULL), JOB.LEASE_INVALID (per not positive), JOB.OUT_OF_RANGE (per above 1 day).';
+REVOKE ALL ON FUNCTION jobq.set_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_rate_limit(text,integer,interval) TO jobq_operator;
+
+-- At most max_started jobs of queue started per store (system jobs are one more store) in any
+-- window of length per; both NULL remove the limit. Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'store_rate', $2, NULL, $3)
+$$;
+COMMENT ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) IS
+    'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
+REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) TO jobq_operator;

@@ -876,6 +876,12 @@ var functionGens = map[string]valueGen{
 	"jobq.set_partition_concurrency_limit.queue":         limitedQueueGen,
 	"jobq.set_partition_concurrency_limit.partition_key": partitionKeyGen,
 	"jobq.set_partition_concurrency_limit.max_running":   maxRunningGen,
+	"jobq.set_rate_limit.queue":                          limitedQueueGen,
+	"jobq.set_rate_limit.max_started":                    maxRunningGen,
+	"jobq.set_rate_limit.per":                            rateWindowGen,
+	"jobq.set_store_rate_limit.queue":                    limitedQueueGen,
+	"jobq.set_store_rate_limit.max_started":              maxRunningGen,
+	"jobq.set_store_rate_limit.per":                      rateWindowGen,
 }
 
 // limitedQueueGen draws the queue a concurrency limit is set on: never one of the control queues
@@ -897,6 +903,18 @@ var maxRunningGen = valueGen{
 		return s(fmt.Sprint(1 + g.rng.IntN(5)))
 	},
 	odd: intGen.odd,
+}
+
+// rateWindowGen draws the window of a rate limit: short, NULL (with a NULL limit, the removal),
+// or any interval when odd.
+var rateWindowGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.25) {
+			return nil
+		}
+		return g.pick("1 second", "1 minute", "100 milliseconds", "1 day")
+	},
+	odd: intervalGen.odd,
 }
 
 // partitionKeyGen draws the payload field a partition limit counts by: one the fuzzed payloads
