@@ -3924,7 +3924,7 @@ ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 
-CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint)
+CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3943,7 +3943,12 @@ CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, pa
         UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
-           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0)
+           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
+           CASE WHEN q.limited THEN jsonb_strip_nulls(jsonb_build_object(
+               'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
+               'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
+               'max_started', q.max_started, 'started_per', q.started_per,
+               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per)) END
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
@@ -3952,7 +3957,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per), NULL when it has none. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
 CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER

@@ -446,12 +446,12 @@ COMMENT ON FUNCTION jobq.resume_queue(text) IS
 REVOKE ALL ON FUNCTION jobq.resume_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.resume_queue(text) TO jobq_operator;
 
--- Every queue the engine knows, whichever table names it, with its pause and its job counts. A
--- function rather than a view: a view over jobq.jobs would count only the rows the caller's row
--- policies show.
+-- Every queue the engine knows, whichever table names it, with its pause, its limits and its job
+-- counts (so that an operator sees running beside max_running). A function rather than a view: a
+-- view over jobq.jobs would count only the rows the caller's row policies show.
 CREATE OR REPLACE FUNCTION jobq.queue_states()
 RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text,
-               queued bigint, retry_pending bigint, running bigint, scheduled bigint)
+               queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
 LANGUAGE sql
 STABLE
 SECURITY DEFINER
@@ -472,14 +472,19 @@ AS $$
         UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
-           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0)
+           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
+           CASE WHEN q.limited THEN jsonb_strip_nulls(jsonb_build_object(
+               'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
+               'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
+               'max_started', q.max_started, 'started_per', q.started_per,
+               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per)) END
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
     ORDER BY k.name
 $$;
 COMMENT ON FUNCTION jobq.queue_states() IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per), NULL when it has none. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 

@@ -18,6 +18,9 @@
 --                and the instant of the claim; the claim counts the rows of the window and
 --                deletes those older than it. No role but the engine reads or writes it.
 --
+-- jobq.queue_states() gains a column, limits: its result changes, so it is dropped here and
+-- sql/functions/60_operator.sql defines it again.
+--
 -- No index is added: a limited queue's claim counts the running rows through jobs_lease_idx (it
 -- holds only running jobs), so the claim of a queue without limits writes no more index entries
 -- than before (00010).
@@ -58,6 +61,7 @@ COMMENT ON TABLE jobq.claim_starts IS 'The jobs started (claimed) in rate-limite
 CREATE INDEX claim_starts_queue_idx ON jobq.claim_starts (queue, started_at);
 ALTER TABLE jobq.claim_starts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE jobq.claim_starts FORCE ROW LEVEL SECURITY;
+DROP FUNCTION IF EXISTS jobq.queue_states();
 
 -- +goose Down
 -- The limit setters are sql/functions/60_operator.sql's; the files of the release before do not
@@ -70,6 +74,8 @@ DROP FUNCTION IF EXISTS jobq.set_store_rate_limit(text,integer,interval);
 DROP FUNCTION IF EXISTS jobq._set_queue_limit(text,text,integer,text,interval);
 DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp with time zone);
 DROP FUNCTION IF EXISTS jobq._lock_limited_queues(text[]);
+-- queue_states with the limits column; the files of the release before define it without.
+DROP FUNCTION IF EXISTS jobq.queue_states();
 COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed. Written by jobq.pause_queue / jobq.resume_queue; read by every claim.';
 DROP TABLE jobq.claim_starts;
 ALTER TABLE jobq.queues
