@@ -504,6 +504,9 @@ DECLARE
     v_from_id bigint;
     v_to_priority integer;
     v_ids bigint[];
+    v_paused boolean;
+    v_limited boolean;
+    v_limits_locked boolean := false;
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -536,8 +539,27 @@ BEGIN
     FOR v_i IN 1 .. cardinality(p_queues) LOOP
         v_queue := p_queues[v_i];
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
-        -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
-        CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
+        -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are. The
+        -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
+        -- siblings), which jobq._claim_limited claims from its head under the queue's advisory
+        -- lock; a queue without a row or without limits goes on below as ever.
+        SELECT q.paused, q.limited INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
+        CONTINUE WHEN v_paused;
+        IF v_limited THEN
+            -- The locks of every limited queue listed, taken once and in one order, so that two
+            -- claims listing them in different orders cannot deadlock.
+            IF NOT v_limits_locked THEN
+                PERFORM jobq._lock_limited_queues(p_queues);
+                v_limits_locked := true;
+            END IF;
+            RETURN QUERY SELECT * FROM jobq._claim_limited(p_worker_id, v_queue, v_left, p_lease, p_now);
+            GET DIAGNOSTICS v_got = ROW_COUNT;
+            v_left := v_left - v_got;
+            IF v_left = 0 THEN
+                RETURN;
+            END IF;
+            CONTINUE;
+        END IF;
         FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL THEN 1 ELSE 2 END LOOP
             IF v_pass = 1 THEN
                 -- From the head: every priority, or those above the position's.
@@ -596,7 +618,196 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+
+CREATE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) RETURNS SETOF jobq.jobs
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+DECLARE
+    v_system constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_limits jobq.queues;
+    v_room integer := p_max_jobs;          -- jobs this call may still claim
+    v_running integer;
+    v_store_counts jsonb := '{}'::jsonb;          -- running jobs per store (text of the uuid)
+    v_part_counts jsonb := '{}'::jsonb;           -- running jobs per partition value
+    v_full_stores uuid[] := '{}'::uuid[];          -- stores at their limit: not picked
+    v_full_parts text[] := '{}'::text[];           -- partition values at their limit: not picked
+    v_ids bigint[];
+    v_stores uuid[];
+    v_parts text[];
+    v_keep bigint[];
+    v_n integer;
+    v_got integer;
+    v_rated boolean;                       -- a rate limit is set: starts are logged
+    v_clock timestamptz;                   -- the instant of this claim's starts
+    v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
+    v_full_starts uuid[];
+    v_keep_stores uuid[];
+BEGIN
+    -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
+    -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RETURN;
+    END IF;
+    -- Held already when jobq._claim locked the queues it lists; a queue that became limited
+    -- since is not waited for (that could deadlock): it is left to the next claim.
+    IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
+        RETURN;
+    END IF;
+    SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
+    v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
+    IF v_rated THEN
+        -- Taken under the lock, so the starts of the queue are logged in the order they happen
+        -- (now() is when the transaction began, maybe before a wait for the lock); never before
+        -- p_now, so that tests can move the clock forward.
+        v_clock := greatest(p_now, clock_timestamp());
+        DELETE FROM jobq.claim_starts AS s
+        WHERE s.queue = p_queue
+          AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
+                                                 coalesce(v_limits.store_started_per, interval '0'));
+        IF v_limits.max_started IS NOT NULL THEN
+            SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
+            WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
+            v_room := least(v_room, v_limits.max_started - v_n);
+        END IF;
+    END IF;
+
+    -- The queue's room, and each store's and partition's running jobs, counted once per call
+    -- (this statement's snapshot is taken after the lock: it sees every claim before it).
+    IF v_limits.max_running IS NOT NULL THEN
+        SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
+        v_room := least(v_room, v_limits.max_running - v_running);
+    END IF;
+    IF v_room <= 0 THEN
+        RETURN;
+    END IF;
+    IF v_limits.max_running_per_store IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}')
+        INTO v_store_counts, v_full_stores
+        FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
+              FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+              GROUP BY 1) AS c;
+    END IF;
+    IF v_limits.max_started_per_store IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
+        INTO v_store_starts, v_full_starts
+        FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
+              FROM jobq.claim_starts s
+              WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
+              GROUP BY 1) AS c;
+        v_full_stores := v_full_stores || v_full_starts;
+    END IF;
+    IF v_limits.max_running_per_partition IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
+               coalesce(array_agg(c.part) FILTER (WHERE c.n >= v_limits.max_running_per_partition), '{}')
+        INTO v_part_counts, v_full_parts
+        FROM (SELECT j.payload ->> v_limits.partition_key AS part, count(*) AS n
+              FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+                AND j.payload ->> v_limits.partition_key IS NOT NULL
+              GROUP BY 1) AS c;
+    END IF;
+
+    -- Pick in claim order, passing over the stores and partitions at their limit; keep of the
+    -- picked jobs those that still fit (a batch may fill a store), in order; claim them. When a
+    -- job did not fit, its store or partition just became full: pick again without it. Each
+    -- round either fills the room, finds no more jobs, or adds a full store or partition, so
+    -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
+    LOOP
+        SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
+               array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
+               array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
+        INTO v_ids, v_stores, v_parts
+        FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
+                     j.payload ->> v_limits.partition_key AS part
+              FROM jobq.jobs j
+              WHERE j.state IN ('queued', 'retry_pending')
+                AND j.queue = p_queue
+                AND j.run_at <= p_now
+                AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
+                AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
+                     OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
+              ORDER BY j.priority, j.run_at, j.id
+              LIMIT v_room
+              FOR UPDATE OF j SKIP LOCKED) AS p;
+        EXIT WHEN v_ids IS NULL;
+
+        v_keep := '{}'::bigint[];
+        v_keep_stores := '{}'::uuid[];
+        FOR v_i IN 1 .. cardinality(v_ids) LOOP
+            IF v_limits.max_running_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_running_per_store;
+            END IF;
+            IF v_limits.max_running_per_partition IS NOT NULL AND v_parts[v_i] IS NOT NULL THEN
+                v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_running_per_partition;
+            END IF;
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_started_per_store;
+            END IF;
+            v_keep := v_keep || v_ids[v_i];
+            v_keep_stores := v_keep_stores || v_stores[v_i];
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0) + 1;
+                v_store_starts := v_store_starts || jsonb_build_object(v_stores[v_i]::text, v_n);
+                IF v_n >= v_limits.max_started_per_store THEN
+                    v_full_stores := v_full_stores || v_stores[v_i];
+                END IF;
+            END IF;
+            IF v_limits.max_running_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0) + 1;
+                v_store_counts := v_store_counts || jsonb_build_object(v_stores[v_i]::text, v_n);
+                IF v_n >= v_limits.max_running_per_store THEN
+                    v_full_stores := v_full_stores || v_stores[v_i];
+                END IF;
+            END IF;
+            IF v_limits.max_running_per_partition IS NOT NULL AND v_parts[v_i] IS NOT NULL THEN
+                v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0) + 1;
+                v_part_counts := v_part_counts || jsonb_build_object(v_parts[v_i], v_n);
+                IF v_n >= v_limits.max_running_per_partition THEN
+                    v_full_parts := v_full_parts || v_parts[v_i];
+                END IF;
+            END IF;
+        END LOOP;
+
+        IF cardinality(v_keep) > 0 THEN
+            -- The claim's update, as in jobq._claim.
+            RETURN QUERY
+            UPDATE jobq.jobs j
+            SET state            = 'running',
+                attempt          = j.attempt + 1,
+                locked_by        = p_worker_id,
+                lease_token      = gen_random_uuid(),
+                -- A rate-limited start is the instant its window counted.
+                claimed_at       = CASE WHEN v_rated THEN v_clock ELSE p_now END,
+                heartbeat_at     = p_now,
+                lease_expires_at = jobq._ts_add(p_now, p_lease),
+                deadline_at      = jobq._ts_add(p_now, j.timeout),
+                updated_at       = p_now
+            WHERE j.id = ANY (v_keep)
+            RETURNING j.*;
+            GET DIAGNOSTICS v_got = ROW_COUNT;
+            v_room := v_room - v_got;
+            IF v_rated THEN
+                INSERT INTO jobq.claim_starts (queue, store_id, started_at)
+                SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
+            END IF;
+        END IF;
+        EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -1423,6 +1634,22 @@ ALTER FUNCTION jobq._limit_interval(p_name text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._limit_interval(p_name text) IS 'Private. The largest interval p_name accepts (lease, ttl, timeout, backoff, delay, backfill_window, jitter, history_retention), NULL for an unknown name. Immutable.';
 
+CREATE FUNCTION jobq._lock_limited_queues(p_queues text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
+    -- share a hash share a lock, which serialises their claims and changes nothing else.
+    PERFORM pg_advisory_xact_lock(1785684593, l.k)
+    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
+END
+$$;
+
+ALTER FUNCTION jobq._lock_limited_queues(p_queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lock_limited_queues(p_queues text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684593, hashtext(name)) for every queue of p_queues with a concurrency limit (jobq.queues.limited), in key order; held until the transaction ends. Waits for another claim holding one of them.';
+
 CREATE TABLE jobq.schedules (
     name text NOT NULL,
     cron text NOT NULL,
@@ -2012,6 +2239,96 @@ ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time 
 
 COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 
+CREATE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL::text, p_per interval DEFAULT NULL::interval) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_old jobq.queues;
+    v_from jsonb;
+    v_to jsonb;
+BEGIN
+    PERFORM jobq._check_queue_name(p_queue);
+    PERFORM jobq._check_int('max_running', p_max_running, 1, jobq._limit('running'));
+    IF p_scope = 'partition' THEN
+        IF (p_partition_key IS NULL) <> (p_max_running IS NULL) THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+                'partition_key and max_running must be both set, or both NULL to remove the limit');
+        END IF;
+        IF btrim(p_partition_key) = '' THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'partition_key is blank');
+        END IF;
+        PERFORM jobq._check_text('partition_key', p_partition_key, jobq._limit('queue')::integer);
+    END IF;
+    IF p_scope IN ('rate', 'store_rate') THEN
+        IF (p_per IS NULL) <> (p_max_running IS NULL) THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'max_started and per must be both set, or both NULL to remove the limit');
+        END IF;
+        PERFORM jobq._check_interval('per', p_per, jobq._limit_interval('ttl'));
+    END IF;
+    IF p_max_running IS NOT NULL AND p_queue <> 'default'
+       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p_queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
+       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+                       WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it', p_queue));
+    END IF;
+
+    SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    IF NOT FOUND THEN
+        IF p_max_running IS NULL THEN
+            RETURN false; -- nothing to remove
+        END IF;
+        INSERT INTO jobq.queues AS q (name) VALUES (p_queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
+        SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    END IF;
+    v_from := CASE p_scope
+        WHEN 'queue' THEN jsonb_build_object('max_running', v_old.max_running)
+        WHEN 'store' THEN jsonb_build_object('max_running', v_old.max_running_per_store)
+        WHEN 'rate' THEN jsonb_build_object('max_started', v_old.max_started, 'per', v_old.started_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', v_old.max_started_per_store, 'per', v_old.store_started_per)
+        ELSE jsonb_build_object('partition_key', v_old.partition_key, 'max_running', v_old.max_running_per_partition)
+    END;
+    v_to := CASE p_scope
+        WHEN 'partition' THEN jsonb_build_object('partition_key', p_partition_key, 'max_running', p_max_running)
+        WHEN 'rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
+        ELSE jsonb_build_object('max_running', p_max_running)
+    END;
+    IF v_from = v_to THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.queues AS q
+    SET max_running               = CASE WHEN p_scope = 'queue' THEN p_max_running ELSE q.max_running END,
+        max_running_per_store     = CASE WHEN p_scope = 'store' THEN p_max_running ELSE q.max_running_per_store END,
+        partition_key             = CASE WHEN p_scope = 'partition' THEN p_partition_key ELSE q.partition_key END,
+        max_running_per_partition = CASE WHEN p_scope = 'partition' THEN p_max_running ELSE q.max_running_per_partition END,
+        max_started               = CASE WHEN p_scope = 'rate' THEN p_max_running ELSE q.max_started END,
+        started_per               = CASE WHEN p_scope = 'rate' THEN p_per ELSE q.started_per END,
+        max_started_per_store     = CASE WHEN p_scope = 'store_rate' THEN p_max_running ELSE q.max_started_per_store END,
+        store_started_per         = CASE WHEN p_scope = 'store_rate' THEN p_per ELSE q.store_started_per END,
+        updated_at                = now()
+    WHERE q.name = p_queue;
+    -- Without a rate limit the queue's log of starts is of no use.
+    DELETE FROM jobq.claim_starts AS s
+    WHERE s.queue = p_queue
+      AND NOT EXISTS (SELECT 1 FROM jobq.queues q
+                      WHERE q.name = p_queue AND (q.max_started IS NOT NULL OR q.max_started_per_store IS NOT NULL));
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_concurrency_limit', jsonb_build_object('queue', p_queue, 'scope', p_scope, 'from', v_from, 'to', v_to));
+    PERFORM jobq._wake(p_queue);
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) IS 'Private. Sets (or, with p_max_running NULL, removes) the limit of p_queue of scope queue (max_running), store (max_running_per_store), partition (partition_key and max_running_per_partition), rate (max_started and started_per = p_per) or store_rate (max_started_per_store and store_started_per = p_per) in jobq.queues (removing the last rate limit deletes the queue''s jobq.claim_starts rows); audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000, p_per above 1 day), JOB.LEASE_INVALID (p_per not positive); JOB.INVALID_ARGUMENT also when only one of max_started and p_per is NULL.';
+
 CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2579,7 +2896,7 @@ $$;
 
 ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt) and is claimed from its head whatever its position. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends). Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
 
 CREATE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -2595,7 +2912,7 @@ BEGIN
         FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
                     claim_passed_over.after_id) AS p(queue, priority, run_at, id)
         WHERE p.id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND q.paused)
+          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND (q.paused OR q.limited))
           AND EXISTS (
               SELECT 1
               FROM jobq.jobs j
@@ -2609,7 +2926,7 @@ $$;
 
 ALTER FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is not paused holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+COMMENT ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is neither paused nor limited (a limited queue is claimed from its head) holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
 CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3659,7 +3976,7 @@ ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 
-CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint)
+CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3678,7 +3995,12 @@ CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, pa
         UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
-           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0)
+           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
+           CASE WHEN q.limited THEN jsonb_strip_nulls(jsonb_build_object(
+               'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
+               'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
+               'max_started', q.max_started, 'started_per', q.started_per,
+               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per)) END
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
@@ -3687,7 +4009,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per), NULL when it has none. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
 CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -4051,6 +4373,39 @@ ALTER FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, tim
 
 COMMENT ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) IS 'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
 
+CREATE FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'queue', $2)
+$_$;
+
+ALTER FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) IS 'Sets the concurrency limit of queue: from the commit on no claim takes a job of it while max_running of its jobs are running (across every worker and store); the others stay queued, use no attempt, and are claimed when a running job ends in any way. NULL removes the limit. Returns true when the limit changed (audited as set_concurrency_limit, scope queue; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine: no declared task, live job, registered worker, schedule or queue control names it), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000).';
+
+CREATE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'partition', $3, $2)
+$_$;
+
+ALTER FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) IS 'Sets the per-partition concurrency limit of queue: from the commit on no claim takes a job while max_running running jobs of the queue have the same value of payload ->> partition_key (a top-level field, compared as text); a job without the field is not limited by it. The others stay queued and use no attempt. partition_key and max_running both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope partition; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (partition_key blank, or only one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (partition_key above 200 characters).';
+
+CREATE FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'rate', $2, NULL, $3)
+$_$;
+
+ALTER FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) IS 'Sets the rate limit of queue: from the commit on no claim starts a job of it when max_started of its jobs were started (claimed) in the window of length per that ends at the claim (a sliding window over jobq.claim_starts, exact: no window of length per ever holds more than max_started starts). The others stay queued, use no attempt, and are claimed when the window has room. max_started and per both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (only one of max_started and per NULL), JOB.LEASE_INVALID (per not positive), JOB.OUT_OF_RANGE (per above 1 day).';
+
 CREATE FUNCTION jobq.set_setting(name text, value text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4130,6 +4485,28 @@ $$;
 ALTER FUNCTION jobq.set_setting(name text, value text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456).';
+
+CREATE FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'store', $2)
+$_$;
+
+ALTER FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) IS 'Sets the per-store concurrency limit of queue: from the commit on no claim takes a job of a store while max_running jobs of that store are running in the queue; system jobs (no store) count as one more store. The others stay queued and use no attempt. NULL removes the limit. Returns true when it changed (audited as set_concurrency_limit, scope store; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit.';
+
+CREATE FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT jobq._set_queue_limit($1, 'store_rate', $2, NULL, $3)
+$_$;
+
+ALTER FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) IS 'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
 
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4389,6 +4766,18 @@ ALTER TABLE jobq.breaking_changes OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.breaking_changes IS 'Migrations that break older runners: a runner refuses a database holding one newer than it knows.';
 
+CREATE TABLE jobq.claim_starts (
+    queue text NOT NULL,
+    store_id uuid,
+    started_at timestamp with time zone NOT NULL
+);
+
+ALTER TABLE ONLY jobq.claim_starts FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.claim_starts OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.claim_starts IS 'The jobs started (claimed) in rate-limited queues, one row each, with the instant of the claim: the log the sliding windows of jobq.queues.max_started and max_started_per_store count. Written and pruned by the claim (jobq._claim_limited); read by nobody else.';
+
 CREATE TABLE jobq.continuations (
     job_id bigint NOT NULL,
     lease_token uuid NOT NULL,
@@ -4495,13 +4884,51 @@ CREATE TABLE jobq.queues (
     paused_at timestamp with time zone,
     paused_by text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    max_running integer,
+    max_running_per_store integer,
+    partition_key text,
+    max_running_per_partition integer,
+    max_started integer,
+    started_per interval,
+    max_started_per_store integer,
+    store_started_per interval,
+    limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL) OR (max_started IS NOT NULL) OR (max_started_per_store IS NOT NULL))) STORED NOT NULL,
     CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
-    CONSTRAINT queues_name_check CHECK (((name <> ''::text) AND (char_length(name) <= 200)))
+    CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
+    CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
+    CONSTRAINT queues_max_running_per_store_check CHECK (((max_running_per_store >= 1) AND (max_running_per_store <= 1000000))),
+    CONSTRAINT queues_max_started_check CHECK (((max_started >= 1) AND (max_started <= 1000000))),
+    CONSTRAINT queues_max_started_per_store_check CHECK (((max_started_per_store >= 1) AND (max_started_per_store <= 1000000))),
+    CONSTRAINT queues_name_check CHECK (((name <> ''::text) AND (char_length(name) <= 200))),
+    CONSTRAINT queues_partition_key_check CHECK (((btrim(partition_key) <> ''::text) AND (char_length(partition_key) <= 200))),
+    CONSTRAINT queues_partition_limit_complete CHECK (((partition_key IS NULL) = (max_running_per_partition IS NULL))),
+    CONSTRAINT queues_rate_limit_complete CHECK (((max_started IS NULL) = (started_per IS NULL))),
+    CONSTRAINT queues_started_per_check CHECK (((started_per > '00:00:00'::interval) AND (started_per <= '1 day'::interval))),
+    CONSTRAINT queues_store_rate_limit_complete CHECK (((max_started_per_store IS NULL) = (store_started_per IS NULL))),
+    CONSTRAINT queues_store_started_per_check CHECK (((store_started_per > '00:00:00'::interval) AND (store_started_per <= '1 day'::interval)))
 );
 
 ALTER TABLE jobq.queues OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed. Written by jobq.pause_queue / jobq.resume_queue; read by every claim.';
+COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition). Written by jobq.pause_queue / jobq.resume_queue and the jobq.set_*concurrency_limit functions; read by every claim.';
+
+COMMENT ON COLUMN jobq.queues.max_running IS 'At most this many jobs of the queue running at once across every worker (jobq.set_concurrency_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.max_running_per_store IS 'At most this many running jobs of the queue per store_id; system jobs (no store) count as one more store (jobq.set_store_concurrency_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.partition_key IS 'The payload field whose value partitions the queue for max_running_per_partition (jobq.set_partition_concurrency_limit); a job without the field is not limited by it.';
+
+COMMENT ON COLUMN jobq.queues.max_running_per_partition IS 'At most this many running jobs of the queue per value of payload ->> partition_key; NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.max_started IS 'At most this many jobs of the queue started (claimed) in any window of started_per (jobq.set_rate_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.started_per IS 'The length of the sliding window of max_started (at most 1 day).';
+
+COMMENT ON COLUMN jobq.queues.max_started_per_store IS 'At most this many jobs of the queue started per store (system jobs: one more store) in any window of store_started_per (jobq.set_store_rate_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.store_started_per IS 'The length of the sliding window of max_started_per_store (at most 1 day).';
+
+COMMENT ON COLUMN jobq.queues.limited IS 'Whether any concurrency limit is set: the claim takes the queue''s advisory lock and counts its running jobs only then.';
 
 CREATE TABLE jobq.schedule_runs (
     schedule text NOT NULL,
@@ -4623,6 +5050,8 @@ CREATE INDEX audit_log_at_idx ON jobq.audit_log USING brin (at);
 
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
+CREATE INDEX claim_starts_queue_idx ON jobq.claim_starts USING btree (queue, started_at);
+
 CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
 
 CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
@@ -4652,6 +5081,10 @@ ALTER TABLE ONLY jobq.schedule_runs
 
 ALTER TABLE ONLY jobq.schedules
     ADD CONSTRAINT schedules_task_fkey FOREIGN KEY (task) REFERENCES jobq.tasks(name);
+
+ALTER TABLE jobq.claim_starts ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY claim_starts_engine ON jobq.claim_starts TO jobq_migrator USING (true) WITH CHECK (true);
 
 ALTER TABLE jobq.job_attempts ENABLE ROW LEVEL SECURITY;
 
@@ -4766,6 +5199,8 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) FROM PUBLIC;
@@ -4810,6 +5245,8 @@ GRANT ALL ON FUNCTION jobq._limit(p_name text) TO jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq._limit_interval(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._lock_limited_queues(p_queues text[]) FROM PUBLIC;
+
 GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
 GRANT SELECT ON TABLE jobq.schedules TO jobq_viewer;
@@ -4842,6 +5279,8 @@ REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBL
 GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) FROM PUBLIC;
 
@@ -5056,8 +5495,23 @@ REVOKE ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload js
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.set_setting(name text, value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_setting(name text, value text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) TO worker_runtime;

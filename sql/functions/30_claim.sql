@@ -19,7 +19,9 @@ DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval);
 -- the position (committed late by a long transaction, enqueued with a past run_at, a cron
 -- catch-up slot, a job another claimer locked and let go) is left to the caller's next claim
 -- without positions: the runner makes one whenever jobq.claim_passed_over, which it calls once
--- per rescan interval, finds such a job.
+-- per rescan interval, finds such a job. A queue with a concurrency limit (docs/flow-control.md)
+-- is claimed from its head whatever its position, so a job a full limit made it skip is never
+-- passed over, and claims of it wait for each other.
 CREATE OR REPLACE FUNCTION jobq.claim_job(
     worker_id      text,
     queues         text[]        DEFAULT ARRAY['default'],
@@ -41,7 +43,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) IS
-    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt) and is claimed from its head whatever its position. Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends). Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
 REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
 
@@ -114,7 +116,8 @@ DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with 
 -- The claim at time p_now, so that tests can move the clock: checks the arguments against their
 -- limits, then claims queue by queue with SKIP LOCKED, each queue in one pass from its head or,
 -- given a position, in two: the priorities above the position's, then the jobs after the
--- position. A stored timeout of any size gives a deadline (infinity at worst), never an error.
+-- position; a queue with concurrency limits through jobq._claim_limited. A stored timeout of
+-- any size gives a deadline (infinity at worst), never an error.
 CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz,
                                        p_after_priority integer[] DEFAULT NULL, p_after_run_at timestamptz[] DEFAULT NULL,
                                        p_after_id bigint[] DEFAULT NULL)
@@ -142,6 +145,9 @@ DECLARE
     v_from_id bigint;
     v_to_priority integer;
     v_ids bigint[];
+    v_paused boolean;
+    v_limited boolean;
+    v_limits_locked boolean := false;
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -174,8 +180,27 @@ BEGIN
     FOR v_i IN 1 .. cardinality(p_queues) LOOP
         v_queue := p_queues[v_i];
         -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
-        -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are.
-        CONTINUE WHEN EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = v_queue AND q.paused);
+        -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are. The
+        -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
+        -- siblings), which jobq._claim_limited claims from its head under the queue's advisory
+        -- lock; a queue without a row or without limits goes on below as ever.
+        SELECT q.paused, q.limited INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
+        CONTINUE WHEN v_paused;
+        IF v_limited THEN
+            -- The locks of every limited queue listed, taken once and in one order, so that two
+            -- claims listing them in different orders cannot deadlock.
+            IF NOT v_limits_locked THEN
+                PERFORM jobq._lock_limited_queues(p_queues);
+                v_limits_locked := true;
+            END IF;
+            RETURN QUERY SELECT * FROM jobq._claim_limited(p_worker_id, v_queue, v_left, p_lease, p_now);
+            GET DIAGNOSTICS v_got = ROW_COUNT;
+            v_left := v_left - v_got;
+            IF v_left = 0 THEN
+                RETURN;
+            END IF;
+            CONTINUE;
+        END IF;
         FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL THEN 1 ELSE 2 END LOOP
             IF v_pass = 1 THEN
                 -- From the head: every priority, or those above the position's.
@@ -232,8 +257,232 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) IS
-    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Takes, in one order (by key), the transaction-level advisory lock of every queue in p_queues
+-- that has a concurrency limit: the lock under which jobq._claim_limited counts a queue's running
+-- jobs and claims, so that two claims of one limited queue run one after the other and never
+-- exceed a limit together. Waits for a claim of those queues in progress (never for anything
+-- else: a claim holding these locks waits for no row, SKIP LOCKED). Caller: jobq._claim, at the
+-- first limited queue of its list.
+CREATE OR REPLACE FUNCTION jobq._lock_limited_queues(p_queues text[])
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
+    -- share a hash share a lock, which serialises their claims and changes nothing else.
+    PERFORM pg_advisory_xact_lock(1785684593, l.k)
+    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
+END
+$$;
+COMMENT ON FUNCTION jobq._lock_limited_queues(text[]) IS
+    'Private. Takes pg_advisory_xact_lock(1785684593, hashtext(name)) for every queue of p_queues with a concurrency limit (jobq.queues.limited), in key order; held until the transaction ends. Waits for another claim holding one of them.';
+REVOKE ALL ON FUNCTION jobq._lock_limited_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Claims up to p_max_jobs due jobs of one queue that has concurrency limits, from the head of the
+-- queue in claim order, leaving queued every job that would exceed a limit: the queue's
+-- max_running, its max_running_per_store (system jobs are one more store) or its
+-- max_running_per_partition (per value of payload ->> partition_key; a job without the field is
+-- not limited by it), or its rate limits: max_started jobs started in any window of started_per,
+-- max_started_per_store per store in any window of store_started_per (a sliding window over the
+-- log jobq.claim_starts, which this function writes and prunes). A skipped job uses no attempt and
+-- is claimed by a later claim once a slot is free. The concurrency limits are counts of the queue's running rows (read through jobs_lease_idx), taken
+-- under the queue's advisory lock (jobq._lock_limited_queues), so every way out of running frees
+-- a slot by itself and two claims cannot both take the last one. Caller: jobq._claim.
+CREATE OR REPLACE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamptz)
+RETURNS SETOF jobq.jobs
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+-- As jobq._claim: never a sequential scan nor a bitmap, generic plans.
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    v_system constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_limits jobq.queues;
+    v_room integer := p_max_jobs;          -- jobs this call may still claim
+    v_running integer;
+    v_store_counts jsonb := '{}'::jsonb;          -- running jobs per store (text of the uuid)
+    v_part_counts jsonb := '{}'::jsonb;           -- running jobs per partition value
+    v_full_stores uuid[] := '{}'::uuid[];          -- stores at their limit: not picked
+    v_full_parts text[] := '{}'::text[];           -- partition values at their limit: not picked
+    v_ids bigint[];
+    v_stores uuid[];
+    v_parts text[];
+    v_keep bigint[];
+    v_n integer;
+    v_got integer;
+    v_rated boolean;                       -- a rate limit is set: starts are logged
+    v_clock timestamptz;                   -- the instant of this claim's starts
+    v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
+    v_full_starts uuid[];
+    v_keep_stores uuid[];
+BEGIN
+    -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
+    -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RETURN;
+    END IF;
+    -- Held already when jobq._claim locked the queues it lists; a queue that became limited
+    -- since is not waited for (that could deadlock): it is left to the next claim.
+    IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
+        RETURN;
+    END IF;
+    SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
+    v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
+    IF v_rated THEN
+        -- Taken under the lock, so the starts of the queue are logged in the order they happen
+        -- (now() is when the transaction began, maybe before a wait for the lock); never before
+        -- p_now, so that tests can move the clock forward.
+        v_clock := greatest(p_now, clock_timestamp());
+        DELETE FROM jobq.claim_starts AS s
+        WHERE s.queue = p_queue
+          AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
+                                                 coalesce(v_limits.store_started_per, interval '0'));
+        IF v_limits.max_started IS NOT NULL THEN
+            SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
+            WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
+            v_room := least(v_room, v_limits.max_started - v_n);
+        END IF;
+    END IF;
+
+    -- The queue's room, and each store's and partition's running jobs, counted once per call
+    -- (this statement's snapshot is taken after the lock: it sees every claim before it).
+    IF v_limits.max_running IS NOT NULL THEN
+        SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
+        v_room := least(v_room, v_limits.max_running - v_running);
+    END IF;
+    IF v_room <= 0 THEN
+        RETURN;
+    END IF;
+    IF v_limits.max_running_per_store IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}')
+        INTO v_store_counts, v_full_stores
+        FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
+              FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+              GROUP BY 1) AS c;
+    END IF;
+    IF v_limits.max_started_per_store IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
+        INTO v_store_starts, v_full_starts
+        FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
+              FROM jobq.claim_starts s
+              WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
+              GROUP BY 1) AS c;
+        v_full_stores := v_full_stores || v_full_starts;
+    END IF;
+    IF v_limits.max_running_per_partition IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
+               coalesce(array_agg(c.part) FILTER (WHERE c.n >= v_limits.max_running_per_partition), '{}')
+        INTO v_part_counts, v_full_parts
+        FROM (SELECT j.payload ->> v_limits.partition_key AS part, count(*) AS n
+              FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+                AND j.payload ->> v_limits.partition_key IS NOT NULL
+              GROUP BY 1) AS c;
+    END IF;
+
+    -- Pick in claim order, passing over the stores and partitions at their limit; keep of the
+    -- picked jobs those that still fit (a batch may fill a store), in order; claim them. When a
+    -- job did not fit, its store or partition just became full: pick again without it. Each
+    -- round either fills the room, finds no more jobs, or adds a full store or partition, so
+    -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
+    LOOP
+        SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
+               array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
+               array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
+        INTO v_ids, v_stores, v_parts
+        FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
+                     j.payload ->> v_limits.partition_key AS part
+              FROM jobq.jobs j
+              WHERE j.state IN ('queued', 'retry_pending')
+                AND j.queue = p_queue
+                AND j.run_at <= p_now
+                AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
+                AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
+                     OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
+              ORDER BY j.priority, j.run_at, j.id
+              LIMIT v_room
+              FOR UPDATE OF j SKIP LOCKED) AS p;
+        EXIT WHEN v_ids IS NULL;
+
+        v_keep := '{}'::bigint[];
+        v_keep_stores := '{}'::uuid[];
+        FOR v_i IN 1 .. cardinality(v_ids) LOOP
+            IF v_limits.max_running_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_running_per_store;
+            END IF;
+            IF v_limits.max_running_per_partition IS NOT NULL AND v_parts[v_i] IS NOT NULL THEN
+                v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_running_per_partition;
+            END IF;
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0);
+                CONTINUE WHEN v_n >= v_limits.max_started_per_store;
+            END IF;
+            v_keep := v_keep || v_ids[v_i];
+            v_keep_stores := v_keep_stores || v_stores[v_i];
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0) + 1;
+                v_store_starts := v_store_starts || jsonb_build_object(v_stores[v_i]::text, v_n);
+                IF v_n >= v_limits.max_started_per_store THEN
+                    v_full_stores := v_full_stores || v_stores[v_i];
+                END IF;
+            END IF;
+            IF v_limits.max_running_per_store IS NOT NULL THEN
+                v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0) + 1;
+                v_store_counts := v_store_counts || jsonb_build_object(v_stores[v_i]::text, v_n);
+                IF v_n >= v_limits.max_running_per_store THEN
+                    v_full_stores := v_full_stores || v_stores[v_i];
+                END IF;
+            END IF;
+            IF v_limits.max_running_per_partition IS NOT NULL AND v_parts[v_i] IS NOT NULL THEN
+                v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0) + 1;
+                v_part_counts := v_part_counts || jsonb_build_object(v_parts[v_i], v_n);
+                IF v_n >= v_limits.max_running_per_partition THEN
+                    v_full_parts := v_full_parts || v_parts[v_i];
+                END IF;
+            END IF;
+        END LOOP;
+
+        IF cardinality(v_keep) > 0 THEN
+            -- The claim's update, as in jobq._claim.
+            RETURN QUERY
+            UPDATE jobq.jobs j
+            SET state            = 'running',
+                attempt          = j.attempt + 1,
+                locked_by        = p_worker_id,
+                lease_token      = gen_random_uuid(),
+                -- A rate-limited start is the instant its window counted.
+                claimed_at       = CASE WHEN v_rated THEN v_clock ELSE p_now END,
+                heartbeat_at     = p_now,
+                lease_expires_at = jobq._ts_add(p_now, p_lease),
+                deadline_at      = jobq._ts_add(p_now, j.timeout),
+                updated_at       = p_now
+            WHERE j.id = ANY (v_keep)
+            RETURNING j.*;
+            GET DIAGNOSTICS v_got = ROW_COUNT;
+            v_room := v_room - v_got;
+            IF v_rated THEN
+                INSERT INTO jobq.claim_starts (queue, store_id, started_at)
+                SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
+            END IF;
+        END IF;
+        EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) IS
+    'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
+REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a
 -- position's priority at or before the position (committed late by a long transaction, enqueued
@@ -241,7 +490,8 @@ REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with t
 -- a claim from the head takes. The runner asks once per rescan interval on a connection of its own,
 -- so the walk over the index entries of claimed jobs that the answer costs (the walk positioned
 -- claims avoid) is never on a claim's path, and it claims from the head only when the answer is
--- yes. Reads only: a job another claimer is claiming still counts, at worst one claim too many.
+-- yes. A queue with concurrency limits is always claimed from its head, so nothing is passed
+-- over there: a job its limits hold back is not reported, claim after claim. Reads only: a job another claimer is claiming still counts, at worst one claim too many.
 CREATE OR REPLACE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamptz[], after_id bigint[])
 RETURNS boolean
 LANGUAGE plpgsql
@@ -259,7 +509,7 @@ BEGIN
         FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
                     claim_passed_over.after_id) AS p(queue, priority, run_at, id)
         WHERE p.id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND q.paused)
+          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND (q.paused OR q.limited))
           AND EXISTS (
               SELECT 1
               FROM jobq.jobs j
@@ -271,7 +521,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) IS
-    'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is not paused holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+    'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is neither paused nor limited (a limited queue is claimed from its head) holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 REVOKE ALL ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
 

@@ -1,6 +1,6 @@
 -- jobq engine, operator. What operators do to jobs, queues and settings (retry, cancel, delete,
--- requeue, pause and resume a queue, change a setting), how long each queue's next job has
--- waited, and each queue's stats (jobq.stats).
+-- requeue, pause and resume a queue, set its concurrency limits, change a setting), how long each
+-- queue's next job has waited, and each queue's stats (jobq.stats).
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -446,12 +446,12 @@ COMMENT ON FUNCTION jobq.resume_queue(text) IS
 REVOKE ALL ON FUNCTION jobq.resume_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.resume_queue(text) TO jobq_operator;
 
--- Every queue the engine knows, whichever table names it, with its pause and its job counts. A
--- function rather than a view: a view over jobq.jobs would count only the rows the caller's row
--- policies show.
+-- Every queue the engine knows, whichever table names it, with its pause, its limits and its job
+-- counts (so that an operator sees running beside max_running). A function rather than a view: a
+-- view over jobq.jobs would count only the rows the caller's row policies show.
 CREATE OR REPLACE FUNCTION jobq.queue_states()
 RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text,
-               queued bigint, retry_pending bigint, running bigint, scheduled bigint)
+               queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
 LANGUAGE sql
 STABLE
 SECURITY DEFINER
@@ -472,14 +472,19 @@ AS $$
         UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
-           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0)
+           coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
+           CASE WHEN q.limited THEN jsonb_strip_nulls(jsonb_build_object(
+               'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
+               'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
+               'max_started', q.max_started, 'started_per', q.started_per,
+               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per)) END
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
     ORDER BY k.name
 $$;
 COMMENT ON FUNCTION jobq.queue_states() IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at). Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per), NULL when it has none. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 
@@ -669,3 +674,195 @@ $$;
 COMMENT ON FUNCTION jobq._stats(text,uuid) IS
     'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Locks nothing.';
 REVOKE ALL ON FUNCTION jobq._stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+
+-- Concurrency and rate limits (issue 18, docs/flow-control.md) --------------------------------
+-- Five controls of jobq.queues, each set with one call, audited, and enforced by every claim
+-- from its commit on (jobq._claim_limited): at most max_running jobs of a queue running across
+-- every worker, per store within it, and per value of a payload field; at most max_started jobs
+-- started in any window of a given length, per queue and per store. A limit applies to the
+-- claims that start after it commits; jobs already running count towards it and are not stopped.
+
+-- The signature before rate limits.
+DROP FUNCTION IF EXISTS jobq._set_queue_limit(text,text,integer,text);
+
+-- Sets or removes (NULL) one limit of a queue: the scope is queue, store or partition (then
+-- p_partition_key names the payload field) for the concurrency limits, rate or store_rate (then
+-- p_per is the window) for the rate limits. Refuses a limit outside 1..1000000 and a queue
+-- nothing knows (no declared task, live job, worker, schedule or control names it: a typo would
+-- limit nothing), audits a change and wakes the queue's runners (a raised or removed limit frees
+-- slots). Callers: jobq.set_concurrency_limit, jobq.set_store_concurrency_limit,
+-- jobq.set_partition_concurrency_limit, jobq.set_rate_limit and jobq.set_store_rate_limit.
+CREATE OR REPLACE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL,
+                                                 p_per interval DEFAULT NULL)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_old jobq.queues;
+    v_from jsonb;
+    v_to jsonb;
+BEGIN
+    PERFORM jobq._check_queue_name(p_queue);
+    PERFORM jobq._check_int('max_running', p_max_running, 1, jobq._limit('running'));
+    IF p_scope = 'partition' THEN
+        IF (p_partition_key IS NULL) <> (p_max_running IS NULL) THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+                'partition_key and max_running must be both set, or both NULL to remove the limit');
+        END IF;
+        IF btrim(p_partition_key) = '' THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'partition_key is blank');
+        END IF;
+        PERFORM jobq._check_text('partition_key', p_partition_key, jobq._limit('queue')::integer);
+    END IF;
+    IF p_scope IN ('rate', 'store_rate') THEN
+        IF (p_per IS NULL) <> (p_max_running IS NULL) THEN
+            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'max_started and per must be both set, or both NULL to remove the limit');
+        END IF;
+        PERFORM jobq._check_interval('per', p_per, jobq._limit_interval('ttl'));
+    END IF;
+    IF p_max_running IS NOT NULL AND p_queue <> 'default'
+       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p_queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
+       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+                       WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it', p_queue));
+    END IF;
+
+    SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    IF NOT FOUND THEN
+        IF p_max_running IS NULL THEN
+            RETURN false; -- nothing to remove
+        END IF;
+        INSERT INTO jobq.queues AS q (name) VALUES (p_queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
+        SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    END IF;
+    v_from := CASE p_scope
+        WHEN 'queue' THEN jsonb_build_object('max_running', v_old.max_running)
+        WHEN 'store' THEN jsonb_build_object('max_running', v_old.max_running_per_store)
+        WHEN 'rate' THEN jsonb_build_object('max_started', v_old.max_started, 'per', v_old.started_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', v_old.max_started_per_store, 'per', v_old.store_started_per)
+        ELSE jsonb_build_object('partition_key', v_old.partition_key, 'max_running', v_old.max_running_per_partition)
+    END;
+    v_to := CASE p_scope
+        WHEN 'partition' THEN jsonb_build_object('partition_key', p_partition_key, 'max_running', p_max_running)
+        WHEN 'rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
+        WHEN 'store_rate' THEN jsonb_build_object('max_started', p_max_running, 'per', p_per)
+        ELSE jsonb_build_object('max_running', p_max_running)
+    END;
+    IF v_from = v_to THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.queues AS q
+    SET max_running               = CASE WHEN p_scope = 'queue' THEN p_max_running ELSE q.max_running END,
+        max_running_per_store     = CASE WHEN p_scope = 'store' THEN p_max_running ELSE q.max_running_per_store END,
+        partition_key             = CASE WHEN p_scope = 'partition' THEN p_partition_key ELSE q.partition_key END,
+        max_running_per_partition = CASE WHEN p_scope = 'partition' THEN p_max_running ELSE q.max_running_per_partition END,
+        max_started               = CASE WHEN p_scope = 'rate' THEN p_max_running ELSE q.max_started END,
+        started_per               = CASE WHEN p_scope = 'rate' THEN p_per ELSE q.started_per END,
+        max_started_per_store     = CASE WHEN p_scope = 'store_rate' THEN p_max_running ELSE q.max_started_per_store END,
+        store_started_per         = CASE WHEN p_scope = 'store_rate' THEN p_per ELSE q.store_started_per END,
+        updated_at                = now()
+    WHERE q.name = p_queue;
+    -- Without a rate limit the queue's log of starts is of no use.
+    DELETE FROM jobq.claim_starts AS s
+    WHERE s.queue = p_queue
+      AND NOT EXISTS (SELECT 1 FROM jobq.queues q
+                      WHERE q.name = p_queue AND (q.max_started IS NOT NULL OR q.max_started_per_store IS NOT NULL));
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_concurrency_limit', jsonb_build_object('queue', p_queue, 'scope', p_scope, 'from', v_from, 'to', v_to));
+    PERFORM jobq._wake(p_queue);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq._set_queue_limit(text,text,integer,text,interval) IS
+    'Private. Sets (or, with p_max_running NULL, removes) the limit of p_queue of scope queue (max_running), store (max_running_per_store), partition (partition_key and max_running_per_partition), rate (max_started and started_per = p_per) or store_rate (max_started_per_store and store_started_per = p_per) in jobq.queues (removing the last rate limit deletes the queue''s jobq.claim_starts rows); audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000, p_per above 1 day), JOB.LEASE_INVALID (p_per not positive); JOB.INVALID_ARGUMENT also when only one of max_started and p_per is NULL.';
+REVOKE ALL ON FUNCTION jobq._set_queue_limit(text,text,integer,text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- At most max_running jobs of queue running at once across every worker (a payment provider's
+-- limit, a report that saturates the database); NULL removes the limit. Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_concurrency_limit(queue text, max_running integer)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'queue', $2)
+$$;
+COMMENT ON FUNCTION jobq.set_concurrency_limit(text,integer) IS
+    'Sets the concurrency limit of queue: from the commit on no claim takes a job of it while max_running of its jobs are running (across every worker and store); the others stay queued, use no attempt, and are claimed when a running job ends in any way. NULL removes the limit. Returns true when the limit changed (audited as set_concurrency_limit, scope queue; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine: no declared task, live job, registered worker, schedule or queue control names it), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000).';
+REVOKE ALL ON FUNCTION jobq.set_concurrency_limit(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_concurrency_limit(text,integer) TO jobq_operator;
+
+-- At most max_running jobs of queue running at once per store (system jobs are one more store),
+-- so that one store's burst cannot take every slot; NULL removes the limit. Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'store', $2)
+$$;
+COMMENT ON FUNCTION jobq.set_store_concurrency_limit(text,integer) IS
+    'Sets the per-store concurrency limit of queue: from the commit on no claim takes a job of a store while max_running jobs of that store are running in the queue; system jobs (no store) count as one more store. The others stay queued and use no attempt. NULL removes the limit. Returns true when it changed (audited as set_concurrency_limit, scope store; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit.';
+REVOKE ALL ON FUNCTION jobq.set_store_concurrency_limit(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_store_concurrency_limit(text,integer) TO jobq_operator;
+
+-- At most max_running jobs of queue running at once per value of one payload field (at most one
+-- sync per customer: partition_key 'customerId', max_running 1); both NULL remove the limit.
+-- Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'partition', $3, $2)
+$$;
+COMMENT ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) IS
+    'Sets the per-partition concurrency limit of queue: from the commit on no claim takes a job while max_running running jobs of the queue have the same value of payload ->> partition_key (a top-level field, compared as text); a job without the field is not limited by it. The others stay queued and use no attempt. partition_key and max_running both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope partition; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (partition_key blank, or only one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (partition_key above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) TO jobq_operator;
+
+-- At most max_started jobs of queue started in any window of length per (a provider that allows
+-- 100 calls a minute): a sliding window, exact, over the log of the queue's starts; both NULL
+-- remove the limit. Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'rate', $2, NULL, $3)
+$$;
+COMMENT ON FUNCTION jobq.set_rate_limit(text,integer,interval) IS
+    'Sets the rate limit of queue: from the commit on no claim starts a job of it when max_started of its jobs were started (claimed) in the window of length per that ends at the claim (a sliding window over jobq.claim_starts, exact: no window of length per ever holds more than max_started starts). The others stay queued, use no attempt, and are claimed when the window has room. max_started and per both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (only one of max_started and per NULL), JOB.LEASE_INVALID (per not positive), JOB.OUT_OF_RANGE (per above 1 day).';
+REVOKE ALL ON FUNCTION jobq.set_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_rate_limit(text,integer,interval) TO jobq_operator;
+
+-- At most max_started jobs of queue started per store (system jobs are one more store) in any
+-- window of length per; both NULL remove the limit. Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jobq._set_queue_limit($1, 'store_rate', $2, NULL, $3)
+$$;
+COMMENT ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) IS
+    'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
+REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) TO jobq_operator;

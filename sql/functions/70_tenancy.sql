@@ -329,6 +329,12 @@ GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime, jobq_m
 -- the caller's store's rows and system rows, and changes only rows jobq._caller_reaches lets it
 -- (an application never a system row); applications read their store's rows and system rows;
 -- operators and viewers (jobq_viewer, read-only) read everything. Re-created as a whole each time this file is applied.
+-- The log of rate-limited starts (jobq.claim_starts) is the engine's alone: the claim writes,
+-- counts and prunes it; nobody else reads it.
+DROP POLICY IF EXISTS claim_starts_engine ON jobq.claim_starts;
+CREATE POLICY claim_starts_engine ON jobq.claim_starts TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
 DROP POLICY IF EXISTS job_attempts_app_read ON jobq.job_attempts;
 CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app
     USING ((store_id = jobq.current_store_id()));

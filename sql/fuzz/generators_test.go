@@ -845,30 +845,88 @@ var parallelGens = map[string]valueGen{
 // functionGens override the generator of one argument of one function, where its name means
 // something else there.
 var functionGens = map[string]valueGen{
-	"jobq.define_task.name":                 taskGen,
-	"jobq.schedule.name":                    scheduleNameGen,
-	"jobq.unschedule.name":                  scheduleNameGen,
-	"jobq.pause_schedule.name":              scheduleNameGen,
-	"jobq.resume_schedule.name":             scheduleNameGen,
-	"jobq.run_schedule_now.name":            scheduleNameGen,
-	"jobq.pause_queue.queue":                pausedQueueGen,
-	"jobq.set_setting.name":                 settingNameGen,
-	"jobq._cron_field.name":                 textGen,
-	"jobq._cron_value.name":                 textGen,
-	"jobq.fail_jobs.retry_in":               arrayOf(retryInGen, sharedLen),
-	"jobq.cron_slots.max_slots":             smallCountGen,
-	"jobq.payload_problem.payload":          jsonGen,
-	"jobq.bind_store.login":                 loginGen,
-	"jobq.unbind_store.login":               loginGen,
-	"jobq.stats.queue":                      statsQueueGen,
-	"jobq.stats.store_id":                   statsStoreGen,
-	"jobq.queue_summary.cap":                smallCountGen,
-	"jobq.claim_job.after_priority":         claimPositionGen(priorityGen),
-	"jobq.claim_job.after_run_at":           claimPositionGen(timestampGen),
-	"jobq.claim_job.after_id":               claimPositionGen(jobIDGen),
-	"jobq.claim_passed_over.after_priority": claimPositionGen(priorityGen),
-	"jobq.claim_passed_over.after_run_at":   claimPositionGen(timestampGen),
-	"jobq.claim_passed_over.after_id":       claimPositionGen(jobIDGen),
+	"jobq.define_task.name":                              taskGen,
+	"jobq.schedule.name":                                 scheduleNameGen,
+	"jobq.unschedule.name":                               scheduleNameGen,
+	"jobq.pause_schedule.name":                           scheduleNameGen,
+	"jobq.resume_schedule.name":                          scheduleNameGen,
+	"jobq.run_schedule_now.name":                         scheduleNameGen,
+	"jobq.pause_queue.queue":                             pausedQueueGen,
+	"jobq.set_setting.name":                              settingNameGen,
+	"jobq._cron_field.name":                              textGen,
+	"jobq._cron_value.name":                              textGen,
+	"jobq.fail_jobs.retry_in":                            arrayOf(retryInGen, sharedLen),
+	"jobq.cron_slots.max_slots":                          smallCountGen,
+	"jobq.payload_problem.payload":                       jsonGen,
+	"jobq.bind_store.login":                              loginGen,
+	"jobq.unbind_store.login":                            loginGen,
+	"jobq.stats.queue":                                   statsQueueGen,
+	"jobq.stats.store_id":                                statsStoreGen,
+	"jobq.queue_summary.cap":                             smallCountGen,
+	"jobq.claim_job.after_priority":                      claimPositionGen(priorityGen),
+	"jobq.claim_job.after_run_at":                        claimPositionGen(timestampGen),
+	"jobq.claim_job.after_id":                            claimPositionGen(jobIDGen),
+	"jobq.claim_passed_over.after_priority":              claimPositionGen(priorityGen),
+	"jobq.claim_passed_over.after_run_at":                claimPositionGen(timestampGen),
+	"jobq.claim_passed_over.after_id":                    claimPositionGen(jobIDGen),
+	"jobq.set_concurrency_limit.queue":                   limitedQueueGen,
+	"jobq.set_concurrency_limit.max_running":             maxRunningGen,
+	"jobq.set_store_concurrency_limit.queue":             limitedQueueGen,
+	"jobq.set_store_concurrency_limit.max_running":       maxRunningGen,
+	"jobq.set_partition_concurrency_limit.queue":         limitedQueueGen,
+	"jobq.set_partition_concurrency_limit.partition_key": partitionKeyGen,
+	"jobq.set_partition_concurrency_limit.max_running":   maxRunningGen,
+	"jobq.set_rate_limit.queue":                          limitedQueueGen,
+	"jobq.set_rate_limit.max_started":                    maxRunningGen,
+	"jobq.set_rate_limit.per":                            rateWindowGen,
+	"jobq.set_store_rate_limit.queue":                    limitedQueueGen,
+	"jobq.set_store_rate_limit.max_started":              maxRunningGen,
+	"jobq.set_store_rate_limit.per":                      rateWindowGen,
+}
+
+// limitedQueueGen draws the queue a concurrency limit is set on: never one of the control queues
+// (a limit there would hold back the control job, the fuzzer's own doing, not a bug). "other" is
+// among the queues fuzzed claims list, so their claims go through the limited path; a paused
+// queue is known once paused; "fuzz-limited" is known to nothing, so setting a limit on it is
+// refused.
+var limitedQueueGen = valueGen{
+	typical: func(g *gen) *string { return g.pick("other", "fuzz-paused", "fuzz-limited") },
+	odd:     pausedQueueGen.odd,
+}
+
+// maxRunningGen draws a concurrency limit: small, or NULL (the limit is removed); odd, any integer.
+var maxRunningGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.25) {
+			return nil
+		}
+		return s(fmt.Sprint(1 + g.rng.IntN(5)))
+	},
+	odd: intGen.odd,
+}
+
+// rateWindowGen draws the window of a rate limit: short, NULL (with a NULL limit, the removal),
+// or any interval when odd.
+var rateWindowGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.25) {
+			return nil
+		}
+		return g.pick("1 second", "1 minute", "100 milliseconds", "1 day")
+	},
+	odd: intervalGen.odd,
+}
+
+// partitionKeyGen draws the payload field a partition limit counts by: one the fuzzed payloads
+// carry, NULL (removal), or anything else when odd.
+var partitionKeyGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.25) {
+			return nil
+		}
+		return g.pick("customerId", "storeId", "n")
+	},
+	odd: oddText,
 }
 
 // claimPositionGen draws one of claim_job's three position arrays: NULL (no positions) or an
