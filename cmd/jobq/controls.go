@@ -19,6 +19,7 @@ type queuesCmd struct {
 	List   queuesListCmd `cmd:"" help:"List every known queue: paused or not, jobs by state (jobq.queue_states)."`
 	Pause  queueActCmd   `cmd:"" help:"Pause a queue: no claim takes its jobs until it is resumed; enqueue still works (jobq.pause_queue)."`
 	Resume queueActCmd   `cmd:"" help:"Resume a paused queue; its due jobs are claimed at once (jobq.resume_queue)."`
+	Limit  queueLimitCmd `cmd:"" help:"Set or remove a queue's concurrency and rate limits (jobq.set_concurrency_limit and its siblings; docs/flow-control.md)."`
 }
 
 type queueRow struct {
@@ -30,6 +31,9 @@ type queueRow struct {
 	RetryPending int64      `json:"retry_pending" db:"retry_pending"`
 	Running      int64      `json:"running" db:"running"`
 	Scheduled    int64      `json:"scheduled" db:"scheduled"`
+	// Limits are the queue's concurrency and rate limits that are set, by name as in
+	// jobq.queues (intervals as PostgreSQL writes them); null when it has none.
+	Limits map[string]any `json:"limits" db:"limits"`
 }
 
 type queuesListCmd struct {
@@ -40,7 +44,7 @@ type queuesListCmd struct {
 func (c *queuesListCmd) Run(e *env) error {
 	var qs []queueRow
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT queue, paused, paused_at, paused_by, queued, retry_pending, running, scheduled
+		rows, err := conn.Query(e.ctx, `SELECT queue, paused, paused_at, paused_by, queued, retry_pending, running, scheduled, limits
 			FROM jobq.queue_states() ORDER BY queue`)
 		if err != nil {
 			return err
@@ -65,9 +69,9 @@ func (c *queuesListCmd) Run(e *env) error {
 			state = "paused " + relTime(q.PausedAt, now) + " by " + orDash(q.PausedBy)
 		}
 		table = append(table, []string{q.Queue, state, strconv.FormatInt(q.Queued, 10), strconv.FormatInt(q.RetryPending, 10),
-			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10)})
+			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10), limitsText(q.Limits)})
 	}
-	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED"}, table)
+	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "LIMITS"}, table)
 }
 
 type queueActCmd struct {
