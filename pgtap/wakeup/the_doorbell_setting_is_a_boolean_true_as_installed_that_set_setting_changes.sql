@@ -4,6 +4,7 @@
 -- need) and true again, auditing each change, and refuses what is not a boolean.
 BEGIN;
 SELECT plan(5);
+SELECT jobq_test.reset();
 
 CREATE TEMP TABLE audit_before AS SELECT coalesce(max(id), 0) AS id FROM jobq.audit_log;
 
