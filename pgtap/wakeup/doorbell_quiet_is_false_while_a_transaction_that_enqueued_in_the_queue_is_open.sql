@@ -3,8 +3,7 @@
 -- queue's "in flight" lock until its transaction ends, so jobq.doorbell_quiet says false while
 -- one is open and true once it ended; a job that is not due takes nothing. hold_doorbell takes
 -- all the doorbells listed or none, without waiting: a session that holds one exclusively (an
--- enqueue's probe, for a moment) makes it fail and leave nothing held. release_doorbell of a
--- doorbell this session does not hold does nothing.
+-- enqueue's probe, for a moment) makes it fail and leave nothing held.
 BEGIN;
 SELECT plan(10);
 
@@ -39,7 +38,6 @@ SELECT is(ARRAY[jobq.hold_doorbell(ARRAY['quiet_c', 'quiet_d'])::text,
                    AND l.classid = 1785790466)::text],
           ARRAY['false', '0'],
           'hold_doorbell fails without waiting when a doorbell is held exclusively, and holds none of those listed');
-DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['quiet_c']); END $$;
 
 DO $$ BEGIN PERFORM dblink_exec('quiet_probe', 'DELETE FROM jobq.tasks WHERE name = ''quiet-probe'''); END $$;
 DO $$ BEGIN PERFORM dblink_disconnect('quiet_probe'); END $$;

@@ -571,8 +571,9 @@ REVOKE ALL ON FUNCTION jobq.doorbell_quiet(text[]) FROM PUBLIC, jobq_app, jobq_a
 GRANT EXECUTE ON FUNCTION jobq.doorbell_quiet(text[]) TO worker_runtime;
 
 -- A runner that is busy again lets go of the doorbells it holds, so that enqueues stop notifying:
--- one hold per queue listed, as jobq.hold_doorbell took it. A queue whose doorbell this session
--- does not hold is skipped (no warning).
+-- one hold per queue listed, as jobq.hold_doorbell took it. The runner knows what it holds; no
+-- look-up of pg_locks here, which would stall every lock taker of the cluster a moment, once per
+-- wake-up.
 CREATE OR REPLACE FUNCTION jobq.release_doorbell(queues text[])
 RETURNS void
 LANGUAGE plpgsql
@@ -582,16 +583,11 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM jobq._check_claim_queues(release_doorbell.queues);
-    PERFORM pg_advisory_unlock_shared(1785790466, hashtext(q.name))
-    FROM unnest(release_doorbell.queues) AS q(name)
-    WHERE EXISTS (SELECT 1 FROM pg_locks l
-                  WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.mode = 'ShareLock'
-                    AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-                    AND l.classid = 1785790466 AND l.objid = hashtext(q.name)::oid AND l.objsubid = 2);
+    PERFORM pg_advisory_unlock_shared(1785790466, hashtext(q.name)) FROM unnest(release_doorbell.queues) AS q(name);
 END
 $$;
 COMMENT ON FUNCTION jobq.release_doorbell(text[]) IS
-    'Lets go of one hold of the doorbell of every queue listed that this session holds (jobq.hold_doorbell), so that enqueues in them stop notifying for this runner. Caller: the runner, on its LISTEN connection, when a claim got all it asked for or a notification woke it. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
+    'Lets go of one hold of the doorbell of every queue listed (jobq.hold_doorbell), so that enqueues in them stop notifying for this session; PostgreSQL warns (you don''t own a lock) for one this session does not hold. Caller: the runner, on its LISTEN connection, when a claim got all it asked for or a notification woke it. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
 REVOKE ALL ON FUNCTION jobq.release_doorbell(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.release_doorbell(text[]) TO worker_runtime;
 
