@@ -66,14 +66,14 @@ func bellRunner(t *testing.T, b *testBundle, p *pickups, concurrency int, noDoor
 
 // doorbellHolders returns the pids of the runners' LISTEN connections that hold the doorbell of
 // queue bell.
-func doorbellHolders(t *testing.T, b *testBundle) []string {
+func doorbellHolders(t *testing.T, b *testBundle) []int32 {
 	t.Helper()
 	rows, err := b.admin.Query(context.Background(), `
-		SELECT a.pid::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		SELECT a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 		WHERE l.locktype = 'advisory' AND l.classid = 1785790466 AND l.objid = hashtext('bell')::oid
 		  AND l.granted AND a.application_name = $1 ORDER BY 1`, runner.ListenerApplicationName)
 	require.NoError(t, err)
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	require.NoError(t, err)
 	return pids
 }
@@ -180,8 +180,8 @@ func enqueueBurst(pool interface {
 // a job that committed while it held none, without a notification, sorting before the jobs it
 // claimed last (an older run_at), starts soon after the runner's return. The runner claims from
 // positions and probes for passed-over jobs only once an hour, so only that claim from the head
-// can take it. The listener's reconnect is held off (worker_runtime may open no connection)
-// until that job committed.
+// can take it. The listener's reconnect is held off (the test's database takes no new connection
+// but the superuser's) until that job committed.
 func TestDoorbellIsTakenAgainAfterTheListenerConnectionIsKilled(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -192,18 +192,20 @@ func TestDoorbellIsTakenAgainAfterTheListenerConnectionIsKilled(t *testing.T) {
 		id := b.enqueueSQL(t, `jobq.enqueue('bell', queue => 'bell')`)
 		waitFor(t, pickupDeadline, fmt.Sprintf("job %d of 3 started", i+1), func() bool { _, ok := p.get(id); return ok })
 	}
-	var holders []string
+	var holders []int32
 	waitFor(t, 10*time.Second, "the idle runner holds its doorbell", func() bool {
 		holders = doorbellHolders(t, b)
 		return len(holders) == 1
 	})
 
-	b.exec(t, `ALTER ROLE worker_runtime CONNECTION LIMIT 0`)
-	t.Cleanup(func() { b.exec(t, `ALTER ROLE worker_runtime CONNECTION LIMIT -1`) })
-	b.exec(t, `SELECT pg_terminate_backend($1::int)`, holders[0])
+	// The database's limit binds every role but the superuser, and no other test's database.
+	dbName := pgx.Identifier{b.db.Name}.Sanitize()
+	b.exec(t, `ALTER DATABASE `+dbName+` CONNECTION LIMIT 0`)
+	t.Cleanup(func() { b.exec(t, `ALTER DATABASE `+dbName+` CONNECTION LIMIT -1`) })
+	b.exec(t, `SELECT pg_terminate_backend($1)`, holders[0])
 	waitFor(t, 10*time.Second, "the doorbell let go with the connection", func() bool { return len(doorbellHolders(t, b)) == 0 })
 	late := b.enqueueSQL(t, `jobq.enqueue('bell', queue => 'bell', run_at => now() - interval '1 hour')`)
-	b.exec(t, `ALTER ROLE worker_runtime CONNECTION LIMIT -1`)
+	b.exec(t, `ALTER DATABASE `+dbName+` CONNECTION LIMIT -1`)
 	back := time.Now()
 
 	waitFor(t, pickupDeadline+listenerReconnectSlack, "the job committed while the listener was away started", func() bool {
