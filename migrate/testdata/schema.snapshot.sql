@@ -3456,7 +3456,7 @@ CREATE FUNCTION jobq.hold_doorbell(queues text[]) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_taken integer[] := '{}';
+    v_taken integer[] := ARRAY[]::integer[];
     v_key integer;
 BEGIN
     PERFORM jobq._check_claim_queues(hold_doorbell.queues);

@@ -522,7 +522,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_taken integer[] := '{}';
+    v_taken integer[] := ARRAY[]::integer[];
     v_key integer;
 BEGIN
     PERFORM jobq._check_claim_queues(hold_doorbell.queues);
