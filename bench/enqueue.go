@@ -28,7 +28,9 @@ func enqueueDuration(env *environment) time.Duration {
 // scenarioEnqueue measures rows/s of jobq.enqueue (pgbench, one job per transaction, 1, 8 and 32
 // connections) against a raw single-row INSERT into a table like jobq.jobs (same columns,
 // defaults, constraints and indexes), and of jobq.enqueue_many against a raw batched INSERT of
-// the same batch size (one connection).
+// the same batch size (one connection). No runner waits in those, so under the doorbell (the
+// default) no enqueue notifies. One more measure runs 32 connections of single enqueues while one
+// jobq worker drains the queue, with the notifications a job it caused.
 func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
 	if err := env.ensureJobq(ctx); err != nil {
 		return err
@@ -102,6 +104,15 @@ func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
 		}
 		env.progress("  %s rows/s", fmtNum(raw))
 		rep.add("enq/raw-many", "enqueue", fmt.Sprintf("raw INSERT … SELECT FROM unnest(arrays) of %d rows into a copy of jobq.jobs, 1 connection", enqueueBatch), "rows/s", raw)
+		env.progress("enqueue run %d/%d: single jobq.enqueue, %d connections, one jobq worker draining", run, env.runs, enqueueWorkerClients)
+		tps, perJob, err := enqueueWhileDrained(ctx, env, jobqScript, dur)
+		if err != nil {
+			return fmt.Errorf("jobq.enqueue while a worker drains: %w", err)
+		}
+		env.progress("  %s rows/s, %.3f notifications a job", fmtNum(tps), perJob)
+		c := strconv.Itoa(enqueueWorkerClients)
+		rep.add("enq/single-drained/"+c, "enqueue", "jobq.enqueue, one job per transaction, "+c+" connections (pgbench), while one jobq worker (defaults) drains the queue", "rows/s", tps)
+		rep.add("enq/single-drained-notify/"+c, "enqueue", "notifications a job on channel jobq (a LISTEN connection of the harness), jobq.enqueue from "+c+" connections while one jobq worker drains", "notifications/job", perJob)
 	}
 	if err := profileEnqueue(ctx, env, rep, jobqScript); err != nil {
 		return fmt.Errorf("hot spots: %w", err)
@@ -216,4 +227,83 @@ func batchRate(ctx context.Context, env *environment, jobq bool, dur time.Durati
 		rows += got
 	}
 	return float64(rows) / time.Since(began).Seconds(), nil
+}
+
+// enqueueWorkerClients is the number of pgbench connections of the enqueue measure with a worker.
+const enqueueWorkerClients = 32
+
+// enqueueWhileDrained runs single enqueues (script) from enqueueWorkerClients pgbench connections
+// for dur while one `jobq worker` at its defaults drains the queue, and returns the enqueue rate
+// and the notifications a job that a LISTEN connection of the harness received on channel jobq:
+// under the doorbell an enqueue notifies only while the worker waits for work.
+func enqueueWhileDrained(ctx context.Context, env *environment, script string, dur time.Duration) (rows, perJob float64, err error) {
+	admin := env.cl.url("postgres", "jobq")
+	if err := execSQL(ctx, admin, "TRUNCATE jobq.jobs, jobq.job_history", "CHECKPOINT"); err != nil {
+		return 0, 0, err
+	}
+	workers, err := startJobqWorkers(env, 1, 0, "enqueue")
+	if err != nil {
+		return 0, 0, err
+	}
+	w := workers[0]
+	defer w.kill()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return 0, 0, fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	// Ready: the worker's LISTEN connection is up.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var up bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = 'jobq'
+			AND application_name = 'jobq-listener')`).Scan(&up); err != nil {
+			return 0, 0, err
+		}
+		if up {
+			break
+		}
+		if err := w.exited(); err != nil {
+			return 0, 0, err
+		}
+		if time.Now().After(deadline) {
+			return 0, 0, fmt.Errorf("the jobq worker did not listen within 30 s; log %s:\n%s", w.logPath, w.logTail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := conn.Exec(ctx, "LISTEN jobq"); err != nil {
+		return 0, 0, err
+	}
+	counted := make(chan int, 1)
+	lctx, stopListening := context.WithCancel(ctx)
+	go func() {
+		n := 0
+		for {
+			if _, err := conn.WaitForNotification(lctx); err != nil {
+				counted <- n
+				return
+			}
+			n++
+		}
+	}()
+	tps, err := pgbenchRate(ctx, env, "worker_runtime", script, enqueueWorkerClients, dur, "SELECT 1")
+	time.Sleep(500 * time.Millisecond) // notifications of the last commits
+	stopListening()
+	notified := <-counted
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := w.exited(); err != nil {
+		return 0, 0, err
+	}
+	if err := w.stop(30 * time.Second); err != nil {
+		return 0, 0, err
+	}
+	var jobs int64
+	if err := conn.QueryRow(context.WithoutCancel(ctx), `SELECT (SELECT count(*) FROM jobq.jobs) + (SELECT count(*) FROM jobq.job_history)`).Scan(&jobs); err != nil {
+		return 0, 0, err
+	}
+	if jobs == 0 {
+		return 0, 0, fmt.Errorf("pgbench enqueued no job")
+	}
+	return tps, float64(notified) / float64(jobs), nil
 }

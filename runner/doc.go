@@ -88,6 +88,13 @@
 // only a hint: the runner also polls every PollInterval, and after any reconnect of the listener
 // it LISTENs again and polls at once, so a lost notification never strands a job.
 //
+// Under the database's setting doorbell (true as installed) enqueue NOTIFYs only while a runner
+// of the queue waits, so a runner rings for itself: when a claim comes back short it holds its
+// queues' doorbells on the LISTEN connection (jobq.hold_doorbell), checks that no enqueue that
+// could have missed them is in flight (jobq.doorbell_quiet; if one is, it claims again after 1 ms,
+// doubling up to 100 ms), claims once more and waits. It lets go (jobq.release_doorbell) when a
+// claim comes back full or a notification wakes it. See doorbell.go.
+//
 // # Wake-up modes
 //
 // Config.Wakeup chooses how the runner learns of new jobs between polls. WakeupNotify (the

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -92,11 +94,13 @@ const (
 // notifications sent while it was away are lost. It needs only a connection source, the wake-up
 // signal, a gauge and a logger.
 type listener struct {
-	connConfig *pgx.ConnConfig  // the connection source: a copy is dialled at every (re)connect
-	wake       *wakeSignal      // notified after every (re)connect and on each notification for a served queue
-	up         prometheus.Gauge // 1 while connected and listening (jobq_listener_connected)
-	log        *slog.Logger
-	control    func(payload string) // told each notification on ControlChannel; nil: ignored
+	connConfig  *pgx.ConnConfig  // the connection source: a copy is dialled at every (re)connect
+	wake        *wakeSignal      // notified after every (re)connect and on each notification for a served queue
+	up          prometheus.Gauge // 1 while connected and listening (jobq_listener_connected)
+	log         *slog.Logger
+	control     func(payload string) // told each notification on ControlChannel; nil: ignored
+	bell        *doorbell            // the doorbells held on the connection (doorbell.go); nil: none
+	reconnected func()               // called after each (re)connect but the first, before the wake-up; nil: nothing
 }
 
 // newListener returns a listener that connects with a copy of connConfig, its
@@ -109,6 +113,7 @@ func newListener(connConfig *pgx.ConnConfig, wake *wakeSignal, up prometheus.Gau
 func (l *listener) run(ctx context.Context) {
 	wait := listenerBackoff
 	errs := newErrorLog(l.log, "listener connection failed; polling goes on")
+	connected := false
 	for ctx.Err() == nil {
 		conn, err := l.connect(ctx)
 		if err != nil {
@@ -128,9 +133,16 @@ func (l *listener) run(ctx context.Context) {
 		wait = listenerBackoff
 		l.up.Set(1)
 		l.log.Info("listening", "channel", ListenChannel, "pid", conn.PgConn().PID())
+		if connected && l.reconnected != nil {
+			l.reconnected()
+		}
+		connected = true
 		l.wake.notify() // anything enqueued while we were not listening
 		err = l.wait(ctx, conn)
 		l.up.Set(0)
+		if l.bell != nil {
+			l.bell.lost() // its session locks went with the connection
+		}
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = conn.Close(closeCtx)
 		cancel()
@@ -149,6 +161,11 @@ func (l *listener) run(ctx context.Context) {
 func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
 	cfg := l.connConfig.Copy()
 	cfg.RuntimeParams["application_name"] = ListenerApplicationName
+	// A doorbell request interrupts the wait for notifications at once, without closing the
+	// connection (a deadline on the socket; a cancel request would only come after a delay).
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: pc.Conn()}
+	}
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)
@@ -166,23 +183,50 @@ func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
 
 // wait waits for notifications until the connection fails or ctx ends. A wait that times out
 // means "check the connection and wait again": claiming does not depend on it, the claim loop
-// polls on its own.
+// polls on its own. Between two waits it serves the claim loop's doorbell requests, which
+// interrupt a wait.
 func (l *listener) wait(ctx context.Context, conn *pgx.Conn) error {
 	for {
+		if l.bell != nil {
+			if err := l.bell.serve(ctx, conn); err != nil {
+				return err
+			}
+		}
 		wctx, cancel := context.WithTimeout(ctx, listenerIdle)
+		if l.bell != nil && !l.bell.waiting(cancel) {
+			cancel()
+			continue // a request came: serve it first
+		}
 		n, err := conn.WaitForNotification(wctx)
+		if l.bell != nil {
+			l.bell.waiting(nil)
+		}
+		interrupted := errors.Is(wctx.Err(), context.Canceled) && ctx.Err() == nil
 		cancel()
 		switch {
 		case err == nil:
 			switch {
 			case n.Channel == ListenChannel:
+				rang := false
+				if l.bell != nil && slices.Contains(l.wake.queues, n.Payload) {
+					rang = l.bell.rang()
+				}
 				l.wake.forQueue(n.Payload)
+				if rang {
+					// Woken, the claim loop claims: it holds the doorbells again when a claim
+					// comes back short. Until then enqueues need not notify.
+					if err := l.bell.release(ctx, conn); err != nil {
+						return err
+					}
+				}
 			case n.Channel == ControlChannel && l.control != nil:
 				l.control(n.Payload)
 			}
 			continue
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case interrupted && !conn.IsClosed():
+			continue
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
 			pctx, cancel := context.WithTimeout(ctx, listenerPing)
 			err = conn.Ping(pctx)

@@ -251,8 +251,10 @@ type Runner struct {
 	lowWater   atomic.Int64 // a handler that leaves fewer jobs claimed ahead than this wakes the claim loop
 	epoch      time.Time    // the runner's creation, the origin of lastReturn
 
-	wake      *wakeSignal   // a claim is wanted now (notification, reconnect, rescue, resume)
-	slotFreed chan struct{} // a handler returned
+	wake       *wakeSignal   // a claim is wanted now (notification, reconnect, rescue, resume)
+	bell       *doorbell     // the doorbells of the runner's queues (notify mode; nil in WAL mode or with noDoorbell)
+	noDoorbell bool          // tests: never hold a doorbell (the runners of releases before it)
+	slotFreed  chan struct{} // a handler returned
 
 	hardStop     chan struct{}
 	hardStopOnce sync.Once
@@ -525,6 +527,9 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	loopCtx, stopLoops := context.WithCancel(ctx)
 	var loops sync.WaitGroup
+	if r.cfg.Wakeup == WakeupNotify && !r.noDoorbell {
+		r.bell = newDoorbell(r.cfg.Queues)
+	}
 	w := r.newWaker()
 	loops.Go(func() { w.run(loopCtx) })
 	probe := &passedOverProbe{engine: r.client, queues: r.cfg.Queues, every: r.cfg.RescanInterval, positions: r.positions,
@@ -668,6 +673,16 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 	defer poll.Stop()
 	errs := newErrorLog(r.log, "claim failed")
 	want := true
+	// Without a doorbell the retry timer never fires and no answer comes.
+	var bell *bellState
+	var answers <-chan doorbellAnswer
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	if r.bell != nil {
+		bell = newBellState(r.bell)
+		answers, retry = r.bell.answers, bell.retry
+	}
+	defer retry.Stop()
 	for {
 		if ctx.Err() == nil && !r.worker.mayClaim() {
 			r.handBackAhead("the worker is no longer active", 0)
@@ -676,11 +691,18 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 			// may take them: a handler that runs long must not hoard the jobs behind it.
 			r.handBackAhead("claimed ahead, no handler slot freed in time", r.maxWaitAhead())
 			if want {
-				var idle bool
-				want, idle = r.claim(errs)
+				var idle, short bool
+				want, idle, short = r.claim(errs)
 				if idle && r.cfg.Once && r.heldCount() == 0 {
 					r.log.Info("queues drained: stopping (once)")
 					return
+				}
+				switch {
+				case bell == nil:
+				case short:
+					bell.short() // about to wait: hold the doorbells, unless held and quiet since
+				case want:
+					bell.full() // claims again by itself: no need to be rung
 				}
 			}
 		}
@@ -701,14 +723,23 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 		case <-r.slotFreed:
 			// A runner that stops when drained asks again as each handler returns.
 			want = want || r.cfg.Once
+		case a := <-answers:
+			// Doorbells held and no enqueue in flight: one more claim sees every job that did not
+			// ring. Otherwise the retry timer claims again soon and asks again.
+			if bell.answered(a) {
+				want = true
+			}
+		case <-retry.C:
+			want = true
 		}
 	}
 }
 
 // claim claims jobs for the free handler slots and, as aheadControl decides, ahead of them,
 // and starts what it can. It reports whether more jobs may be due (the claim got every job it
-// asked for) and whether it found none due (idle: the claim ran and returned nothing).
-func (r *Runner) claim(errs *errorLog) (more, idle bool) {
+// asked for), whether it found none due (idle: the claim ran and returned nothing), and whether
+// the claim ran and got fewer jobs than it asked for (short: the runner waits to be woken).
+func (r *Runner) claim(errs *errorLog) (more, idle, short bool) {
 	sinceReturn := time.Since(r.epoch) - time.Duration(r.lastReturn.Load())
 	ahead := r.aheadCtl.ahead(sinceReturn, r.cfg.ClaimAhead, r.cfg.Concurrency)
 	r.mu.Lock()
@@ -723,14 +754,14 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	if n <= 0 || unwritten >= r.cfg.MaxUnwrittenResults {
 		// Nothing is needed now, or results wait to be written (a slow database slows the
 		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
-		return true, false
+		return true, false, false
 	}
 	lease := r.Lease()
 	// A claim is not cut short by a shutdown: jobs it took are run (and drained) like any other.
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
 	if r.claimFailed && !r.handBackUnheld(ctx, errs) {
-		return false, false
+		return false, false, false
 	}
 	after := r.positions.next()
 	jobs, err := r.client.ClaimAfter(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease, after)
@@ -739,7 +770,7 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 		// back what the engine records under this worker beyond the leases it holds.
 		r.claimFailed = true
 		errs.failed(err)
-		return false, false
+		return false, false, false
 	}
 	errs.ok()
 	r.fin.databaseAnswers()
@@ -753,7 +784,7 @@ func (r *Runner) claim(errs *errorLog) (more, idle bool) {
 	for i := range jobs {
 		r.startJob(&jobs[i], lease)
 	}
-	return more || len(jobs) == n, !more && len(jobs) == 0
+	return more || len(jobs) == n, !more && len(jobs) == 0, !more && len(jobs) < n
 }
 
 // handBackUnheld runs before the first claim after a failed one, on the claim loop (so no claim
@@ -1125,5 +1156,9 @@ func (r *Runner) newWaker() waker {
 	}
 	l := newListener(r.pool.Config().ConnConfig, r.wake, r.metrics.listenerUp, r.log)
 	l.control = r.onControl
+	// The doorbells went with a lost connection: enqueues meanwhile may not have notified, and a
+	// job that committed late may sit before the claim positions.
+	l.reconnected = r.positions.rescan
+	l.bell = r.bell
 	return l
 }

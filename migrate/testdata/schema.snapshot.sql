@@ -1449,7 +1449,6 @@ DECLARE
     v_keyed_ords bigint[];
     v_keyed_ids bigint[];
     v_queues text[];
-    v_wakeup text;
 BEGIN
     IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
         RETURN;
@@ -1502,12 +1501,10 @@ BEGIN
     JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
     RETURN QUERY SELECT k.ord, k.id FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id);
 
-    -- Wake the runners of each queue that got a due job, once per queue and call, the way the
-    -- setting wakeup says (read once, and only when a job is due): notify sends NOTIFY jobq
-    -- (PostgreSQL folds identical notifications of a transaction into one); wal emits a
-    -- transactional logical message, prefix jobq, that runners in WAL mode decode once the
-    -- transaction commits, and no NOTIFY, so the commit takes no lock shared by every notifying
-    -- transaction; both does the two. A missing or unknown value counts as notify.
+    -- Wake the runners of each queue that got a due job, once per queue and call, through
+    -- jobq._wake: as the settings wakeup and doorbell say (NOTIFY jobq, with the doorbell only
+    -- when a runner of the queue waits; a logical message under wal; both). PostgreSQL folds
+    -- identical notifications of a transaction into one.
     -- A spec with unique_for wakes only when this call wrote its job (inserted or merged: its
     -- updated_at is this transaction's now()); the existing job it returns instead wakes no one.
     v_queues := ARRAY(SELECT DISTINCT s.queue
@@ -1518,21 +1515,13 @@ BEGIN
                                         FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id)
                                         JOIN jobq.jobs j ON j.id = k.id
                                         WHERE k.ord = s.ordinality AND j.updated_at = v_now)));
-    IF cardinality(v_queues) > 0 THEN
-        v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
-        IF v_wakeup <> 'wal' THEN
-            PERFORM pg_notify('jobq', q.queue) FROM unnest(v_queues) AS q(queue);
-        END IF;
-        IF v_wakeup IN ('wal', 'both') THEN
-            PERFORM pg_logical_emit_message(true, 'jobq', q.queue) FROM unnest(v_queues) AS q(queue);
-        END IF;
-    END IF;
+    PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
 END
 $$;
 
 ALTER FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+COMMENT ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) through jobq._wake: as the settings wakeup and doorbell say. Returns (ord, job_id).';
 
 CREATE FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) RETURNS bigint
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -2749,23 +2738,40 @@ CREATE FUNCTION jobq._wake(p_queue text) RETURNS void
     AS $$
 DECLARE
     v_wakeup text;
+    v_doorbell boolean;
+    v_key integer;
 BEGIN
     IF p_queue IS NULL THEN
         RETURN;
     END IF;
-    v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
-    IF v_wakeup <> 'wal' THEN
-        PERFORM pg_catalog.pg_notify('jobq', p_queue);
-    END IF;
+    SELECT coalesce(max(s.value) FILTER (WHERE s.name = 'wakeup'), 'notify'),
+           coalesce(bool_or(CASE WHEN s.name = 'doorbell' THEN s.value::boolean END), false)
+    INTO v_wakeup, v_doorbell
+    FROM jobq.settings s
+    WHERE s.name IN ('wakeup', 'doorbell');
     IF v_wakeup IN ('wal', 'both') THEN
         PERFORM pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue);
+        IF v_wakeup = 'wal' THEN
+            RETURN;
+        END IF;
+    ELSIF v_doorbell THEN
+        v_key := pg_catalog.hashtext(p_queue);
+        IF pg_catalog.pg_try_advisory_xact_lock_shared(1785790465, v_key) THEN
+            IF pg_catalog.pg_try_advisory_lock(1785790466, v_key) THEN
+                -- No runner of the queue waits: nothing to ring. (Session-level, so it is let go
+                -- now rather than at commit: a runner trying to hold it meanwhile would fail.)
+                PERFORM pg_catalog.pg_advisory_unlock(1785790466, v_key);
+                RETURN;
+            END IF;
+        END IF;
     END IF;
+    PERFORM pg_catalog.pg_notify('jobq', p_queue);
 END
 $$;
 
 ALTER FUNCTION jobq._wake(p_queue text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._wake(p_queue text) IS 'Private. Wakes the runners of queue p_queue as the setting wakeup says: NOTIFY channel jobq with the queue name (notify, and any value but wal or both), a transactional logical message with prefix jobq and the queue name as content (wal), or both; nothing for a NULL queue. Both take effect only if the transaction commits. Callers: jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs retry_job.';
+COMMENT ON FUNCTION jobq._wake(p_queue text) IS 'Private. Wakes the runners of queue p_queue as the settings say: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else. Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue, jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
 
 CREATE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '00:00:15'::interval) RETURNS bigint
     LANGUAGE sql SECURITY DEFINER
@@ -3359,6 +3365,28 @@ ALTER FUNCTION jobq.detach_worker(worker_id text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.UNKNOWN_WORKER.';
 
+CREATE FUNCTION jobq.doorbell_quiet(queues text[]) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_queue text;
+BEGIN
+    PERFORM jobq._check_claim_queues(doorbell_quiet.queues);
+    FOREACH v_queue IN ARRAY doorbell_quiet.queues LOOP
+        IF NOT pg_try_advisory_lock(1785790465, hashtext(v_queue)) THEN
+            RETURN false;
+        END IF;
+        PERFORM pg_advisory_unlock(1785790465, hashtext(v_queue));
+    END LOOP;
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.doorbell_quiet(queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.doorbell_quiet(queues text[]) IS 'Reports whether no transaction that enqueued a due job in one of the queues listed is in flight: tries the advisory lock (1785790465, hashtext(queue)) that jobq._wake holds shared until its transaction ends, and lets it go at once; never waits. Caller: the runner, after jobq.hold_doorbell. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
+
 CREATE FUNCTION jobq.drain_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3792,6 +3820,30 @@ ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_token
 
 COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
 
+CREATE FUNCTION jobq.hold_doorbell(queues text[]) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_taken integer[] := ARRAY[]::integer[];
+    v_key integer;
+BEGIN
+    PERFORM jobq._check_claim_queues(hold_doorbell.queues);
+    FOREACH v_key IN ARRAY ARRAY(SELECT hashtext(q.name) FROM unnest(hold_doorbell.queues) AS q(name)) LOOP
+        IF NOT pg_try_advisory_lock_shared(1785790466, v_key) THEN
+            PERFORM pg_advisory_unlock_shared(1785790466, t.key) FROM unnest(v_taken) AS t(key);
+            RETURN false;
+        END IF;
+        v_taken := v_taken || v_key;
+    END LOOP;
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.hold_doorbell(queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.hold_doorbell(queues text[]) IS 'Takes the doorbell of every queue listed (the session advisory lock (1785790466, hashtext(queue)), shared) without waiting, all or nothing, and reports whether it did: false only while an enqueue probes one of them. Held, an enqueue of a due job in the queue NOTIFYs (setting doorbell; jobq._wake); it stays held until jobq.release_doorbell or the end of the session. Caller: the runner, on its LISTEN connection, when a claim found no job: then it checks jobq.doorbell_quiet and claims once more. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
+
 CREATE FUNCTION jobq.maintain(worker_id text DEFAULT NULL::text, epoch bigint DEFAULT NULL::bigint) RETURNS jsonb
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4109,6 +4161,20 @@ $$;
 ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
+
+CREATE FUNCTION jobq.release_doorbell(queues text[]) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM jobq._check_claim_queues(release_doorbell.queues);
+    PERFORM pg_advisory_unlock_shared(1785790466, hashtext(q.name)) FROM unnest(release_doorbell.queues) AS q(name);
+END
+$$;
+
+ALTER FUNCTION jobq.release_doorbell(queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.release_doorbell(queues text[]) IS 'Lets go of one hold of the doorbell of every queue listed (jobq.hold_doorbell), so that enqueues in them stop notifying for this session; PostgreSQL warns (you don''t own a lock) for one this session does not hold. Caller: the runner, on its LISTEN connection, when a claim got all it asked for or a notification woke it. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
 
 CREATE FUNCTION jobq.requeue_dead(task text DEFAULT NULL::text, finished_after timestamp with time zone DEFAULT NULL::timestamp with time zone, max_jobs integer DEFAULT 1000) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5395,6 +5461,9 @@ GRANT ALL ON FUNCTION jobq.deregister_worker(worker_id text) TO jobq_operator;
 REVOKE ALL ON FUNCTION jobq.detach_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.detach_worker(worker_id text) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.doorbell_quiet(queues text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.doorbell_quiet(queues text[]) TO worker_runtime;
+
 REVOKE ALL ON FUNCTION jobq.drain_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.drain_worker(worker_id text) TO jobq_operator;
 
@@ -5425,6 +5494,9 @@ GRANT ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token 
 
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.hold_doorbell(queues text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.hold_doorbell(queues text[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO worker_runtime;
@@ -5467,6 +5539,9 @@ GRANT ALL ON FUNCTION jobq.queue_summary(cap integer) TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.release_doorbell(queues text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.release_doorbell(queues text[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) TO jobq_operator;

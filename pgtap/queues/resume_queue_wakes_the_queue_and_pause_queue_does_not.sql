@@ -6,7 +6,12 @@
 -- LISTENs on channel jobq, then pauses and resumes a queue in committed transactions and puts
 -- back what it changed (the jobq.queues row, the audit rows).
 BEGIN;
-SELECT plan(4);
+SELECT plan(5);
+
+-- A runner of these queues waits: this session holds their doorbells, so that the probe's
+-- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['wake_resume_probe']),
+          'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT is(dblink_connect('wake_probe', jobq_test.loopback()), 'OK', 'setup: a second session is connected');
@@ -25,5 +30,6 @@ SELECT results_eq($$ SELECT notify_name::text, extra FROM dblink_get_notify('wak
                   'one NOTIFY jobq naming the queue: the resume''s');
 
 DO $$ BEGIN PERFORM dblink_disconnect('wake_probe'); END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wake_resume_probe']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

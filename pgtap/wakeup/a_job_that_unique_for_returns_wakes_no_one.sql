@@ -4,7 +4,12 @@
 -- jobq sandbox has it) LISTENs on channel jobq, enqueues in two transactions, deletes what it
 -- enqueued and commits. Without dblink or a loopback connection the test fails.
 BEGIN;
-SELECT plan(4);
+SELECT plan(5);
+
+-- A runner of these queues waits: this session holds their doorbells, so that the probe's
+-- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['unique_probe_first', 'unique_probe_again']),
+          'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT FROM dblink_connect('unique_probe', jobq_test.loopback());
@@ -35,5 +40,6 @@ SELECT bag_eq(
     'the first enqueue notified its queue; the ones unique_for answered with the existing job notified nothing');
 
 SELECT FROM dblink_disconnect('unique_probe');
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['unique_probe_first', 'unique_probe_again']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

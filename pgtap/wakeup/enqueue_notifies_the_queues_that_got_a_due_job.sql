@@ -5,7 +5,12 @@
 -- removes it again. Where dblink or a passwordless loopback connection is not available (it is in
 -- jobq sandbox), the test says so and skips.
 BEGIN;
-SELECT plan(3);
+SELECT plan(4);
+
+-- A runner of these queues waits: this session holds their doorbells, so that the probe's
+-- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['notify_probe_due', 'notify_probe_many', 'notify_probe_later']),
+          'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE FUNCTION pg_temp.second_session() RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
@@ -55,5 +60,6 @@ SELECT CASE WHEN connected
 FROM probe;
 
 DO $$ BEGIN IF (SELECT connected FROM probe) THEN PERFORM dblink_disconnect('notify_probe'); END IF; END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['notify_probe_due', 'notify_probe_many', 'notify_probe_later']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

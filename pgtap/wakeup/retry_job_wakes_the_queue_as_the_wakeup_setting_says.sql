@@ -13,7 +13,12 @@
 DO $$ BEGIN PERFORM pg_create_logical_replication_slot('jobq_pgtap_wake_retry_job', 'test_decoding', true); END $$;
 
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
+
+-- A runner of these queues waits: this session holds their doorbells, so that the probe's
+-- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['wake_retry_waiting_notify', 'wake_retry_dead_notify', 'wake_retry_waiting_wal', 'wake_retry_dead_wal', 'wake_retry_waiting_both', 'wake_retry_dead_both']),
+          'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT is(dblink_connect('wake_probe', jobq_test.loopback()),
@@ -70,5 +75,6 @@ SELECT bag_eq(
     'retry_job emits a transactional logical message, prefix jobq, with the job''s queue under wakeup wal and both, and none under notify');
 
 DO $$ BEGIN PERFORM dblink_disconnect('wake_probe'); END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wake_retry_waiting_notify', 'wake_retry_dead_notify', 'wake_retry_waiting_wal', 'wake_retry_dead_wal', 'wake_retry_waiting_both', 'wake_retry_dead_both']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

@@ -12,7 +12,12 @@
 DO $$ BEGIN PERFORM pg_create_logical_replication_slot('jobq_pgtap_wake_snooze_jobs', 'test_decoding', true); END $$;
 
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
+
+-- A runner of these queues waits: this session holds their doorbells, so that the probe's
+-- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['wake_snooze_now_notify', 'wake_snooze_later_notify', 'wake_snooze_now_wal', 'wake_snooze_later_wal', 'wake_snooze_now_both', 'wake_snooze_later_both']),
+          'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT is(dblink_connect('wake_probe', jobq_test.loopback()),
@@ -64,5 +69,6 @@ SELECT bag_eq(
     'snooze_jobs with no delay emits a transactional logical message, prefix jobq, with the queue under wakeup wal and both, none under notify; with a delay it never does');
 
 DO $$ BEGIN PERFORM dblink_disconnect('wake_probe'); END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wake_snooze_now_notify', 'wake_snooze_later_notify', 'wake_snooze_now_wal', 'wake_snooze_later_wal', 'wake_snooze_now_both', 'wake_snooze_later_both']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

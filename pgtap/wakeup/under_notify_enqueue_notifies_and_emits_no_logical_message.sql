@@ -11,7 +11,12 @@
 DO $$ BEGIN PERFORM pg_create_logical_replication_slot('jobq_pgtap_wakeup_notify', 'test_decoding', true); END $$;
 
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
+
+-- A runner of these queues waits: this session holds their doorbells, so that the probe's
+-- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['wakeup_probe_due', 'wakeup_probe_many', 'wakeup_probe_later']),
+          'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT is(dblink_connect('wakeup_probe', jobq_test.loopback()),
@@ -50,5 +55,6 @@ SELECT is_empty(
     'under wakeup notify, enqueue emits no logical message');
 
 DO $$ BEGIN PERFORM dblink_disconnect('wakeup_probe'); END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wakeup_probe_due', 'wakeup_probe_many', 'wakeup_probe_later']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

@@ -13,7 +13,12 @@
 DO $$ BEGIN PERFORM pg_create_logical_replication_slot('jobq_pgtap_wakeup_wal', 'test_decoding', true); END $$;
 
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
+
+-- The control's queue has a waiting runner: this session holds its doorbell, so that the
+-- control enqueued under notify NOTIFYs under the setting doorbell (true as installed).
+SELECT ok(jobq.hold_doorbell(ARRAY['wakeup_probe_control']),
+          'setup: this session holds the doorbell of the control''s queue, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT is(dblink_connect('wakeup_probe', jobq_test.loopback()),
@@ -57,5 +62,6 @@ SELECT bag_eq(
     'under wakeup wal, enqueue emits one transactional message, prefix jobq, per queue that got a due job, the queue name as content; a job not yet due emits none');
 
 DO $$ BEGIN PERFORM dblink_disconnect('wakeup_probe'); END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wakeup_probe_control']); END $$;
 SELECT * FROM finish();
 ROLLBACK;

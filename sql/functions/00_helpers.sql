@@ -449,10 +449,22 @@ COMMENT ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,int
     'Private. p_now + backoff_delay(p_attempt, p_base, p_max) for any stored values: a NULL base or max counts as 2 seconds or 1 hour, each is clamped to (0, 30 days], and the sum saturates (jobq._ts_add). Raises nothing. Callers: jobq._rescue, jobq.fail_jobs.';
 REVOKE ALL ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
--- Wakes the runners of one queue the way the setting wakeup says. Enqueue (jobq._insert_specs)
--- reads the setting once per call and does the same; every other place that makes a job due at
--- once wakes its queue through here: jobq.retry_job, jobq.requeue_dead (both by jobq._revive)
--- and jobq.snooze_jobs with no delay.
+-- Wakes the runners of one queue the way the settings wakeup and doorbell say. Every place that
+-- makes a job due at once wakes its queue through here: enqueue (its fast path, enqueue_many's,
+-- and jobq._insert_specs, once per queue), jobq.retry_job and jobq.requeue_dead (both by
+-- jobq._revive) and jobq.snooze_jobs with no delay.
+--
+-- The doorbell (wakeup notify with doorbell true, as installed): NOTIFY only when a runner of the
+-- queue waits for work, because the commit of every transaction that issued a NOTIFY takes one
+-- lock of the whole database (it serialised enqueues at 8 and 32 connections). Two advisory locks
+-- per queue, keyed (class, hashtext(queue)): class 1785790465 "an enqueue is in flight" (A) and
+-- class 1785790466 "a runner waits" (B, the doorbell). Here: A shared for the transaction (tried:
+-- when a runner holds it for its check this very moment, notify), then B probed without waiting;
+-- got it (no runner waits): let go at once, no NOTIFY; did not: NOTIFY. A runner that goes idle
+-- holds B shared, then checks that no one holds A (jobq.hold_doorbell, jobq.doorbell_quiet):
+-- an enqueue that probed before B was held still holds A until after its commit is visible, so
+-- once A is free the runner's next claim sees every job that did not ring. Nobody ever waits for A
+-- or B: every attempt here and in the runner is a try.
 CREATE OR REPLACE FUNCTION jobq._wake(p_queue text)
 RETURNS void
 LANGUAGE plpgsql
@@ -461,23 +473,123 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_wakeup text;
+    v_doorbell boolean;
+    v_key integer;
 BEGIN
     IF p_queue IS NULL THEN
         RETURN;
     END IF;
-    v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
-    IF v_wakeup <> 'wal' THEN
-        PERFORM pg_catalog.pg_notify('jobq', p_queue);
-    END IF;
+    SELECT coalesce(max(s.value) FILTER (WHERE s.name = 'wakeup'), 'notify'),
+           coalesce(bool_or(CASE WHEN s.name = 'doorbell' THEN s.value::boolean END), false)
+    INTO v_wakeup, v_doorbell
+    FROM jobq.settings s
+    WHERE s.name IN ('wakeup', 'doorbell');
     IF v_wakeup IN ('wal', 'both') THEN
         PERFORM pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue);
+        IF v_wakeup = 'wal' THEN
+            RETURN;
+        END IF;
+    ELSIF v_doorbell THEN
+        v_key := pg_catalog.hashtext(p_queue);
+        IF pg_catalog.pg_try_advisory_xact_lock_shared(1785790465, v_key) THEN
+            IF pg_catalog.pg_try_advisory_lock(1785790466, v_key) THEN
+                -- No runner of the queue waits: nothing to ring. (Session-level, so it is let go
+                -- now rather than at commit: a runner trying to hold it meanwhile would fail.)
+                PERFORM pg_catalog.pg_advisory_unlock(1785790466, v_key);
+                RETURN;
+            END IF;
+        END IF;
     END IF;
+    PERFORM pg_catalog.pg_notify('jobq', p_queue);
 END
 $$;
 COMMENT ON FUNCTION jobq._wake(text) IS
-    'Private. Wakes the runners of queue p_queue as the setting wakeup says: NOTIFY channel jobq with the queue name (notify, and any value but wal or both), a transactional logical message with prefix jobq and the queue name as content (wal), or both; nothing for a NULL queue. Both take effect only if the transaction commits. Callers: jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs retry_job.';
+    'Private. Wakes the runners of queue p_queue as the settings say: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else. Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue, jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
 REVOKE ALL ON FUNCTION jobq._wake(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._wake(text) TO jobq_app_gate;
+
+-- A runner that found no job in its queues holds their doorbells while it waits, so that enqueue
+-- notifies it (jobq._wake). The lock is session-level: the runner holds it on its LISTEN
+-- connection, so it goes when that connection goes, and a runner that finds its connection lost
+-- takes it again. All or nothing, and never waiting: it fails only while an enqueue probes the
+-- doorbell (microseconds), and then the runner tries again. Each success is one more hold per
+-- queue, undone by one jobq.release_doorbell.
+CREATE OR REPLACE FUNCTION jobq.hold_doorbell(queues text[])
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_taken integer[] := ARRAY[]::integer[];
+    v_key integer;
+BEGIN
+    PERFORM jobq._check_claim_queues(hold_doorbell.queues);
+    FOREACH v_key IN ARRAY ARRAY(SELECT hashtext(q.name) FROM unnest(hold_doorbell.queues) AS q(name)) LOOP
+        IF NOT pg_try_advisory_lock_shared(1785790466, v_key) THEN
+            PERFORM pg_advisory_unlock_shared(1785790466, t.key) FROM unnest(v_taken) AS t(key);
+            RETURN false;
+        END IF;
+        v_taken := v_taken || v_key;
+    END LOOP;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.hold_doorbell(text[]) IS
+    'Takes the doorbell of every queue listed (the session advisory lock (1785790466, hashtext(queue)), shared) without waiting, all or nothing, and reports whether it did: false only while an enqueue probes one of them. Held, an enqueue of a due job in the queue NOTIFYs (setting doorbell; jobq._wake); it stays held until jobq.release_doorbell or the end of the session. Caller: the runner, on its LISTEN connection, when a claim found no job: then it checks jobq.doorbell_quiet and claims once more. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
+REVOKE ALL ON FUNCTION jobq.hold_doorbell(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.hold_doorbell(text[]) TO worker_runtime;
+
+-- Whether no enqueue is in flight in the queues listed: an enqueue that probed a doorbell before
+-- the runner held it, and so did not notify, holds its queue's lock A until after its commit is
+-- visible. When this says true after jobq.hold_doorbell, the runner's next claim sees every job
+-- that did not ring; when it says false, the runner claims again a little later and asks again.
+CREATE OR REPLACE FUNCTION jobq.doorbell_quiet(queues text[])
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_queue text;
+BEGIN
+    PERFORM jobq._check_claim_queues(doorbell_quiet.queues);
+    FOREACH v_queue IN ARRAY doorbell_quiet.queues LOOP
+        IF NOT pg_try_advisory_lock(1785790465, hashtext(v_queue)) THEN
+            RETURN false;
+        END IF;
+        PERFORM pg_advisory_unlock(1785790465, hashtext(v_queue));
+    END LOOP;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.doorbell_quiet(text[]) IS
+    'Reports whether no transaction that enqueued a due job in one of the queues listed is in flight: tries the advisory lock (1785790465, hashtext(queue)) that jobq._wake holds shared until its transaction ends, and lets it go at once; never waits. Caller: the runner, after jobq.hold_doorbell. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
+REVOKE ALL ON FUNCTION jobq.doorbell_quiet(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.doorbell_quiet(text[]) TO worker_runtime;
+
+-- A runner that is busy again lets go of the doorbells it holds, so that enqueues stop notifying:
+-- one hold per queue listed, as jobq.hold_doorbell took it. The runner knows what it holds; no
+-- look-up of pg_locks here, which would stall every lock taker of the cluster a moment, once per
+-- wake-up.
+CREATE OR REPLACE FUNCTION jobq.release_doorbell(queues text[])
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM jobq._check_claim_queues(release_doorbell.queues);
+    PERFORM pg_advisory_unlock_shared(1785790466, hashtext(q.name)) FROM unnest(release_doorbell.queues) AS q(name);
+END
+$$;
+COMMENT ON FUNCTION jobq.release_doorbell(text[]) IS
+    'Lets go of one hold of the doorbell of every queue listed (jobq.hold_doorbell), so that enqueues in them stop notifying for this session; PostgreSQL warns (you don''t own a lock) for one this session does not hold. Caller: the runner, on its LISTEN connection, when a claim got all it asked for or a notification woke it. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
+REVOKE ALL ON FUNCTION jobq.release_doorbell(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.release_doorbell(text[]) TO worker_runtime;
 
 -- The history row of a live job that ends now in p_state. A new error replaces the job's last
 -- error together with its code (NULL when none is given); without one, both are kept.

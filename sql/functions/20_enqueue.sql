@@ -410,7 +410,7 @@ COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) IS
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) TO jobq_app_gate;
 
--- The one insert path of every enqueue; it wakes runners as the setting wakeup says.
+-- The one insert path of every enqueue; it wakes runners through jobq._wake.
 CREATE OR REPLACE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean)
 RETURNS TABLE (ord bigint, job_id bigint)
 LANGUAGE plpgsql
@@ -425,7 +425,6 @@ DECLARE
     v_keyed_ords bigint[];
     v_keyed_ids bigint[];
     v_queues text[];
-    v_wakeup text;
 BEGIN
     IF p_specs IS NULL OR cardinality(p_specs) = 0 THEN
         RETURN;
@@ -478,12 +477,10 @@ BEGIN
     JOIN positioned p ON p.store_key = k.store_key AND p.job_key = k.job_key;
     RETURN QUERY SELECT k.ord, k.id FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id);
 
-    -- Wake the runners of each queue that got a due job, once per queue and call, the way the
-    -- setting wakeup says (read once, and only when a job is due): notify sends NOTIFY jobq
-    -- (PostgreSQL folds identical notifications of a transaction into one); wal emits a
-    -- transactional logical message, prefix jobq, that runners in WAL mode decode once the
-    -- transaction commits, and no NOTIFY, so the commit takes no lock shared by every notifying
-    -- transaction; both does the two. A missing or unknown value counts as notify.
+    -- Wake the runners of each queue that got a due job, once per queue and call, through
+    -- jobq._wake: as the settings wakeup and doorbell say (NOTIFY jobq, with the doorbell only
+    -- when a runner of the queue waits; a logical message under wal; both). PostgreSQL folds
+    -- identical notifications of a transaction into one.
     -- A spec with unique_for wakes only when this call wrote its job (inserted or merged: its
     -- updated_at is this transaction's now()); the existing job it returns instead wakes no one.
     v_queues := ARRAY(SELECT DISTINCT s.queue
@@ -494,19 +491,11 @@ BEGIN
                                         FROM unnest(v_keyed_ords, v_keyed_ids) AS k(ord, id)
                                         JOIN jobq.jobs j ON j.id = k.id
                                         WHERE k.ord = s.ordinality AND j.updated_at = v_now)));
-    IF cardinality(v_queues) > 0 THEN
-        v_wakeup := coalesce((SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'), 'notify');
-        IF v_wakeup <> 'wal' THEN
-            PERFORM pg_notify('jobq', q.queue) FROM unnest(v_queues) AS q(queue);
-        END IF;
-        IF v_wakeup IN ('wal', 'both') THEN
-            PERFORM pg_logical_emit_message(true, 'jobq', q.queue) FROM unnest(v_queues) AS q(queue);
-        END IF;
-    END IF;
+    PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
 END
 $$;
 COMMENT ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) IS
-    'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) as the setting wakeup says: NOTIFY channel jobq (notify), a transactional logical message with prefix jobq and the queue name as content (wal), or both. Returns (ord, job_id).';
+    'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) through jobq._wake: as the settings wakeup and doorbell say. Returns (ord, job_id).';
 REVOKE ALL ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
 

@@ -618,7 +618,7 @@ var scheduleNameGen = valueGen{
 }
 
 var settingNames = []string{"history_retention", "backoff_base", "backoff_max", "default_max_attempts", "default_lease",
-	"worker_heartbeat_interval", "worker_timeout", "leader_ttl", "maintain_interval", "poll_interval", "wakeup"}
+	"worker_heartbeat_interval", "worker_timeout", "leader_ttl", "maintain_interval", "poll_interval", "wakeup", "doorbell"}
 
 var settingNameGen = valueGen{
 	typical: func(g *gen) *string { return g.pick(settingNames...) },
@@ -628,7 +628,7 @@ var settingNameGen = valueGen{
 // settingValueGen draws a value for any setting: intervals, integers, wake-up modes.
 var settingValueGen = valueGen{
 	typical: func(g *gen) *string {
-		return g.pick("1 second", "30 seconds", "7 days", "1 hour", "25", "3", "notify", "both")
+		return g.pick("1 second", "30 seconds", "7 days", "1 hour", "25", "3", "notify", "both", "true", "false")
 	},
 	odd: func(g *gen) *string {
 		if g.chance(0.5) {
