@@ -3431,7 +3431,7 @@ BEGIN
             VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
                     v_job.timeout, v_job.backoff_base, v_job.backoff_max)
             RETURNING jobs.id INTO v_id;
-            -- A due job wakes its queue's runners (jobq._wake: as the setting wakeup says).
+            -- A due job wakes its queue's runners (jobq._wake: as the settings wakeup and doorbell say).
             IF v_job.run_at <= pg_catalog.now() THEN
                 PERFORM jobq._wake(v_job.queue);
             END IF;
@@ -3527,7 +3527,7 @@ BEGIN
         )
         SELECT src.id FROM src ORDER BY src.ord;
 
-        -- Each queue that got a due job wakes once (jobq._wake: as the setting wakeup says).
+        -- Each queue that got a due job wakes once (jobq._wake: as the settings wakeup and doorbell say).
         v_queues := ARRAY(SELECT DISTINCT (jobq._resolve_spec(s, t, v_default_attempts)).queue
                           FROM unnest(v_specs) AS s
                           JOIN jobq.tasks t ON t.name = btrim(s.task)
