@@ -184,7 +184,7 @@ BEGIN
         -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
         -- siblings), which jobq._claim_limited claims from its head under the queue's advisory
         -- lock; a queue without a row or without limits goes on below as ever.
-        SELECT q.paused, q.limited INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
+        SELECT q.paused, q.limited OR q.fair INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
         CONTINUE WHEN v_paused;
         IF v_limited THEN
             -- The locks of every limited queue listed, taken once and in one order, so that two
@@ -276,7 +276,7 @@ BEGIN
     -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
     -- share a hash share a lock, which serialises their claims and changes nothing else.
     PERFORM pg_advisory_xact_lock(1785684593, l.k)
-    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
+    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND (q.limited OR q.fair) ORDER BY 1) AS l;
 END
 $$;
 COMMENT ON FUNCTION jobq._lock_limited_queues(text[]) IS
@@ -323,6 +323,7 @@ DECLARE
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
     v_full_starts uuid[];
     v_keep_stores uuid[];
+    v_last_store uuid;                     -- a fair queue: the store of the last job claimed
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -395,22 +396,31 @@ BEGIN
     -- round either fills the room, finds no more jobs, or adds a full store or partition, so
     -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
     LOOP
-        SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
-               array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
-               array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
-        INTO v_ids, v_stores, v_parts
-        FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
-                     j.payload ->> v_limits.partition_key AS part
-              FROM jobq.jobs j
-              WHERE j.state IN ('queued', 'retry_pending')
-                AND j.queue = p_queue
-                AND j.run_at <= p_now
-                AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
-                AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
-                     OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
-              ORDER BY j.priority, j.run_at, j.id
-              LIMIT v_room
-              FOR UPDATE OF j SKIP LOCKED) AS p;
+        IF v_limits.fair THEN
+            -- A fair queue: the stores in turn (jobq._fair_pick), the same stores and
+            -- partitions passed over.
+            SELECT array_agg(f.id ORDER BY f.n), array_agg(f.store ORDER BY f.n), array_agg(f.part ORDER BY f.n)
+            INTO v_ids, v_stores, v_parts
+            FROM jobq._fair_pick(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts)
+                 WITH ORDINALITY AS f(id, store, part, n);
+        ELSE
+            SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
+                   array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
+                   array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
+            INTO v_ids, v_stores, v_parts
+            FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
+                         j.payload ->> v_limits.partition_key AS part
+                  FROM jobq.jobs j
+                  WHERE j.state IN ('queued', 'retry_pending')
+                    AND j.queue = p_queue
+                    AND j.run_at <= p_now
+                    AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
+                    AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
+                         OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
+                  ORDER BY j.priority, j.run_at, j.id
+                  LIMIT v_room
+                  FOR UPDATE OF j SKIP LOCKED) AS p;
+        END IF;
         EXIT WHEN v_ids IS NULL;
 
         v_keep := '{}'::bigint[];
@@ -471,6 +481,7 @@ BEGIN
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_room := v_room - v_got;
+            v_last_store := v_keep_stores[cardinality(v_keep_stores)];
             IF v_rated THEN
                 INSERT INTO jobq.claim_starts (queue, store_id, started_at)
                 SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
@@ -478,11 +489,150 @@ BEGIN
         END IF;
         EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
     END LOOP;
+    -- A fair queue's next claim serves first the stores after the one served last.
+    IF v_limits.fair AND v_last_store IS NOT NULL THEN
+        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_last_store)
+        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) IS
     'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
 REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Picks and locks up to p_max_jobs due jobs of a fair queue, the stores in turn: priority by
+-- priority (highest first), round after round, each round taking the head (run_at, id) of every
+-- store with a due job, the stores in the order of their key (store_id; the zero uuid for system
+-- jobs) starting after the store the queue's last claim served last (jobq.claim_cursors) and
+-- wrapping round. It steps from store to store through jobs_fair_idx, one probe each, and reads
+-- only the heads it takes, so a store's backlog costs the others nothing: a store with 100,000
+-- due jobs and ten stores with 10 each, the ten's jobs are all among the first 110 picked. The
+-- stores in p_skip_stores, and jobs whose payload ->> p_partition_key is in p_skip_parts, are
+-- passed over (their limit is full). Locks the picked rows (SKIP LOCKED: a row another
+-- transaction holds is left out). Caller: jobq._claim_limited, under the queue's advisory lock.
+CREATE OR REPLACE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
+                                           p_partition_key text, p_skip_parts text[])
+RETURNS TABLE (id bigint, store uuid, part text)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+-- As jobq._claim: never a sequential scan nor a bitmap, generic plans.
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET plan_cache_mode = force_generic_plan
+-- The store key is spelt out as a constant in every statement: with a variable, the expression
+-- would not be jobs_fair_idx's and the planner would walk jobs_claim_idx over the whole backlog.
+AS $$
+DECLARE
+    v_room integer := p_max_jobs;
+    v_cursor uuid;
+    v_priority smallint;
+    v_key uuid;
+    v_next uuid;
+    v_wrapped boolean;
+    v_stores uuid[];
+    v_picked bigint[] := '{}'::bigint[];
+    v_ids bigint[];
+    v_keys uuid[];
+    v_parts text[];
+    v_locked bigint[];
+BEGIN
+    SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
+    -- The priorities with a waiting job, highest first (a skip over jobs_fair_idx).
+    SELECT j.priority INTO v_priority
+    FROM jobq.jobs j
+    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue
+    ORDER BY j.queue, j.priority LIMIT 1;
+    WHILE v_priority IS NOT NULL AND v_room > 0 LOOP
+        -- One round: the stores with a due job that may be picked, in turn from the cursor, at
+        -- most one per job still wanted.
+        v_stores := '{}'::uuid[];
+        v_key := v_cursor;
+        v_wrapped := v_cursor IS NULL;
+        WHILE cardinality(v_stores) < v_room LOOP
+            IF v_key IS NULL THEN
+                SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) INTO v_next
+                FROM jobq.jobs j
+                WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) LIMIT 1;
+            ELSE
+                SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) INTO v_next
+                FROM jobq.jobs j
+                WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                  AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
+                ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) LIMIT 1;
+            END IF;
+            IF v_next IS NULL THEN
+                EXIT WHEN v_wrapped;
+                v_wrapped := true;
+                v_key := NULL;
+                CONTINUE;
+            END IF;
+            EXIT WHEN v_wrapped AND v_cursor IS NOT NULL AND v_next > v_cursor;
+            v_key := v_next;
+            IF v_next <> ALL (p_skip_stores)
+               AND EXISTS (SELECT 1 FROM jobq.jobs j
+                           WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_next AND j.run_at <= p_now
+                             AND NOT j.id = ANY (v_picked)
+                             AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                                  OR j.payload ->> p_partition_key <> ALL (p_skip_parts))) THEN
+                v_stores := v_stores || v_next;
+            END IF;
+        END LOOP;
+        IF cardinality(v_stores) = 0 THEN
+            -- Nothing more due at this priority: the next one.
+            SELECT j.priority INTO v_priority
+            FROM jobq.jobs j
+            WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
+            ORDER BY j.queue, j.priority LIMIT 1;
+            IF NOT FOUND THEN
+                v_priority := NULL;
+            END IF;
+            CONTINUE;
+        END IF;
+        -- Each store's first jobs, as many as the round may take from it, taken in turn: the
+        -- first of every store, then the second of every store, and so on.
+        SELECT array_agg(t.id ORDER BY t.rn, t.pos), array_agg(t.k ORDER BY t.rn, t.pos), array_agg(t.part ORDER BY t.rn, t.pos)
+        INTO v_ids, v_keys, v_parts
+        FROM (SELECT h.id, s.k, h.part, s.pos, h.rn
+              FROM unnest(v_stores) WITH ORDINALITY AS s(k, pos)
+              CROSS JOIN LATERAL (
+                  SELECT f.id, f.part, row_number() OVER (ORDER BY f.run_at, f.id) AS rn
+                  FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+                        FROM jobq.jobs j
+                        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                          AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k AND j.run_at <= p_now
+                          AND NOT j.id = ANY (v_picked)
+                          AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                               OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
+                        LIMIT (v_room + cardinality(v_stores) - 1) / cardinality(v_stores)) AS f) AS h
+              ORDER BY h.rn, s.pos
+              LIMIT v_room) AS t;
+        EXIT WHEN v_ids IS NULL;
+        v_picked := v_picked || v_ids;
+        -- Locked, in that order; a job another transaction holds or changed is left out.
+        SELECT array_agg(l.id) INTO v_locked
+        FROM (SELECT j.id
+              FROM jobq.jobs j
+              WHERE j.id = ANY (v_ids) AND j.state IN ('queued', 'retry_pending')
+              FOR UPDATE SKIP LOCKED) AS l;
+        FOR v_i IN 1 .. cardinality(v_ids) LOOP
+            CONTINUE WHEN NOT v_ids[v_i] = ANY (coalesce(v_locked, '{}'));
+            id := v_ids[v_i];
+            store := v_keys[v_i];
+            part := v_parts[v_i];
+            RETURN NEXT;
+            v_room := v_room - 1;
+        END LOOP;
+        v_cursor := v_keys[cardinality(v_keys)];
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) IS
+    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes nothing. Caller: jobq._claim_limited, under the queue''s advisory lock.';
+REVOKE ALL ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a
 -- position's priority at or before the position (committed late by a long transaction, enqueued
@@ -509,7 +659,7 @@ BEGIN
         FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
                     claim_passed_over.after_id) AS p(queue, priority, run_at, id)
         WHERE p.id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND (q.paused OR q.limited))
+          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND (q.paused OR q.limited OR q.fair))
           AND EXISTS (
               SELECT 1
               FROM jobq.jobs j

@@ -473,18 +473,19 @@ AS $$
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
            coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
-           CASE WHEN q.limited THEN jsonb_strip_nulls(jsonb_build_object(
+           CASE WHEN q.limited OR q.fair THEN jsonb_strip_nulls(jsonb_build_object(
                'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
                'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
                'max_started', q.max_started, 'started_per', q.started_per,
-               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per)) END
+               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per,
+               'fair', CASE WHEN q.fair THEN true END)) END
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
     ORDER BY k.name
 $$;
 COMMENT ON FUNCTION jobq.queue_states() IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per), NULL when it has none. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 
@@ -866,3 +867,59 @@ COMMENT ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) IS
     'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
 REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) TO jobq_operator;
+
+-- Claims of queue serve its stores in turn within each priority (fair = true), so that one store's
+-- backlog does not delay the other stores' jobs, or in plain claim order again (false). Refuses a
+-- queue nothing knows, as the limit setters do; audits a change and wakes the queue's runners.
+-- Caller: operators.
+CREATE OR REPLACE FUNCTION jobq.set_fair_claiming(queue text, fair boolean)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_old boolean;
+BEGIN
+    PERFORM jobq._check_queue_name(set_fair_claiming.queue);
+    IF set_fair_claiming.fair IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
+    END IF;
+    IF set_fair_claiming.fair AND set_fair_claiming.queue <> 'default'
+       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = set_fair_claiming.queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = set_fair_claiming.queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state IN ('queued', 'retry_pending'))
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE set_fair_claiming.queue = ANY (w.queues) AND w.state <> 'stopped')
+       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+                       WHERE coalesce(s.queue, t.queue, 'default') = set_fair_claiming.queue) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it',
+            set_fair_claiming.queue));
+    END IF;
+    SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
+    IF NOT FOUND THEN
+        IF NOT set_fair_claiming.fair THEN
+            RETURN false; -- off already
+        END IF;
+        INSERT INTO jobq.queues AS q (name) VALUES (set_fair_claiming.queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
+        SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
+    END IF;
+    IF v_old = set_fair_claiming.fair THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
+    IF NOT set_fair_claiming.fair THEN
+        DELETE FROM jobq.claim_cursors AS c WHERE c.queue = set_fair_claiming.queue;
+    END IF;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_fair_claiming', jsonb_build_object('queue', set_fair_claiming.queue, 'from', v_old, 'to', set_fair_claiming.fair));
+    PERFORM jobq._wake(set_fair_claiming.queue);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.set_fair_claiming(text,boolean) IS
+    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick), one claim at a time under the queue''s advisory lock, from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.set_fair_claiming(text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_fair_claiming(text,boolean) TO jobq_operator;

@@ -331,6 +331,11 @@ GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime, jobq_m
 -- operators and viewers (jobq_viewer, read-only) read everything. Re-created as a whole each time this file is applied.
 -- The log of rate-limited starts (jobq.claim_starts) is the engine's alone: the claim writes,
 -- counts and prunes it; nobody else reads it.
+-- So is the fair claim's cursor (jobq.claim_cursors).
+DROP POLICY IF EXISTS claim_cursors_engine ON jobq.claim_cursors;
+CREATE POLICY claim_cursors_engine ON jobq.claim_cursors TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
 DROP POLICY IF EXISTS claim_starts_engine ON jobq.claim_starts;
 CREATE POLICY claim_starts_engine ON jobq.claim_starts TO jobq_migrator
     USING (true)

@@ -1,0 +1,38 @@
+-- Fair claiming between stores (issue 18): within a queue and priority, a claim of a fair queue
+-- serves the stores with due jobs in turn (round-robin in the order of their store_id, system
+-- jobs, store NULL, being one more store), so that one store's backlog of 100,000 jobs does not
+-- delay the ten jobs of each other store until it is worked off. Set per queue by an operator
+-- (jobq.set_fair_claiming), off unless set. See docs/flow-control.md#fairness.
+--
+--   jobq.queues.fair       true: the claim takes the queue through jobq._claim_limited under
+--                          its advisory lock, picking with jobq._fair_pick.
+--   jobq.claim_cursors     per fair queue, the store the last claim served last: the next claim
+--                          starts after it. Written only by the claim of a fair queue.
+--   jobs_fair_idx          the waiting jobs by (queue, priority, store, run_at, id), the store of a
+--                          system job read as the zero uuid: a fair claim steps from store to
+--                          store (one probe each) and reads a store's head, whatever the other
+--                          stores' backlogs. Partial like jobs_claim_idx: an enqueue (and a retry)
+--                          writes one entry more, a claim none (a running job is outside it).
+
+-- +goose Up
+ALTER TABLE jobq.queues ADD COLUMN fair boolean NOT NULL DEFAULT false;
+COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the queue in turn within each priority (jobq.set_fair_claiming); system jobs are one more store.';
+
+CREATE TABLE jobq.claim_cursors (
+    queue     text PRIMARY KEY,
+    store_key uuid NOT NULL
+);
+COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the claim of a fair queue (jobq._claim_limited); read by nobody else.';
+ALTER TABLE jobq.claim_cursors ENABLE ROW LEVEL SECURITY;
+ALTER TABLE jobq.claim_cursors FORCE ROW LEVEL SECURITY;
+
+CREATE INDEX jobs_fair_idx ON jobq.jobs (queue, priority, (coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid)), run_at, id)
+    WHERE state IN ('queued', 'retry_pending');
+
+-- +goose Down
+-- The fair setter and pick are sql/functions' ; the files of the release before do not define them.
+DROP FUNCTION IF EXISTS jobq.set_fair_claiming(text,boolean);
+DROP FUNCTION IF EXISTS jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]);
+DROP INDEX jobq.jobs_fair_idx;
+DROP TABLE jobq.claim_cursors;
+ALTER TABLE jobq.queues DROP COLUMN fair;
