@@ -882,6 +882,8 @@ var functionGens = map[string]valueGen{
 	"jobq.set_store_rate_limit.queue":                    limitedQueueGen,
 	"jobq.set_store_rate_limit.max_started":              maxRunningGen,
 	"jobq.set_store_rate_limit.per":                      rateWindowGen,
+	"jobq.set_fair_claiming.queue":                       limitedQueueGen,
+	"jobq.set_fair_claiming.fair":                        boolGen,
 }
 
 // limitedQueueGen draws the queue a concurrency limit is set on: never one of the control queues

@@ -1,0 +1,115 @@
+package sql_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/testbundle"
+)
+
+// TestFairClaimingServesSmallStoresUnder50Claimers is the issue's example with 50 claimers on 50
+// connections at once: in one queue and priority, one store's 5,000 due jobs enqueued an hour
+// before the others, nine stores with 10 jobs each and 10 system jobs (one more store). With fair
+// claiming on, every claimer claims 1 to 4 jobs at a time and completes them, until 600 jobs are
+// claimed. Each job gets its rank in the order the claims returned (a counter the claimers share,
+// bumped when a claim returns): claims of a fair queue run one at a time, but their answers may
+// reach the claimers in another order, by at most the jobs of the claims in flight (50 claimers,
+// 4 jobs each). So the 100 small-store and system jobs must all rank within the first 110 + 200,
+// where in plain claim order they would come after the 5,000. No job is claimed twice.
+func TestFairClaimingServesSmallStoresUnder50Claimers(t *testing.T) {
+	t.Parallel()
+	const (
+		claimers  = 50
+		maxBatch  = 4
+		bigJobs   = 5000
+		stores    = 9 // and the system jobs
+		perStore  = 10
+		stopAfter = 600
+	)
+	small := (stores + 1) * perStore
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: claimers})
+	b.Define(t, "fair")
+	_, err := b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at)
+		SELECT 'fair', 'fair-q', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 3, now() - interval '1 hour' FROM generate_series(1, $1)`, bigJobs)
+	require.NoError(t, err)
+	_, err = b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts)
+		SELECT 'fair', 'fair-q', CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
+		FROM generate_series(0, $1) AS s, generate_series(1, $2) AS n ORDER BY s, n`, stores, perStore)
+	require.NoError(t, err)
+	var changed bool
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, `SELECT jobq.set_fair_claiming('fair-q', true)`).Scan(&changed))
+	require.True(t, changed)
+
+	ctx, cancel := context.WithTimeout(b.Ctx, 3*time.Minute) // a liveness guard, not a speed assertion
+	defer cancel()
+	workerConns := conns(t, b.WorkerPool, claimers)
+	var (
+		rank    atomic.Int64
+		mu      sync.Mutex
+		ranks   = make(map[int64]int64, stopAfter+claimers*maxBatch)
+		storeOf = make(map[int64]string, stopAfter+claimers*maxBatch)
+	)
+	errs := together(claimers, func(i int) error {
+		client := jobq.NewClient(workerConns[i])
+		worker := fmt.Sprintf("claimer-%02d", i)
+		for rank.Load() < stopAfter {
+			jobs, err := client.Claim(ctx, worker, []string{"fair-q"}, 1+i%maxBatch, 30*time.Second)
+			if err != nil {
+				return fmt.Errorf("%s: claim: %w", worker, err)
+			}
+			if len(jobs) == 0 {
+				return fmt.Errorf("%s: a claim found nothing with %d jobs left", worker, bigJobs+small-int(rank.Load()))
+			}
+			last := rank.Add(int64(len(jobs)))
+			mu.Lock()
+			for k, j := range jobs {
+				if _, dup := ranks[j.ID]; dup {
+					mu.Unlock()
+					return fmt.Errorf("%s: job %d claimed twice", worker, j.ID)
+				}
+				ranks[j.ID] = last - int64(len(jobs)) + int64(k) + 1
+				if j.StoreID != nil {
+					storeOf[j.ID] = *j.StoreID
+				} else {
+					storeOf[j.ID] = "system"
+				}
+			}
+			mu.Unlock()
+			outcomes, err := client.Complete(ctx, leasesOf(jobs))
+			if err != nil {
+				return fmt.Errorf("%s: complete: %w", worker, err)
+			}
+			for k, o := range outcomes {
+				if o.JobID != jobs[k].ID || o.Outcome != "succeeded" {
+					return fmt.Errorf("%s: complete of job %d gave %+v", worker, jobs[k].ID, o)
+				}
+			}
+		}
+		return nil
+	})
+	requireNoErrors(t, errs, "claimer")
+
+	var smallSeen, worst int64
+	for id, r := range ranks {
+		if storeOf[id] == "ffffffff-ffff-ffff-ffff-ffffffffffff" {
+			continue
+		}
+		smallSeen++
+		worst = max(worst, r)
+	}
+	t.Logf("%d jobs claimed; the last small-store or system job ranked %d", len(ranks), worst)
+	require.EqualValues(t, small, smallSeen, "every small-store and system job was claimed")
+	require.LessOrEqual(t, worst, int64(small+stores+1+claimers*maxBatch),
+		"the small stores' jobs all came within the first 110 claimed (and the claims in flight)")
+	require.Equal(t, len(ranks), b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND attempt = 1`),
+		"every claimed job succeeded in its first attempt")
+}
