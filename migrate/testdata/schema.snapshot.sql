@@ -543,7 +543,7 @@ BEGIN
         -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
         -- siblings), which jobq._claim_limited claims from its head under the queue's advisory
         -- lock; a queue without a row or without limits goes on below as ever.
-        SELECT q.paused, q.limited INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
+        SELECT q.paused, q.limited OR q.fair INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
         CONTINUE WHEN v_paused;
         IF v_limited THEN
             -- The locks of every limited queue listed, taken once and in one order, so that two
@@ -647,6 +647,7 @@ DECLARE
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
     v_full_starts uuid[];
     v_keep_stores uuid[];
+    v_last_store uuid;                     -- a fair queue: the store of the last job claimed
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -719,22 +720,31 @@ BEGIN
     -- round either fills the room, finds no more jobs, or adds a full store or partition, so
     -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
     LOOP
-        SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
-               array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
-               array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
-        INTO v_ids, v_stores, v_parts
-        FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
-                     j.payload ->> v_limits.partition_key AS part
-              FROM jobq.jobs j
-              WHERE j.state IN ('queued', 'retry_pending')
-                AND j.queue = p_queue
-                AND j.run_at <= p_now
-                AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
-                AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
-                     OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
-              ORDER BY j.priority, j.run_at, j.id
-              LIMIT v_room
-              FOR UPDATE OF j SKIP LOCKED) AS p;
+        IF v_limits.fair THEN
+            -- A fair queue: the stores in turn (jobq._fair_pick), the same stores and
+            -- partitions passed over.
+            SELECT array_agg(f.id ORDER BY f.n), array_agg(f.store ORDER BY f.n), array_agg(f.part ORDER BY f.n)
+            INTO v_ids, v_stores, v_parts
+            FROM jobq._fair_pick(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts)
+                 WITH ORDINALITY AS f(id, store, part, n);
+        ELSE
+            SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
+                   array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
+                   array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
+            INTO v_ids, v_stores, v_parts
+            FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
+                         j.payload ->> v_limits.partition_key AS part
+                  FROM jobq.jobs j
+                  WHERE j.state IN ('queued', 'retry_pending')
+                    AND j.queue = p_queue
+                    AND j.run_at <= p_now
+                    AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
+                    AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
+                         OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
+                  ORDER BY j.priority, j.run_at, j.id
+                  LIMIT v_room
+                  FOR UPDATE OF j SKIP LOCKED) AS p;
+        END IF;
         EXIT WHEN v_ids IS NULL;
 
         v_keep := '{}'::bigint[];
@@ -795,6 +805,7 @@ BEGIN
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_room := v_room - v_got;
+            v_last_store := v_keep_stores[cardinality(v_keep_stores)];
             IF v_rated THEN
                 INSERT INTO jobq.claim_starts (queue, store_id, started_at)
                 SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
@@ -802,6 +813,11 @@ BEGIN
         END IF;
         EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
     END LOOP;
+    -- A fair queue's next claim serves first the stores after the one served last.
+    IF v_limits.fair AND v_last_store IS NOT NULL THEN
+        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_last_store)
+        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
+    END IF;
 END
 $$;
 
@@ -1437,6 +1453,125 @@ ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.t
 
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
 
+CREATE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) RETURNS TABLE(id bigint, store uuid, part text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+DECLARE
+    v_room integer := p_max_jobs;
+    v_cursor uuid;
+    v_priority smallint;
+    v_key uuid;
+    v_next uuid;
+    v_wrapped boolean;
+    v_stores uuid[];
+    v_picked bigint[] := '{}'::bigint[];
+    v_ids bigint[];
+    v_keys uuid[];
+    v_parts text[];
+    v_locked bigint[];
+BEGIN
+    SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
+    -- The priorities with a waiting job, highest first (a skip over jobs_fair_idx).
+    SELECT j.priority INTO v_priority
+    FROM jobq.jobs j
+    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue
+    ORDER BY j.queue, j.priority LIMIT 1;
+    WHILE v_priority IS NOT NULL AND v_room > 0 LOOP
+        -- One round: the stores with a due job that may be picked, in turn from the cursor, at
+        -- most one per job still wanted.
+        v_stores := '{}'::uuid[];
+        v_key := v_cursor;
+        v_wrapped := v_cursor IS NULL;
+        WHILE cardinality(v_stores) < v_room LOOP
+            IF v_key IS NULL THEN
+                SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) INTO v_next
+                FROM jobq.jobs j
+                WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) LIMIT 1;
+            ELSE
+                SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) INTO v_next
+                FROM jobq.jobs j
+                WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                  AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
+                ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) LIMIT 1;
+            END IF;
+            IF v_next IS NULL THEN
+                EXIT WHEN v_wrapped;
+                v_wrapped := true;
+                v_key := NULL;
+                CONTINUE;
+            END IF;
+            EXIT WHEN v_wrapped AND v_cursor IS NOT NULL AND v_next > v_cursor;
+            v_key := v_next;
+            IF v_next <> ALL (p_skip_stores)
+               AND EXISTS (SELECT 1 FROM jobq.jobs j
+                           WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_next AND j.run_at <= p_now
+                             AND NOT j.id = ANY (v_picked)
+                             AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                                  OR j.payload ->> p_partition_key <> ALL (p_skip_parts))) THEN
+                v_stores := v_stores || v_next;
+            END IF;
+        END LOOP;
+        IF cardinality(v_stores) = 0 THEN
+            -- Nothing more due at this priority: the next one.
+            SELECT j.priority INTO v_priority
+            FROM jobq.jobs j
+            WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
+            ORDER BY j.queue, j.priority LIMIT 1;
+            IF NOT FOUND THEN
+                v_priority := NULL;
+            END IF;
+            CONTINUE;
+        END IF;
+        -- Each store's first jobs, as many as the round may take from it, taken in turn: the
+        -- first of every store, then the second of every store, and so on.
+        SELECT array_agg(t.id ORDER BY t.rn, t.pos), array_agg(t.k ORDER BY t.rn, t.pos), array_agg(t.part ORDER BY t.rn, t.pos)
+        INTO v_ids, v_keys, v_parts
+        FROM (SELECT h.id, s.k, h.part, s.pos, h.rn
+              FROM unnest(v_stores) WITH ORDINALITY AS s(k, pos)
+              CROSS JOIN LATERAL (
+                  SELECT f.id, f.part, row_number() OVER (ORDER BY f.run_at, f.id) AS rn
+                  FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+                        FROM jobq.jobs j
+                        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                          AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k AND j.run_at <= p_now
+                          AND NOT j.id = ANY (v_picked)
+                          AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                               OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
+                        LIMIT (v_room + cardinality(v_stores) - 1) / cardinality(v_stores)) AS f) AS h
+              ORDER BY h.rn, s.pos
+              LIMIT v_room) AS t;
+        EXIT WHEN v_ids IS NULL;
+        v_picked := v_picked || v_ids;
+        -- Locked, in that order; a job another transaction holds or changed is left out.
+        SELECT array_agg(l.id) INTO v_locked
+        FROM (SELECT j.id
+              FROM jobq.jobs j
+              WHERE j.id = ANY (v_ids) AND j.state IN ('queued', 'retry_pending')
+              FOR UPDATE SKIP LOCKED) AS l;
+        FOR v_i IN 1 .. cardinality(v_ids) LOOP
+            CONTINUE WHEN NOT v_ids[v_i] = ANY (coalesce(v_locked, '{}'));
+            id := v_ids[v_i];
+            store := v_keys[v_i];
+            part := v_parts[v_i];
+            RETURN NEXT;
+            v_room := v_room - 1;
+        END LOOP;
+        v_cursor := v_keys[cardinality(v_keys)];
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes nothing. Caller: jobq._claim_limited, under the queue''s advisory lock.';
+
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1631,7 +1766,7 @@ BEGIN
     -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
     -- share a hash share a lock, which serialises their claims and changes nothing else.
     PERFORM pg_advisory_xact_lock(1785684593, l.k)
-    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
+    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND (q.limited OR q.fair) ORDER BY 1) AS l;
 END
 $$;
 
@@ -2918,7 +3053,7 @@ BEGIN
         FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
                     claim_passed_over.after_id) AS p(queue, priority, run_at, id)
         WHERE p.id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND (q.paused OR q.limited))
+          AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p.queue AND (q.paused OR q.limited OR q.fair))
           AND EXISTS (
               SELECT 1
               FROM jobq.jobs j
@@ -4048,11 +4183,12 @@ CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, pa
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
            coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
-           CASE WHEN q.limited THEN jsonb_strip_nulls(jsonb_build_object(
+           CASE WHEN q.limited OR q.fair THEN jsonb_strip_nulls(jsonb_build_object(
                'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
                'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
                'max_started', q.max_started, 'started_per', q.started_per,
-               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per)) END
+               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per,
+               'fair', CASE WHEN q.fair THEN true END)) END
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
@@ -4061,7 +4197,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per), NULL when it has none. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
 CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -4450,6 +4586,55 @@ ALTER FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) OWNER
 
 COMMENT ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) IS 'Sets the concurrency limit of queue: from the commit on no claim takes a job of it while max_running of its jobs are running (across every worker and store); the others stay queued, use no attempt, and are claimed when a running job ends in any way. NULL removes the limit. Returns true when the limit changed (audited as set_concurrency_limit, scope queue; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine: no declared task, live job, registered worker, schedule or queue control names it), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000).';
 
+CREATE FUNCTION jobq.set_fair_claiming(queue text, fair boolean) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_old boolean;
+BEGIN
+    PERFORM jobq._check_queue_name(set_fair_claiming.queue);
+    IF set_fair_claiming.fair IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
+    END IF;
+    IF set_fair_claiming.fair AND set_fair_claiming.queue <> 'default'
+       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = set_fair_claiming.queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = set_fair_claiming.queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state IN ('queued', 'retry_pending'))
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE set_fair_claiming.queue = ANY (w.queues) AND w.state <> 'stopped')
+       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+                       WHERE coalesce(s.queue, t.queue, 'default') = set_fair_claiming.queue) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it',
+            set_fair_claiming.queue));
+    END IF;
+    SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
+    IF NOT FOUND THEN
+        IF NOT set_fair_claiming.fair THEN
+            RETURN false; -- off already
+        END IF;
+        INSERT INTO jobq.queues AS q (name) VALUES (set_fair_claiming.queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
+        SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
+    END IF;
+    IF v_old = set_fair_claiming.fair THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
+    IF NOT set_fair_claiming.fair THEN
+        DELETE FROM jobq.claim_cursors AS c WHERE c.queue = set_fair_claiming.queue;
+    END IF;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_fair_claiming', jsonb_build_object('queue', set_fair_claiming.queue, 'from', v_old, 'to', set_fair_claiming.fair));
+    PERFORM jobq._wake(set_fair_claiming.queue);
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.set_fair_claiming(queue text, fair boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick), one claim at a time under the queue''s advisory lock, from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+
 CREATE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4832,6 +5017,17 @@ ALTER TABLE jobq.breaking_changes OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.breaking_changes IS 'Migrations that break older runners: a runner refuses a database holding one newer than it knows.';
 
+CREATE TABLE jobq.claim_cursors (
+    queue text NOT NULL,
+    store_key uuid NOT NULL
+);
+
+ALTER TABLE ONLY jobq.claim_cursors FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.claim_cursors OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the claim of a fair queue (jobq._claim_limited); read by nobody else.';
+
 CREATE TABLE jobq.claim_starts (
     queue text NOT NULL,
     store_id uuid,
@@ -4959,6 +5155,7 @@ CREATE TABLE jobq.queues (
     max_started_per_store integer,
     store_started_per interval,
     limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL) OR (max_started IS NOT NULL) OR (max_started_per_store IS NOT NULL))) STORED NOT NULL,
+    fair boolean DEFAULT false NOT NULL,
     CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
     CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
     CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
@@ -4995,6 +5192,8 @@ COMMENT ON COLUMN jobq.queues.max_started_per_store IS 'At most this many jobs o
 COMMENT ON COLUMN jobq.queues.store_started_per IS 'The length of the sliding window of max_started_per_store (at most 1 day).';
 
 COMMENT ON COLUMN jobq.queues.limited IS 'Whether any concurrency limit is set: the claim takes the queue''s advisory lock and counts its running jobs only then.';
+
+COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the queue in turn within each priority (jobq.set_fair_claiming); system jobs are one more store.';
 
 CREATE TABLE jobq.schedule_runs (
     schedule text NOT NULL,
@@ -5064,6 +5263,9 @@ ALTER TABLE ONLY jobq.audit_log
 ALTER TABLE ONLY jobq.breaking_changes
     ADD CONSTRAINT breaking_changes_pkey PRIMARY KEY (version);
 
+ALTER TABLE ONLY jobq.claim_cursors
+    ADD CONSTRAINT claim_cursors_pkey PRIMARY KEY (queue);
+
 ALTER TABLE ONLY jobq.continuations
     ADD CONSTRAINT continuations_pkey PRIMARY KEY (job_id);
 
@@ -5132,6 +5334,8 @@ CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, i
 
 CREATE INDEX jobs_deadline_idx ON jobq.jobs USING btree (deadline_at) WHERE ((state = 'running'::text) AND (deadline_at IS NOT NULL));
 
+CREATE INDEX jobs_fair_idx ON jobq.jobs USING btree (queue, priority, COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
+
 CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key) WHERE (job_key IS NOT NULL);
 
 CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (state = 'running'::text);
@@ -5147,6 +5351,10 @@ ALTER TABLE ONLY jobq.schedule_runs
 
 ALTER TABLE ONLY jobq.schedules
     ADD CONSTRAINT schedules_task_fkey FOREIGN KEY (task) REFERENCES jobq.tasks(name);
+
+ALTER TABLE jobq.claim_cursors ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY claim_cursors_engine ON jobq.claim_cursors TO jobq_migrator USING (true) WITH CHECK (true);
 
 ALTER TABLE jobq.claim_starts ENABLE ROW LEVEL SECURITY;
 
@@ -5295,6 +5503,8 @@ GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
@@ -5572,6 +5782,9 @@ GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jso
 
 REVOKE ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) TO jobq_operator;
