@@ -179,5 +179,8 @@ func limitsText(l map[string]any) string {
 	if v, ok := l["max_started_per_store"]; ok {
 		parts = append(parts, fmt.Sprintf("%v started/%v per store", v, l["store_started_per"]))
 	}
+	if v, ok := l["fair"]; ok && v == true {
+		parts = append(parts, "fair")
+	}
 	return strings.Join(parts, ", ")
 }

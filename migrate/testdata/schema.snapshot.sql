@@ -647,7 +647,6 @@ DECLARE
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
     v_full_starts uuid[];
     v_keep_stores uuid[];
-    v_last_store uuid;                     -- a fair queue: the store of the last job claimed
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -805,7 +804,6 @@ BEGIN
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_room := v_room - v_got;
-            v_last_store := v_keep_stores[cardinality(v_keep_stores)];
             IF v_rated THEN
                 INSERT INTO jobq.claim_starts (queue, store_id, started_at)
                 SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
@@ -813,11 +811,6 @@ BEGIN
         END IF;
         EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
     END LOOP;
-    -- A fair queue's next claim serves first the stores after the one served last.
-    IF v_limits.fair AND v_last_store IS NOT NULL THEN
-        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_last_store)
-        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
-    END IF;
 END
 $$;
 
@@ -1462,7 +1455,8 @@ CREATE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestam
     AS $$
 DECLARE
     v_room integer := p_max_jobs;
-    v_cursor uuid;
+    v_cursor uuid;                         -- the store served last
+    v_start uuid;                          -- the cursor as this pick found it
     v_priority smallint;
     v_key uuid;
     v_next uuid;
@@ -1475,6 +1469,7 @@ DECLARE
     v_locked bigint[];
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
+    v_start := v_cursor;
     -- The priorities with a waiting job, highest first (a skip over jobs_fair_idx).
     SELECT j.priority INTO v_priority
     FROM jobq.jobs j
@@ -1565,12 +1560,18 @@ BEGIN
         END LOOP;
         v_cursor := v_keys[cardinality(v_keys)];
     END LOOP;
+    -- The queue's next pick serves first the stores after the one served last. A job picked
+    -- and then not kept (its store or partition filled up within the batch) had its turn too.
+    IF v_cursor IS DISTINCT FROM v_start THEN
+        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor)
+        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
+    END IF;
 END
 $$;
 
 ALTER FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes nothing. Caller: jobq._claim_limited, under the queue''s advisory lock.';
+COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes one jobq.claim_cursors row. Caller: jobq._claim_limited, under the queue''s advisory lock.';
 
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
@@ -5026,7 +5027,7 @@ ALTER TABLE ONLY jobq.claim_cursors FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.claim_cursors OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the claim of a fair queue (jobq._claim_limited); read by nobody else.';
+COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the pick of a fair queue (jobq._fair_pick); read by nobody else.';
 
 CREATE TABLE jobq.claim_starts (
     queue text NOT NULL,

@@ -323,7 +323,6 @@ DECLARE
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
     v_full_starts uuid[];
     v_keep_stores uuid[];
-    v_last_store uuid;                     -- a fair queue: the store of the last job claimed
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -481,7 +480,6 @@ BEGIN
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_room := v_room - v_got;
-            v_last_store := v_keep_stores[cardinality(v_keep_stores)];
             IF v_rated THEN
                 INSERT INTO jobq.claim_starts (queue, store_id, started_at)
                 SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
@@ -489,11 +487,6 @@ BEGIN
         END IF;
         EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
     END LOOP;
-    -- A fair queue's next claim serves first the stores after the one served last.
-    IF v_limits.fair AND v_last_store IS NOT NULL THEN
-        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_last_store)
-        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
-    END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone) IS
@@ -509,7 +502,8 @@ REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp 
 -- due jobs and ten stores with 10 each, the ten's jobs are all among the first 110 picked. The
 -- stores in p_skip_stores, and jobs whose payload ->> p_partition_key is in p_skip_parts, are
 -- passed over (their limit is full). Locks the picked rows (SKIP LOCKED: a row another
--- transaction holds is left out). Caller: jobq._claim_limited, under the queue's advisory lock.
+-- transaction holds is left out) and records the last store picked as the queue's cursor.
+-- Caller: jobq._claim_limited, under the queue's advisory lock.
 CREATE OR REPLACE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
                                            p_partition_key text, p_skip_parts text[])
 RETURNS TABLE (id bigint, store uuid, part text)
@@ -525,7 +519,8 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_room integer := p_max_jobs;
-    v_cursor uuid;
+    v_cursor uuid;                         -- the store served last
+    v_start uuid;                          -- the cursor as this pick found it
     v_priority smallint;
     v_key uuid;
     v_next uuid;
@@ -538,6 +533,7 @@ DECLARE
     v_locked bigint[];
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
+    v_start := v_cursor;
     -- The priorities with a waiting job, highest first (a skip over jobs_fair_idx).
     SELECT j.priority INTO v_priority
     FROM jobq.jobs j
@@ -628,10 +624,16 @@ BEGIN
         END LOOP;
         v_cursor := v_keys[cardinality(v_keys)];
     END LOOP;
+    -- The queue's next pick serves first the stores after the one served last. A job picked
+    -- and then not kept (its store or partition filled up within the batch) had its turn too.
+    IF v_cursor IS DISTINCT FROM v_start THEN
+        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor)
+        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) IS
-    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes nothing. Caller: jobq._claim_limited, under the queue''s advisory lock.';
+    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes one jobq.claim_cursors row. Caller: jobq._claim_limited, under the queue''s advisory lock.';
 REVOKE ALL ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a

@@ -7,7 +7,7 @@
 --   jobq.queues.fair       true: the claim takes the queue through jobq._claim_limited under
 --                          its advisory lock, picking with jobq._fair_pick.
 --   jobq.claim_cursors     per fair queue, the store the last claim served last: the next claim
---                          starts after it. Written only by the claim of a fair queue.
+--                          starts after it. Written only by the claim of a fair queue (jobq._fair_pick).
 --   jobs_fair_idx          the waiting jobs by (queue, priority, store, run_at, id), the store of a
 --                          system job read as the zero uuid: a fair claim steps from store to
 --                          store (one probe each) and reads a store's head, whatever the other
@@ -22,7 +22,7 @@ CREATE TABLE jobq.claim_cursors (
     queue     text PRIMARY KEY,
     store_key uuid NOT NULL
 );
-COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the claim of a fair queue (jobq._claim_limited); read by nobody else.';
+COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the pick of a fair queue (jobq._fair_pick); read by nobody else.';
 ALTER TABLE jobq.claim_cursors ENABLE ROW LEVEL SECURITY;
 ALTER TABLE jobq.claim_cursors FORCE ROW LEVEL SECURITY;
 
