@@ -34,7 +34,7 @@ import (
 // scenarioNames lists the scenarios in the order a full run takes them.
 // The WAL benchmark goes first: it compiles the main module's tests, which should be those of
 // the tree the harness was built from.
-var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "scale", "dashboard", "idle", "soak"}
+var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "flow", "scale", "dashboard", "idle", "soak"}
 
 // environment is what every scenario needs: paths, tools, the cluster and the run's settings.
 type environment struct {
@@ -198,7 +198,7 @@ func (env *environment) estimate(name string) time.Duration {
 	runs := time.Duration(env.runs)
 	if env.quick {
 		quick := map[string]time.Duration{"wal": 40 * time.Second, "enqueue": 30 * time.Second, "latency": 80 * time.Second,
-			"fanout": 20 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
+			"fanout": 20 * time.Second, "flow": 80 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
 		switch name {
 		case "soak":
 			return env.soak + 10*time.Second
@@ -222,6 +222,8 @@ func (env *environment) estimate(name string) time.Duration {
 		return idleEstimate(env)
 	case "throughput":
 		return throughputEstimate(env)
+	case "flow":
+		return 10*time.Second + runs*70*time.Second // 100,100 jobs loaded, 20,000 drained, in two modes
 	case "scale":
 		return 2*time.Minute + runs*30*time.Second // loading 10,000,000 history rows, then both tables per run
 	case "dashboard":
@@ -249,6 +251,8 @@ func runScenario(ctx context.Context, env *environment, rep *report, name string
 		return scenarioEnqueue(ctx, env, rep)
 	case "fanout":
 		return scenarioFanout(ctx, env, rep)
+	case "flow":
+		return scenarioFlow(ctx, env, rep)
 	case "scale":
 		return scenarioScale(ctx, env, rep)
 	case "dashboard":

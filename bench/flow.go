@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const (
+	flowBigJobs   = 100_000 // the store with a burst
+	flowStores    = 10      // the small stores
+	flowPerStore  = 10
+	flowClaimers  = 8
+	flowBatch     = 10
+	flowDrainJobs = 20_000 // claimed per mode: throughput is measured over these
+)
+
+// scenarioFlow measures fair claiming and the limits (issue 18) against the plain claim, in the
+// issue's example: one queue and priority, one store with 100,000 due jobs enqueued first, ten
+// stores with 10 each. Per run and mode, flowClaimers connections claim batches of flowBatch and
+// complete them until flowDrainJobs are claimed: plain (a queue without controls), then fair
+// with limits (jobq.set_fair_claiming, a store limit of 1,000 running and a queue limit of
+// 10,000, which hold nothing back at this concurrency but are counted on every claim). It reports
+// each mode's jobs per second, their ratio (the issue's target: at least 80 %), and in the fair
+// mode the small stores' wait p99: from the start of the drain to the claim of each of their 100
+// jobs (in the plain mode they would come after the 100,000).
+func scenarioFlow(ctx context.Context, env *environment, rep *report) error {
+	if err := env.ensureJobq(ctx); err != nil {
+		return err
+	}
+	admin := env.cl.url("postgres", "jobq")
+	if err := execSQL(ctx, admin, "SELECT jobq.define_task('bench-flow', 'store', description => 'jobq bench: flow-control probe.')"); err != nil {
+		return err
+	}
+	for run := 1; run <= env.runs; run++ {
+		var plainRate float64
+		for _, mode := range []string{"plain", "fair"} {
+			queue := "bench-flow-" + mode
+			setup := []string{
+				"TRUNCATE jobq.jobs, jobq.job_history",
+				fmt.Sprintf(`INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at)
+				 SELECT 'bench-flow', '%s', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 3, now() - interval '1 hour' FROM generate_series(1, %d)`, queue, flowBigJobs),
+				fmt.Sprintf(`INSERT INTO jobq.jobs (task, queue, store_id, max_attempts)
+				 SELECT 'bench-flow', '%s', ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid, 3
+				 FROM generate_series(1, %d) AS s, generate_series(1, %d) AS n`, queue, flowStores, flowPerStore),
+				"VACUUM ANALYZE jobq.jobs",
+				"CHECKPOINT",
+			}
+			if mode == "fair" {
+				setup = append(setup,
+					fmt.Sprintf("SELECT jobq.set_fair_claiming('%s', true)", queue),
+					fmt.Sprintf("SELECT jobq.set_store_concurrency_limit('%s', 1000)", queue),
+					fmt.Sprintf("SELECT jobq.set_concurrency_limit('%s', 10000)", queue))
+			}
+			if err := execSQL(ctx, admin, setup...); err != nil {
+				return err
+			}
+			env.progress("flow run %d/%d, %s: %d claimers drain %s of %s jobs", run, env.runs, mode, flowClaimers, fmtNum(flowDrainJobs), fmtNum(flowBigJobs+flowStores*flowPerStore))
+			rate, smallWaits, err := flowDrain(ctx, env, queue)
+			if err != nil {
+				return fmt.Errorf("%s: %w", mode, err)
+			}
+			env.progress("  %.0f jobs/s; %d small-store jobs claimed", rate, len(smallWaits))
+			rep.add("flow/"+mode+"/rate", "flow", fmt.Sprintf("claim and complete, %d connections, batches of %d, %s", flowClaimers, flowBatch,
+				map[string]string{"plain": "plain claim", "fair": "fair claiming and limits on"}[mode]), "jobs/s", rate)
+			if mode == "plain" {
+				plainRate = rate
+				continue
+			}
+			if plainRate > 0 {
+				rep.add("flow/fair/ratio", "flow", "fair claiming and limits on, of the plain claim's throughput (target >= 80)", "%", 100*rate/plainRate)
+			}
+			if len(smallWaits) != flowStores*flowPerStore {
+				return fmt.Errorf("fair: %d of the %d small-store jobs claimed within the first %s", len(smallWaits), flowStores*flowPerStore, fmtNum(flowDrainJobs))
+			}
+			slices.Sort(smallWaits)
+			p99 := smallWaits[(len(smallWaits)*99+99)/100-1]
+			rep.add("flow/fair/small_wait_p99", "flow", fmt.Sprintf("fair: wait p99 of the %d small-store jobs behind a store's %s (from the drain's start to their claim)",
+				flowStores*flowPerStore, fmtNum(flowBigJobs)), "ms", p99)
+		}
+	}
+	return execSQL(ctx, admin, "TRUNCATE jobq.jobs, jobq.job_history")
+}
+
+// flowDrain claims and completes jobs of queue on flowClaimers connections until flowDrainJobs
+// are claimed; it returns the jobs per second and, for each small-store job claimed, the
+// milliseconds from the start until its claim returned.
+func flowDrain(ctx context.Context, env *environment, queue string) (float64, []float64, error) {
+	conns := make([]*pgx.Conn, flowClaimers)
+	for i := range conns {
+		c, err := pgx.Connect(ctx, env.cl.url("postgres", "jobq"))
+		if err != nil {
+			return 0, nil, fmt.Errorf("connect: %w", err)
+		}
+		defer c.Close(context.WithoutCancel(ctx))
+		conns[i] = c
+	}
+	var (
+		claimed atomic.Int64
+		mu      sync.Mutex
+		waits   []float64
+		wg      sync.WaitGroup
+		errs    = make([]error, flowClaimers)
+	)
+	began := time.Now()
+	for i := range conns {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			conn := conns[i]
+			worker := fmt.Sprintf("bench-flow-%d", i)
+			for claimed.Load() < flowDrainJobs {
+				rows, err := conn.Query(ctx, `SELECT id, lease_token, store_id <> 'ffffffff-ffff-ffff-ffff-ffffffffffff'
+				                              FROM jobq.claim_job($1, ARRAY[$2], $3)`, worker, queue, flowBatch)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				var ids []int64
+				var tokens []string
+				var small int
+				for rows.Next() {
+					var id int64
+					var token string
+					var isSmall bool
+					if err := rows.Scan(&id, &token, &isSmall); err != nil {
+						errs[i] = err
+						return
+					}
+					ids, tokens = append(ids, id), append(tokens, token)
+					if isSmall {
+						small++
+					}
+				}
+				if err := rows.Err(); err != nil {
+					errs[i] = err
+					return
+				}
+				if len(ids) == 0 {
+					errs[i] = fmt.Errorf("%s: a claim found nothing", worker)
+					return
+				}
+				at := float64(time.Since(began).Microseconds()) / 1000
+				claimed.Add(int64(len(ids)))
+				if small > 0 {
+					mu.Lock()
+					for range small {
+						waits = append(waits, at)
+					}
+					mu.Unlock()
+				}
+				if _, err := conn.Exec(ctx, `SELECT jobq.complete_job(c.id, c.token::uuid) FROM unnest($1::bigint[], $2::text[]) AS c(id, token)`, ids, tokens); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(began).Seconds()
+	for _, err := range errs {
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+	return float64(claimed.Load()) / elapsed, waits, nil
+}
