@@ -5174,7 +5174,7 @@ CREATE TABLE jobq.queues (
 
 ALTER TABLE jobq.queues OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition). Written by jobq.pause_queue / jobq.resume_queue and the jobq.set_*concurrency_limit functions; read by every claim.';
+COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition); a fair queue serves its stores in turn. Written by jobq.pause_queue / jobq.resume_queue, the jobq.set_*concurrency_limit and jobq.set_*rate_limit functions and jobq.set_fair_claiming; read by every claim.';
 
 COMMENT ON COLUMN jobq.queues.max_running IS 'At most this many jobs of the queue running at once across every worker (jobq.set_concurrency_limit); NULL: no limit.';
 

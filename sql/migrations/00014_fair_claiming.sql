@@ -16,6 +16,7 @@
 
 -- +goose Up
 ALTER TABLE jobq.queues ADD COLUMN fair boolean NOT NULL DEFAULT false;
+COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition); a fair queue serves its stores in turn. Written by jobq.pause_queue / jobq.resume_queue, the jobq.set_*concurrency_limit and jobq.set_*rate_limit functions and jobq.set_fair_claiming; read by every claim.';
 COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the queue in turn within each priority (jobq.set_fair_claiming); system jobs are one more store.';
 
 CREATE TABLE jobq.claim_cursors (
@@ -30,9 +31,10 @@ CREATE INDEX jobs_fair_idx ON jobq.jobs (queue, priority, (coalesce(store_id, '0
     WHERE state IN ('queued', 'retry_pending');
 
 -- +goose Down
--- The fair setter and pick are sql/functions' ; the files of the release before do not define them.
+-- The fair setter and pick are sql/functions'; the files of the release before do not define them.
 DROP FUNCTION IF EXISTS jobq.set_fair_claiming(text,boolean);
 DROP FUNCTION IF EXISTS jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]);
 DROP INDEX jobq.jobs_fair_idx;
 DROP TABLE jobq.claim_cursors;
 ALTER TABLE jobq.queues DROP COLUMN fair;
+COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition). Written by jobq.pause_queue / jobq.resume_queue and the jobq.set_*concurrency_limit functions; read by every claim.';
