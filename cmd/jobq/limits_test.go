@@ -92,3 +92,11 @@ func (b *opsBundle) limitsOf(t *testing.T, queue string) map[string]any {
 	require.NoError(t, b.admin.QueryRow(testCtx(t), `SELECT limits FROM jobq.queue_states() WHERE queue = $1`, queue).Scan(&l))
 	return l
 }
+
+// TestLimitsTextShowsFairClaiming: queues list's LIMITS cell names a fair queue (the "fair" key
+// jobq.queue_states() puts in limits, alone or beside limits) and shows none when it has nothing.
+func TestLimitsTextShowsFairClaiming(t *testing.T) {
+	require.Equal(t, "fair", limitsText(map[string]any{"fair": true}))
+	require.Equal(t, "running<=2, fair", limitsText(map[string]any{"max_running": 2, "fair": true}))
+	require.Equal(t, "-", limitsText(nil))
+}
