@@ -276,7 +276,7 @@ BEGIN
     -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
     -- share a hash share a lock, which serialises their claims and changes nothing else.
     PERFORM pg_advisory_xact_lock(1785684593, l.k)
-    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND (q.limited OR q.fair) ORDER BY 1) AS l;
+    FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
 END
 $$;
 COMMENT ON FUNCTION jobq._lock_limited_queues(text[]) IS
@@ -326,15 +326,19 @@ DECLARE
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
-        RETURN;
-    END IF;
-    -- Held already when jobq._claim locked the queues it lists; a queue that became limited
-    -- since is not waited for (that could deadlock): it is left to the next claim.
-    IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
-        RETURN;
-    END IF;
+    -- A queue that is fair without limits needs neither: its claims run side by side, each
+    -- picking with SKIP LOCKED (jobq._fair_pick).
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
+    IF v_limits.limited THEN
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+            RETURN;
+        END IF;
+        -- Held already when jobq._claim locked the queues it lists; a queue that became limited
+        -- since is not waited for (that could deadlock): it is left to the next claim.
+        IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
+            RETURN;
+        END IF;
+    END IF;
     v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
     IF v_rated THEN
         -- Taken under the lock, so the starts of the queue are logged in the order they happen
@@ -503,7 +507,9 @@ REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp 
 -- stores in p_skip_stores, and jobs whose payload ->> p_partition_key is in p_skip_parts, are
 -- passed over (their limit is full). Locks the picked rows (SKIP LOCKED: a row another
 -- transaction holds is left out) and records the last store picked as the queue's cursor.
--- Caller: jobq._claim_limited, under the queue's advisory lock.
+-- Caller: jobq._claim_limited, under the queue's advisory lock when the queue has limits too;
+-- without limits, claims pick side by side: one whose heads another claim holds takes the next
+-- jobs of the stores in turn, and moves the cursor unless another claim is moving it.
 CREATE OR REPLACE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
                                            p_partition_key text, p_skip_parts text[])
 RETURNS TABLE (id bigint, store uuid, part text)
@@ -626,14 +632,19 @@ BEGIN
     END LOOP;
     -- The queue's next pick serves first the stores after the one served last. A job picked
     -- and then not kept (its store or partition filled up within the batch) had its turn too.
+    -- Claims of a fair queue without limits run side by side: one that finds the cursor row
+    -- locked by another (which moves it) leaves it, rather than wait for that claim to commit.
     IF v_cursor IS DISTINCT FROM v_start THEN
-        INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor)
-        ON CONFLICT (queue) DO UPDATE SET store_key = excluded.store_key;
+        UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
+        WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
+        IF NOT FOUND AND v_start IS NULL THEN
+            INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor) ON CONFLICT (queue) DO NOTHING;
+        END IF;
     END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) IS
-    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes one jobq.claim_cursors row. Caller: jobq._claim_limited, under the queue''s advisory lock.';
+    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes the queue''s jobq.claim_cursors row unless another claim holds it (SKIP LOCKED: never waits). Caller: jobq._claim_limited, under the queue''s advisory lock when the queue is limited.';
 REVOKE ALL ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a
