@@ -1546,7 +1546,8 @@ BEGIN
                         LIMIT (v_room + cardinality(v_stores) - 1) / cardinality(v_stores)) AS f) AS h
               ORDER BY h.rn, s.pos
               LIMIT v_room) AS t;
-        EXIT WHEN v_ids IS NULL;
+        -- Claims side by side took the jobs this round found since: the next round looks again.
+        CONTINUE WHEN v_ids IS NULL;
         v_picked := v_picked || v_ids;
         -- Locked, in that order; a job another transaction holds or changed is left out.
         SELECT array_agg(l.id) INTO v_locked
