@@ -159,7 +159,9 @@ func (r *leader) leaderHolder(ctx context.Context) string {
 // are logged and given to the reporter here: the sweep and the answer commit together, and a job
 // dies in one sweep, so each is reported by exactly one runner, whichever swept it.
 func (r *leader) maintain(ctx context.Context, errs *errorLog) {
-	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
+	// A call in flight when the runner stops is not cancelled: its sweep may already be
+	// committed, and the jobs that died in it are reported by no one else.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbCallTimeout)
 	defer cancel()
 	epoch := r.status.epoch
 	res, err := r.engine.Maintain(cctx, r.workerID, epoch)

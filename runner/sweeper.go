@@ -66,7 +66,9 @@ func (s *sweeper) run(ctx context.Context) {
 
 // sweep calls jobq.rescue_expired once and reports how many jobs it swept.
 func (s *sweeper) sweep(ctx context.Context, errs *errorLog) int {
-	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
+	// Not cancelled when the runner stops (as jobq.maintain in leader.go): a sweep committed just
+	// before the stop still reports its dead jobs.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbCallTimeout)
 	defer cancel()
 	swept, err := s.engine.RescueExpired(cctx, sweepBatch)
 	if err != nil {
