@@ -86,14 +86,8 @@ func TestFairClaimingServesSmallStoresUnder50Claimers(t *testing.T) {
 				}
 			}
 			mu.Unlock()
-			outcomes, err := client.Complete(ctx, leasesOf(jobs))
-			if err != nil {
-				return fmt.Errorf("%s: complete: %w", worker, err)
-			}
-			for k, o := range outcomes {
-				if o.JobID != jobs[k].ID || o.Outcome != "succeeded" {
-					return fmt.Errorf("%s: complete of job %d gave %+v", worker, jobs[k].ID, o)
-				}
+			if err := completeSucceeded(ctx, client, worker, jobs); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -1,6 +1,8 @@
 package sql_test
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -84,4 +86,19 @@ func leasesOf(jobs []jobq.Job) []jobq.Lease {
 		out[i] = jobs[i].Lease()
 	}
 	return out
+}
+
+// completeSucceeded completes the claimed jobs as worker and returns an error unless every one
+// of them succeeded, in order: the 50-claimer tests' check that no claim handed out a job twice.
+func completeSucceeded(ctx context.Context, client *jobq.Client, worker string, jobs []jobq.Job) error {
+	outcomes, err := client.Complete(ctx, leasesOf(jobs))
+	if err != nil {
+		return fmt.Errorf("%s: complete: %w", worker, err)
+	}
+	for k, o := range outcomes {
+		if o.JobID != jobs[k].ID || o.Outcome != "succeeded" {
+			return fmt.Errorf("%s: complete of job %d gave %+v", worker, jobs[k].ID, o)
+		}
+	}
+	return nil
 }

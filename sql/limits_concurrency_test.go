@@ -129,14 +129,8 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 			}
 			claimed[i] = append(claimed[i], jobs...)
 			time.Sleep(2 * time.Millisecond) // the jobs run a moment, so that claims overlap them
-			outcomes, err := client.Complete(ctx, leasesOf(jobs))
-			if err != nil {
-				return fmt.Errorf("%s: complete: %w", worker, err)
-			}
-			for k, o := range outcomes {
-				if o.JobID != jobs[k].ID || o.Outcome != "succeeded" {
-					return fmt.Errorf("%s: complete of job %d gave %+v", worker, jobs[k].ID, o)
-				}
+			if err := completeSucceeded(ctx, client, worker, jobs); err != nil {
+				return err
 			}
 			done.Add(int64(len(jobs)))
 		}
@@ -232,14 +226,8 @@ func TestRateLimitsHoldUnder50Claimers(t *testing.T) {
 				time.Sleep(time.Millisecond)
 				continue
 			}
-			outcomes, err := client.Complete(ctx, leasesOf(jobs))
-			if err != nil {
-				return fmt.Errorf("%s: complete: %w", worker, err)
-			}
-			for k, o := range outcomes {
-				if o.JobID != jobs[k].ID || o.Outcome != "succeeded" {
-					return fmt.Errorf("%s: complete of job %d gave %+v", worker, jobs[k].ID, o)
-				}
+			if err := completeSucceeded(ctx, client, worker, jobs); err != nil {
+				return err
 			}
 			done.Add(int64(len(jobs)))
 		}
