@@ -16,14 +16,14 @@ import (
 // statements it returns, which cannot run inside a function.
 
 type compactCmd struct {
-	DatabaseURL      string        `name:"database-url" env:"JOBQ_OWNER_DATABASE_URL" placeholder:"URL" help:"URL of the tables' owner, jobq_migrator (default $$JOBQ_OWNER_DATABASE_URL, then $$DATABASE_URL_MIGRATOR, then libpq's PG* variables)"`
-	Every            time.Duration `name:"every" help:"run a round every DURATION until stopped (default 0: one round)"`
-	DryRun           bool          `name:"dry-run" help:"print the advice and run nothing"`
-	MinSizeMB        int64         `name:"min-size-mb" default:"8" help:"leave alone any table (or its indexes) smaller than this many MiB"`
-	MaxRows          int           `name:"max-rows" default:"10000" help:"rewrite only tables of at most this many live rows; larger ones get their indexes rebuilt online"`
-	HeldAfter        time.Duration `name:"held-after" default:"10s" help:"wait while a snapshot older than this is open in the database"`
-	LockTimeout      time.Duration `name:"lock-timeout" default:"100ms" help:"give up a statement (until the next round) when its table stays locked this long; others' statements wait at most this long behind it"`
-	RewriteTimeout   time.Duration `name:"rewrite-timeout" default:"5s" help:"cancel a rewrite (VACUUM FULL) that takes longer"`
+	DatabaseURL    string        `name:"database-url" env:"JOBQ_OWNER_DATABASE_URL" placeholder:"URL" help:"URL of the tables' owner, jobq_migrator (default $$JOBQ_OWNER_DATABASE_URL, then $$DATABASE_URL_MIGRATOR, then libpq's PG* variables)"`
+	Every          time.Duration `name:"every" help:"run a round every DURATION until stopped (default 0: one round)"`
+	DryRun         bool          `name:"dry-run" help:"print the advice and run nothing"`
+	MinSizeMB      int64         `name:"min-size-mb" default:"8" help:"leave alone any table (or its indexes) smaller than this many MiB"`
+	MaxRows        int           `name:"max-rows" default:"10000" help:"rewrite only tables of at most this many live rows; larger ones get their indexes rebuilt online"`
+	HeldAfter      time.Duration `name:"held-after" default:"10s" help:"wait while a snapshot older than this is open in the database"`
+	LockTimeout    time.Duration `name:"lock-timeout" default:"100ms" help:"give up a statement (until the next round) when its table stays locked this long; others' statements wait at most this long behind it"`
+	RewriteTimeout time.Duration `name:"rewrite-timeout" default:"5s" help:"cancel a rewrite (VACUUM FULL) that takes longer"`
 	jsonFlag
 }
 
@@ -44,14 +44,14 @@ error (a login that is not the owner, a database that cannot be reached), 2 on a
 
 // compactRow is one row of jobq.upkeep_advice, and in --json output what was done with it.
 type compactRow struct {
-	Table       string  `json:"table"`
-	TotalBytes  int64   `json:"total_bytes"`
-	IndexBytes  int64   `json:"index_bytes"`
-	LiveRows    *int64  `json:"live_rows"`
-	Action      string  `json:"action"`
-	Statement   *string `json:"statement"`
-	Reason      *string `json:"reason"`
-	Result      string  `json:"result"`
+	Table       string   `json:"table"`
+	TotalBytes  int64    `json:"total_bytes"`
+	IndexBytes  int64    `json:"index_bytes"`
+	LiveRows    *int64   `json:"live_rows"`
+	Action      string   `json:"action"`
+	Statement   *string  `json:"statement"`
+	Reason      *string  `json:"reason"`
+	Result      string   `json:"result"`
 	BytesAfter  *int64   `json:"bytes_after"`
 	DurationSec *float64 `json:"duration_seconds"`
 }
@@ -62,6 +62,10 @@ func (c *compactCmd) Run(e *env) error {
 	}
 	if c.MinSizeMB < 0 || c.MaxRows < 0 || c.HeldAfter < 0 || c.LockTimeout <= 0 || c.RewriteTimeout <= 0 {
 		return usageError{"--min-size-mb, --max-rows and --held-after must not be negative; --lock-timeout and --rewrite-timeout must be positive"}
+	}
+	// Beyond 1 TiB (upkeep_advice's bound) the shift to bytes would wrap round.
+	if c.MinSizeMB > 1<<20 {
+		return usageError{"--min-size-mb must be at most 1048576 (1 TiB)"}
 	}
 	dsn := firstEnv(c.DatabaseURL, "DATABASE_URL_MIGRATOR")
 	cfg, err := pgx.ParseConfig(dsn)

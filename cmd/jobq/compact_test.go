@@ -235,4 +235,10 @@ func TestCLICompactEveryRunsRoundsUntilStopped(t *testing.T) {
 	code, _, errOut2 := runCLI(t, "compact", "--every=-1s")
 	require.Equal(t, 2, code, "a negative --every is a usage error")
 	require.Contains(t, errOut2, "--every must not be negative")
+	code, _, errOut2 = runCLI(t, "compact", "--min-size-mb", "9223372036854775807")
+	require.Equal(t, 2, code, "a --min-size-mb that would wrap round in bytes is a usage error")
+	require.Contains(t, errOut2, "--min-size-mb must be at most")
+	code, _, errOut2 = runCLI(t, "compact", "--max-rows", "2000000", "--database-url", db.URL("jobq_migrator"))
+	require.Equal(t, 1, code, "a --max-rows beyond the engine's bound is refused by it")
+	require.Contains(t, errOut2, "JOB.OUT_OF_RANGE")
 }

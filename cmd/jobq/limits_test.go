@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,6 +60,23 @@ func TestCLIQueueLimits(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "JOB.OUT_OF_RANGE")
 	require.EqualValues(t, 2.0, b.limitsOf(t, "mail")["max_running"], "the refused command changed nothing")
+
+	// What the database refuses, each with its catalogued code and nothing changed: a window that
+	// is not positive, one above a day, a queue name of a kilobyte.
+	for _, c := range []struct {
+		args []string
+		code string
+	}{
+		{[]string{"queues", "limit", "mail", "--rate", "10/-1s"}, "JOB.LEASE_INVALID"},
+		{[]string{"queues", "limit", "mail", "--store-rate", "10/25h"}, "JOB.OUT_OF_RANGE"},
+		{[]string{"queues", "limit", strings.Repeat("q", 1024), "--max-running", "1"}, "JOB.VALUE_TOO_LONG"},
+	} {
+		code, _, stderr := b.op(t, c.args...)
+		require.Equal(t, 1, code, "%v", c.args)
+		require.Contains(t, stderr, c.code, "%v", c.args)
+	}
+	require.EqualValues(t, 2.0, b.limitsOf(t, "mail")["max_running"], "the refused commands changed nothing")
+	require.Equal(t, "00:01:00", b.limitsOf(t, "mail")["started_per"])
 
 	for _, args := range [][]string{
 		{"queues", "limit", "mail"},
