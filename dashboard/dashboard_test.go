@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"io"
@@ -173,6 +174,36 @@ func TestDashboardHTTP(t *testing.T) {
 		}
 		if res, _ := c.do("GET", "/jobs", nil, nil); res.StatusCode != http.StatusOK || strings.Contains(res.Header.Get("Set-Cookie"), "jobq_session=x") {
 			t.Fatalf("next page: %d", res.StatusCode)
+		}
+	})
+
+	t.Run("a page the browser abandons mid-read does not end the session", func(t *testing.T) {
+		// A person clicking a link while the live refresh is reading aborts that request; the
+		// session's connection must survive it.
+		c := newClient(t, e.server.URL)
+		c.signIn("dash_bob", bobPassword)
+		lock, err := e.admin.Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Rollback(context.Background())
+		if _, err := lock.Exec(context.Background(), `LOCK TABLE jobq.jobs IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		req, _ := http.NewRequestWithContext(ctx, "GET", e.server.URL+"/jobs", nil)
+		if res, err := c.http.Do(req); err == nil {
+			res.Body.Close()
+			t.Fatalf("the blocked page answered %d", res.StatusCode)
+		}
+		cancel()
+		time.Sleep(200 * time.Millisecond)
+		if err := lock.Rollback(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		res, body := c.do("GET", "/jobs", nil, nil)
+		if res.StatusCode != http.StatusOK || !strings.Contains(body, `id="signed-in"`) {
+			t.Fatalf("after an abandoned page: %d %.300s", res.StatusCode, body)
 		}
 	})
 

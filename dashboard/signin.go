@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 // querier is what pages read through: a signed-in session's connection or a read-only
@@ -107,6 +108,13 @@ func (d *Dashboard) openSession(ctx context.Context, login, password string) (*s
 		}
 	}
 	cfg.Fallbacks = nil
+	// A request the browser abandons (a click while the live refresh reads) cancels its context:
+	// pgx's default answer to that closes the connection, which would sign the person out. Ask the
+	// server to cancel the statement instead; the connection is closed only if the server has not
+	// answered 10 s later (twice the statement timeout).
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 10 * time.Second}
+	}
 	connectCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(connectCtx, cfg)
