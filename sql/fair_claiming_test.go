@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
@@ -113,4 +114,50 @@ func TestFairClaimingServesSmallStoresUnder50Claimers(t *testing.T) {
 		"the small stores' jobs all came within the first 110 claimed (and twice the claims in flight)")
 	require.Equal(t, len(ranks), b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND attempt = 1`),
 		"every claimed job succeeded in its first attempt")
+}
+
+// TestFairClaimsSideBySideTakeEachStoresNextJobs: two claims of a fair queue without limits, the
+// first still open (its transaction holds the rows it claimed), start from the same store. The
+// second neither waits for the first nor comes back empty: it takes the next job of each store
+// whose first job the first claim holds, in the same turn, and no job twice.
+func TestFairClaimsSideBySideTakeEachStoresNextJobs(t *testing.T) {
+	t.Parallel()
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 2})
+	b.Define(t, "fair")
+	_, err := b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at)
+		SELECT 'fair', 'side-q', ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid, 3, now() - interval '1 minute' * (10 - n)
+		FROM generate_series(1, 3) AS s, generate_series(1, 3) AS n`)
+	require.NoError(t, err)
+	_, err = b.Admin.Exec(b.Ctx, `SELECT jobq.set_fair_claiming('side-q', true)`)
+	require.NoError(t, err)
+	two := conns(t, b.WorkerPool, 2)
+
+	ctx, cancel := context.WithTimeout(b.Ctx, time.Minute) // a liveness guard
+	defer cancel()
+	claimIn := func(q interface {
+		Query(context.Context, string, ...any) (pgx.Rows, error)
+	}, worker string) []int64 {
+		rows, err := q.Query(ctx, `SELECT id FROM jobq.claim_job($1, ARRAY['side-q'], 3)`, worker)
+		require.NoError(t, err)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		require.NoError(t, err)
+		return ids
+	}
+	first, err := two[0].Begin(ctx)
+	require.NoError(t, err)
+	defer first.Rollback(context.WithoutCancel(ctx))
+	require.Len(t, claimIn(first, "side-1"), 3, "the first claim takes one job of each store")
+	require.Len(t, claimIn(two[1], "side-2"), 3, "the second claim, side by side, is neither blocked nor empty")
+	require.NoError(t, first.Commit(ctx))
+	require.Equal(t, 3, b.Count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs WHERE locked_by = 'side-1'`),
+		"the first claim served every store")
+	require.Equal(t, 3, b.Count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs WHERE locked_by = 'side-2'`),
+		"the second claim served every store in the same turn")
+	require.Equal(t, 3, b.Count(t, `
+		SELECT count(*) FROM jobq.jobs s
+		WHERE s.locked_by = 'side-2'
+		  AND (s.run_at, s.id) > (SELECT f.run_at, f.id FROM jobq.jobs f WHERE f.locked_by = 'side-1' AND f.store_id = s.store_id)
+		  AND NOT EXISTS (SELECT 1 FROM jobq.jobs m WHERE m.store_id = s.store_id AND m.state = 'queued' AND (m.run_at, m.id) < (s.run_at, s.id))`),
+		"each store's job the second claim took is the one after the first claim's, nothing skipped")
 }

@@ -1461,109 +1461,141 @@ DECLARE
     v_room integer := p_max_jobs;
     v_cursor uuid;                         -- the store served last
     v_start uuid;                          -- the cursor as this pick found it
-    v_priority smallint;
-    v_key uuid;
-    v_next uuid;
+    v_priority smallint;                   -- the priority being served
+    v_first uuid;                          -- its first store, and that store's first job:
+    v_first_run timestamptz;
+    v_first_id bigint;
+    v_first_part text;
+    v_from_cursor boolean;                 -- the round starts after the cursor, then wraps round
     v_wrapped boolean;
-    v_stores uuid[];
-    v_picked bigint[] := '{}'::bigint[];
+    v_key uuid;
+    v_run timestamptz;
+    v_id bigint;
+    v_part text;
+    v_keys uuid[];                         -- the round's stores, and where each one's jobs start
+    v_runs timestamptz[];
     v_ids bigint[];
-    v_keys uuid[];
-    v_parts text[];
-    v_locked bigint[];
+    v_next uuid;
+    v_turn uuid;                           -- the cursor as this priority's turn began
+    v_stepped boolean;                     -- every store of the priority has been stepped over
+    v_quota integer;
+    v_took record;
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
     v_start := v_cursor;
-    -- The priorities with a waiting job, highest first (a skip over jobs_fair_idx).
-    SELECT j.priority INTO v_priority
+    -- The queue's first waiting job: the highest priority with one, its first store.
+    SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
+    INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
     FROM jobq.jobs j
     WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue
-    ORDER BY j.queue, j.priority LIMIT 1;
+    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
     WHILE v_priority IS NOT NULL AND v_room > 0 LOOP
-        -- One round: the stores with a due job that may be picked, in turn from the cursor, at
-        -- most one per job still wanted.
-        v_stores := '{}'::uuid[];
-        v_key := v_cursor;
-        v_wrapped := v_cursor IS NULL;
-        WHILE cardinality(v_stores) < v_room LOOP
-            IF v_key IS NULL THEN
-                SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) INTO v_next
-                FROM jobq.jobs j
-                WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) LIMIT 1;
-            ELSE
-                SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) INTO v_next
-                FROM jobq.jobs j
-                WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                  AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
-                ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) LIMIT 1;
-            END IF;
-            IF v_next IS NULL THEN
-                EXIT WHEN v_wrapped;
-                v_wrapped := true;
-                v_key := NULL;
-                CONTINUE;
-            END IF;
-            EXIT WHEN v_wrapped AND v_cursor IS NOT NULL AND v_next > v_cursor;
-            v_key := v_next;
-            IF v_next <> ALL (p_skip_stores)
-               AND EXISTS (SELECT 1 FROM jobq.jobs j
-                           WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_next AND j.run_at <= p_now
-                             AND NOT j.id = ANY (v_picked)
-                             AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
-                                  OR j.payload ->> p_partition_key <> ALL (p_skip_parts))) THEN
-                v_stores := v_stores || v_next;
-            END IF;
+        -- The stores of this priority in turn: from after the cursor to the last store, then
+        -- from the first store up to the cursor; a round at a time, at most one store per job
+        -- still wanted, each store with a job that may be taken.
+        v_turn := v_cursor;
+        v_from_cursor := v_turn IS NOT NULL AND v_turn >= v_first;
+        v_wrapped := NOT v_from_cursor;
+        v_key := CASE WHEN v_from_cursor THEN v_turn END;
+        v_stepped := false;
+        WHILE NOT v_stepped AND v_room > 0 LOOP
+            v_keys := '{}'; v_runs := '{}'; v_ids := '{}';
+            WHILE cardinality(v_keys) < v_room LOOP
+                IF v_wrapped AND v_from_cursor AND v_key >= v_turn THEN
+                    v_stepped := true;
+                    EXIT;
+                END IF;
+                IF v_key IS NULL THEN
+                    v_key := v_first; v_run := v_first_run; v_id := v_first_id; v_part := v_first_part;
+                ELSE
+                    -- The next store's first waiting job.
+                    SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
+                    INTO v_next, v_run, v_id, v_part
+                    FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
+                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+                    IF NOT FOUND THEN
+                        IF v_wrapped THEN
+                            v_stepped := true;
+                            EXIT;
+                        END IF;
+                        v_wrapped := true;
+                        v_key := NULL;
+                        CONTINUE;
+                    END IF;
+                    v_key := v_next;
+                END IF;
+                -- A store whose first job is not due has none due (its jobs are in run_at order).
+                CONTINUE WHEN v_run > p_now OR v_key = ANY (p_skip_stores);
+                IF p_partition_key IS NOT NULL AND v_part = ANY (p_skip_parts) THEN
+                    -- Its first due job outside the full partitions, if any.
+                    SELECT j.run_at, j.id INTO v_run, v_id
+                    FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_key
+                      AND (j.run_at, j.id) > (v_run, v_id) AND j.run_at <= p_now
+                      AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+                    CONTINUE WHEN NOT FOUND;
+                END IF;
+                v_keys := v_keys || v_key; v_runs := v_runs || v_run; v_ids := v_ids || v_id;
+            END LOOP;
+            -- Take the round's jobs in turn, exactly as many as wanted: room / stores of each
+            -- store, one more of the first (room mod stores); rows other claims hold are skipped.
+            -- A store that gave fewer has no more to give now; those that gave their whole share
+            -- are served again, from after their last job, while jobs are still wanted.
+            WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
+                v_quota := v_room / cardinality(v_keys);
+                SELECT array_agg(t.id ORDER BY t.rn, t.pos) AS ids, array_agg(t.k ORDER BY t.rn, t.pos) AS keys,
+                       array_agg(t.part ORDER BY t.rn, t.pos) AS parts,
+                       array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_keys,
+                       array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_runs,
+                       array_agg(t.id + 1 ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_ids
+                INTO v_took
+                FROM (SELECT h.id, h.run_at, h.part, s.k, s.pos, s.share,
+                             row_number() OVER (PARTITION BY s.pos ORDER BY h.run_at, h.id) AS rn
+                      FROM (SELECT u.k, u.r, u.i, u.pos,
+                                   v_quota + CASE WHEN u.pos <= v_room % cardinality(v_keys) THEN 1 ELSE 0 END AS share
+                            FROM unnest(v_keys, v_runs, v_ids) WITH ORDINALITY AS u(k, r, i, pos)) AS s
+                      CROSS JOIN LATERAL (
+                          SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+                          FROM jobq.jobs j
+                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k
+                            AND (j.run_at, j.id) >= (s.r, s.i) AND j.run_at <= p_now
+                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
+                          LIMIT s.share
+                          FOR UPDATE OF j SKIP LOCKED) AS h
+                      WHERE s.share > 0) AS t;
+                EXIT WHEN v_took.ids IS NULL;
+                FOR v_i IN 1 .. cardinality(v_took.ids) LOOP
+                    id := v_took.ids[v_i];
+                    store := v_took.keys[v_i];
+                    part := v_took.parts[v_i];
+                    RETURN NEXT;
+                END LOOP;
+                v_room := v_room - cardinality(v_took.ids);
+                v_cursor := v_took.keys[cardinality(v_took.keys)];
+                -- From after its last job, (run_at, id + 1): this transaction holds that job's
+                -- lock, which SKIP LOCKED would not skip.
+                v_keys := coalesce(v_took.full_keys, '{}');
+                v_runs := coalesce(v_took.full_runs, '{}');
+                v_ids := coalesce(v_took.full_ids, '{}');
+            END LOOP;
         END LOOP;
-        IF cardinality(v_stores) = 0 THEN
-            -- Nothing more due at this priority: the next one.
-            SELECT j.priority INTO v_priority
-            FROM jobq.jobs j
-            WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
-            ORDER BY j.queue, j.priority LIMIT 1;
-            IF NOT FOUND THEN
-                v_priority := NULL;
-            END IF;
-            CONTINUE;
+        EXIT WHEN v_room <= 0;
+        -- This priority has nothing more to give: the next one's first store and job.
+        SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
+        INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
+        FROM jobq.jobs j
+        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
+        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+        IF NOT FOUND THEN
+            v_priority := NULL;
         END IF;
-        -- Each store's first jobs, as many as the round may take from it, taken in turn: the
-        -- first of every store, then the second of every store, and so on.
-        SELECT array_agg(t.id ORDER BY t.rn, t.pos), array_agg(t.k ORDER BY t.rn, t.pos), array_agg(t.part ORDER BY t.rn, t.pos)
-        INTO v_ids, v_keys, v_parts
-        FROM (SELECT h.id, s.k, h.part, s.pos, h.rn
-              FROM unnest(v_stores) WITH ORDINALITY AS s(k, pos)
-              CROSS JOIN LATERAL (
-                  SELECT f.id, f.part, row_number() OVER (ORDER BY f.run_at, f.id) AS rn
-                  FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
-                        FROM jobq.jobs j
-                        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                          AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k AND j.run_at <= p_now
-                          AND NOT j.id = ANY (v_picked)
-                          AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
-                               OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
-                        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
-                        LIMIT (v_room + cardinality(v_stores) - 1) / cardinality(v_stores)) AS f) AS h
-              ORDER BY h.rn, s.pos
-              LIMIT v_room) AS t;
-        -- Claims side by side took the jobs this round found since: the next round looks again.
-        CONTINUE WHEN v_ids IS NULL;
-        v_picked := v_picked || v_ids;
-        -- Locked, in that order; a job another transaction holds or changed is left out.
-        SELECT array_agg(l.id) INTO v_locked
-        FROM (SELECT j.id
-              FROM jobq.jobs j
-              WHERE j.id = ANY (v_ids) AND j.state IN ('queued', 'retry_pending')
-              FOR UPDATE SKIP LOCKED) AS l;
-        FOR v_i IN 1 .. cardinality(v_ids) LOOP
-            CONTINUE WHEN NOT v_ids[v_i] = ANY (coalesce(v_locked, '{}'));
-            id := v_ids[v_i];
-            store := v_keys[v_i];
-            part := v_parts[v_i];
-            RETURN NEXT;
-            v_room := v_room - 1;
-        END LOOP;
-        v_cursor := v_keys[cardinality(v_keys)];
     END LOOP;
     -- The queue's next pick serves first the stores after the one served last. A job picked
     -- and then not kept (its store or partition filled up within the batch) had its turn too.
@@ -1572,7 +1604,10 @@ BEGIN
     IF v_cursor IS DISTINCT FROM v_start THEN
         UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
         WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
-        IF NOT FOUND AND v_start IS NULL THEN
+        -- The queue's first cursor: not when another claim is inserting it, whose insert an
+        -- INSERT here would wait for (that claim holds the queue's advisory lock, taken here
+        -- too, or already held when the queue is limited).
+        IF NOT FOUND AND v_start IS NULL AND pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
             INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor) ON CONFLICT (queue) DO NOTHING;
         END IF;
     END IF;
@@ -1581,7 +1616,7 @@ $$;
 
 ALTER FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: round after round, the head (run_at, id) of each store with a due job, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over, the heads taken); writes the queue''s jobq.claim_cursors row unless another claim holds it (SKIP LOCKED: never waits). Caller: jobq._claim_limited, under the queue''s advisory lock when the queue is limited.';
+COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row unless another claim holds it (SKIP LOCKED: never waits; the queue''s first cursor row only under the queue''s advisory lock, tried, not waited for, and then held to the end of the transaction). Caller: jobq._claim_limited, under the queue''s advisory lock when the queue is limited.';
 
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
