@@ -33,13 +33,14 @@ const (
 
 // scenarioFlow measures fair claiming and the limits (issue 18) against the plain claim, in the
 // issue's example: one queue and priority, one store with 100,000 due jobs enqueued first, ten
-// stores with 10 each. Per run and mode, flowClaimers connections claim batches of flowBatch and
-// complete them until flowDrainJobs are claimed: plain (a queue without controls), then fair
-// with limits (jobq.set_fair_claiming, a store limit of 1,000 running and a queue limit of
-// 10,000, which hold nothing back at this concurrency but are counted on every claim). It reports
-// each mode's jobs per second, their ratio (the issue's target: at least 80 %), and in the fair
-// mode the small stores' wait p99: from the start of the drain to the claim of each of their 100
-// jobs (in the plain mode they would come after the 100,000).
+// stores with 10 each. Per run and mode (flowModes), flowClaimers connections claim batches of
+// flowBatch and complete them until flowDrainJobs are claimed: plain (a queue without controls),
+// limits alone (a store limit of 1,000 running and a queue limit of 10,000, which hold nothing
+// back at this concurrency but are counted on every claim, under the queue's lock), fair claiming
+// alone (jobq.set_fair_claiming), and both. It reports each mode's jobs per second, its share of
+// the plain claim's (the issue's target: at least 80 % with both on), and in the fair modes the
+// small stores' wait p99: from the start of the drain to the claim of each of their 100 jobs (in
+// the plain modes they come after the 100,000).
 func scenarioFlow(ctx context.Context, env *environment, rep *report) error {
 	if err := env.ensureJobq(ctx); err != nil {
 		return err

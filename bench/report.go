@@ -345,6 +345,18 @@ func (r *report) finish() {
 	} else {
 		notMeasured(rssWant, "RSS not measured")
 	}
+	const flowWant = "claims with fair claiming and limits on ≥ 80 % of the plain claim's throughput (issue 18)"
+	if v, ok := r.get("flow/fairlimits/ratio"); ok {
+		alone := ""
+		fair, okF := r.get("flow/fair/ratio")
+		limits, okL := r.get("flow/limits/ratio")
+		if okF && okL {
+			alone = fmt.Sprintf(" (fair alone %.0f %%, limits alone %.0f %%)", fair, limits)
+		}
+		target("flow/fairlimits/ratio", flowWant, v >= 80, fmt.Sprintf("%.0f %%%s", v, alone))
+	} else if slices.Contains(r.selected, "flow") {
+		notMeasured(flowWant, "flow not measured")
+	}
 }
 
 // lifecycleBest is the highest lifecycle floor measured at job count cnt, and its clients.
