@@ -547,12 +547,11 @@ BEGIN
         CONTINUE WHEN v_paused;
         IF v_limited THEN
             -- The locks of every limited queue listed, taken once and in one order, so that two
-            -- claims listing them in different orders cannot deadlock.
-            IF NOT v_limits_locked THEN
-                PERFORM jobq._lock_limited_queues(p_queues);
-                v_limits_locked := true;
-            END IF;
-            RETURN QUERY SELECT * FROM jobq._claim_limited(p_worker_id, v_queue, v_left, p_lease, p_now);
+            -- claims listing them in different orders cannot deadlock: by the first limited or
+            -- fair queue's claim, once it has picked its jobs.
+            RETURN QUERY SELECT * FROM jobq._claim_limited(p_worker_id, v_queue, v_left, p_lease, p_now,
+                                                           CASE WHEN NOT v_limits_locked THEN p_queues END);
+            v_limits_locked := true;
             GET DIAGNOSTICS v_got = ROW_COUNT;
             v_left := v_left - v_got;
             IF v_left = 0 THEN
@@ -620,7 +619,7 @@ ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer
 
 COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 
-CREATE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) RETURNS SETOF jobq.jobs
+CREATE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
@@ -647,74 +646,15 @@ DECLARE
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
     v_full_starts uuid[];
     v_keep_stores uuid[];
+    v_counted boolean := false;            -- the limits were counted (under the lock)
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
     -- A queue that is fair without limits needs neither: its claims run side by side, each
     -- picking with SKIP LOCKED (jobq._fair_pick).
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
-    IF v_limits.limited THEN
-        IF current_setting('transaction_isolation') <> 'read committed' THEN
-            RETURN;
-        END IF;
-        -- Held already when jobq._claim locked the queues it lists; a queue that became limited
-        -- since is not waited for (that could deadlock): it is left to the next claim.
-        IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
-            RETURN;
-        END IF;
-    END IF;
-    v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
-    IF v_rated THEN
-        -- Taken under the lock, so the starts of the queue are logged in the order they happen
-        -- (now() is when the transaction began, maybe before a wait for the lock); never before
-        -- p_now, so that tests can move the clock forward.
-        v_clock := greatest(p_now, clock_timestamp());
-        DELETE FROM jobq.claim_starts AS s
-        WHERE s.queue = p_queue
-          AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
-                                                 coalesce(v_limits.store_started_per, interval '0'));
-        IF v_limits.max_started IS NOT NULL THEN
-            SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
-            WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
-            v_room := least(v_room, v_limits.max_started - v_n);
-        END IF;
-    END IF;
-
-    -- The queue's room, and each store's and partition's running jobs, counted once per call
-    -- (this statement's snapshot is taken after the lock: it sees every claim before it).
-    IF v_limits.max_running IS NOT NULL THEN
-        SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
-        v_room := least(v_room, v_limits.max_running - v_running);
-    END IF;
-    IF v_room <= 0 THEN
+    IF v_limits.limited AND current_setting('transaction_isolation') <> 'read committed' THEN
         RETURN;
-    END IF;
-    IF v_limits.max_running_per_store IS NOT NULL THEN
-        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
-               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}')
-        INTO v_store_counts, v_full_stores
-        FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
-              FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
-              GROUP BY 1) AS c;
-    END IF;
-    IF v_limits.max_started_per_store IS NOT NULL THEN
-        SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
-               coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
-        INTO v_store_starts, v_full_starts
-        FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
-              FROM jobq.claim_starts s
-              WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
-              GROUP BY 1) AS c;
-        v_full_stores := v_full_stores || v_full_starts;
-    END IF;
-    IF v_limits.max_running_per_partition IS NOT NULL THEN
-        SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
-               coalesce(array_agg(c.part) FILTER (WHERE c.n >= v_limits.max_running_per_partition), '{}')
-        INTO v_part_counts, v_full_parts
-        FROM (SELECT j.payload ->> v_limits.partition_key AS part, count(*) AS n
-              FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
-                AND j.payload ->> v_limits.partition_key IS NOT NULL
-              GROUP BY 1) AS c;
     END IF;
 
     -- Pick in claim order, passing over the stores and partitions at their limit; keep of the
@@ -722,10 +662,10 @@ BEGIN
     -- job did not fit, its store or partition just became full: pick again without it. Each
     -- round either fills the room, finds no more jobs, or adds a full store or partition, so
     -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
+    -- The first pick comes before the locks and the counts, as if no limit were full.
     LOOP
         IF v_limits.fair THEN
-            -- A fair queue: the stores in turn (jobq._fair_pick), the same stores and
-            -- partitions passed over.
+            -- A fair queue: the stores in turn (jobq._fair_pick).
             SELECT array_agg(f.id ORDER BY f.n), array_agg(f.store ORDER BY f.n), array_agg(f.part ORDER BY f.n)
             INTO v_ids, v_stores, v_parts
             FROM jobq._fair_pick(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts)
@@ -748,11 +688,85 @@ BEGIN
                   LIMIT v_room
                   FOR UPDATE OF j SKIP LOCKED) AS p;
         END IF;
+        IF NOT v_counted THEN
+            IF p_lock_queues IS NOT NULL THEN
+                PERFORM jobq._lock_limited_queues(p_lock_queues);
+            END IF;
+            EXIT WHEN v_ids IS NULL;
+            IF v_limits.limited THEN
+                -- Held already when jobq._lock_limited_queues locked the queues the claim
+                -- lists; a queue that became limited since is not waited for (that could
+                -- deadlock): it is left to the next claim.
+                IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
+                    RETURN;
+                END IF;
+            END IF;
+            v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
+            IF v_rated THEN
+                -- Taken under the lock, so the starts of the queue are logged in the order they happen
+                -- (now() is when the transaction began, maybe before a wait for the lock); never before
+                -- p_now, so that tests can move the clock forward.
+                v_clock := greatest(p_now, clock_timestamp());
+                DELETE FROM jobq.claim_starts AS s
+                WHERE s.queue = p_queue
+                  AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
+                                                         coalesce(v_limits.store_started_per, interval '0'));
+                IF v_limits.max_started IS NOT NULL THEN
+                    SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
+                    WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
+                    v_room := least(v_room, v_limits.max_started - v_n);
+                END IF;
+            END IF;
+
+            -- The queue's room, and each store's and partition's running jobs, counted once per call
+            -- (this statement's snapshot is taken after the lock: it sees every claim before it).
+            -- With a store limit, the queue's count is the sum of the stores' (one read of the rows).
+            IF v_limits.max_running_per_store IS NOT NULL THEN
+                SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+                       coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}'),
+                       coalesce(sum(c.n), 0)::integer
+                INTO v_store_counts, v_full_stores, v_running
+                FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
+                      FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+                      GROUP BY 1) AS c;
+            END IF;
+            IF v_limits.max_running IS NOT NULL THEN
+                IF v_running IS NULL THEN
+                    SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
+                END IF;
+                v_room := least(v_room, v_limits.max_running - v_running);
+            END IF;
+            IF v_limits.max_started_per_store IS NOT NULL THEN
+                SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
+                       coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
+                INTO v_store_starts, v_full_starts
+                FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
+                      FROM jobq.claim_starts s
+                      WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
+                      GROUP BY 1) AS c;
+                v_full_stores := v_full_stores || v_full_starts;
+            END IF;
+            IF v_limits.max_running_per_partition IS NOT NULL THEN
+                SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
+                       coalesce(array_agg(c.part) FILTER (WHERE c.n >= v_limits.max_running_per_partition), '{}')
+                INTO v_part_counts, v_full_parts
+                FROM (SELECT j.payload ->> v_limits.partition_key AS part, count(*) AS n
+                      FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+                        AND j.payload ->> v_limits.partition_key IS NOT NULL
+                      GROUP BY 1) AS c;
+            END IF;
+            v_counted := true;
+            IF v_room <= 0 THEN
+                RETURN;
+            END IF;
+        END IF;
         EXIT WHEN v_ids IS NULL;
 
         v_keep := '{}'::bigint[];
         v_keep_stores := '{}'::uuid[];
         FOR v_i IN 1 .. cardinality(v_ids) LOOP
+            -- Jobs of the first pick beyond the room the counts leave stay queued.
+            EXIT WHEN cardinality(v_keep) >= v_room;
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0);
                 CONTINUE WHEN v_n >= v_limits.max_running_per_store;
@@ -818,9 +832,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Needs the queue''s advisory lock (1785684593, hashtext(queue)): takes it if free, else claims nothing (jobq._claim takes it first, waiting, through jobq._lock_limited_queues). Claims nothing under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED) and the queue''s advisory lock until the transaction ends.';
+COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -5519,7 +5533,7 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
