@@ -303,15 +303,21 @@ type QueueStats struct {
 	WaitP95            *time.Duration
 	RunP50             *time.Duration
 	RunP95             *time.Duration
+	// Limits are the queue's flow controls, as jobq.queue_states shows them: the concurrency and
+	// rate limits that are set, by their names in jobq.queues (max_running, max_running_per_store,
+	// partition_key, max_running_per_partition, max_started, started_per, max_started_per_store,
+	// store_started_per; windows as PostgreSQL writes intervals, e.g. "00:01:00"), and "fair": true
+	// when fair claiming is on. Nil when the queue has none. Every caller sees them.
+	Limits map[string]any
 }
 
 // Stats reads jobq.stats(queue, store_id): per queue and store, the live jobs by state, the age of
-// the oldest due job, the dead and succeeded jobs of the last hour and day, and the wait and run
-// percentiles.
+// the oldest due job, the dead and succeeded jobs of the last hour and day, the wait and run
+// percentiles, and the queue's flow controls (Limits).
 func (c *Client) Stats(ctx context.Context, f StatsFilter) ([]QueueStats, error) {
 	rows, err := c.db.Query(ctx, `SELECT queue, store_id::text, queued, retry_pending, running, scheduled,
 		oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute::float8,
-		wait_p50, wait_p95, run_p50, run_p95
+		wait_p50, wait_p95, run_p50, run_p95, limits
 		FROM jobq.stats($1, $2::uuid)`, nullString(f.Queue), nullString(f.StoreID))
 	if err != nil {
 		return nil, wrap(err, "stats")
@@ -321,7 +327,7 @@ func (c *Client) Stats(ctx context.Context, f StatsFilter) ([]QueueStats, error)
 		var perMinute *float64
 		var oldest, w50, w95, r50, r95 pgtype.Interval
 		err := row.Scan(&s.Queue, &s.StoreID, &s.Queued, &s.RetryPending, &s.Running, &s.Scheduled,
-			&oldest, &s.DeadLastHour, &s.DeadLastDay, &s.SucceededLastHour, &perMinute, &w50, &w95, &r50, &r95)
+			&oldest, &s.DeadLastHour, &s.DeadLastDay, &s.SucceededLastHour, &perMinute, &w50, &w95, &r50, &r95, &s.Limits)
 		if perMinute != nil {
 			s.SucceededPerMinute = *perMinute
 		}

@@ -282,6 +282,11 @@ func TestOperatorStats(t *testing.T) {
 		}
 	}
 
+	// A limit and fair claiming on stats-q: its row carries them, the others none.
+	opPool := b.DB.Pool(t, "jobq_operator", 1)
+	_, err := opPool.Exec(b.Ctx, `SELECT jobq.set_concurrency_limit('stats-q', 5), jobq.set_fair_claiming('stats-q', true)`)
+	require.NoError(t, err)
+
 	all, err := op.Stats(b.Ctx, jobq.StatsFilter{})
 	require.NoError(t, err)
 	by := map[string]jobq.QueueStats{}
@@ -295,6 +300,8 @@ func TestOperatorStats(t *testing.T) {
 	require.EqualValues(t, 1, by["stats-done"].SucceededLastHour)
 	require.EqualValues(t, 1, by["stats-done"].DeadLastHour)
 	require.NotNil(t, by["stats-done"].RunP50, "finished jobs give a run time")
+	require.Equal(t, map[string]any{"max_running": 5.0, "fair": true}, by["stats-q"].Limits)
+	require.Nil(t, by["stats-done"].Limits, "a queue without controls has no limits")
 
 	one, err := op.Stats(b.Ctx, jobq.StatsFilter{Queue: "stats-q"})
 	require.NoError(t, err)

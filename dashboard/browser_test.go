@@ -193,6 +193,15 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 	e.kill(t, "emails", 3)
 	e.enqueue(t, "report", "reports", "", 3)
+	// Flow controls on stores (docs/flow-control.md): its row says them in words; emails has none.
+	if _, err := e.admin.Exec(ctx, `SELECT jobq.set_concurrency_limit('stores', 5), jobq.set_store_concurrency_limit('stores', 1),
+		jobq.set_rate_limit('stores', 100, interval '1 minute'), jobq.set_fair_claiming('stores', true)`); err != nil {
+		t.Fatal(err)
+	}
+	const storesControls = "≤ 5 running · ≤ 1 per store · 100 / 1m · fair"
+	controlsOf := func(b *browser, queue string) string {
+		return b.js(`(document.querySelector("#queues tr[data-queue=` + queue + `] .controls") || {textContent: "none"}).textContent`)
+	}
 	auditBefore := queryInt(t, e.admin, `SELECT count(*) FROM jobq.audit_log`)
 
 	t.Run("without signing in every page reads and nothing can be changed", func(t *testing.T) {
@@ -204,6 +213,12 @@ func TestDashboardInABrowser(t *testing.T) {
 		}
 		if n := b.count("#queues button"); n != 0 {
 			t.Fatalf("%d action buttons shown without signing in", n)
+		}
+		if got := controlsOf(b, "stores"); got != storesControls {
+			t.Fatalf("the viewer's overview shows the controls of stores as %q, want %q", got, storesControls)
+		}
+		if got := controlsOf(b, "emails"); got != "none" {
+			t.Fatalf("emails has no controls, the overview shows %q", got)
 		}
 		b.open("/signin")
 		csrf := b.js(`document.querySelector("input[name=csrf]").value`)
@@ -483,6 +498,11 @@ func TestDashboardInABrowser(t *testing.T) {
 		staff := newBrowser(t, e.server.URL, 1024, 700)
 		staff.signIn("dash_staff", staffPassword)
 		staff.waitText("#signed-in", storeA)
+		staff.open("/")
+		staff.waitText("#queues", "stores")
+		if got := controlsOf(staff, "stores"); got != storesControls {
+			t.Fatalf("a store's staff sees the controls of stores as %q, want %q", got, storesControls)
+		}
 		staff.open("/jobs?queue=stores")
 		rows := staff.js(`Array.from(document.querySelectorAll("#jobs tbody tr[data-id]")).map(r => r.dataset.id).join(",")`)
 		want := dbtest.QueryStrings(t, e.admin, `SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM jobq.jobs WHERE queue = 'stores' AND store_id = $1`, storeA)
@@ -555,6 +575,9 @@ func TestDashboardInABrowser(t *testing.T) {
 		b.waitText("#queues", "Pause")
 		if n := b.count(".chart rect.ok"); n == 0 {
 			t.Fatal("the chart shows no succeeded job")
+		}
+		if got := controlsOf(b, "stores"); got != storesControls {
+			t.Fatalf("the operator's overview shows the controls of stores as %q, want %q", got, storesControls)
 		}
 		b.shot("overview")
 	})

@@ -30,6 +30,9 @@ type queueRow struct {
 	Paused                                bool
 	PausedAt                              *time.Time
 	PausedBy                              *string
+	// Limits are the queue's flow controls (the limits column of jobq.queue_summary and
+	// jobq.stats, as jobq.queue_states shows it); nil when it has none.
+	Limits map[string]any
 }
 
 // minute is one bar of the overview's chart.
@@ -69,8 +72,9 @@ type leaderRow struct {
 // overviewCap is where the overview's counts stop (jobq.queue_summary's cap).
 const overviewCap = 10000
 
-// loadOverview reads the queues (jobq.queue_summary: index-only counts that stop at overviewCap,
-// for the fleet's view; jobq.stats for a store's staff, which counts their store only) and the
+// loadOverview reads the queues with their flow controls (jobq.queue_summary: index-only counts
+// that stop at overviewCap, for the fleet's view; jobq.stats for a store's staff, which counts
+// their store only) and the
 // last hour of finished jobs and failed attempts, by minute and by queue.
 func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (overviewData, error) {
 	d := overviewData{Cap: overviewCap}
@@ -79,11 +83,11 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 	var err error
 	if fleet {
 		rows, err = q.Query(ctx, `SELECT s.queue, s.due, s.scheduled, s.retry_pending, s.running,
-				$2::timestamptz - s.oldest_due_at, s.paused, s.paused_at, s.paused_by
+				$2::timestamptz - s.oldest_due_at, s.paused, s.paused_at, s.paused_by, s.limits
 			FROM jobq.queue_summary($1) s`, overviewCap, now)
 	} else {
 		rows, err = q.Query(ctx, `SELECT s.queue, s.queued + s.retry_pending, s.scheduled, s.retry_pending, s.running,
-				s.oldest_due_age, p.name IS NOT NULL, p.paused_at, p.paused_by
+				s.oldest_due_age, p.name IS NOT NULL, p.paused_at, p.paused_by, s.limits
 			FROM jobq.stats() s LEFT JOIN jobq.queues p ON p.name = s.queue AND p.paused`)
 	}
 	if err != nil {
@@ -91,7 +95,7 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 	}
 	d.Queues, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (queueRow, error) {
 		var x queueRow
-		err := r.Scan(&x.Name, &x.Due, &x.Scheduled, &x.RetryPending, &x.Running, &x.OldestDue, &x.Paused, &x.PausedAt, &x.PausedBy)
+		err := r.Scan(&x.Name, &x.Due, &x.Scheduled, &x.RetryPending, &x.Running, &x.OldestDue, &x.Paused, &x.PausedAt, &x.PausedBy, &x.Limits)
 		return x, err
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -71,7 +72,8 @@ func newRenderer(opts Options) (*renderer, error) {
 			}
 			return number(n)
 		},
-		"join": strings.Join,
+		"join":     strings.Join,
+		"controls": controls,
 		"deref64": func(p *int64) int64 {
 			if p == nil {
 				return 0
@@ -153,6 +155,75 @@ func duration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
 	}
+}
+
+// controls is a queue's flow controls (the limits object of jobq.queue_summary and jobq.stats) in
+// the words a person reads on the overview, e.g. "≤ 5 running · ≤ 1 per store · 100 / 1m · fair";
+// "" when it has none.
+func controls(l map[string]any) string {
+	var parts []string
+	count := func(v any) string {
+		if f, ok := v.(float64); ok {
+			return number(int64(f))
+		}
+		return fmt.Sprint(v)
+	}
+	if v, ok := l["max_running"]; ok {
+		parts = append(parts, "≤ "+count(v)+" running")
+	}
+	if v, ok := l["max_running_per_store"]; ok {
+		parts = append(parts, "≤ "+count(v)+" per store")
+	}
+	if v, ok := l["max_running_per_partition"]; ok {
+		parts = append(parts, "≤ "+count(v)+" per "+fmt.Sprint(l["partition_key"]))
+	}
+	if v, ok := l["max_started"]; ok {
+		parts = append(parts, count(v)+" / "+window(l["started_per"]))
+	}
+	if v, ok := l["max_started_per_store"]; ok {
+		parts = append(parts, count(v)+" / "+window(l["store_started_per"])+" per store")
+	}
+	if l["fair"] == true {
+		parts = append(parts, "fair")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// window is a rate limit's window, an interval as PostgreSQL writes it ("00:01:00", "00:00:00.5",
+// "1 day"), as a short duration: 1m, 500ms, 24h. Anything else is shown as it is.
+func window(v any) string {
+	s, _ := v.(string)
+	var d time.Duration
+	rest := s
+	if days, hms, ok := strings.Cut(s, " day"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return s
+		}
+		d = time.Duration(n) * 24 * time.Hour
+		rest = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(hms, "s"), ","))
+	}
+	if rest != "" {
+		hms := strings.Split(rest, ":")
+		if len(hms) != 3 {
+			return s
+		}
+		h, err1 := strconv.Atoi(hms[0])
+		m, err2 := strconv.Atoi(hms[1])
+		sec, err3 := strconv.ParseFloat(hms[2], 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return s
+		}
+		d += time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec*float64(time.Second))
+	}
+	out := d.String() // 1m0s, 1h30m0s, 500ms
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
+	if strings.HasSuffix(out, "h0m") {
+		out = strings.TrimSuffix(out, "0m")
+	}
+	return out
 }
 
 // short cuts s (a string or *string) to n characters.

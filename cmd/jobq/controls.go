@@ -19,7 +19,7 @@ type queuesCmd struct {
 	List   queuesListCmd `cmd:"" help:"List every known queue: paused or not, jobs by state (jobq.queue_states)."`
 	Pause  queueActCmd   `cmd:"" help:"Pause a queue: no claim takes its jobs until it is resumed; enqueue still works (jobq.pause_queue)."`
 	Resume queueActCmd   `cmd:"" help:"Resume a paused queue; its due jobs are claimed at once (jobq.resume_queue)."`
-	Limit  queueLimitCmd `cmd:"" help:"Set or remove a queue's concurrency and rate limits (jobq.set_concurrency_limit and its siblings; docs/flow-control.md)."`
+	Limit  queueLimitCmd `cmd:"" help:"Set or remove a queue's concurrency and rate limits and fair claiming (jobq.set_concurrency_limit and its siblings, jobq.set_fair_claiming; docs/flow-control.md)."`
 }
 
 type queueRow struct {

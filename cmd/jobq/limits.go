@@ -11,6 +11,7 @@ import (
 
 // jobq queues limit: one call of a limit's SQL function per flag given (docs/flow-control.md),
 // all in one transaction, so a refused value changes none of them. Each call is audited there.
+// --fair / --no-fair is one more of them: jobq.set_fair_claiming.
 
 type queueLimitCmd struct {
 	connFlags
@@ -21,6 +22,7 @@ type queueLimitCmd struct {
 	PerPartition string `name:"per-partition" placeholder:"N|none" help:"at most N running per value of --partition-key; none removes it"`
 	Rate         string `name:"rate" placeholder:"N/DURATION|none" help:"at most N jobs started in any window of DURATION (e.g. 10/1m); none removes it"`
 	StoreRate    string `name:"store-rate" placeholder:"N/DURATION|none" help:"at most N jobs started per store in any window of DURATION; none removes it"`
+	Fair         *bool  `name:"fair" negatable:"" help:"--fair: claims serve the queue's stores in turn (jobq.set_fair_claiming); --no-fair: plain order again"`
 }
 
 // limitCall is one SQL call the command makes and how it reports it.
@@ -36,7 +38,7 @@ func (c *queueLimitCmd) Run(e *env) error {
 		return err
 	}
 	if len(calls) == 0 {
-		return usageError{"queues limit needs at least one of --max-running, --per-store, --per-partition, --rate, --store-rate"}
+		return usageError{"queues limit needs at least one of --max-running, --per-store, --per-partition, --rate, --store-rate, --fair, --no-fair"}
 	}
 	changed := make([]bool, len(calls))
 	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
@@ -115,6 +117,13 @@ func (c *queueLimitCmd) calls() ([]limitCall, error) {
 		}
 		calls = append(calls, limitCall{what: what, sql: "SELECT jobq." + r.fn + "($1, $2, make_interval(secs => $3))", args: []any{c.Queue, n, secs}})
 	}
+	if c.Fair != nil {
+		what := "fair claiming off"
+		if *c.Fair {
+			what = "fair claiming on"
+		}
+		calls = append(calls, limitCall{what: what, sql: "SELECT jobq.set_fair_claiming($1, $2)", args: []any{c.Queue, *c.Fair}})
+	}
 	return calls, nil
 }
 
@@ -158,29 +167,38 @@ func partitionText(key string) string {
 	return " by payload field " + key
 }
 
-// limitsText is a queue's limits in one cell of queues list: "-" when it has none.
+// limitsText is a queue's limits in one cell of queues list and stats: "-" when it has none.
 func limitsText(l map[string]any) string {
 	if len(l) == 0 {
 		return "-"
 	}
 	var parts []string
 	if v, ok := l["max_running"]; ok {
-		parts = append(parts, fmt.Sprintf("running<=%v", v))
+		parts = append(parts, "running<="+limitNumber(v))
 	}
 	if v, ok := l["max_running_per_store"]; ok {
-		parts = append(parts, fmt.Sprintf("per store<=%v", v))
+		parts = append(parts, "per store<="+limitNumber(v))
 	}
 	if v, ok := l["max_running_per_partition"]; ok {
-		parts = append(parts, fmt.Sprintf("per %v<=%v", l["partition_key"], v))
+		parts = append(parts, fmt.Sprintf("per %v<=%s", l["partition_key"], limitNumber(v)))
 	}
 	if v, ok := l["max_started"]; ok {
-		parts = append(parts, fmt.Sprintf("%v started/%v", v, l["started_per"]))
+		parts = append(parts, fmt.Sprintf("%s started/%v", limitNumber(v), l["started_per"]))
 	}
 	if v, ok := l["max_started_per_store"]; ok {
-		parts = append(parts, fmt.Sprintf("%v started/%v per store", v, l["store_started_per"]))
+		parts = append(parts, fmt.Sprintf("%s started/%v per store", limitNumber(v), l["store_started_per"]))
 	}
 	if v, ok := l["fair"]; ok && v == true {
 		parts = append(parts, "fair")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// limitNumber is a count of the limits object as digits: JSON numbers arrive as float64, which
+// %v would write 1e+06.
+func limitNumber(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -117,4 +118,101 @@ func TestLimitsTextShowsFairClaiming(t *testing.T) {
 	require.Equal(t, "fair", limitsText(map[string]any{"fair": true}))
 	require.Equal(t, "running<=2, fair", limitsText(map[string]any{"max_running": 2, "fair": true}))
 	require.Equal(t, "-", limitsText(nil))
+	require.Equal(t, "running<=1000000, 1000000 started/1 day", limitsText(map[string]any{"max_running": 1e6, "max_started": 1e6, "started_per": "1 day"}),
+		"a limit at its bound is written in digits")
+}
+
+// TestCLIQueueFairClaiming turns fair claiming of a queue on and off with queues limit --fair /
+// --no-fair (jobq.set_fair_claiming, audited with the operator's login), alone or beside a limit
+// in the same transaction, and checks what is refused with its code and exit status, nothing
+// changed: a queue the engine does not know, and a viewer's or an application's login.
+func TestCLIQueueFairClaiming(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t)
+	ctx := testCtx(t)
+
+	code, stdout, stderr := b.op(t, "queues", "limit", "mail", "--fair")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	require.Equal(t, "queue mail: fair claiming on\n", stdout)
+	require.Equal(t, map[string]any{"fair": true}, b.limitsOf(t, "mail"))
+	code, stdout, _ = b.op(t, "queues", "limit", "mail", "--fair")
+	require.Equal(t, 0, code)
+	require.Equal(t, "queue mail: fair claiming on (unchanged)\n", stdout)
+
+	code, stdout, stderr = b.op(t, "queues", "limit", "mail", "--max-running", "3", "--no-fair")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	require.Equal(t, "queue mail: max_running 3\nqueue mail: fair claiming off\n", stdout)
+	require.Equal(t, map[string]any{"max_running": 3.0}, b.limitsOf(t, "mail"))
+
+	audited := func() int {
+		var n int
+		require.NoError(t, b.admin.QueryRow(ctx, `SELECT count(*) FROM jobq.audit_log WHERE action = 'set_fair_claiming'`).Scan(&n))
+		return n
+	}
+	require.Equal(t, 2, audited(), "on and off, each audited once")
+	rows, err := b.admin.Query(ctx, `SELECT DISTINCT actor FROM jobq.audit_log WHERE action = 'set_fair_claiming'`)
+	require.NoError(t, err)
+	actors, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{b.operator}, actors, "audited as the operator's login")
+
+	// A queue nothing knows: refused by the engine (a typo would make nothing fair).
+	code, _, stderr = b.op(t, "queues", "limit", "no-such-queue", "--fair")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "JOB.INVALID_ARGUMENT")
+	require.Contains(t, stderr, "no-such-queue")
+	var known int
+	require.NoError(t, b.admin.QueryRow(ctx, `SELECT count(*) FROM jobq.queues WHERE name = 'no-such-queue'`).Scan(&known))
+	require.Zero(t, known, "the refused command left no control behind")
+
+	// A viewer's and an application's login may not change a control: the privilege is refused
+	// (SQLSTATE 42501) with the hint naming jobq_operator, exit 1, nothing changed.
+	for _, role := range []string{"jobq_viewer", "jobq_app"} {
+		url := b.db.URL(loginRole(t, b.admin, "cli_"+strings.TrimPrefix(role, "jobq_"), "IN ROLE "+role))
+		code, stdout, stderr := runCLI(t, "queues", "limit", "mail", "--fair", "--database-url", url)
+		require.Equal(t, 1, code, "%s: stdout %s", role, stdout)
+		require.Contains(t, stderr, "SQLSTATE 42501", role)
+		require.Contains(t, stderr, "jobq_operator", role)
+	}
+	require.Equal(t, map[string]any{"max_running": 3.0}, b.limitsOf(t, "mail"), "the refusals changed nothing")
+	require.Equal(t, 2, audited(), "nor audited anything")
+
+	// --fair and --no-fair count among the flags of "needs at least one of" (a usage error
+	// without any, exit 2).
+	code, _, stderr = b.op(t, "queues", "limit", "mail")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--fair, --no-fair")
+}
+
+// TestCLIStatsShowsLimits: jobq stats carries each queue's flow controls, in the LIMITS column in
+// the words of queues list and as the limits object in --json (null for a queue without any).
+func TestCLIStatsShowsLimits(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t)
+	code, _, stderr := b.op(t, "queues", "limit", "mail", "--max-running", "5", "--per-store", "1", "--rate", "100/1m", "--fair")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+
+	code, stdout, stderr := b.op(t, "stats")
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	require.Regexp(t, `(?m)^QUEUE\s.*\sLIMITS$`, stdout)
+	require.Regexp(t, `(?m)^mail\s.*\srunning<=5, per store<=1, 100 started/00:01:00, fair$`, stdout)
+	require.Regexp(t, `(?m)^crash\s.*\s-$`, stdout)
+
+	type row struct {
+		Queue  string         `json:"queue"`
+		Limits map[string]any `json:"limits"`
+	}
+	by := map[string]row{}
+	for _, r := range opJSON[[]row](t, b, "stats") {
+		by[r.Queue] = r
+	}
+	require.Equal(t, map[string]any{"max_running": 5.0, "max_running_per_store": 1.0, "max_started": 100.0,
+		"started_per": "00:01:00", "fair": true}, by["mail"].Limits)
+	require.Contains(t, by, "crash")
+	require.Nil(t, by["crash"].Limits, "a queue without controls: null")
+
+	// The JSON keeps the key for a plain queue: limits is null, not missing.
+	code, stdout, _ = b.op(t, "stats", "--queue", "crash", "--json")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, `"limits": null`)
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// jobq stats: one row per queue (and store) of jobq.stats(queue, store_id).
+// jobq stats: one row per queue (and store) of jobq.stats(queue, store_id), with the queue's flow
+// controls in the words of jobq queues list (limitsText).
 
 type statsCmd struct {
 	connFlags
@@ -36,13 +37,16 @@ type statsRow struct {
 	WaitP95            *float64 `json:"wait_p95_seconds"`
 	RunP50             *float64 `json:"run_p50_seconds"`
 	RunP95             *float64 `json:"run_p95_seconds"`
+	// Limits are the queue's flow controls as jobq queues list shows them (jobq.queue_states'
+	// limits); null when it has none.
+	Limits map[string]any `json:"limits"`
 }
 
 // statsQuery reads jobq.stats with the intervals as seconds.
 const statsQuery = `SELECT s.queue, s.store_id::text, s.queued, s.retry_pending, s.running, s.scheduled,
 	extract(epoch FROM s.oldest_due_age)::float8, s.dead_last_hour, s.dead_last_day, s.succeeded_last_hour,
 	s.succeeded_per_minute::float8, extract(epoch FROM s.wait_p50)::float8, extract(epoch FROM s.wait_p95)::float8,
-	extract(epoch FROM s.run_p50)::float8, extract(epoch FROM s.run_p95)::float8
+	extract(epoch FROM s.run_p50)::float8, extract(epoch FROM s.run_p95)::float8, s.limits
 	FROM jobq.stats($1::text, $2::uuid) s ORDER BY s.queue, s.store_id NULLS FIRST`
 
 func (c *statsCmd) Run(e *env) error {
@@ -60,7 +64,7 @@ func (c *statsCmd) Run(e *env) error {
 			var perMin pgtype.Float8
 			err := r.Scan(&s.Queue, &s.StoreID, &s.Queued, &s.RetryPending, &s.Running, &s.Scheduled,
 				&s.OldestDueAge, &s.DeadLastHour, &s.DeadLastDay, &s.SucceededLastHour, &perMin,
-				&s.WaitP50, &s.WaitP95, &s.RunP50, &s.RunP95)
+				&s.WaitP50, &s.WaitP95, &s.RunP50, &s.RunP95, &s.Limits)
 			if perMin.Valid {
 				s.SucceededPerMinute = &perMin.Float64
 			}
@@ -96,8 +100,8 @@ func (c *statsCmd) Run(e *env) error {
 		}
 		table = append(table, []string{s.Queue, orDash(s.StoreID), num(s.Queued), num(s.RetryPending), num(s.Running),
 			num(s.Scheduled), secs(s.OldestDueAge), num(s.DeadLastHour), num(s.DeadLastDay), num(s.SucceededLastHour), perMin,
-			secs(s.WaitP50) + "/" + secs(s.WaitP95), secs(s.RunP50) + "/" + secs(s.RunP95)})
+			secs(s.WaitP50) + "/" + secs(s.WaitP95), secs(s.RunP50) + "/" + secs(s.RunP95), limitsText(s.Limits)})
 	}
 	return writeTable(e.stdout, []string{"QUEUE", "STORE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "LAG",
-		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95"}, table)
+		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95", "LIMITS"}, table)
 }

@@ -2021,6 +2021,77 @@ ALTER FUNCTION jobq._max_payload_bytes() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS 'Private. The setting max_payload_bytes (1048576 when the row is missing).';
 
+CREATE TABLE jobq.queues (
+    name text NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    paused_at timestamp with time zone,
+    paused_by text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    max_running integer,
+    max_running_per_store integer,
+    partition_key text,
+    max_running_per_partition integer,
+    max_started integer,
+    started_per interval,
+    max_started_per_store integer,
+    store_started_per interval,
+    limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL) OR (max_started IS NOT NULL) OR (max_started_per_store IS NOT NULL))) STORED NOT NULL,
+    fair boolean DEFAULT false NOT NULL,
+    CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
+    CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
+    CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
+    CONSTRAINT queues_max_running_per_store_check CHECK (((max_running_per_store >= 1) AND (max_running_per_store <= 1000000))),
+    CONSTRAINT queues_max_started_check CHECK (((max_started >= 1) AND (max_started <= 1000000))),
+    CONSTRAINT queues_max_started_per_store_check CHECK (((max_started_per_store >= 1) AND (max_started_per_store <= 1000000))),
+    CONSTRAINT queues_name_check CHECK (((name <> ''::text) AND (char_length(name) <= 200))),
+    CONSTRAINT queues_partition_key_check CHECK (((btrim(partition_key) <> ''::text) AND (char_length(partition_key) <= 200))),
+    CONSTRAINT queues_partition_limit_complete CHECK (((partition_key IS NULL) = (max_running_per_partition IS NULL))),
+    CONSTRAINT queues_rate_limit_complete CHECK (((max_started IS NULL) = (started_per IS NULL))),
+    CONSTRAINT queues_started_per_check CHECK (((started_per > '00:00:00'::interval) AND (started_per <= '1 day'::interval))),
+    CONSTRAINT queues_store_rate_limit_complete CHECK (((max_started_per_store IS NULL) = (store_started_per IS NULL))),
+    CONSTRAINT queues_store_started_per_check CHECK (((store_started_per > '00:00:00'::interval) AND (store_started_per <= '1 day'::interval)))
+);
+
+ALTER TABLE jobq.queues OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition); a fair queue serves its stores in turn. Written by jobq.pause_queue / jobq.resume_queue, the jobq.set_*concurrency_limit and jobq.set_*rate_limit functions and jobq.set_fair_claiming; read by every claim.';
+
+COMMENT ON COLUMN jobq.queues.max_running IS 'At most this many jobs of the queue running at once across every worker (jobq.set_concurrency_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.max_running_per_store IS 'At most this many running jobs of the queue per store_id; system jobs (no store) count as one more store (jobq.set_store_concurrency_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.partition_key IS 'The payload field whose value partitions the queue for max_running_per_partition (jobq.set_partition_concurrency_limit); a job without the field is not limited by it.';
+
+COMMENT ON COLUMN jobq.queues.max_running_per_partition IS 'At most this many running jobs of the queue per value of payload ->> partition_key; NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.max_started IS 'At most this many jobs of the queue started (claimed) in any window of started_per (jobq.set_rate_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.started_per IS 'The length of the sliding window of max_started (at most 1 day).';
+
+COMMENT ON COLUMN jobq.queues.max_started_per_store IS 'At most this many jobs of the queue started per store (system jobs: one more store) in any window of store_started_per (jobq.set_store_rate_limit); NULL: no limit.';
+
+COMMENT ON COLUMN jobq.queues.store_started_per IS 'The length of the sliding window of max_started_per_store (at most 1 day).';
+
+COMMENT ON COLUMN jobq.queues.limited IS 'Whether any concurrency limit is set: the claim takes the queue''s advisory lock and counts its running jobs only then.';
+
+COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the queue in turn within each priority (jobq.set_fair_claiming); system jobs are one more store.';
+
+CREATE FUNCTION jobq._queue_limits(p_queue jobq.queues) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN p_queue.limited OR p_queue.fair THEN jsonb_strip_nulls(jsonb_build_object(
+               'max_running', p_queue.max_running, 'max_running_per_store', p_queue.max_running_per_store,
+               'partition_key', p_queue.partition_key, 'max_running_per_partition', p_queue.max_running_per_partition,
+               'max_started', p_queue.max_started, 'started_per', p_queue.started_per,
+               'max_started_per_store', p_queue.max_started_per_store, 'store_started_per', p_queue.store_started_per,
+               'fair', CASE WHEN p_queue.fair THEN true END)) END
+$$;
+
+ALTER FUNCTION jobq._queue_limits(p_queue jobq.queues) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._queue_limits(p_queue jobq.queues) IS 'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
+
 CREATE FUNCTION jobq._raise(p_code text, p_detail text) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2590,7 +2661,7 @@ ALTER FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) OWNER TO jobq_migrator
 
 COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]; unique_for in (0, 365 days] and only with a job_key. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
 
-CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2662,16 +2733,19 @@ BEGIN
            jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
-           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95
+           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
+           jobq._queue_limits(q)
     FROM live l
     FULL JOIN done d ON d.name = l.name
     LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
+    LEFT JOIN jobq.queues q ON q.name = coalesce(l.name, d.name)
     ORDER BY 1;
     -- A named queue without live jobs or recent history still gets its row.
     IF p_queue IS NOT NULL AND NOT FOUND THEN
         RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
                             NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
-                            NULL::interval, NULL::interval, NULL::interval, NULL::interval;
+                            NULL::interval, NULL::interval, NULL::interval, NULL::interval,
+                            (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue);
     END IF;
 END
 $$;
@@ -4243,12 +4317,7 @@ CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, pa
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
            coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
-           CASE WHEN q.limited OR q.fair THEN jsonb_strip_nulls(jsonb_build_object(
-               'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
-               'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
-               'max_started', q.max_started, 'started_per', q.started_per,
-               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per,
-               'fair', CASE WHEN q.fair THEN true END)) END
+           jobq._queue_limits(q)
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
@@ -4259,7 +4328,7 @@ ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
-CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone)
+CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone, limits jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -4285,7 +4354,8 @@ BEGIN
         ORDER BY 1
     LOOP
         queue := v_name;
-        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by INTO paused, paused_at, paused_by
+        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by, jobq._queue_limits(q)
+        INTO paused, paused_at, paused_by, limits
         FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
         SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
             WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
@@ -4320,7 +4390,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_summary(cap integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; and oldest_due_at, the run_at of the oldest due job (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 
 CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4881,7 +4951,7 @@ ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay int
 
 COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
 
-CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -4890,7 +4960,7 @@ $_$;
 
 ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5199,61 +5269,6 @@ CREATE TABLE jobq.leader (
 ALTER TABLE jobq.leader OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.leader IS 'The one leadership: holder, fencing epoch (grows on every change of leader) and lease.';
-
-CREATE TABLE jobq.queues (
-    name text NOT NULL,
-    paused boolean DEFAULT false NOT NULL,
-    paused_at timestamp with time zone,
-    paused_by text,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    max_running integer,
-    max_running_per_store integer,
-    partition_key text,
-    max_running_per_partition integer,
-    max_started integer,
-    started_per interval,
-    max_started_per_store integer,
-    store_started_per interval,
-    limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL) OR (max_started IS NOT NULL) OR (max_started_per_store IS NOT NULL))) STORED NOT NULL,
-    fair boolean DEFAULT false NOT NULL,
-    CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
-    CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
-    CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
-    CONSTRAINT queues_max_running_per_store_check CHECK (((max_running_per_store >= 1) AND (max_running_per_store <= 1000000))),
-    CONSTRAINT queues_max_started_check CHECK (((max_started >= 1) AND (max_started <= 1000000))),
-    CONSTRAINT queues_max_started_per_store_check CHECK (((max_started_per_store >= 1) AND (max_started_per_store <= 1000000))),
-    CONSTRAINT queues_name_check CHECK (((name <> ''::text) AND (char_length(name) <= 200))),
-    CONSTRAINT queues_partition_key_check CHECK (((btrim(partition_key) <> ''::text) AND (char_length(partition_key) <= 200))),
-    CONSTRAINT queues_partition_limit_complete CHECK (((partition_key IS NULL) = (max_running_per_partition IS NULL))),
-    CONSTRAINT queues_rate_limit_complete CHECK (((max_started IS NULL) = (started_per IS NULL))),
-    CONSTRAINT queues_started_per_check CHECK (((started_per > '00:00:00'::interval) AND (started_per <= '1 day'::interval))),
-    CONSTRAINT queues_store_rate_limit_complete CHECK (((max_started_per_store IS NULL) = (store_started_per IS NULL))),
-    CONSTRAINT queues_store_started_per_check CHECK (((store_started_per > '00:00:00'::interval) AND (store_started_per <= '1 day'::interval)))
-);
-
-ALTER TABLE jobq.queues OWNER TO jobq_migrator;
-
-COMMENT ON TABLE jobq.queues IS 'Queue controls: a paused queue keeps its jobs and takes new ones, and no claim returns them until it is resumed; a limited queue has at most max_running jobs running (per queue, per store, per partition); a fair queue serves its stores in turn. Written by jobq.pause_queue / jobq.resume_queue, the jobq.set_*concurrency_limit and jobq.set_*rate_limit functions and jobq.set_fair_claiming; read by every claim.';
-
-COMMENT ON COLUMN jobq.queues.max_running IS 'At most this many jobs of the queue running at once across every worker (jobq.set_concurrency_limit); NULL: no limit.';
-
-COMMENT ON COLUMN jobq.queues.max_running_per_store IS 'At most this many running jobs of the queue per store_id; system jobs (no store) count as one more store (jobq.set_store_concurrency_limit); NULL: no limit.';
-
-COMMENT ON COLUMN jobq.queues.partition_key IS 'The payload field whose value partitions the queue for max_running_per_partition (jobq.set_partition_concurrency_limit); a job without the field is not limited by it.';
-
-COMMENT ON COLUMN jobq.queues.max_running_per_partition IS 'At most this many running jobs of the queue per value of payload ->> partition_key; NULL: no limit.';
-
-COMMENT ON COLUMN jobq.queues.max_started IS 'At most this many jobs of the queue started (claimed) in any window of started_per (jobq.set_rate_limit); NULL: no limit.';
-
-COMMENT ON COLUMN jobq.queues.started_per IS 'The length of the sliding window of max_started (at most 1 day).';
-
-COMMENT ON COLUMN jobq.queues.max_started_per_store IS 'At most this many jobs of the queue started per store (system jobs: one more store) in any window of store_started_per (jobq.set_store_rate_limit); NULL: no limit.';
-
-COMMENT ON COLUMN jobq.queues.store_started_per IS 'The length of the sliding window of max_started_per_store (at most 1 day).';
-
-COMMENT ON COLUMN jobq.queues.limited IS 'Whether any concurrency limit is set: the claim takes the queue''s advisory lock and counts its running jobs only then.';
-
-COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the queue in turn within each priority (jobq.set_fair_claiming); system jobs are one more store.';
 
 CREATE TABLE jobq.schedule_runs (
     schedule text NOT NULL,
@@ -5596,6 +5611,13 @@ REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now ti
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
+GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
+GRANT SELECT ON TABLE jobq.queues TO jobq_app;
+GRANT SELECT ON TABLE jobq.queues TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq._queue_limits(p_queue jobq.queues) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._raise(p_code text, p_detail text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app_gate;
 
@@ -5921,11 +5943,6 @@ GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
 GRANT SELECT ON TABLE jobq.leader TO jobq_operator;
 GRANT SELECT ON TABLE jobq.leader TO worker_runtime;
 GRANT SELECT ON TABLE jobq.leader TO jobq_viewer;
-
-GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
-GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
-GRANT SELECT ON TABLE jobq.queues TO jobq_app;
-GRANT SELECT ON TABLE jobq.queues TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedule_runs TO worker_runtime;

@@ -446,6 +446,27 @@ COMMENT ON FUNCTION jobq.resume_queue(text) IS
 REVOKE ALL ON FUNCTION jobq.resume_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.resume_queue(text) TO jobq_operator;
 
+-- A queue's flow controls as one jsonb object: the concurrency and rate limits that are set and
+-- fair, or NULL when it has none (p_queue NULL, a queue without a row of jobq.queues, included).
+-- The one definition of the limits column that jobq.queue_states, jobq.queue_summary and
+-- jobq.stats show, so that every view of a queue names its controls alike.
+CREATE OR REPLACE FUNCTION jobq._queue_limits(p_queue jobq.queues)
+RETURNS jsonb
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN p_queue.limited OR p_queue.fair THEN jsonb_strip_nulls(jsonb_build_object(
+               'max_running', p_queue.max_running, 'max_running_per_store', p_queue.max_running_per_store,
+               'partition_key', p_queue.partition_key, 'max_running_per_partition', p_queue.max_running_per_partition,
+               'max_started', p_queue.max_started, 'started_per', p_queue.started_per,
+               'max_started_per_store', p_queue.max_started_per_store, 'store_started_per', p_queue.store_started_per,
+               'fair', CASE WHEN p_queue.fair THEN true END)) END
+$$;
+COMMENT ON FUNCTION jobq._queue_limits(jobq.queues) IS
+    'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
+REVOKE ALL ON FUNCTION jobq._queue_limits(jobq.queues) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+
 -- Every queue the engine knows, whichever table names it, with its pause, its limits and its job
 -- counts (so that an operator sees running beside max_running). A function rather than a view: a
 -- view over jobq.jobs would count only the rows the caller's row policies show.
@@ -473,12 +494,7 @@ AS $$
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
            coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
-           CASE WHEN q.limited OR q.fair THEN jsonb_strip_nulls(jsonb_build_object(
-               'max_running', q.max_running, 'max_running_per_store', q.max_running_per_store,
-               'partition_key', q.partition_key, 'max_running_per_partition', q.max_running_per_partition,
-               'max_started', q.max_started, 'started_per', q.started_per,
-               'max_started_per_store', q.max_started_per_store, 'store_started_per', q.store_started_per,
-               'fair', CASE WHEN q.fair THEN true END)) END
+           jobq._queue_limits(q)
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
@@ -490,11 +506,12 @@ REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate,
 GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 
 -- Every queue the engine knows with its live jobs counted through indexes only, each count stopping
--- after cap rows: the overview of the dashboard, which must answer in milliseconds at millions of
--- jobs where jobq.queue_states() counts every row.
+-- after cap rows, and its flow controls (limits, which a viewer reads here): the overview of the
+-- dashboard, which must answer in milliseconds at millions of jobs where jobq.queue_states()
+-- counts every row.
 CREATE OR REPLACE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000)
 RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text, due bigint,
-               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz)
+               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz, limits jsonb)
 LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
@@ -522,7 +539,8 @@ BEGIN
         ORDER BY 1
     LOOP
         queue := v_name;
-        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by INTO paused, paused_at, paused_by
+        SELECT coalesce(q.paused, false), q.paused_at, q.paused_by, jobq._queue_limits(q)
+        INTO paused, paused_at, paused_by, limits
         FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
         SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
             WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
@@ -555,19 +573,20 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.queue_summary(integer) IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; and oldest_due_at, the run_at of the oldest due job (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 REVOKE ALL ON FUNCTION jobq.queue_summary(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_summary(integer) TO jobq_operator, jobq_viewer;
 
 -- Per-queue statistics for dashboards and `jobq stats`: live jobs by state, the lag of the oldest
--- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles.
+-- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles;
+-- and the queue's flow controls (limits), which every caller sees: they are configuration.
 -- The body lives in jobq._stats: a PL/pgSQL function may not name an argument like a result
 -- column, and this signature keeps both as queue and store_id.
 CREATE OR REPLACE FUNCTION jobq.stats(queue text DEFAULT NULL, store_id uuid DEFAULT NULL)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
                scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
                dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
-               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
 LANGUAGE sql
 STABLE
 SECURITY DEFINER
@@ -576,17 +595,18 @@ AS $$
     SELECT * FROM jobq._stats($1, $2)
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
-    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 REVOKE ALL ON FUNCTION jobq.stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.stats(text,uuid) TO jobq_operator, jobq_app, jobq_viewer;
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
--- the store to count, then aggregates live jobs and the last day of history per queue.
+-- the store to count, then aggregates live jobs and the last day of history per queue, each
+-- with its limits (jobq._queue_limits).
 CREATE OR REPLACE FUNCTION jobq._stats(p_queue text, p_store_id uuid)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
                scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
                dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
-               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval)
+               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
@@ -659,16 +679,19 @@ BEGIN
            jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
-           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95
+           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
+           jobq._queue_limits(q)
     FROM live l
     FULL JOIN done d ON d.name = l.name
     LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
+    LEFT JOIN jobq.queues q ON q.name = coalesce(l.name, d.name)
     ORDER BY 1;
     -- A named queue without live jobs or recent history still gets its row.
     IF p_queue IS NOT NULL AND NOT FOUND THEN
         RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
                             NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
-                            NULL::interval, NULL::interval, NULL::interval, NULL::interval;
+                            NULL::interval, NULL::interval, NULL::interval, NULL::interval,
+                            (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue);
     END IF;
 END
 $$;
