@@ -7,12 +7,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
 // Quiet-machine gating: before each scenario the harness records the load average and CPU
-// steal, and waits (up to BENCH_CALM, 2 minutes by default) until the 1-minute load average is
+// steal, and waits (up to BENCH_CALM, 4 minutes by default) until the 1-minute load average is
 // below the number of cores and the CPU was busy less than quietBusyPct of the last second (the
 // load average decays over a minute, so right after a heavy scenario it can be below the core
 // count while the database still works off that scenario's writes). A scenario that starts on a machine that did not calm down is run
@@ -103,20 +102,12 @@ func readLoad() (float64, float64, error) {
 	return l1, l5, nil
 }
 
-// awaitQuiet writes the page cache back to disk (sync), then waits until the 1-minute load
-// average is below the core count, at most env.calmWait, printing progress every 10 s, and
-// returns what it saw.
+// awaitQuiet waits until the 1-minute load average is below the core count, at most
+// env.calmWait, printing progress every 10 s, and returns what it saw.
 func awaitQuiet(ctx context.Context, env *environment, scenario string) (*loadCheck, error) {
 	cores := float64(runtime.NumCPU())
 	lc := &loadCheck{scenario: scenario}
 	began := time.Now()
-	// The previous scenario's writes still in the page cache are written back now, not during
-	// this one: tasks waiting on that writeback count in the load average (after the
-	// 200-enqueuer scenario it stayed above 2 for two minutes with the CPU 2 % busy).
-	syscall.Sync()
-	if d := time.Since(began); d >= time.Second {
-		env.progress("wrote the page cache back to disk before %s in %s", scenario, d.Truncate(100*time.Millisecond))
-	}
 	lastPrint := time.Time{}
 	for {
 		before, err := readCPUTimes()

@@ -281,7 +281,7 @@ func newEnvironment(root string, selected []string) (*environment, error) {
 		runs:        3,
 		soak:        20 * time.Minute,
 		idle:        10 * time.Minute,
-		calmWait:    2 * time.Minute,
+		calmWait:    4 * time.Minute,
 		peers:       []string{"river", "graphile", "pgbench"},
 		outFile:     filepath.Join(abs, "BENCHMARKS.md"),
 	}
