@@ -142,13 +142,16 @@ type QueueState struct {
 	RetryPending int64      `db:"retry_pending"` // waiting for a retry
 	Running      int64      `db:"running"`
 	Scheduled    int64      `db:"scheduled"` // queued with a future run_at
+	// Limits are the queue's flow controls, the same object as QueueStats.Limits; nil when the
+	// queue has none.
+	Limits map[string]any `db:"limits"`
 }
 
 // QueueStates lists every queue the engine knows, by name, with its pause and its live jobs across
 // every store (jobq.queue_states; it counts every live job, so it is an operator's view, not a
 // metric to poll often).
 func (c *Client) QueueStates(ctx context.Context) ([]QueueState, error) {
-	rows, err := c.db.Query(ctx, `SELECT queue, paused, paused_at, paused_by, queued, retry_pending, running, scheduled
+	rows, err := c.db.Query(ctx, `SELECT queue, paused, paused_at, paused_by, queued, retry_pending, running, scheduled, limits
 		FROM jobq.queue_states()`)
 	if err != nil {
 		return nil, wrap(err, "queue_states")

@@ -190,6 +190,7 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 		require.True(t, states[0].Paused)
 		require.NotNil(t, states[0].PausedAt)
 		require.Equal(t, int64(1), states[0].Queued)
+		require.Nil(t, states[0].Limits, "a queue without controls has no limits")
 
 		changed, err = op.ResumeQueue(b.Ctx, "default")
 		require.NoError(t, err)
@@ -203,6 +204,13 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, states[0].Paused)
 		require.Equal(t, int64(1), states[0].Running)
+
+		_, err = b.Admin.Exec(b.Ctx, `SELECT jobq.set_concurrency_limit('default', 3), jobq.set_fair_claiming('default', true)`)
+		require.NoError(t, err)
+		states, err = op.QueueStates(b.Ctx)
+		require.NoError(t, err)
+		require.Equal(t, map[string]any{"max_running": float64(3), "fair": true}, states[0].Limits,
+			"the queue's controls, as jobq.queue_states shows them")
 
 		_, err = op.PauseQueue(b.Ctx, " ")
 		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
