@@ -703,9 +703,9 @@ BEGIN
             END IF;
             v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
             IF v_rated THEN
-                -- Taken under the lock, so the starts of the queue are logged in the order they happen
-                -- (now() is when the transaction began, maybe before a wait for the lock); never before
-                -- p_now, so that tests can move the clock forward.
+                -- Taken under the lock, so the starts of the queue are logged in the order they
+                -- happen (now() is when the transaction began, maybe before a wait for the lock);
+                -- never before p_now, so that tests can move the clock forward.
                 v_clock := greatest(p_now, clock_timestamp());
                 DELETE FROM jobq.claim_starts AS s
                 WHERE s.queue = p_queue
@@ -718,9 +718,9 @@ BEGIN
                 END IF;
             END IF;
 
-            -- The queue's room, and each store's and partition's running jobs, counted once per call
-            -- (this statement's snapshot is taken after the lock: it sees every claim before it).
-            -- With a store limit, the queue's count is the sum of the stores' (one read of the rows).
+            -- The queue's room, and each store's and partition's running jobs, counted once per
+            -- call (this statement's snapshot is taken after the lock: it sees every claim before
+            -- it). With a store limit, the queue's count is the sum of the stores' (one read).
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
                        coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}'),

@@ -389,9 +389,9 @@ BEGIN
             END IF;
             v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
             IF v_rated THEN
-                -- Taken under the lock, so the starts of the queue are logged in the order they happen
-                -- (now() is when the transaction began, maybe before a wait for the lock); never before
-                -- p_now, so that tests can move the clock forward.
+                -- Taken under the lock, so the starts of the queue are logged in the order they
+                -- happen (now() is when the transaction began, maybe before a wait for the lock);
+                -- never before p_now, so that tests can move the clock forward.
                 v_clock := greatest(p_now, clock_timestamp());
                 DELETE FROM jobq.claim_starts AS s
                 WHERE s.queue = p_queue
@@ -404,9 +404,9 @@ BEGIN
                 END IF;
             END IF;
 
-            -- The queue's room, and each store's and partition's running jobs, counted once per call
-            -- (this statement's snapshot is taken after the lock: it sees every claim before it).
-            -- With a store limit, the queue's count is the sum of the stores' (one read of the rows).
+            -- The queue's room, and each store's and partition's running jobs, counted once per
+            -- call (this statement's snapshot is taken after the lock: it sees every claim before
+            -- it). With a store limit, the queue's count is the sum of the stores' (one read).
             IF v_limits.max_running_per_store IS NOT NULL THEN
                 SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
                        coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}'),
@@ -715,7 +715,8 @@ REVOKE ALL ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uui
 -- so the walk over the index entries of claimed jobs that the answer costs (the walk positioned
 -- claims avoid) is never on a claim's path, and it claims from the head only when the answer is
 -- yes. A queue with concurrency limits is always claimed from its head, so nothing is passed
--- over there: a job its limits hold back is not reported, claim after claim. Reads only: a job another claimer is claiming still counts, at worst one claim too many.
+-- over there: a job its limits hold back is not reported, claim after claim. Reads only: a job
+-- another claimer is claiming still counts, at worst one claim too many.
 CREATE OR REPLACE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamptz[], after_id bigint[])
 RETURNS boolean
 LANGUAGE plpgsql
