@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -101,4 +103,39 @@ func completeSucceeded(ctx context.Context, client *jobq.Client, worker string, 
 		}
 	}
 	return nil
+}
+
+// drainTogether runs one claimer per connection, all released at once (together), until total
+// jobs are claimed and completed: claimer i is worker claimer-NN, claims 1 to 4 jobs at a time
+// from queues rotated by i (so that claimers list them in different orders), passes them to seen
+// when it is not nil, holds them for hold, and completes them (completeSucceeded). A claim that
+// finds nothing is tried again a millisecond later. Errors come back by claimer.
+func drainTogether(ctx context.Context, workerConns []*pgxpool.Conn, queues []string, total int, hold time.Duration,
+	seen func(i int, jobs []jobq.Job)) []error {
+	var done atomic.Int64
+	return together(len(workerConns), func(i int) error {
+		client := jobq.NewClient(workerConns[i])
+		worker := fmt.Sprintf("claimer-%02d", i)
+		k := i % len(queues)
+		mine := append(append([]string{}, queues[k:]...), queues[:k]...)
+		for done.Load() < int64(total) {
+			jobs, err := client.Claim(ctx, worker, mine, 1+i%4, 30*time.Second)
+			if err != nil {
+				return fmt.Errorf("%s: claim: %w", worker, err)
+			}
+			if len(jobs) == 0 {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if seen != nil {
+				seen(i, jobs)
+			}
+			time.Sleep(hold)
+			if err := completeSucceeded(ctx, client, worker, jobs); err != nil {
+				return err
+			}
+			done.Add(int64(len(jobs)))
+		}
+		return nil
+	})
 }

@@ -21,11 +21,13 @@ type limitSample struct {
 	StoreMax     int // the most running jobs of one store in the queue with max_running_per_store
 	StoreTotal   int // running jobs of that queue, every store
 	PartitionMax int // the most running jobs of one customerId in the queue with a partition limit
+	FairStoreMax int // the most running jobs of one store in the fair queue with max_running_per_store
 }
 
-// TestConcurrencyLimitsHoldUnder50Claimers drains three limited queues with 50 claimers on 50
+// TestConcurrencyLimitsHoldUnder50Claimers drains four limited queues with 50 claimers on 50
 // connections at once: one with max_running 4, one with 2 per store (eight stores and the system
-// jobs), one with 1 per customerId. Each claimer lists the three queues in its own rotation (so
+// jobs), one with 1 per customerId, and a fair one with 2 per store (as many stores; its first
+// pick comes before the lock, through jobq._fair_pick). Each claimer lists the three queues in its own rotation (so
 // two claims lock the limited queues in different list orders), asks for 1 to 4 jobs, holds what
 // it got for a moment and completes it. A separate connection counts the running jobs per queue,
 // store and customer as fast as it can; no sample may exceed a limit, and every job must still
@@ -43,7 +45,7 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 		customers      = 5
 		perCustomer    = 30
 	)
-	total := queueJobs + (stores+1)*perStore + customers*perCustomer
+	total := queueJobs + 2*(stores+1)*perStore + customers*perCustomer
 	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: claimers})
 	b.Define(t, "limited")
 
@@ -54,9 +56,9 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.Admin.Exec(b.Ctx, `
 		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts)
-		SELECT 'limited', 'lim-store', CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
-		FROM generate_series(0, $1) AS s, generate_series(1, $2) AS n
-		ORDER BY s, n`, stores, perStore)
+		SELECT 'limited', q, CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
+		FROM unnest(ARRAY['lim-store', 'lim-fair']) AS q, generate_series(0, $1) AS s, generate_series(1, $2) AS n
+		ORDER BY q, s, n`, stores, perStore)
 	require.NoError(t, err)
 	_, err = b.Admin.Exec(b.Ctx, `
 		INSERT INTO jobq.jobs (task, queue, payload, max_attempts)
@@ -70,6 +72,8 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 		fmt.Sprintf(`SELECT jobq.set_concurrency_limit('lim-queue', %d)`, queueLimit),
 		fmt.Sprintf(`SELECT jobq.set_store_concurrency_limit('lim-store', %d)`, storeLimit),
 		fmt.Sprintf(`SELECT jobq.set_partition_concurrency_limit('lim-part', 'customerId', %d)`, partitionLimit),
+		fmt.Sprintf(`SELECT jobq.set_store_concurrency_limit('lim-fair', %d)`, storeLimit),
+		`SELECT jobq.set_fair_claiming('lim-fair', true)`,
 	} {
 		var changed bool
 		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
@@ -97,8 +101,10 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 				                                         WHERE state = 'running' AND queue = 'lim-store' GROUP BY store_id) s),
 				       (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'lim-store'),
 				       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
-				                                         WHERE state = 'running' AND queue = 'lim-part' GROUP BY payload ->> 'customerId') s)`,
-			).Scan(&s.Queue, &s.StoreMax, &s.StoreTotal, &s.PartitionMax)
+				                                         WHERE state = 'running' AND queue = 'lim-part' GROUP BY payload ->> 'customerId') s),
+				       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
+				                                         WHERE state = 'running' AND queue = 'lim-fair' GROUP BY store_id) s)`,
+			).Scan(&s.Queue, &s.StoreMax, &s.StoreTotal, &s.PartitionMax, &s.FairStoreMax)
 			if errSamp != nil {
 				return
 			}
@@ -110,31 +116,12 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	// hang the test.
 	ctx, cancel := context.WithTimeout(b.Ctx, 3*time.Minute)
 	defer cancel()
-	queues := []string{"lim-queue", "lim-store", "lim-part"}
+	queues := []string{"lim-queue", "lim-store", "lim-part", "lim-fair"}
 	workerConns := conns(t, b.WorkerPool, claimers)
-	var done atomic.Int64
 	claimed := make([][]jobq.Job, claimers)
-	errs := together(claimers, func(i int) error {
-		client := jobq.NewClient(workerConns[i])
-		worker := fmt.Sprintf("claimer-%02d", i)
-		mine := append(append([]string{}, queues[i%3:]...), queues[:i%3]...)
-		for done.Load() < int64(total) {
-			jobs, err := client.Claim(ctx, worker, mine, 1+i%4, 30*time.Second)
-			if err != nil {
-				return fmt.Errorf("%s: claim: %w", worker, err)
-			}
-			if len(jobs) == 0 {
-				time.Sleep(time.Millisecond)
-				continue
-			}
-			claimed[i] = append(claimed[i], jobs...)
-			time.Sleep(2 * time.Millisecond) // the jobs run a moment, so that claims overlap them
-			if err := completeSucceeded(ctx, client, worker, jobs); err != nil {
-				return err
-			}
-			done.Add(int64(len(jobs)))
-		}
-		return nil
+	// The jobs run 2 ms, so that claims overlap them.
+	errs := drainTogether(ctx, workerConns, queues, total, 2*time.Millisecond, func(i int, jobs []jobq.Job) {
+		claimed[i] = append(claimed[i], jobs...)
 	})
 	stop.Store(true)
 	sampleWG.Wait()
@@ -146,6 +133,7 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 		require.LessOrEqual(t, s.Queue, queueLimit, "sample %d: %d jobs of lim-queue running", n, s.Queue)
 		require.LessOrEqual(t, s.StoreMax, storeLimit, "sample %d: %d jobs of one store running in lim-store", n, s.StoreMax)
 		require.LessOrEqual(t, s.PartitionMax, partitionLimit, "sample %d: %d jobs of one customer running in lim-part", n, s.PartitionMax)
+		require.LessOrEqual(t, s.FairStoreMax, storeLimit, "sample %d: %d jobs of one store running in lim-fair", n, s.FairStoreMax)
 		most.Queue = max(most.Queue, s.Queue)
 		most.StoreMax = max(most.StoreMax, s.StoreMax)
 		most.StoreTotal = max(most.StoreTotal, s.StoreTotal)
@@ -212,27 +200,7 @@ func TestRateLimitsHoldUnder50Claimers(t *testing.T) {
 	defer cancel()
 	queues := []string{"rate-queue", "rate-store"}
 	workerConns := conns(t, b.WorkerPool, claimers)
-	var done atomic.Int64
-	errs := together(claimers, func(i int) error {
-		client := jobq.NewClient(workerConns[i])
-		worker := fmt.Sprintf("claimer-%02d", i)
-		mine := append(append([]string{}, queues[i%2:]...), queues[:i%2]...)
-		for done.Load() < int64(total) {
-			jobs, err := client.Claim(ctx, worker, mine, 1+i%4, 30*time.Second)
-			if err != nil {
-				return fmt.Errorf("%s: claim: %w", worker, err)
-			}
-			if len(jobs) == 0 {
-				time.Sleep(time.Millisecond)
-				continue
-			}
-			if err := completeSucceeded(ctx, client, worker, jobs); err != nil {
-				return err
-			}
-			done.Add(int64(len(jobs)))
-		}
-		return nil
-	})
+	errs := drainTogether(ctx, workerConns, queues, total, 0, nil)
 	requireNoErrors(t, errs, "claimer")
 
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")
@@ -267,4 +235,41 @@ func TestRateLimitsHoldUnder50Claimers(t *testing.T) {
 		require.LessOrEqual(t, m.Most, limit, "%s %s: %d starts in one window of %d ms", m.Queue, m.Store, m.Most, windowMs)
 		require.Equal(t, limit, m.Most, "%s %s: the claimers reached the limit (else the test proves nothing)", m.Queue, m.Store)
 	}
+}
+
+// TestControlSettersUnder50CallersAtOnce: 50 operators set the controls of a queue that has no
+// jobq.queues row yet at the same moment, 25 turning fair claiming on and 25 setting the same
+// concurrency limit. The queue gets one row, each control changes once (one caller of each kind
+// is told true, the others false), and the audit log holds one entry of each.
+func TestControlSettersUnder50CallersAtOnce(t *testing.T) {
+	t.Parallel()
+	const callers = 50
+	b := testbundle.New(t)
+	b.Define(t, "race")
+	_, err := b.Admin.Exec(b.Ctx, `UPDATE jobq.tasks SET queue = 'race-q' WHERE name = 'race'`)
+	require.NoError(t, err)
+	ops := conns(t, b.DB.Pool(t, "postgres", callers), callers)
+	changed := make([]bool, callers)
+	errs := together(callers, func(i int) error {
+		query := `SELECT jobq.set_fair_claiming('race-q', true)`
+		if i%2 == 1 {
+			query = `SELECT jobq.set_concurrency_limit('race-q', 7)`
+		}
+		return ops[i].QueryRow(b.Ctx, query).Scan(&changed[i])
+	})
+	requireNoErrors(t, errs, "setter")
+	var fairTrue, limitTrue int
+	for i, c := range changed {
+		if c && i%2 == 0 {
+			fairTrue++
+		}
+		if c && i%2 == 1 {
+			limitTrue++
+		}
+	}
+	require.Equal(t, 1, fairTrue, "one caller turned fair claiming on; the others found it on")
+	require.Equal(t, 1, limitTrue, "one caller set the limit; the others found it set")
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.queues WHERE name = 'race-q' AND fair AND max_running = 7`))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.audit_log WHERE action = 'set_fair_claiming'`))
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.audit_log WHERE action = 'set_concurrency_limit'`))
 }

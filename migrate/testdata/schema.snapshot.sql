@@ -1615,22 +1615,18 @@ BEGIN
     -- and then not kept (its store or partition filled up within the batch) had its turn too.
     -- Claims of a fair queue without limits run side by side: one that finds the cursor row
     -- locked by another (which moves it) leaves it, rather than wait for that claim to commit.
+    -- The row is jobq.set_fair_claiming's: a claim never inserts it, so it never waits for
+    -- another claim's insert nor takes a lock out of the order of jobq._lock_limited_queues.
     IF v_cursor IS DISTINCT FROM v_start THEN
         UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
         WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
-        -- The queue's first cursor: not when another claim is inserting it, whose insert an
-        -- INSERT here would wait for (that claim holds the queue's advisory lock, taken here
-        -- too, or already held when the queue is limited).
-        IF NOT FOUND AND v_start IS NULL AND pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
-            INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor) ON CONFLICT (queue) DO NOTHING;
-        END IF;
     END IF;
 END
 $$;
 
 ALTER FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row unless another claim holds it (SKIP LOCKED: never waits; the queue''s first cursor row only under the queue''s advisory lock, tried, not waited for, and then held to the end of the transaction). Caller: jobq._claim_limited, under the queue''s advisory lock when the queue is limited.';
+COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Caller: jobq._claim_limited: its first pick before the queue''s advisory lock, its picks again under it.';
 
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
@@ -1833,6 +1829,35 @@ $$;
 ALTER FUNCTION jobq._lock_limited_queues(p_queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._lock_limited_queues(p_queues text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684593, hashtext(name)) for every queue of p_queues with a concurrency limit (jobq.queues.limited), in key order; held until the transaction ends. Waits for another claim holding one of them.';
+
+CREATE FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    IF FOUND OR NOT p_create THEN
+        RETURN FOUND;
+    END IF;
+    IF p_queue <> 'default'
+       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
+       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+                       WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it', p_queue));
+    END IF;
+    INSERT INTO jobq.queues AS q (name) VALUES (p_queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
+    PERFORM FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) IS 'Private. Locks the jobq.queues row of p_queue FOR UPDATE and returns true; when it has none: with p_create, inserts one (ON CONFLICT DO NOTHING, then locks it) and returns true, unless the queue is unknown to the engine (not default, and no declared task, live job, registered worker not stopped or schedule names it), which raises JOB.INVALID_ARGUMENT; without p_create, returns false and writes nothing. Callers: jobq._set_queue_limit, jobq.set_fair_claiming.';
 
 CREATE TABLE jobq.schedules (
     name text NOT NULL,
@@ -2521,26 +2546,11 @@ BEGIN
         END IF;
         PERFORM jobq._check_interval('per', p_per, jobq._limit_interval('ttl'));
     END IF;
-    IF p_max_running IS NOT NULL AND p_queue <> 'default'
-       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p_queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
-       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
-       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
-                       WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
-            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it', p_queue));
+    -- A limit removed from a queue without controls: nothing to remove.
+    IF NOT jobq._lock_queue_row(p_queue, p_max_running IS NOT NULL) THEN
+        RETURN false;
     END IF;
-
-    SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
-    IF NOT FOUND THEN
-        IF p_max_running IS NULL THEN
-            RETURN false; -- nothing to remove
-        END IF;
-        INSERT INTO jobq.queues AS q (name) VALUES (p_queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
-        SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
-    END IF;
+    SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue;
     v_from := CASE p_scope
         WHEN 'queue' THEN jsonb_build_object('max_running', v_old.max_running)
         WHEN 'store' THEN jsonb_build_object('max_running', v_old.max_running_per_store)
@@ -4727,31 +4737,22 @@ BEGIN
     IF set_fair_claiming.fair IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
     END IF;
-    IF set_fair_claiming.fair AND set_fair_claiming.queue <> 'default'
-       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = set_fair_claiming.queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = set_fair_claiming.queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state IN ('queued', 'retry_pending'))
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state = 'running')
-       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE set_fair_claiming.queue = ANY (w.queues) AND w.state <> 'stopped')
-       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
-                       WHERE coalesce(s.queue, t.queue, 'default') = set_fair_claiming.queue) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
-            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it',
-            set_fair_claiming.queue));
+    -- Turned off for a queue without controls: off already.
+    IF NOT jobq._lock_queue_row(set_fair_claiming.queue, set_fair_claiming.fair) THEN
+        RETURN false;
     END IF;
-    SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
-    IF NOT FOUND THEN
-        IF NOT set_fair_claiming.fair THEN
-            RETURN false; -- off already
-        END IF;
-        INSERT INTO jobq.queues AS q (name) VALUES (set_fair_claiming.queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
-        SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
-    END IF;
+    SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue;
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
     UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
-    IF NOT set_fair_claiming.fair THEN
+    -- The turn of a fair queue: claims move it, never insert it (jobq._fair_pick). It starts
+    -- after the system jobs' key, the zero uuid.
+    IF set_fair_claiming.fair THEN
+        INSERT INTO jobq.claim_cursors AS c (queue, store_key)
+        VALUES (set_fair_claiming.queue, '00000000-0000-0000-0000-000000000000')
+        ON CONFLICT ON CONSTRAINT claim_cursors_pkey DO NOTHING;
+    ELSE
         DELETE FROM jobq.claim_cursors AS c WHERE c.queue = set_fair_claiming.queue;
     END IF;
     INSERT INTO jobq.audit_log (action, detail)
@@ -4763,7 +4764,7 @@ $$;
 
 ALTER FUNCTION jobq.set_fair_claiming(queue text, fair boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick), one claim at a time under the queue''s advisory lock, from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
 
 CREATE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
@@ -5597,6 +5598,8 @@ REVOKE ALL ON FUNCTION jobq._limit_interval(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._lock_limited_queues(p_queues text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;

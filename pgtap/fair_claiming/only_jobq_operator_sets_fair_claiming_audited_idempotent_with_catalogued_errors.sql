@@ -2,7 +2,7 @@
 -- from, to), setting it as it is changes nothing and returns false, and bad arguments raise
 -- catalogued errors and write nothing.
 BEGIN;
-SELECT plan(17);
+SELECT plan(19);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-x');
@@ -26,7 +26,10 @@ SELECT is(jobq.set_fair_claiming('pgtap_q', true), false, 'set again as it is: f
 RESET ROLE;
 SELECT is((SELECT array_agg(detail ORDER BY id) FROM jobq.audit_log WHERE action = 'set_fair_claiming'),
           ARRAY['{"queue": "pgtap_q", "from": false, "to": true}'::jsonb], 'one audit row, for the change only');
+SELECT is((SELECT store_key FROM jobq.claim_cursors WHERE queue = 'pgtap_q'), '00000000-0000-0000-0000-000000000000'::uuid,
+          'turning it on inserts the queue''s turn, starting after the system jobs'' key (claims only move it)');
 SELECT is(jobq.set_fair_claiming('pgtap_q', false), true, 'turned off');
+SELECT is((SELECT count(*) FROM jobq.claim_cursors WHERE queue = 'pgtap_q'), 0::bigint, 'turning it off deletes the turn');
 SELECT is(jobq.set_fair_claiming('pgtap_other_never_seen', false), false, 'off for a queue without a row: nothing to do');
 
 SELECT throws_ok($$ SELECT jobq.set_fair_claiming('pgtap_typo', true) $$, 'JQ100', NULL, 'an unknown queue is refused');

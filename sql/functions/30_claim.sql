@@ -533,8 +533,8 @@ REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp 
 -- anything more. The stores in p_skip_stores, and jobs whose payload ->> p_partition_key is in
 -- p_skip_parts, are passed over (their limit is full). Rows another transaction holds are
 -- skipped (SKIP LOCKED), so claims side by side take the next jobs of the same stores. Records
--- the last store picked as the queue's cursor. Caller: jobq._claim_limited, under the queue's
--- advisory lock when the queue has limits too.
+-- the last store picked as the queue's cursor. Caller: jobq._claim_limited, whose first pick
+-- comes before the queue's advisory lock and its picks again under it.
 CREATE OR REPLACE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
                                            p_partition_key text, p_skip_parts text[])
 RETURNS TABLE (id bigint, store uuid, part text)
@@ -692,20 +692,16 @@ BEGIN
     -- and then not kept (its store or partition filled up within the batch) had its turn too.
     -- Claims of a fair queue without limits run side by side: one that finds the cursor row
     -- locked by another (which moves it) leaves it, rather than wait for that claim to commit.
+    -- The row is jobq.set_fair_claiming's: a claim never inserts it, so it never waits for
+    -- another claim's insert nor takes a lock out of the order of jobq._lock_limited_queues.
     IF v_cursor IS DISTINCT FROM v_start THEN
         UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
         WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
-        -- The queue's first cursor: not when another claim is inserting it, whose insert an
-        -- INSERT here would wait for (that claim holds the queue's advisory lock, taken here
-        -- too, or already held when the queue is limited).
-        IF NOT FOUND AND v_start IS NULL AND pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
-            INSERT INTO jobq.claim_cursors AS c (queue, store_key) VALUES (p_queue, v_cursor) ON CONFLICT (queue) DO NOTHING;
-        END IF;
     END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) IS
-    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row unless another claim holds it (SKIP LOCKED: never waits; the queue''s first cursor row only under the queue''s advisory lock, tried, not waited for, and then held to the end of the transaction). Caller: jobq._claim_limited, under the queue''s advisory lock when the queue is limited.';
+    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Caller: jobq._claim_limited: its first pick before the queue''s advisory lock, its picks again under it.';
 REVOKE ALL ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a

@@ -710,6 +710,40 @@ REVOKE ALL ON FUNCTION jobq._stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_ga
 -- The signature before rate limits.
 DROP FUNCTION IF EXISTS jobq._set_queue_limit(text,text,integer,text);
 
+-- Locks the jobq.queues row of p_queue FOR UPDATE, for a setter of one of its controls, and
+-- says whether there is one. With p_create, a queue without a row gets one, if the engine knows
+-- it: a typo would set a control nothing reads. Callers: jobq._set_queue_limit,
+-- jobq.set_fair_claiming.
+CREATE OR REPLACE FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    IF FOUND OR NOT p_create THEN
+        RETURN FOUND;
+    END IF;
+    IF p_queue <> 'default'
+       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
+       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
+                       WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
+            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it', p_queue));
+    END IF;
+    INSERT INTO jobq.queues AS q (name) VALUES (p_queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
+    PERFORM FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq._lock_queue_row(text,boolean) IS
+    'Private. Locks the jobq.queues row of p_queue FOR UPDATE and returns true; when it has none: with p_create, inserts one (ON CONFLICT DO NOTHING, then locks it) and returns true, unless the queue is unknown to the engine (not default, and no declared task, live job, registered worker not stopped or schedule names it), which raises JOB.INVALID_ARGUMENT; without p_create, returns false and writes nothing. Callers: jobq._set_queue_limit, jobq.set_fair_claiming.';
+REVOKE ALL ON FUNCTION jobq._lock_queue_row(text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Sets or removes (NULL) one limit of a queue: the scope is queue, store or partition (then
 -- p_partition_key names the payload field) for the concurrency limits, rate or store_rate (then
 -- p_per is the window) for the rate limits. Refuses a limit outside 1..1000000 and a queue
@@ -747,26 +781,11 @@ BEGIN
         END IF;
         PERFORM jobq._check_interval('per', p_per, jobq._limit_interval('ttl'));
     END IF;
-    IF p_max_running IS NOT NULL AND p_queue <> 'default'
-       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = p_queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
-       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
-       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
-                       WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
-            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it', p_queue));
+    -- A limit removed from a queue without controls: nothing to remove.
+    IF NOT jobq._lock_queue_row(p_queue, p_max_running IS NOT NULL) THEN
+        RETURN false;
     END IF;
-
-    SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
-    IF NOT FOUND THEN
-        IF p_max_running IS NULL THEN
-            RETURN false; -- nothing to remove
-        END IF;
-        INSERT INTO jobq.queues AS q (name) VALUES (p_queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
-        SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue FOR UPDATE;
-    END IF;
+    SELECT * INTO v_old FROM jobq.queues q WHERE q.name = p_queue;
     v_from := CASE p_scope
         WHEN 'queue' THEN jsonb_build_object('max_running', v_old.max_running)
         WHEN 'store' THEN jsonb_build_object('max_running', v_old.max_running_per_store)
@@ -909,31 +928,22 @@ BEGIN
     IF set_fair_claiming.fair IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
     END IF;
-    IF set_fair_claiming.fair AND set_fair_claiming.queue <> 'default'
-       AND NOT EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = set_fair_claiming.queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = set_fair_claiming.queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state IN ('queued', 'retry_pending'))
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = set_fair_claiming.queue AND j.state = 'running')
-       AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE set_fair_claiming.queue = ANY (w.queues) AND w.state <> 'stopped')
-       AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
-                       WHERE coalesce(s.queue, t.queue, 'default') = set_fair_claiming.queue) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format(
-            'queue %L is not known: no declared task, live job, registered worker, schedule or queue control names it',
-            set_fair_claiming.queue));
+    -- Turned off for a queue without controls: off already.
+    IF NOT jobq._lock_queue_row(set_fair_claiming.queue, set_fair_claiming.fair) THEN
+        RETURN false;
     END IF;
-    SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
-    IF NOT FOUND THEN
-        IF NOT set_fair_claiming.fair THEN
-            RETURN false; -- off already
-        END IF;
-        INSERT INTO jobq.queues AS q (name) VALUES (set_fair_claiming.queue) ON CONFLICT ON CONSTRAINT queues_pkey DO NOTHING;
-        SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue FOR UPDATE;
-    END IF;
+    SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue;
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
     UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
-    IF NOT set_fair_claiming.fair THEN
+    -- The turn of a fair queue: claims move it, never insert it (jobq._fair_pick). It starts
+    -- after the system jobs' key, the zero uuid.
+    IF set_fair_claiming.fair THEN
+        INSERT INTO jobq.claim_cursors AS c (queue, store_key)
+        VALUES (set_fair_claiming.queue, '00000000-0000-0000-0000-000000000000')
+        ON CONFLICT ON CONSTRAINT claim_cursors_pkey DO NOTHING;
+    ELSE
         DELETE FROM jobq.claim_cursors AS c WHERE c.queue = set_fair_claiming.queue;
     END IF;
     INSERT INTO jobq.audit_log (action, detail)
@@ -943,6 +953,6 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.set_fair_claiming(text,boolean) IS
-    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick), one claim at a time under the queue''s advisory lock, from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
 REVOKE ALL ON FUNCTION jobq.set_fair_claiming(text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.set_fair_claiming(text,boolean) TO jobq_operator;
