@@ -105,21 +105,70 @@ func completeSucceeded(ctx context.Context, client *jobq.Client, worker string, 
 	return nil
 }
 
+// sampler reads one row of integers, one statement after another on its own connection, from
+// startSampler until finish: the continuous samples the limit tests check every one of.
+type sampler struct {
+	stop    atomic.Bool
+	wg      sync.WaitGroup
+	samples [][]int
+	err     error
+}
+
+// startSampler starts reading query, whose one row has n integer columns, on conn.
+func startSampler(ctx context.Context, conn *pgxpool.Conn, query string, n int) *sampler {
+	s := &sampler{}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for !s.stop.Load() {
+			row := make([]int, n)
+			dest := make([]any, n)
+			for i := range row {
+				dest[i] = &row[i]
+			}
+			if s.err = conn.QueryRow(ctx, query).Scan(dest...); s.err != nil {
+				return
+			}
+			s.samples = append(s.samples, row)
+		}
+	}()
+	return s
+}
+
+// finish stops the sampler and returns the rows it read and the error that stopped it, if any.
+func (s *sampler) finish() ([][]int, error) {
+	s.stop.Store(true)
+	s.wg.Wait()
+	return s.samples, s.err
+}
+
+// claimPlan says what claimer i claims: the queues it lists, in order, and the most jobs a claim
+// asks for.
+type claimPlan func(i int) (queues []string, batch int)
+
+// rotated is the claimPlan of claimers that list every queue, rotated by i (so that claimers list
+// them in different orders), and ask for 1 to 4 jobs.
+func rotated(queues []string) claimPlan {
+	return func(i int) ([]string, int) {
+		k := i % len(queues)
+		return append(append([]string{}, queues[k:]...), queues[:k]...), 1 + i%4
+	}
+}
+
 // drainTogether runs one claimer per connection, all released at once (together), until total
-// jobs are claimed and completed: claimer i is worker claimer-NN, claims 1 to 4 jobs at a time
-// from queues rotated by i (so that claimers list them in different orders), passes them to seen
-// when it is not nil, holds them for hold, and completes them (completeSucceeded). A claim that
-// finds nothing is tried again a millisecond later. Errors come back by claimer.
-func drainTogether(ctx context.Context, workerConns []*pgxpool.Conn, queues []string, total int, hold time.Duration,
+// jobs are claimed and completed: claimer i is worker claimer-NN, claims as plan says, passes
+// what it got to seen when it is not nil, holds it for hold, and completes it
+// (completeSucceeded). A claim that finds nothing is tried again a millisecond later. Errors come
+// back by claimer.
+func drainTogether(ctx context.Context, workerConns []*pgxpool.Conn, plan claimPlan, total int, hold time.Duration,
 	seen func(i int, jobs []jobq.Job)) []error {
 	var done atomic.Int64
 	return together(len(workerConns), func(i int) error {
 		client := jobq.NewClient(workerConns[i])
 		worker := fmt.Sprintf("claimer-%02d", i)
-		k := i % len(queues)
-		mine := append(append([]string{}, queues[k:]...), queues[:k]...)
+		mine, batch := plan(i)
 		for done.Load() < int64(total) {
-			jobs, err := client.Claim(ctx, worker, mine, 1+i%4, 30*time.Second)
+			jobs, err := client.Claim(ctx, worker, mine, batch, 30*time.Second)
 			if err != nil {
 				return fmt.Errorf("%s: claim: %w", worker, err)
 			}

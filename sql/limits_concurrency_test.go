@@ -3,8 +3,6 @@ package sql_test
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,36 +79,18 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	}
 
 	// The sampler: one connection, one statement after another, until the claimers are done.
-	sampler, err := b.Admin.Acquire(b.Ctx)
+	conn, err := b.Admin.Acquire(b.Ctx)
 	require.NoError(t, err)
-	defer sampler.Release()
-	var (
-		stop     atomic.Bool
-		samples  []limitSample
-		sampleWG sync.WaitGroup
-		errSamp  error
-	)
-	sampleWG.Add(1)
-	go func() {
-		defer sampleWG.Done()
-		for !stop.Load() {
-			var s limitSample
-			errSamp = sampler.QueryRow(b.Ctx, `
-				SELECT (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'lim-queue'),
-				       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
-				                                         WHERE state = 'running' AND queue = 'lim-store' GROUP BY store_id) s),
-				       (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'lim-store'),
-				       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
-				                                         WHERE state = 'running' AND queue = 'lim-part' GROUP BY payload ->> 'customerId') s),
-				       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
-				                                         WHERE state = 'running' AND queue = 'lim-fair' GROUP BY store_id) s)`,
-			).Scan(&s.Queue, &s.StoreMax, &s.StoreTotal, &s.PartitionMax, &s.FairStoreMax)
-			if errSamp != nil {
-				return
-			}
-			samples = append(samples, s)
-		}
-	}()
+	defer conn.Release()
+	sampling := startSampler(b.Ctx, conn, `
+		SELECT (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'lim-queue'),
+		       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
+		                                         WHERE state = 'running' AND queue = 'lim-store' GROUP BY store_id) s),
+		       (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'lim-store'),
+		       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
+		                                         WHERE state = 'running' AND queue = 'lim-part' GROUP BY payload ->> 'customerId') s),
+		       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
+		                                         WHERE state = 'running' AND queue = 'lim-fair' GROUP BY store_id) s)`, 5)
 
 	// A liveness guard, not a speed assertion: a job the limits hold back forever would otherwise
 	// hang the test.
@@ -120,15 +100,18 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	workerConns := conns(t, b.WorkerPool, claimers)
 	claimed := make([][]jobq.Job, claimers)
 	// The jobs run 2 ms, so that claims overlap them.
-	errs := drainTogether(ctx, workerConns, queues, total, 2*time.Millisecond, func(i int, jobs []jobq.Job) {
+	errs := drainTogether(ctx, workerConns, rotated(queues), total, 2*time.Millisecond, func(i int, jobs []jobq.Job) {
 		claimed[i] = append(claimed[i], jobs...)
 	})
-	stop.Store(true)
-	sampleWG.Wait()
+	rows, errSamp := sampling.finish()
 	requireNoErrors(t, errs, "claimer")
 	require.NoError(t, errSamp, "sampler")
 
 	var most limitSample
+	samples := make([]limitSample, len(rows))
+	for n, r := range rows {
+		samples[n] = limitSample{Queue: r[0], StoreMax: r[1], StoreTotal: r[2], PartitionMax: r[3], FairStoreMax: r[4]}
+	}
 	for n, s := range samples {
 		require.LessOrEqual(t, s.Queue, queueLimit, "sample %d: %d jobs of lim-queue running", n, s.Queue)
 		require.LessOrEqual(t, s.StoreMax, storeLimit, "sample %d: %d jobs of one store running in lim-store", n, s.StoreMax)
@@ -156,6 +139,154 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")
 	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND attempt = 1`),
 		"every job succeeded in its first attempt")
+}
+
+// TestSharedClaimsHoldTheLimitsUnder50Claimers drains two queues whose limits are far above a
+// shared claim's margin (jobq._claim_limited: claims of at most 16 jobs count side by side under
+// one of 8 slots while 7 batches of 16 stay below the lowest limit) with 50 claimers on 50
+// connections, each listing one queue and asking for 1 to 16 jobs, which run 30 ms: one queue
+// with max_running 150, and a fair one with 130 per store (four stores and the system jobs). The
+// claimers ask for more than the limits allow, so the running jobs stay at the limit and claims
+// race for it, shared ones and those under the queue's lock alone. (With no room left for the
+// other slot holders, a shared claim took the queue past 150: 158 running, seen by this test.) A separate connection samples the running jobs and the slot locks
+// held as fast as it can: no sample may exceed a limit, shared claims must have run side by side,
+// and every job must succeed, in its first attempt, exactly once.
+func TestSharedClaimsHoldTheLimitsUnder50Claimers(t *testing.T) {
+	t.Parallel()
+	const (
+		claimers   = 50
+		queueLimit = 150
+		storeLimit = 130
+		queueJobs  = 3000
+		stores     = 4
+		perStore   = 500 // and as many system jobs
+	)
+	total := queueJobs + (stores+1)*perStore
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: claimers})
+	b.Define(t, "limited")
+	_, err := b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, max_attempts) SELECT 'limited', 'shared-queue', 3 FROM generate_series(1, $1);
+		`, queueJobs)
+	require.NoError(t, err)
+	_, err = b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts)
+		SELECT 'limited', 'shared-store', CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
+		FROM generate_series(0, $1) AS s, generate_series(1, $2) AS n ORDER BY s, n`, stores, perStore)
+	require.NoError(t, err)
+	for _, set := range []string{
+		fmt.Sprintf(`SELECT jobq.set_concurrency_limit('shared-queue', %d)`, queueLimit),
+		fmt.Sprintf(`SELECT jobq.set_store_concurrency_limit('shared-store', %d)`, storeLimit),
+		`SELECT jobq.set_fair_claiming('shared-store', true)`,
+	} {
+		var changed bool
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
+		require.True(t, changed, set)
+	}
+
+	conn, err := b.Admin.Acquire(b.Ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	sampling := startSampler(b.Ctx, conn, `
+		SELECT (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'shared-queue'),
+		       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
+		                                         WHERE state = 'running' AND queue = 'shared-store' GROUP BY store_id) s),
+		       (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+		                                        AND classid BETWEEN 1785684594 AND 1785684601)`, 3)
+
+	ctx, cancel := context.WithTimeout(b.Ctx, 3*time.Minute)
+	defer cancel()
+	plan := func(i int) ([]string, int) {
+		return []string{[]string{"shared-queue", "shared-store"}[i%2]}, 1 + i%16
+	}
+	claimed := make([][]jobq.Job, claimers)
+	errs := drainTogether(ctx, conns(t, b.WorkerPool, claimers), plan, total, 30*time.Millisecond, func(i int, jobs []jobq.Job) {
+		claimed[i] = append(claimed[i], jobs...)
+	})
+	samples, errSamp := sampling.finish()
+	requireNoErrors(t, errs, "claimer")
+	require.NoError(t, errSamp, "sampler")
+
+	type sample struct{ queue, storeMax, slots int }
+	var most sample
+	for n, r := range samples {
+		s := sample{r[0], r[1], r[2]}
+		require.LessOrEqual(t, s.queue, queueLimit, "sample %d: %d jobs of shared-queue running", n, s.queue)
+		require.LessOrEqual(t, s.storeMax, storeLimit, "sample %d: %d jobs of one store running in shared-store", n, s.storeMax)
+		most = sample{max(most.queue, s.queue), max(most.storeMax, s.storeMax), max(most.slots, s.slots)}
+	}
+	t.Logf("%d samples; most running: shared-queue %d, one store of shared-store %d; most slots held at once %d",
+		len(samples), most.queue, most.storeMax, most.slots)
+	require.Greater(t, len(samples), 50, "the sampler ran throughout the drain")
+	require.Greater(t, most.slots, 1, "shared claims ran side by side")
+	require.Greater(t, most.queue, queueLimit-7*16, "the drain went past what shared claims alone take")
+
+	seen := make(map[int64]bool, total)
+	for _, jobs := range claimed {
+		for _, j := range jobs {
+			require.False(t, seen[j.ID], "job %d claimed twice", j.ID)
+			seen[j.ID] = true
+			require.Equal(t, 1, j.Attempt, "job %d: a job the limits held back used no attempt", j.ID)
+		}
+	}
+	require.Len(t, seen, total, "every job was claimed")
+	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND attempt = 1`),
+		"every job succeeded in its first attempt")
+}
+
+// TestSharedClaimsLeaveRoomForEverySlotHolder holds eight shared claims of a queue limited to 200
+// open at once, each in its own uncommitted transaction, with 80 jobs already running: none of
+// them sees the others' jobs, so each may take only what leaves seven batches of 16 below the
+// limit (8 of the 16 it asks for), and together they cannot pass it. A ninth claim finds every
+// slot taken and waits for the queue's lock alone until the eight commit, then counts all of them
+// and takes its 16.
+func TestSharedClaimsLeaveRoomForEverySlotHolder(t *testing.T) {
+	t.Parallel()
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 10})
+	b.Define(t, "limited")
+	_, err := b.Admin.Exec(b.Ctx, `INSERT INTO jobq.jobs (task, queue, max_attempts) SELECT 'limited', 'slots', 3 FROM generate_series(1, 300)`)
+	require.NoError(t, err)
+	var changed bool
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, `SELECT jobq.set_concurrency_limit('slots', 200)`).Scan(&changed))
+	workers := conns(t, b.WorkerPool, 10)
+	first, err := jobq.NewClient(workers[9]).Claim(b.Ctx, "before", []string{"slots"}, 80, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, 80, len(first), "a claim of 80 (above a shared claim's batch) takes 80")
+
+	txs := make([]pgx.Tx, 8)
+	for i := range txs {
+		txs[i], err = workers[i].Begin(b.Ctx)
+		require.NoError(t, err)
+		defer func() { _ = txs[i].Rollback(context.WithoutCancel(b.Ctx)) }()
+		got, err := jobq.NewClient(txs[i]).Claim(b.Ctx, fmt.Sprintf("holder-%d", i), []string{"slots"}, 16, time.Minute)
+		require.NoError(t, err)
+		require.Equal(t, 8, len(got), "shared claim %d: 200 - 7 × 16 - 80 running leaves it 8", i)
+	}
+
+	type result struct {
+		jobs []jobq.Job
+		err  error
+	}
+	ninth := make(chan result, 1)
+	go func() {
+		jobs, err := jobq.NewClient(workers[8]).Claim(b.Ctx, "ninth", []string{"slots"}, 16, time.Minute)
+		ninth <- result{jobs, err}
+	}()
+	require.Eventually(t, func() bool {
+		return b.Count(t, `SELECT count(*) FROM pg_stat_activity
+		                   WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%claim_job%'`) == 1
+	}, 10*time.Second, 10*time.Millisecond, "the ninth claim waits for the queue's lock")
+	select {
+	case r := <-ninth:
+		t.Fatalf("the ninth claim returned while the eight held their slots: %d jobs, %v", len(r.jobs), r.err)
+	default:
+	}
+	for i, tx := range txs {
+		require.NoError(t, tx.Commit(b.Ctx), "commit %d", i)
+	}
+	r := <-ninth
+	require.NoError(t, r.err)
+	require.Equal(t, 16, len(r.jobs), "the ninth claim counts the 144 running and takes its 16")
+	require.Equal(t, 160, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE queue = 'slots' AND state = 'running'`))
 }
 
 // TestRateLimitsHoldUnder50Claimers drains a queue with a rate limit of 5 starts per 200 ms and
@@ -200,7 +331,7 @@ func TestRateLimitsHoldUnder50Claimers(t *testing.T) {
 	defer cancel()
 	queues := []string{"rate-queue", "rate-store"}
 	workerConns := conns(t, b.WorkerPool, claimers)
-	errs := drainTogether(ctx, workerConns, queues, total, 0, nil)
+	errs := drainTogether(ctx, workerConns, rotated(queues), total, 0, nil)
 	requireNoErrors(t, errs, "claimer")
 
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs`), "jobq.jobs is empty")

@@ -283,6 +283,53 @@ COMMENT ON FUNCTION jobq._lock_limited_queues(text[]) IS
     'Private. Takes pg_advisory_xact_lock(1785684593, hashtext(name)) for every queue of p_queues with a concurrency limit (jobq.queues.limited), in key order; held until the transaction ends. Waits for another claim holding one of them.';
 REVOKE ALL ON FUNCTION jobq._lock_limited_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
+-- How many claims of one limited queue may count and claim side by side, each holding one slot of
+-- the queue (jobq._take_claim_slot), and the largest batch such a claim takes: the shared claim
+-- of jobq._claim_limited. Inlined constants, here so that both users read the same ones.
+CREATE OR REPLACE FUNCTION jobq._claim_slots()
+RETURNS integer
+LANGUAGE sql
+IMMUTABLE
+AS $$ SELECT 8 $$;
+COMMENT ON FUNCTION jobq._claim_slots() IS
+    'Private. 8: how many claims of one limited queue may hold a slot at once (jobq._take_claim_slot), counting and claiming side by side. Callers: jobq._take_claim_slot, jobq._claim_limited.';
+REVOKE ALL ON FUNCTION jobq._claim_slots() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The largest batch a claim holding a slot takes (see jobq._claim_slots).
+CREATE OR REPLACE FUNCTION jobq._claim_slot_batch()
+RETURNS integer
+LANGUAGE sql
+IMMUTABLE
+AS $$ SELECT 16 $$;
+COMMENT ON FUNCTION jobq._claim_slot_batch() IS
+    'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._claim_limited''s shared claim). Caller: jobq._claim_limited.';
+REVOKE ALL ON FUNCTION jobq._claim_slot_batch() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Takes one of the slots of a limited queue for the transaction, without waiting: the advisory
+-- locks (1785684594 + k, hashtext(queue)) for k in 0 .. jobq._claim_slots() - 1, tried from the
+-- backend's pid mod slots onwards. Returns whether it took one. Caller: jobq._claim_limited.
+CREATE OR REPLACE FUNCTION jobq._take_claim_slot(p_queue text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_key constant integer := hashtext(p_queue);
+    v_first constant integer := pg_backend_pid() % jobq._claim_slots();
+BEGIN
+    FOR v_k IN 0 .. jobq._claim_slots() - 1 LOOP
+        IF pg_try_advisory_xact_lock(1785684594 + (v_first + v_k) % jobq._claim_slots(), v_key) THEN
+            RETURN true;
+        END IF;
+    END LOOP;
+    RETURN false;
+END
+$$;
+COMMENT ON FUNCTION jobq._take_claim_slot(text) IS
+    'Private. Tries the advisory locks (1785684594 + k, hashtext(p_queue)), k = 0 .. jobq._claim_slots() - 1, from pg_backend_pid() mod slots on, and keeps the first it gets until the transaction ends; returns whether it got one. Never waits. Caller: jobq._claim_limited (its shared claim).';
+REVOKE ALL ON FUNCTION jobq._take_claim_slot(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- The signature before the first pick came before the locks (issue 18).
 DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp with time zone);
 
@@ -300,7 +347,9 @@ DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp
 -- (the claim's first limited or fair queue), before it takes the advisory locks of those queues,
 -- so that the claims of the queue wait for each other only while they count and update: a pick
 -- reads past the index entries of the jobs claimed since the last vacuum, and outside the lock
--- claims do that side by side. Caller: jobq._claim.
+-- claims do that side by side. A small claim of a queue far below its limits does not wait even
+-- then: up to eight count and claim side by side, each under a slot (the shared claim, below).
+-- Caller: jobq._claim.
 CREATE OR REPLACE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamptz,
                                                p_lock_queues text[])
 RETURNS SETOF jobq.jobs
@@ -333,6 +382,9 @@ DECLARE
     v_full_starts uuid[];
     v_keep_stores uuid[];
     v_counted boolean := false;            -- the limits were counted (under the lock)
+    v_lowest integer;                      -- the lowest concurrency limit of the queue
+    v_shared boolean := false;             -- a shared claim: under a slot, beside others
+    v_hint text;                           -- the session's note that the queue is near its limit
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -373,6 +425,44 @@ BEGIN
                   ORDER BY j.priority, j.run_at, j.id
                   LIMIT v_room
                   FOR UPDATE OF j SKIP LOCKED) AS p;
+        END IF;
+        IF NOT v_counted AND v_limits.limited AND v_ids IS NOT NULL AND p_lock_queues IS NOT NULL
+           AND v_limits.max_started IS NULL AND v_limits.max_started_per_store IS NULL
+           AND v_room <= jobq._claim_slot_batch() THEN
+            -- The shared claim. Up to jobq._claim_slots() claims of the queue, each holding a
+            -- slot, count and claim side by side, so the queue's running jobs may exceed what one
+            -- of them counted by what the others take, each at most a slot's batch: a holder
+            -- takes no more than leaves (slots - 1) batches below the lowest limit (a store or a
+            -- partition runs no more than the queue does). Taken for a queue whose only controls
+            -- are concurrency limits, by a claim that lists no other limited queue, for a batch
+            -- within a slot's, unless this session's last count found the queue near its limit
+            -- (a note kept in a custom setting; a wrong note only makes a claim take the lock
+            -- alone or claim nothing once). A claim that takes the lock alone (below) takes the
+            -- queue's advisory lock exclusive, which waits for every slot holder's shared hold,
+            -- so the two kinds never overlap; a slot holder waits for nothing but that lock,
+            -- and only for a claim that holds no slot.
+            v_lowest := least(v_limits.max_running, v_limits.max_running_per_store, v_limits.max_running_per_partition);
+            v_hint := 'jobq.near_limit_' || md5(p_queue);
+            v_shared := v_lowest > (jobq._claim_slots() - 1) * jobq._claim_slot_batch()
+                        AND current_setting(v_hint, true) IS DISTINCT FROM 'near'
+                        AND (cardinality(p_lock_queues) = 1
+                             OR NOT EXISTS (SELECT 1 FROM jobq.queues q
+                                            WHERE q.name = ANY (p_lock_queues) AND q.name <> p_queue AND q.limited))
+                        AND jobq._take_claim_slot(p_queue);
+            IF v_shared THEN
+                PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+                SELECT count(*)::integer INTO v_running
+                FROM (SELECT 1 FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue LIMIT v_lowest) AS c;
+                v_room := least(v_room, v_lowest - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() - v_running);
+                IF v_room <= 0 THEN
+                    -- Near the limit: this claim takes nothing, the session's next ones take
+                    -- the lock alone until a count finds room for a slot's batch again.
+                    PERFORM set_config(v_hint, 'near', false);
+                    RETURN;
+                END IF;
+                v_rated := false;
+                v_counted := true;
+            END IF;
         END IF;
         IF NOT v_counted THEN
             IF p_lock_queues IS NOT NULL THEN
@@ -442,6 +532,15 @@ BEGIN
                       GROUP BY 1) AS c;
             END IF;
             v_counted := true;
+            IF v_hint IS NOT NULL AND current_setting(v_hint, true) = 'near' THEN
+                -- The note is taken back when the queue has room for a slot's batch again.
+                IF v_running IS NULL THEN
+                    SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
+                END IF;
+                IF v_lowest - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() - v_running >= jobq._claim_slot_batch() THEN
+                    PERFORM set_config(v_hint, '', false);
+                END IF;
+            END IF;
             IF v_room <= 0 THEN
                 RETURN;
             END IF;
@@ -450,7 +549,12 @@ BEGIN
 
         v_keep := '{}'::bigint[];
         v_keep_stores := '{}'::uuid[];
-        FOR v_i IN 1 .. cardinality(v_ids) LOOP
+        IF v_shared THEN
+            -- No store or partition can be full (see above): the first v_room jobs picked.
+            v_keep := v_ids[1:v_room];
+            v_ids := v_keep;
+        END IF;
+        FOR v_i IN 1 .. CASE WHEN v_shared THEN 0 ELSE cardinality(v_ids) END LOOP
             -- Jobs of the first pick beyond the room the counts leave stay queued.
             EXIT WHEN cardinality(v_keep) >= v_room;
             IF v_limits.max_running_per_store IS NOT NULL THEN
@@ -518,7 +622,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone,text[]) IS
-    'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+    'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared: a claim of at most jobq._claim_slot_batch() (16) jobs, given p_lock_queues naming no other limited queue, from a queue without rate limits whose lowest concurrency limit is above (jobq._claim_slots() - 1) × 16 = 112, takes one of 8 slots (jobq._take_claim_slot; none free: exclusive) and the lock shared, counts the queue''s running jobs and takes at most lowest limit - 112 - running; when that is none it takes nothing and sets the custom setting jobq.near_limit_<md5(queue)> to near, and the session''s claims of the queue take the lock exclusive until a count leaves room for 16 (the setting is then emptied). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
 REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Picks and locks up to p_max_jobs due jobs of a fair queue, the stores in turn: priority by
