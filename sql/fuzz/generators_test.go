@@ -896,11 +896,17 @@ var limitedQueueGen = valueGen{
 	odd:     pausedQueueGen.odd,
 }
 
-// maxRunningGen draws a concurrency limit: small, or NULL (the limit is removed); odd, any integer.
+// maxRunningGen draws a concurrency limit: small, far above a shared claim's margin, or NULL (the
+// limit is removed); odd, any integer.
 var maxRunningGen = valueGen{
 	typical: func(g *gen) *string {
 		if g.chance(0.25) {
 			return nil
+		}
+		if g.chance(0.25) {
+			// Far above a shared claim's margin (112): small claims of the queue count side by
+			// side under slots (jobq._claim_limited).
+			return s(fmt.Sprint(113 + g.rng.IntN(900)))
 		}
 		return s(fmt.Sprint(1 + g.rng.IntN(5)))
 	},
