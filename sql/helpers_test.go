@@ -105,6 +105,17 @@ func completeSucceeded(ctx context.Context, client *jobq.Client, worker string, 
 	return nil
 }
 
+// setControls runs each of sets, calls of the engine's control setters, and requires that each
+// changed its setting (returned true).
+func setControls(t *testing.T, b *testbundle.Bundle, sets ...string) {
+	t.Helper()
+	for _, set := range sets {
+		var changed bool
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
+		require.True(t, changed, set)
+	}
+}
+
 // sampler reads one row of integers, one statement after another on its own connection, from
 // startSampler until finish: the continuous samples the limit tests check every one of.
 type sampler struct {
@@ -114,8 +125,11 @@ type sampler struct {
 	err     error
 }
 
-// startSampler starts reading query, whose one row has n integer columns, on conn.
-func startSampler(ctx context.Context, conn *pgxpool.Conn, query string, n int) *sampler {
+// startSampler starts reading query, whose one row has n integer columns, on a connection of pool
+// of its own, released when t ends.
+func startSampler(t *testing.T, ctx context.Context, pool *pgxpool.Pool, query string, n int) *sampler {
+	t.Helper()
+	conn := conns(t, pool, 1)[0]
 	s := &sampler{}
 	s.wg.Add(1)
 	go func() {

@@ -66,23 +66,15 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, total, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued'`))
 
-	for _, set := range []string{
+	setControls(t, b,
 		fmt.Sprintf(`SELECT jobq.set_concurrency_limit('lim-queue', %d)`, queueLimit),
 		fmt.Sprintf(`SELECT jobq.set_store_concurrency_limit('lim-store', %d)`, storeLimit),
 		fmt.Sprintf(`SELECT jobq.set_partition_concurrency_limit('lim-part', 'customerId', %d)`, partitionLimit),
 		fmt.Sprintf(`SELECT jobq.set_store_concurrency_limit('lim-fair', %d)`, storeLimit),
-		`SELECT jobq.set_fair_claiming('lim-fair', true)`,
-	} {
-		var changed bool
-		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
-		require.True(t, changed, set)
-	}
+		`SELECT jobq.set_fair_claiming('lim-fair', true)`)
 
 	// The sampler: one connection, one statement after another, until the claimers are done.
-	conn, err := b.Admin.Acquire(b.Ctx)
-	require.NoError(t, err)
-	defer conn.Release()
-	sampling := startSampler(b.Ctx, conn, `
+	sampling := startSampler(t, b.Ctx, b.Admin, `
 		SELECT (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'lim-queue'),
 		       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
 		                                         WHERE state = 'running' AND queue = 'lim-store' GROUP BY store_id) s),
@@ -173,20 +165,12 @@ func TestSharedClaimsHoldTheLimitsUnder50Claimers(t *testing.T) {
 		SELECT 'limited', 'shared-store', CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
 		FROM generate_series(0, $1) AS s, generate_series(1, $2) AS n ORDER BY s, n`, stores, perStore)
 	require.NoError(t, err)
-	for _, set := range []string{
+	setControls(t, b,
 		fmt.Sprintf(`SELECT jobq.set_concurrency_limit('shared-queue', %d)`, queueLimit),
 		fmt.Sprintf(`SELECT jobq.set_store_concurrency_limit('shared-store', %d)`, storeLimit),
-		`SELECT jobq.set_fair_claiming('shared-store', true)`,
-	} {
-		var changed bool
-		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
-		require.True(t, changed, set)
-	}
+		`SELECT jobq.set_fair_claiming('shared-store', true)`)
 
-	conn, err := b.Admin.Acquire(b.Ctx)
-	require.NoError(t, err)
-	defer conn.Release()
-	sampling := startSampler(b.Ctx, conn, `
+	sampling := startSampler(t, b.Ctx, b.Admin, `
 		SELECT (SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND queue = 'shared-queue'),
 		       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM jobq.jobs
 		                                         WHERE state = 'running' AND queue = 'shared-store' GROUP BY store_id) s),
@@ -318,14 +302,9 @@ func TestRateLimitsHoldUnder50Claimers(t *testing.T) {
 		SELECT 'rated', 'rate-store', CASE WHEN s = 0 THEN NULL ELSE ('00000000-0000-0000-0000-' || lpad(s::text, 12, '0'))::uuid END, 3
 		FROM generate_series(0, $1) AS s, generate_series(1, $2) AS n ORDER BY s, n`, stores, perStore)
 	require.NoError(t, err)
-	for _, set := range []string{
+	setControls(t, b,
 		fmt.Sprintf(`SELECT jobq.set_rate_limit('rate-queue', %d, '%s')`, queueRate, windowSpec),
-		fmt.Sprintf(`SELECT jobq.set_store_rate_limit('rate-store', %d, '%s')`, storeRate, windowSpec),
-	} {
-		var changed bool
-		require.NoError(t, b.Admin.QueryRow(b.Ctx, set).Scan(&changed), set)
-		require.True(t, changed, set)
-	}
+		fmt.Sprintf(`SELECT jobq.set_store_rate_limit('rate-store', %d, '%s')`, storeRate, windowSpec))
 
 	ctx, cancel := context.WithTimeout(b.Ctx, 3*time.Minute) // a liveness guard, not a speed assertion
 	defer cancel()
