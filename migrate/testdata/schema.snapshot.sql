@@ -647,9 +647,7 @@ DECLARE
     v_full_starts uuid[];
     v_keep_stores uuid[];
     v_counted boolean := false;            -- the limits were counted (under the lock)
-    v_lowest integer;                      -- the lowest concurrency limit of the queue
-    v_shared boolean := false;             -- a shared claim: under a slot, beside others
-    v_hint text;                           -- the session's note that the queue is near its limit
+    v_shared boolean := false;             -- a shared claim (jobq._shared_claim_room)
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -691,40 +689,18 @@ BEGIN
                   LIMIT v_room
                   FOR UPDATE OF j SKIP LOCKED) AS p;
         END IF;
-        IF NOT v_counted AND v_limits.limited AND v_ids IS NOT NULL AND p_lock_queues IS NOT NULL
-           AND v_limits.max_started IS NULL AND v_limits.max_started_per_store IS NULL
-           AND v_room <= jobq._claim_slot_batch() THEN
-            -- The shared claim. Up to jobq._claim_slots() claims of the queue, each holding a
-            -- slot, count and claim side by side, so the queue's running jobs may exceed what one
-            -- of them counted by what the others take, each at most a slot's batch: a holder
-            -- takes no more than leaves (slots - 1) batches below the lowest limit (a store or a
-            -- partition runs no more than the queue does). Taken for a queue whose only controls
-            -- are concurrency limits, by a claim that lists no other limited queue, for a batch
-            -- within a slot's, unless this session's last count found the queue near its limit
-            -- (a note kept in a custom setting; a wrong note only makes a claim take the lock
-            -- alone or claim nothing once). A claim that takes the lock alone (below) takes the
-            -- queue's advisory lock exclusive, which waits for every slot holder's shared hold,
-            -- so the two kinds never overlap; a slot holder waits for nothing but that lock,
-            -- and only for a claim that holds no slot.
-            v_lowest := least(v_limits.max_running, v_limits.max_running_per_store, v_limits.max_running_per_partition);
-            v_hint := 'jobq.near_limit_' || to_hex(hashtext(p_queue));
-            v_shared := v_lowest > (jobq._claim_slots() - 1) * jobq._claim_slot_batch()
-                        AND current_setting(v_hint, true) IS DISTINCT FROM 'near'
-                        AND (cardinality(p_lock_queues) = 1
-                             OR NOT EXISTS (SELECT 1 FROM jobq.queues q
-                                            WHERE q.name = ANY (p_lock_queues) AND q.name <> p_queue AND q.limited))
-                        AND jobq._take_claim_slot(p_queue);
-            IF v_shared THEN
-                PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
-                SELECT count(*)::integer INTO v_running
-                FROM (SELECT 1 FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue LIMIT v_lowest) AS c;
-                v_room := least(v_room, v_lowest - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() - v_running);
-                IF v_room <= 0 THEN
-                    -- Near the limit: this claim takes nothing, the session's next ones take
-                    -- the lock alone until a count finds room for a slot's batch again.
-                    PERFORM set_config(v_hint, 'near', false);
-                    RETURN;
-                END IF;
+        IF NOT v_counted AND v_limits.limited AND v_ids IS NOT NULL AND p_lock_queues IS NOT NULL THEN
+            -- A small claim of a queue far below its limits counts beside others, under a slot.
+            v_n := jobq._shared_claim_room(p_queue, jobq._shared_claim_ceiling(v_limits.max_running, v_limits.max_running_per_store,
+                                                                               v_limits.max_running_per_partition),
+                                           v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL,
+                                           v_room, p_lock_queues);
+            IF v_n <= 0 THEN
+                RETURN;
+            END IF;
+            IF v_n IS NOT NULL THEN
+                v_room := v_n;
+                v_shared := true;
                 v_rated := false;
                 v_counted := true;
             END IF;
@@ -797,13 +773,15 @@ BEGIN
                       GROUP BY 1) AS c;
             END IF;
             v_counted := true;
-            IF v_hint IS NOT NULL AND current_setting(v_hint, true) = 'near' THEN
-                -- The note is taken back when the queue has room for a slot's batch again.
+            IF p_lock_queues IS NOT NULL AND current_setting(jobq._near_limit_setting(p_queue), true) = 'near' THEN
+                -- The note of jobq._shared_claim_room is taken back when the queue has room for
+                -- a shared claim's batch again.
                 IF v_running IS NULL THEN
                     SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
                 END IF;
-                IF v_lowest - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() - v_running >= jobq._claim_slot_batch() THEN
-                    PERFORM set_config(v_hint, '', false);
+                IF jobq._shared_claim_ceiling(v_limits.max_running, v_limits.max_running_per_store,
+                                              v_limits.max_running_per_partition) - v_running >= jobq._claim_slot_batch() THEN
+                    PERFORM set_config(jobq._near_limit_setting(p_queue), '', false);
                 END IF;
             END IF;
             IF v_room <= 0 THEN
@@ -889,7 +867,7 @@ $$;
 
 ALTER FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared: a claim of at most jobq._claim_slot_batch() (16) jobs, given p_lock_queues naming no other limited queue, from a queue without rate limits whose lowest concurrency limit is above (jobq._claim_slots() - 1) × 16 = 112, takes one of 8 slots (jobq._take_claim_slot; none free: exclusive) and the lock shared, counts the queue''s running jobs and takes at most lowest limit - 112 - running; when that is none it takes nothing and sets the custom setting jobq.near_limit_<to_hex(hashtext(queue))> (not md5, which a FIPS build refuses) to near, and the session''s claims of the queue take the lock exclusive until a count leaves room for 16 (the setting is then emptied). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared (jobq._shared_claim_room: a small claim of a queue far below its concurrency limits, under one of 8 slots, taking at most what leaves the queue at jobq._shared_claim_ceiling; none: it takes nothing and notes the queue as near its limit, jobq._near_limit_setting, which a count under the lock alone empties once there is room for 16 again). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
 
 CREATE FUNCTION jobq._claim_slot_batch() RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -897,7 +875,7 @@ CREATE FUNCTION jobq._claim_slot_batch() RETURNS integer
 
 ALTER FUNCTION jobq._claim_slot_batch() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_slot_batch() IS 'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._claim_limited''s shared claim). Caller: jobq._claim_limited.';
+COMMENT ON FUNCTION jobq._claim_slot_batch() IS 'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_room). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_room, jobq._claim_limited.';
 
 CREATE FUNCTION jobq._claim_slots() RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -905,7 +883,7 @@ CREATE FUNCTION jobq._claim_slots() RETURNS integer
 
 ALTER FUNCTION jobq._claim_slots() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_slots() IS 'Private. 8: how many claims of one limited queue may hold a slot at once (jobq._take_claim_slot), counting and claiming side by side. Callers: jobq._take_claim_slot, jobq._claim_limited.';
+COMMENT ON FUNCTION jobq._claim_slots() IS 'Private. 8: how many claims of one limited queue may hold a slot at once (jobq._take_claim_slot), counting and claiming side by side. Callers: jobq._take_claim_slot, jobq._shared_claim_ceiling.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -2117,6 +2095,14 @@ ALTER FUNCTION jobq._max_payload_bytes() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS 'Private. The setting max_payload_bytes (1048576 when the row is missing).';
 
+CREATE FUNCTION jobq._near_limit_setting(p_queue text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT 'jobq.near_limit_' || pg_catalog.to_hex(pg_catalog.hashtext(p_queue)) $$;
+
+ALTER FUNCTION jobq._near_limit_setting(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_room, jobq._claim_limited.';
+
 CREATE TABLE jobq.queues (
     name text NOT NULL,
     paused boolean DEFAULT false NOT NULL,
@@ -2710,6 +2696,50 @@ ALTER FUNCTION jobq._settings_json() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._settings_json() IS 'Private. Every setting as {name: value}.';
 
+CREATE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT least(p_max_running, p_max_running_per_store, p_max_running_per_partition)
+           - (jobq._claim_slots() - 1) * jobq._claim_slot_batch()
+$$;
+
+ALTER FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) IS 'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Caller: jobq._claim_limited (for itself and jobq._shared_claim_room). Reads only its arguments.';
+
+CREATE FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_running integer;
+BEGIN
+    IF NOT coalesce(p_ceiling > 0, false) OR p_rated OR p_room > jobq._claim_slot_batch()
+       OR current_setting(jobq._near_limit_setting(p_queue), true) IS NOT DISTINCT FROM 'near' THEN
+        RETURN NULL;
+    END IF;
+    IF cardinality(p_lock_queues) > 1
+       AND EXISTS (SELECT 1 FROM jobq.queues q WHERE q.name = ANY (p_lock_queues) AND q.name <> p_queue AND q.limited) THEN
+        RETURN NULL;
+    END IF;
+    IF NOT jobq._take_claim_slot(p_queue) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+    SELECT count(*)::integer INTO v_running
+    FROM (SELECT 1 FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue LIMIT p_ceiling) AS c;
+    IF v_running >= p_ceiling THEN
+        PERFORM set_config(jobq._near_limit_setting(p_queue), 'near', false);
+        RETURN 0;
+    END IF;
+    RETURN least(p_room, p_ceiling - v_running);
+END
+$$;
+
+ALTER FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) IS 'Private. For a claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling, p_rated whether it has a rate limit) listing p_lock_queues: NULL when the claim must take the queue''s advisory lock alone (a rate limit, a concurrency limit of 112 or less, p_room above jobq._claim_slot_batch() (16), another limited queue listed, the session''s note that the queue is near its limit, or no free slot); else it holds a slot (jobq._take_claim_slot) and the lock (1785684593, hashtext(queue)) shared until the transaction ends, counts the running jobs of the queue and returns least(p_room, ceiling - running) (jobq._shared_claim_ceiling), or 0 after setting jobq._near_limit_setting(queue) to near for the session when there is none. Caller: jobq._claim_limited.';
+
 CREATE FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
@@ -2854,7 +2884,7 @@ $$;
 
 ALTER FUNCTION jobq._take_claim_slot(p_queue text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._take_claim_slot(p_queue text) IS 'Private. Tries the advisory locks (1785684594 + k, hashtext(p_queue)), k = 0 .. jobq._claim_slots() - 1, from pg_backend_pid() mod slots on, and keeps the first it gets until the transaction ends; returns whether it got one. Never waits. Caller: jobq._claim_limited (its shared claim).';
+COMMENT ON FUNCTION jobq._take_claim_slot(p_queue text) IS 'Private. Tries the advisory locks (1785684594 + k, hashtext(p_queue)), k = 0 .. jobq._claim_slots() - 1, from pg_backend_pid() mod slots on, and keeps the first it gets until the transaction ends; returns whether it got one. Never waits. Caller: jobq._shared_claim_room.';
 
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
@@ -5710,6 +5740,8 @@ REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now ti
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._near_limit_setting(p_queue text) FROM PUBLIC;
+
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
 GRANT SELECT ON TABLE jobq.queues TO jobq_app;
@@ -5744,6 +5776,10 @@ REVOKE ALL ON FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_
 REVOKE ALL ON FUNCTION jobq._setting_interval(p_name text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) TO jobq_app_gate;
