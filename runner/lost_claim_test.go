@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"maps"
 	"net"
 	"strconv"
 	"sync"
@@ -232,10 +233,11 @@ func TestRunnerLostClaimAnswerJobsRunAgainQuickly(t *testing.T) {
 	require.Equal(t, n, lostRows, "the lost answer carried every job")
 
 	mu.Lock()
+	counted := maps.Clone(runs)
+	mu.Unlock() // never held across a require: the runner's handlers take it
 	for _, id := range ids {
-		require.Equal(t, 1, runs[id], "job %d ran once", id)
+		require.Equal(t, 1, counted[id], "job %d ran once", id)
 	}
-	mu.Unlock()
 	require.Equal(t, n, b.count(t, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND attempt = 1`, ids),
 		"the lost claim used no attempt")
 	lines := b.logs.lines("jobs handed back: a claim committed but its answer was lost")

@@ -51,13 +51,22 @@ func TestWorkerHeartbeater(t *testing.T) {
 		require.NoError(t, b.admin.QueryRow(context.Background(), sql, args...).Scan(&n))
 		return n
 	}
-	eventually(t, 10*time.Second, "the running count reported", func() bool {
-		return count(`SELECT running FROM jobq.workers WHERE id = $1`, info.ID) == 3
+	// The heartbeat commits the count before the runner applies the answer's settings: wait for
+	// both. The mutex is never held across a require, which would leave the heartbeater blocked.
+	firstApplied := func() (jobq.Settings, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(applied) == 0 {
+			return jobq.Settings{}, false
+		}
+		return applied[0], true
+	}
+	eventually(t, 10*time.Second, "the running count reported and the settings applied", func() bool {
+		_, ok := firstApplied()
+		return ok && count(`SELECT running FROM jobq.workers WHERE id = $1`, info.ID) == 3
 	})
-	mu.Lock()
-	require.NotEmpty(t, applied)
-	_, ok := applied[0].Interval("default_lease")
-	mu.Unlock()
+	first, _ := firstApplied()
+	_, ok := first.Interval("default_lease")
 	require.True(t, ok, "the engine's settings are applied")
 
 	b.exec(t, `SELECT jobq.drain_worker($1)`, info.ID)
