@@ -1154,6 +1154,22 @@ ALTER FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi int
 
 COMMENT ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) IS 'Private. One cron field value: a number within range or a name; raises JOB.INVALID_CRON.';
 
+CREATE FUNCTION jobq._doorbell_silent(p_queue text) RETURNS boolean
+    LANGUAGE sql
+    AS $$
+    SELECT CASE
+        WHEN NOT pg_catalog.pg_try_advisory_xact_lock_shared(1785790465, pg_catalog.hashtext(p_queue)) THEN false
+        -- B is session-level, so it is let go now rather than at commit: a runner trying to
+        -- hold it meanwhile would fail.
+        WHEN NOT pg_catalog.pg_try_advisory_lock(1785790466, pg_catalog.hashtext(p_queue)) THEN false
+        ELSE pg_catalog.pg_advisory_unlock(1785790466, pg_catalog.hashtext(p_queue))
+    END
+$$;
+
+ALTER FUNCTION jobq._doorbell_silent(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._doorbell_silent(p_queue text) IS 'Private. The doorbell''s probe for queue p_queue: takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends, without waiting, then tries (1785790466, hashtext(queue)) and lets it go at once. True (silent: no runner of the queue waits) when both were taken; false when either is held by someone else (a runner waits, or checks jobq.doorbell_quiet this very moment). Never waits; inlined. Caller: jobq._wake_as.';
+
 CREATE FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1469,17 +1485,6 @@ CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.
         OR p_spec.unique_for IS NOT NULL
            -- _validate_specs: every field within its domain (jobq._spec_in_bounds, never NULL).
         OR NOT jobq._spec_in_bounds(p_spec)
-           -- _validate_specs.
-        OR p_spec.task IS NULL OR pg_catalog.btrim(p_spec.task) = ''
-        OR (p_spec.payload IS NOT NULL AND pg_catalog.jsonb_typeof(p_spec.payload) <> 'object')
-        OR (p_spec.job_key_mode IS NOT NULL AND p_spec.job_key_mode NOT IN ('replace', 'preserve_run_at', 'unsafe_dedupe'))
-        OR p_spec.max_attempts < 1
-        OR pg_catalog.btrim(p_spec.queue) = ''
-        OR p_spec.priority NOT BETWEEN -32768 AND 32767
-        OR p_spec.timeout <= interval '0'
-        OR p_spec.backoff_base <= interval '0'
-        OR p_spec.backoff_max <= interval '0'
-        OR p_spec.store_id = '00000000-0000-0000-0000-000000000000'::uuid
            -- _resolve_tasks: declared, keeps its contract (an empty contract always does), fits the scope.
         OR p_task.name IS NULL
         OR (p_task.payload_schema <> '{}'::jsonb
@@ -3137,42 +3142,38 @@ CREATE FUNCTION jobq._wake(p_queue text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-DECLARE
-    v_wakeup text;
-    v_doorbell boolean;
-    v_key integer;
 BEGIN
-    IF p_queue IS NULL THEN
-        RETURN;
-    END IF;
-    SELECT coalesce(max(s.value) FILTER (WHERE s.name = 'wakeup'), 'notify'),
-           coalesce(bool_or(CASE WHEN s.name = 'doorbell' THEN s.value::boolean END), false)
-    INTO v_wakeup, v_doorbell
-    FROM jobq.settings s
-    WHERE s.name IN ('wakeup', 'doorbell');
-    IF v_wakeup IN ('wal', 'both') THEN
-        PERFORM pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue);
-        IF v_wakeup = 'wal' THEN
-            RETURN;
-        END IF;
-    ELSIF v_doorbell THEN
-        v_key := pg_catalog.hashtext(p_queue);
-        IF pg_catalog.pg_try_advisory_xact_lock_shared(1785790465, v_key) THEN
-            IF pg_catalog.pg_try_advisory_lock(1785790466, v_key) THEN
-                -- No runner of the queue waits: nothing to ring. (Session-level, so it is let go
-                -- now rather than at commit: a runner trying to hold it meanwhile would fail.)
-                PERFORM pg_catalog.pg_advisory_unlock(1785790466, v_key);
-                RETURN;
-            END IF;
-        END IF;
-    END IF;
-    PERFORM pg_catalog.pg_notify('jobq', p_queue);
+    -- plpgsql rather than SQL: a SQL function with subqueries is not inlined, and would be
+    -- planned again at every call; this statement's plan is kept for the session.
+    PERFORM jobq._wake_as(p_queue,
+                          (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'),
+                          (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell'));
 END
 $$;
 
 ALTER FUNCTION jobq._wake(p_queue text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._wake(p_queue text) IS 'Private. Wakes the runners of queue p_queue as the settings say: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else. Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue, jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
+COMMENT ON FUNCTION jobq._wake(p_queue text) IS 'Private. Wakes the runners of queue p_queue as the settings wakeup and doorbell say (jobq._wake_as, which sends: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else (jobq._doorbell_silent)). Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs, jobq.resume_queue, the limit controls; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
+
+CREATE FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) RETURNS boolean
+    LANGUAGE sql
+    AS $$
+    SELECT CASE
+        WHEN p_queue IS NULL THEN false
+        WHEN coalesce(p_wakeup, 'notify') IN ('wal', 'both') THEN
+            CASE
+                WHEN pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue) IS NULL THEN false
+                WHEN p_wakeup = 'wal' THEN true
+                ELSE pg_catalog.pg_notify('jobq', p_queue) IS NOT NULL
+            END
+        WHEN coalesce(p_doorbell, false) AND jobq._doorbell_silent(p_queue) THEN false
+        ELSE pg_catalog.pg_notify('jobq', p_queue) IS NOT NULL
+    END
+$$;
+
+ALTER FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) IS 'Private. Wakes the runners of queue p_queue as p_wakeup and p_doorbell (the values of the settings wakeup and doorbell; NULL counts as notify and false) say: wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with p_doorbell true only when a runner of the queue waits (jobq._doorbell_silent). Returns whether it sent anything; false for a NULL queue. Messages and notifications take effect only if the transaction commits. Inlined. Callers: jobq._wake, the fast path of jobq.enqueue (which reads the settings with its task).';
 
 CREATE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '00:00:15'::interval) RETURNS bigint
     LANGUAGE sql SECURITY DEFINER
@@ -3814,14 +3815,18 @@ DECLARE
     v_default_attempts integer;
     v_job jobq.job_spec;
     v_id bigint;
+    v_wakeup text;
+    v_doorbell boolean;
 BEGIN
     IF enqueue.job_key IS NULL THEN
         SELECT t.name, t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base,
                t.backoff_max, t.description, t.created_at, t.updated_at, t.app_enqueue,
-               (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts')
+               (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts'),
+               (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'),
+               (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell')
         INTO v_task.name, v_task.scope, v_task.payload_schema, v_task.max_attempts, v_task.queue, v_task.priority,
              v_task.timeout, v_task.backoff_base, v_task.backoff_max, v_task.description, v_task.created_at,
-             v_task.updated_at, v_task.app_enqueue, v_default_attempts
+             v_task.updated_at, v_task.app_enqueue, v_default_attempts, v_wakeup, v_doorbell
         FROM jobq.tasks t
         WHERE t.name = pg_catalog.btrim(enqueue.task);
 
@@ -3832,9 +3837,12 @@ BEGIN
             VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
                     v_job.timeout, v_job.backoff_base, v_job.backoff_max)
             RETURNING jobs.id INTO v_id;
-            -- A due job wakes its queue's runners (jobq._wake: as the settings wakeup and doorbell say).
+            -- A due job wakes its queue's runners, as the settings wakeup and doorbell say. A
+            -- condition rather than PERFORM, which would run a query.
             IF v_job.run_at <= pg_catalog.now() THEN
-                PERFORM jobq._wake(v_job.queue);
+                IF jobq._wake_as(v_job.queue, v_wakeup, v_doorbell) THEN
+                    NULL; -- sent; false when the doorbell found no runner waiting
+                END IF;
             END IF;
             RETURN v_id;
         END IF;
@@ -5687,6 +5695,9 @@ REVOKE ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timest
 
 REVOKE ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._doorbell_silent(p_queue text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._doorbell_silent(p_queue text) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
@@ -5813,6 +5824,9 @@ GRANT ALL ON FUNCTION jobq._validate_specs(p_specs jobq.job_spec[], p_label_inde
 
 REVOKE ALL ON FUNCTION jobq._wake(p_queue text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._wake(p_queue text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO worker_runtime;

@@ -449,62 +449,84 @@ COMMENT ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,int
     'Private. p_now + backoff_delay(p_attempt, p_base, p_max) for any stored values: a NULL base or max counts as 2 seconds or 1 hour, each is clamped to (0, 30 days], and the sum saturates (jobq._ts_add). Raises nothing. Callers: jobq._rescue, jobq.fail_jobs.';
 REVOKE ALL ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
--- Wakes the runners of one queue the way the settings wakeup and doorbell say. Every place that
--- makes a job due at once wakes its queue through here: enqueue (its fast path, enqueue_many's,
--- and jobq._insert_specs, once per queue), jobq.retry_job and jobq.requeue_dead (both by
--- jobq._revive) and jobq.snooze_jobs with no delay.
---
--- The doorbell (wakeup notify with doorbell true, as installed): NOTIFY only when a runner of the
--- queue waits for work, because the commit of every transaction that issued a NOTIFY takes one
--- lock of the whole database (it serialised enqueues at 8 and 32 connections). Two advisory locks
--- per queue, keyed (class, hashtext(queue)): class 1785790465 "an enqueue is in flight" (A) and
--- class 1785790466 "a runner waits" (B, the doorbell). Here: A shared for the transaction (tried:
--- when a runner holds it for its check this very moment, notify), then B probed without waiting;
--- got it (no runner waits): let go at once, no NOTIFY; did not: NOTIFY. A runner that goes idle
--- holds B shared, then checks that no one holds A (jobq.hold_doorbell, jobq.doorbell_quiet):
--- an enqueue that probed before B was held still holds A until after its commit is visible, so
--- once A is free the runner's next claim sees every job that did not ring. Nobody ever waits for A
--- or B: every attempt here and in the runner is a try.
+-- The doorbell's probe, by an enqueue that made a job of p_queue due: whether it may stay silent
+-- (no runner of the queue waits). The doorbell (wakeup notify with doorbell true, as installed)
+-- exists because the commit of every transaction that issued a NOTIFY takes one lock of the whole
+-- database (it serialised enqueues at 8 and 32 connections), so an enqueue NOTIFYs only when a
+-- runner waits. Two advisory locks per queue, keyed (class, hashtext(queue)): class 1785790465 "an
+-- enqueue is in flight" (A) and class 1785790466 "a runner waits" (B, the doorbell). Here: A
+-- shared for the transaction (tried: when a runner holds it for its check this very moment, not
+-- silent), then B probed without waiting; got it (no runner waits): let go at once, silent; did
+-- not: not silent. A runner that goes idle holds B shared, then checks that no one holds A
+-- (jobq.hold_doorbell, jobq.doorbell_quiet): an enqueue that probed before B was held still holds
+-- A until after its commit is visible, so once A is free the runner's next claim sees every job
+-- that did not ring. Nobody ever waits for A or B: every attempt here and in the runner is a try.
+-- One CASE, so that the planner inlines it and the order of the three calls is fixed.
+CREATE OR REPLACE FUNCTION jobq._doorbell_silent(p_queue text)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT CASE
+        WHEN NOT pg_catalog.pg_try_advisory_xact_lock_shared(1785790465, pg_catalog.hashtext(p_queue)) THEN false
+        -- B is session-level, so it is let go now rather than at commit: a runner trying to
+        -- hold it meanwhile would fail.
+        WHEN NOT pg_catalog.pg_try_advisory_lock(1785790466, pg_catalog.hashtext(p_queue)) THEN false
+        ELSE pg_catalog.pg_advisory_unlock(1785790466, pg_catalog.hashtext(p_queue))
+    END
+$$;
+COMMENT ON FUNCTION jobq._doorbell_silent(text) IS
+    'Private. The doorbell''s probe for queue p_queue: takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends, without waiting, then tries (1785790466, hashtext(queue)) and lets it go at once. True (silent: no runner of the queue waits) when both were taken; false when either is held by someone else (a runner waits, or checks jobq.doorbell_quiet this very moment). Never waits; inlined. Caller: jobq._wake_as.';
+REVOKE ALL ON FUNCTION jobq._doorbell_silent(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._doorbell_silent(text) TO jobq_app_gate;
+
+-- Wakes the runners of one queue as the given values of the settings wakeup and doorbell say
+-- (NULL: as installed, notify and false). The one place that sends a wake-up: a NOTIFY on channel
+-- jobq and a logical message with prefix jobq, both carrying the queue's name. One CASE, so that
+-- the planner inlines it: the fast path of jobq.enqueue evaluates it with no nested call.
+CREATE OR REPLACE FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT CASE
+        WHEN p_queue IS NULL THEN false
+        WHEN coalesce(p_wakeup, 'notify') IN ('wal', 'both') THEN
+            CASE
+                WHEN pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue) IS NULL THEN false
+                WHEN p_wakeup = 'wal' THEN true
+                ELSE pg_catalog.pg_notify('jobq', p_queue) IS NOT NULL
+            END
+        WHEN coalesce(p_doorbell, false) AND jobq._doorbell_silent(p_queue) THEN false
+        ELSE pg_catalog.pg_notify('jobq', p_queue) IS NOT NULL
+    END
+$$;
+COMMENT ON FUNCTION jobq._wake_as(text,text,boolean) IS
+    'Private. Wakes the runners of queue p_queue as p_wakeup and p_doorbell (the values of the settings wakeup and doorbell; NULL counts as notify and false) say: wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with p_doorbell true only when a runner of the queue waits (jobq._doorbell_silent). Returns whether it sent anything; false for a NULL queue. Messages and notifications take effect only if the transaction commits. Inlined. Callers: jobq._wake, the fast path of jobq.enqueue (which reads the settings with its task).';
+REVOKE ALL ON FUNCTION jobq._wake_as(text,text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._wake_as(text,text,boolean) TO jobq_app_gate;
+
+-- Wakes the runners of one queue the way the settings wakeup and doorbell say (jobq._wake_as).
+-- Every place that makes a job due at once wakes its queue through here or, for the fast path of
+-- jobq.enqueue, through jobq._wake_as directly: enqueue_many and jobq._insert_specs (once per
+-- queue), jobq.retry_job and jobq.requeue_dead (both by jobq._revive), jobq.snooze_jobs with no
+-- delay, resume_queue and the controls that change a queue's limits.
 CREATE OR REPLACE FUNCTION jobq._wake(p_queue text)
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    v_wakeup text;
-    v_doorbell boolean;
-    v_key integer;
 BEGIN
-    IF p_queue IS NULL THEN
-        RETURN;
-    END IF;
-    SELECT coalesce(max(s.value) FILTER (WHERE s.name = 'wakeup'), 'notify'),
-           coalesce(bool_or(CASE WHEN s.name = 'doorbell' THEN s.value::boolean END), false)
-    INTO v_wakeup, v_doorbell
-    FROM jobq.settings s
-    WHERE s.name IN ('wakeup', 'doorbell');
-    IF v_wakeup IN ('wal', 'both') THEN
-        PERFORM pg_catalog.pg_logical_emit_message(true, 'jobq', p_queue);
-        IF v_wakeup = 'wal' THEN
-            RETURN;
-        END IF;
-    ELSIF v_doorbell THEN
-        v_key := pg_catalog.hashtext(p_queue);
-        IF pg_catalog.pg_try_advisory_xact_lock_shared(1785790465, v_key) THEN
-            IF pg_catalog.pg_try_advisory_lock(1785790466, v_key) THEN
-                -- No runner of the queue waits: nothing to ring. (Session-level, so it is let go
-                -- now rather than at commit: a runner trying to hold it meanwhile would fail.)
-                PERFORM pg_catalog.pg_advisory_unlock(1785790466, v_key);
-                RETURN;
-            END IF;
-        END IF;
-    END IF;
-    PERFORM pg_catalog.pg_notify('jobq', p_queue);
+    -- plpgsql rather than SQL: a SQL function with subqueries is not inlined, and would be
+    -- planned again at every call; this statement's plan is kept for the session.
+    PERFORM jobq._wake_as(p_queue,
+                          (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'),
+                          (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell'));
 END
 $$;
 COMMENT ON FUNCTION jobq._wake(text) IS
-    'Private. Wakes the runners of queue p_queue as the settings say: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else. Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue, jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
+    'Private. Wakes the runners of queue p_queue as the settings wakeup and doorbell say (jobq._wake_as, which sends: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else (jobq._doorbell_silent)). Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs, jobq.resume_queue, the limit controls; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
 REVOKE ALL ON FUNCTION jobq._wake(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._wake(text) TO jobq_app_gate;
 
