@@ -15,7 +15,7 @@ SELECT plan(6);
 
 -- A runner of these queues waits: this session holds their doorbells, so that the probe's
 -- enqueues and wake-ups NOTIFY under the setting doorbell (true as installed).
-SELECT ok(jobq.hold_doorbell(ARRAY['wakeup_probe_due', 'wakeup_probe_many', 'wakeup_probe_later']),
+SELECT ok(jobq.hold_doorbell(ARRAY['wakeup_probe_due', 'wakeup_probe_many', 'wakeup_probe_later', 'wakeup_probe_many_later']),
           'setup: this session holds the doorbells of the probe''s queues, as a waiting runner does');
 
 CREATE EXTENSION IF NOT EXISTS dblink;
@@ -37,6 +37,8 @@ SELECT is(dblink_exec('wakeup_probe', $$
         PERFORM jobq.enqueue_many('[{"task": "wakeup-probe", "queue": "wakeup_probe_many"},
                                     {"task": "wakeup-probe", "queue": "wakeup_probe_many"}]');
         PERFORM jobq.enqueue('wakeup-probe', queue => 'wakeup_probe_later', run_at => now() + interval '1 hour');
+        PERFORM jobq.enqueue_many('[{"task": "wakeup-probe", "queue": "wakeup_probe_many_later", "run_at": "2999-01-01T00:00:00Z"},
+                                    {"task": "wakeup-probe", "queue": "wakeup_probe_many_later", "run_at": "2999-01-01T00:00:00Z"}]');
         DELETE FROM jobq.jobs WHERE task = 'wakeup-probe';
         IF NOT v_declared THEN
             DELETE FROM jobq.tasks WHERE name = 'wakeup-probe';
@@ -48,13 +50,13 @@ SELECT is(dblink_exec('wakeup_probe', $$
 SELECT bag_eq(
     $$ SELECT notify_name::text, extra FROM dblink_get_notify('wakeup_probe') $$,
     $$ VALUES ('jobq', 'wakeup_probe_due'), ('jobq', 'wakeup_probe_many') $$,
-    'under wakeup notify, channel jobq gets one notification per queue that got a due job, with the queue name');
+    'under wakeup notify, channel jobq gets one notification per queue that got a due job, with the queue name, and none for a queue whose jobs are due later (enqueue or enqueue_many)');
 SELECT is_empty(
     $$ SELECT data FROM pg_logical_slot_get_changes('jobq_pgtap_wakeup_notify', NULL, NULL, 'include-xids', '0')
        WHERE data LIKE 'message:%' $$,
     'under wakeup notify, enqueue emits no logical message');
 
 DO $$ BEGIN PERFORM dblink_disconnect('wakeup_probe'); END $$;
-DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wakeup_probe_due', 'wakeup_probe_many', 'wakeup_probe_later']); END $$;
+DO $$ BEGIN PERFORM jobq.release_doorbell(ARRAY['wakeup_probe_due', 'wakeup_probe_many', 'wakeup_probe_later', 'wakeup_probe_many_later']); END $$;
 SELECT * FROM finish();
 ROLLBACK;
