@@ -3866,7 +3866,6 @@ DECLARE
     v_specs jobq.job_spec[];
     v_bad record;
     v_default_attempts integer;
-    v_queues text[];
 BEGIN
     IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -3911,7 +3910,7 @@ BEGIN
     IF NOT EXISTS (SELECT 1
                    FROM unnest(v_specs) AS s
                    LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
-                   WHERE NOT (jobq._enqueue_takes_fast_path(s, t) AND jobq._spec_in_bounds(s))) THEN
+                   WHERE NOT jobq._enqueue_takes_fast_path(s, t)) THEN
         v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
         -- Ids drawn in input order, so each is returned at its position.
         RETURN QUERY
@@ -3933,15 +3932,12 @@ BEGIN
             SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
                    src.timeout, src.backoff_base, src.backoff_max
             FROM src
+        ), woken AS (
+            -- Each queue that got a due job wakes once (jobq._wake: as the settings wakeup and
+            -- doorbell say), from the rows as resolved for the INSERT.
+            SELECT count(jobq._wake(q.queue)) AS n FROM (SELECT DISTINCT src.queue FROM src WHERE src.run_at <= now()) AS q
         )
-        SELECT src.id FROM src ORDER BY src.ord;
-
-        -- Each queue that got a due job wakes once (jobq._wake: as the settings wakeup and doorbell say).
-        v_queues := ARRAY(SELECT DISTINCT (jobq._resolve_spec(s, t, v_default_attempts)).queue
-                          FROM unnest(v_specs) AS s
-                          JOIN jobq.tasks t ON t.name = btrim(s.task)
-                          WHERE coalesce(s.run_at, now()) <= now());
-        PERFORM jobq._wake(q.queue) FROM unnest(v_queues) AS q(queue);
+        SELECT src.id FROM src CROSS JOIN woken ORDER BY src.ord;
         RETURN;
     END IF;
 
