@@ -25,7 +25,7 @@ type limitSample struct {
 // TestConcurrencyLimitsHoldUnder50Claimers drains four limited queues with 50 claimers on 50
 // connections at once: one with max_running 4, one with 2 per store (eight stores and the system
 // jobs), one with 1 per customerId, and a fair one with 2 per store (as many stores; its first
-// pick comes before the lock, through jobq._fair_pick). Each claimer lists the three queues in its own rotation (so
+// pick comes before the lock, through jobq._pick_fair). Each claimer lists the three queues in its own rotation (so
 // two claims lock the limited queues in different list orders), asks for 1 to 4 jobs, holds what
 // it got for a moment and completes it. A separate connection counts the running jobs per queue,
 // store and customer as fast as it can; no sample may exceed a limit, and every job must still

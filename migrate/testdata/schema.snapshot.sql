@@ -506,7 +506,9 @@ DECLARE
     v_ids bigint[];
     v_paused boolean;
     v_limited boolean;
+    v_fair boolean;
     v_limits_locked boolean := false;
+    v_started_at timestamptz;              -- the claimed_at of a rate-limited claim's jobs
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -543,53 +545,55 @@ BEGIN
         -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
         -- siblings), which jobq._claim_limited claims from its head under the queue's advisory
         -- lock; a queue without a row or without limits goes on below as ever.
-        SELECT q.paused, q.limited OR q.fair INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
+        SELECT q.paused, q.limited, q.fair INTO v_paused, v_limited, v_fair FROM jobq.queues q WHERE q.name = v_queue;
         CONTINUE WHEN v_paused;
-        IF v_limited THEN
-            -- The locks of every limited queue listed, taken once and in one order, so that two
-            -- claims listing them in different orders cannot deadlock: by the first limited or
-            -- fair queue's claim, once it has picked its jobs.
-            RETURN QUERY SELECT * FROM jobq._claim_limited(p_worker_id, v_queue, v_left, p_lease, p_now,
-                                                           CASE WHEN NOT v_limits_locked THEN p_queues END);
-            v_limits_locked := true;
-            GET DIAGNOSTICS v_got = ROW_COUNT;
-            v_left := v_left - v_got;
-            IF v_left = 0 THEN
-                RETURN;
-            END IF;
-            CONTINUE;
-        END IF;
-        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL THEN 1 ELSE 2 END LOOP
-            IF v_pass = 1 THEN
-                -- From the head: every priority, or those above the position's.
-                v_from_priority := (-32768)::smallint;
-                v_from_run_at := '-infinity';
-                v_from_id := -9223372036854775808;
-                v_to_priority := coalesce(p_after_priority[v_i] - 1, 32767);
+        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL OR v_limited OR v_fair THEN 1 ELSE 2 END LOOP
+            v_started_at := NULL;
+            IF v_limited THEN
+                -- The jobs the limits allow (jobq._claim_limited). The locks of every limited
+                -- queue listed, taken once and in one order, so that two claims listing them in
+                -- different orders cannot deadlock: by the first limited queue's claim, once it
+                -- has picked its jobs.
+                SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
+                FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END) AS l;
+                v_limits_locked := true;
+            ELSIF v_fair THEN
+                -- A fair queue without limits: its stores in turn, from its head whatever the
+                -- position (jobq._pick_fair); its claims run side by side and wait for none.
+                SELECT f.ids INTO v_ids
+                FROM jobq._pick_fair(v_queue, v_left, p_now, '{}', NULL, '{}', '{}') AS f;
             ELSE
-                v_from_priority := p_after_priority[v_i]::smallint;
-                v_from_run_at := p_after_run_at[v_i];
-                v_from_id := p_after_id[v_i];
-                v_to_priority := 32767;
+                IF v_pass = 1 THEN
+                    -- From the head: every priority, or those above the position's.
+                    v_from_priority := (-32768)::smallint;
+                    v_from_run_at := '-infinity';
+                    v_from_id := -9223372036854775808;
+                    v_to_priority := coalesce(p_after_priority[v_i] - 1, 32767);
+                ELSE
+                    v_from_priority := p_after_priority[v_i]::smallint;
+                    v_from_run_at := p_after_run_at[v_i];
+                    v_from_id := p_after_id[v_i];
+                    v_to_priority := 32767;
+                END IF;
+                CONTINUE WHEN v_to_priority < -32768;
+                -- Picked and locked first, then updated by primary key (id = ANY): two statements,
+                -- so that no plan can join the other way round. As one statement (a join of the
+                -- picked rows on the key) the plan cached while jobq.jobs was small walked the
+                -- whole primary key for a one-job claim once a held snapshot had grown the table
+                -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
+                -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
+                SELECT array_agg(p.id) INTO v_ids
+                FROM (SELECT j.id
+                      FROM jobq.jobs j
+                      WHERE j.state IN ('queued', 'retry_pending')
+                        AND j.queue = v_queue
+                        AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+                        AND j.priority <= v_to_priority
+                        AND j.run_at <= p_now
+                      ORDER BY j.priority, j.run_at, j.id
+                      LIMIT v_left
+                      FOR UPDATE SKIP LOCKED) AS p;
             END IF;
-            CONTINUE WHEN v_to_priority < -32768;
-            -- Picked and locked first, then updated by primary key (id = ANY): two statements,
-            -- so that no plan can join the other way round. As one statement (a join of the
-            -- picked rows on the key) the plan cached while jobq.jobs was small walked the
-            -- whole primary key for a one-job claim once a held snapshot had grown the table
-            -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
-            -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
-            SELECT array_agg(p.id) INTO v_ids
-            FROM (SELECT j.id
-                  FROM jobq.jobs j
-                  WHERE j.state IN ('queued', 'retry_pending')
-                    AND j.queue = v_queue
-                    AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
-                    AND j.priority <= v_to_priority
-                    AND j.run_at <= p_now
-                  ORDER BY j.priority, j.run_at, j.id
-                  LIMIT v_left
-                  FOR UPDATE SKIP LOCKED) AS p;
             CONTINUE WHEN v_ids IS NULL;
             RETURN QUERY
             UPDATE jobq.jobs j
@@ -597,7 +601,8 @@ BEGIN
                 attempt          = j.attempt + 1,
                 locked_by        = p_worker_id,
                 lease_token      = gen_random_uuid(),
-                claimed_at       = p_now,
+                -- A rate-limited start is the instant its window counted (jobq._claim_limited).
+                claimed_at       = coalesce(v_started_at, p_now),
                 heartbeat_at     = p_now,
                 lease_expires_at = jobq._ts_add(p_now, p_lease),
                 -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
@@ -617,9 +622,9 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue without limits: picked by jobq._pick_fair, from its head). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 
-CREATE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) RETURNS SETOF jobq.jobs
+CREATE FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
@@ -640,7 +645,6 @@ DECLARE
     v_parts text[];
     v_keep bigint[];
     v_n integer;
-    v_got integer;
     v_rated boolean;                       -- a rate limit is set: starts are logged
     v_clock timestamptz;                   -- the instant of this claim's starts
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
@@ -651,8 +655,8 @@ DECLARE
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
-    -- A queue that is fair without limits needs neither: its claims run side by side, each
-    -- picking with SKIP LOCKED (jobq._fair_pick).
+    -- (A queue that is fair without limits is claimed by jobq._claim: its claims run side by
+    -- side, each picking with SKIP LOCKED through jobq._pick_fair.)
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
     IF v_limits.limited AND current_setting('transaction_isolation') <> 'read committed' THEN
         RETURN;
@@ -666,11 +670,10 @@ BEGIN
     -- The first pick comes before the locks and the counts, as if no limit were full.
     LOOP
         IF v_limits.fair THEN
-            -- A fair queue: the stores in turn (jobq._fair_pick).
-            SELECT array_agg(f.id ORDER BY f.n), array_agg(f.store ORDER BY f.n), array_agg(f.part ORDER BY f.n)
-            INTO v_ids, v_stores, v_parts
-            FROM jobq._fair_pick(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts)
-                 WITH ORDINALITY AS f(id, store, part, n);
+            -- A fair queue: the stores in turn (jobq._pick_fair).
+            SELECT f.ids, f.stores, f.parts INTO v_ids, v_stores, v_parts
+            FROM jobq._pick_fair(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts,
+                                 coalesce(claim_ids, '{}')) AS f;
         ELSE
             SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
                    array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
@@ -685,6 +688,7 @@ BEGIN
                     AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
                     AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
                          OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
+                    AND j.id <> ALL (coalesce(claim_ids, '{}'))
                   ORDER BY j.priority, j.run_at, j.id
                   LIMIT v_room
                   FOR UPDATE OF j SKIP LOCKED) AS p;
@@ -838,24 +842,12 @@ BEGIN
         END LOOP;
 
         IF cardinality(v_keep) > 0 THEN
-            -- The claim's update, as in jobq._claim.
-            RETURN QUERY
-            UPDATE jobq.jobs j
-            SET state            = 'running',
-                attempt          = j.attempt + 1,
-                locked_by        = p_worker_id,
-                lease_token      = gen_random_uuid(),
-                -- A rate-limited start is the instant its window counted.
-                claimed_at       = CASE WHEN v_rated THEN v_clock ELSE p_now END,
-                heartbeat_at     = p_now,
-                lease_expires_at = jobq._ts_add(p_now, p_lease),
-                deadline_at      = jobq._ts_add(p_now, j.timeout),
-                updated_at       = p_now
-            WHERE j.id = ANY (v_keep)
-            RETURNING j.*;
-            GET DIAGNOSTICS v_got = ROW_COUNT;
-            v_room := v_room - v_got;
+            -- Kept for jobq._claim's update; a later pick of this call passes over them (they
+            -- are still waiting, and locked by this transaction, which SKIP LOCKED does not skip).
+            claim_ids := claim_ids || v_keep;
+            v_room := v_room - cardinality(v_keep);
             IF v_rated THEN
+                claim_clock := v_clock;
                 INSERT INTO jobq.claim_starts (queue, store_id, started_at)
                 SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
             END IF;
@@ -865,9 +857,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) IS 'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared (jobq._shared_claim_room: a small claim of a queue far below its concurrency limits, under one of 8 slots, taking at most what leaves the queue at jobq._shared_claim_ceiling; none: it takes nothing and notes the queue as near its limit, jobq._near_limit_setting, which a count under the lock alone empties once there is room for 16 again). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+COMMENT ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) IS 'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared (jobq._shared_claim_room: a small claim of a queue far below its concurrency limits, under one of 8 slots, taking at most what leaves the queue at jobq._shared_claim_ceiling; none: it takes nothing and notes the queue as near its limit, jobq._near_limit_setting, which a count under the lock alone empties once there is room for 16 again). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
 
 CREATE FUNCTION jobq._claim_slot_batch() RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -1518,170 +1510,6 @@ ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.t
 
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
 
-CREATE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) RETURNS TABLE(id bigint, store uuid, part text)
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
-    AS $$
-DECLARE
-    v_room integer := p_max_jobs;
-    v_cursor uuid;                         -- the store served last
-    v_start uuid;                          -- the cursor as this pick found it
-    v_priority smallint;                   -- the priority being served
-    v_first uuid;                          -- its first store, and that store's first job:
-    v_first_run timestamptz;
-    v_first_id bigint;
-    v_first_part text;
-    v_from_cursor boolean;                 -- the round starts after the cursor, then wraps round
-    v_wrapped boolean;
-    v_key uuid;
-    v_run timestamptz;
-    v_id bigint;
-    v_part text;
-    v_keys uuid[];                         -- the round's stores, and where each one's jobs start
-    v_runs timestamptz[];
-    v_ids bigint[];
-    v_next uuid;
-    v_turn uuid;                           -- the cursor as this priority's turn began
-    v_stepped boolean;                     -- every store of the priority has been stepped over
-    v_quota integer;
-    v_took record;
-BEGIN
-    SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
-    v_start := v_cursor;
-    -- The queue's first waiting job: the highest priority with one, its first store.
-    SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
-    INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
-    FROM jobq.jobs j
-    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue
-    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-    WHILE v_priority IS NOT NULL AND v_room > 0 LOOP
-        -- The stores of this priority in turn: from after the cursor to the last store, then
-        -- from the first store up to the cursor; a round at a time, at most one store per job
-        -- still wanted, each store with a job that may be taken.
-        v_turn := v_cursor;
-        v_from_cursor := v_turn IS NOT NULL AND v_turn >= v_first;
-        v_wrapped := NOT v_from_cursor;
-        v_key := CASE WHEN v_from_cursor THEN v_turn END;
-        v_stepped := false;
-        WHILE NOT v_stepped AND v_room > 0 LOOP
-            v_keys := '{}'; v_runs := '{}'; v_ids := '{}';
-            WHILE cardinality(v_keys) < v_room LOOP
-                IF v_wrapped AND v_from_cursor AND v_key >= v_turn THEN
-                    v_stepped := true;
-                    EXIT;
-                END IF;
-                IF v_key IS NULL THEN
-                    v_key := v_first; v_run := v_first_run; v_id := v_first_id; v_part := v_first_part;
-                ELSE
-                    -- The next store's first waiting job.
-                    SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
-                    INTO v_next, v_run, v_id, v_part
-                    FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
-                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-                    IF NOT FOUND THEN
-                        IF v_wrapped THEN
-                            v_stepped := true;
-                            EXIT;
-                        END IF;
-                        v_wrapped := true;
-                        v_key := NULL;
-                        CONTINUE;
-                    END IF;
-                    v_key := v_next;
-                END IF;
-                -- A store whose first job is not due has none due (its jobs are in run_at order).
-                CONTINUE WHEN v_run > p_now OR v_key = ANY (p_skip_stores);
-                IF p_partition_key IS NOT NULL AND v_part = ANY (p_skip_parts) THEN
-                    -- Its first due job outside the full partitions, if any.
-                    SELECT j.run_at, j.id INTO v_run, v_id
-                    FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_key
-                      AND (j.run_at, j.id) > (v_run, v_id) AND j.run_at <= p_now
-                      AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
-                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-                    CONTINUE WHEN NOT FOUND;
-                END IF;
-                v_keys := v_keys || v_key; v_runs := v_runs || v_run; v_ids := v_ids || v_id;
-            END LOOP;
-            -- Take the round's jobs in turn, exactly as many as wanted: room / stores of each
-            -- store, one more of the first (room mod stores); rows other claims hold are skipped.
-            -- A store that gave fewer has no more to give now; those that gave their whole share
-            -- are served again, from after their last job, while jobs are still wanted.
-            WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
-                v_quota := v_room / cardinality(v_keys);
-                SELECT array_agg(t.id ORDER BY t.rn, t.pos) AS ids, array_agg(t.k ORDER BY t.rn, t.pos) AS keys,
-                       array_agg(t.part ORDER BY t.rn, t.pos) AS parts,
-                       array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_keys,
-                       array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_runs,
-                       array_agg(t.id + 1 ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_ids
-                INTO v_took
-                FROM (SELECT h.id, h.run_at, h.part, s.k, s.pos, s.share,
-                             row_number() OVER (PARTITION BY s.pos ORDER BY h.run_at, h.id) AS rn
-                      FROM (SELECT u.k, u.r, u.i, u.pos,
-                                   v_quota + CASE WHEN u.pos <= v_room % cardinality(v_keys) THEN 1 ELSE 0 END AS share
-                            FROM unnest(v_keys, v_runs, v_ids) WITH ORDINALITY AS u(k, r, i, pos)) AS s
-                      CROSS JOIN LATERAL (
-                          SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
-                          FROM jobq.jobs j
-                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
-                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k
-                            AND (j.run_at, j.id) >= (s.r, s.i) AND j.run_at <= p_now
-                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
-                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
-                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
-                          LIMIT s.share
-                          FOR UPDATE OF j SKIP LOCKED) AS h
-                      WHERE s.share > 0) AS t;
-                EXIT WHEN v_took.ids IS NULL;
-                FOR v_i IN 1 .. cardinality(v_took.ids) LOOP
-                    id := v_took.ids[v_i];
-                    store := v_took.keys[v_i];
-                    part := v_took.parts[v_i];
-                    RETURN NEXT;
-                END LOOP;
-                v_room := v_room - cardinality(v_took.ids);
-                v_cursor := v_took.keys[cardinality(v_took.keys)];
-                -- From after its last job, (run_at, id + 1): this transaction holds that job's
-                -- lock, which SKIP LOCKED would not skip.
-                v_keys := coalesce(v_took.full_keys, '{}');
-                v_runs := coalesce(v_took.full_runs, '{}');
-                v_ids := coalesce(v_took.full_ids, '{}');
-            END LOOP;
-        END LOOP;
-        EXIT WHEN v_room <= 0;
-        -- This priority has nothing more to give: the next one's first store and job.
-        SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
-        INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
-        FROM jobq.jobs j
-        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
-        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-        IF NOT FOUND THEN
-            v_priority := NULL;
-        END IF;
-    END LOOP;
-    -- The queue's next pick serves first the stores after the one served last. A job picked
-    -- and then not kept (its store or partition filled up within the batch) had its turn too.
-    -- Claims of a fair queue without limits run side by side: one that finds the cursor row
-    -- locked by another (which moves it) leaves it, rather than wait for that claim to commit.
-    -- The row is jobq.set_fair_claiming's: a claim never inserts it, so it never waits for
-    -- another claim's insert nor takes a lock out of the order of jobq._lock_limited_queues.
-    IF v_cursor IS DISTINCT FROM v_start THEN
-        UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
-        WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
-    END IF;
-END
-$$;
-
-ALTER FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) OWNER TO jobq_migrator;
-
-COMMENT ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Caller: jobq._claim_limited: its first pick before the queue''s advisory lock, its picks again under it.';
-
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2107,6 +1935,195 @@ CREATE FUNCTION jobq._near_limit_setting(p_queue text) RETURNS text
 ALTER FUNCTION jobq._near_limit_setting(p_queue text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_room, jobq._claim_limited.';
+
+CREATE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+DECLARE
+    v_room integer := p_max_jobs;
+    v_cursor uuid;                         -- the store served last
+    v_start uuid;                          -- the cursor as this pick found it
+    v_priority smallint;                   -- the priority being served
+    v_first uuid;                          -- its first store, and that store's first job:
+    v_first_run timestamptz;
+    v_first_id bigint;
+    v_first_part text;
+    v_from_cursor boolean;                 -- the round starts after the cursor, then wraps round
+    v_wrapped boolean;
+    v_key uuid;
+    v_run timestamptz;
+    v_id bigint;
+    v_part text;
+    v_keys uuid[];                         -- the round's stores, and where each one's jobs start
+    v_runs timestamptz[];
+    v_ids bigint[];
+    v_next uuid;
+    v_turn uuid;                           -- the cursor as this priority's turn began
+    v_stepped boolean;                     -- every store of the priority has been stepped over
+    v_quota integer;
+    v_took record;
+    v_took_ids bigint[];                   -- what a one-store round took
+    v_took_parts text[];
+BEGIN
+    SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
+    v_start := v_cursor;
+    -- The queue's first waiting job: the highest priority with one, its first store.
+    SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
+    INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
+    FROM jobq.jobs j
+    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue
+    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+    WHILE v_priority IS NOT NULL AND v_room > 0 LOOP
+        -- The stores of this priority in turn: from after the cursor to the last store, then
+        -- from the first store up to the cursor; a round at a time, at most one store per job
+        -- still wanted, each store with a job that may be taken.
+        v_turn := v_cursor;
+        v_from_cursor := v_turn IS NOT NULL AND v_turn >= v_first;
+        v_wrapped := NOT v_from_cursor;
+        v_key := CASE WHEN v_from_cursor THEN v_turn END;
+        v_stepped := false;
+        WHILE NOT v_stepped AND v_room > 0 LOOP
+            v_keys := '{}'; v_runs := '{}'; v_ids := '{}';
+            WHILE cardinality(v_keys) < v_room LOOP
+                IF v_wrapped AND v_from_cursor AND v_key >= v_turn THEN
+                    v_stepped := true;
+                    EXIT;
+                END IF;
+                IF v_key IS NULL THEN
+                    v_key := v_first; v_run := v_first_run; v_id := v_first_id; v_part := v_first_part;
+                ELSE
+                    -- The next store's first waiting job.
+                    SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
+                    INTO v_next, v_run, v_id, v_part
+                    FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
+                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+                    IF NOT FOUND THEN
+                        IF v_wrapped THEN
+                            v_stepped := true;
+                            EXIT;
+                        END IF;
+                        v_wrapped := true;
+                        v_key := NULL;
+                        CONTINUE;
+                    END IF;
+                    v_key := v_next;
+                END IF;
+                -- A store whose first job is not due has none due (its jobs are in run_at order).
+                CONTINUE WHEN v_run > p_now OR v_key = ANY (p_skip_stores);
+                IF p_partition_key IS NOT NULL AND v_part = ANY (p_skip_parts) THEN
+                    -- Its first due job outside the full partitions, if any.
+                    SELECT j.run_at, j.id INTO v_run, v_id
+                    FROM jobq.jobs j
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_key
+                      AND (j.run_at, j.id) > (v_run, v_id) AND j.run_at <= p_now
+                      AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+                    CONTINUE WHEN NOT FOUND;
+                END IF;
+                v_keys := v_keys || v_key; v_runs := v_runs || v_run; v_ids := v_ids || v_id;
+            END LOOP;
+            -- Take the round's jobs in turn, exactly as many as wanted: room / stores of each
+            -- store, one more of the first (room mod stores); rows other claims hold are skipped.
+            -- A store that gave fewer has no more to give now; those that gave their whole share
+            -- are served again, from after their last job, while jobs are still wanted.
+            WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
+                IF cardinality(v_keys) = 1 THEN
+                    -- One store in the round (no other has a due job to give now): its jobs in
+                    -- order, as many as wanted, without the interleaving of the statement below.
+                    -- It gives all that is wanted or all it has, either of which ends the round.
+                    SELECT array_agg(h.id ORDER BY h.run_at, h.id), array_agg(h.part ORDER BY h.run_at, h.id)
+                    INTO v_took_ids, v_took_parts
+                    FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+                          FROM jobq.jobs j
+                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_keys[1]
+                            AND (j.run_at, j.id) >= (v_runs[1], v_ids[1]) AND j.run_at <= p_now
+                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                            AND j.id <> ALL (p_skip_ids)
+                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
+                          LIMIT v_room
+                          FOR UPDATE OF j SKIP LOCKED) AS h;
+                    EXIT WHEN v_took_ids IS NULL;
+                    ids := ids || v_took_ids;
+                    stores := stores || array_fill(v_keys[1], ARRAY[cardinality(v_took_ids)]);
+                    parts := parts || v_took_parts;
+                    v_room := v_room - cardinality(v_took_ids);
+                    v_cursor := v_keys[1];
+                    EXIT;
+                END IF;
+                v_quota := v_room / cardinality(v_keys);
+                SELECT array_agg(t.id ORDER BY t.rn, t.pos) AS ids, array_agg(t.k ORDER BY t.rn, t.pos) AS keys,
+                       array_agg(t.part ORDER BY t.rn, t.pos) AS parts,
+                       array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_keys,
+                       array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_runs,
+                       array_agg(t.id + 1 ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_ids
+                INTO v_took
+                FROM (SELECT h.id, h.run_at, h.part, s.k, s.pos, s.share,
+                             row_number() OVER (PARTITION BY s.pos ORDER BY h.run_at, h.id) AS rn
+                      FROM (SELECT u.k, u.r, u.i, u.pos,
+                                   v_quota + CASE WHEN u.pos <= v_room % cardinality(v_keys) THEN 1 ELSE 0 END AS share
+                            FROM unnest(v_keys, v_runs, v_ids) WITH ORDINALITY AS u(k, r, i, pos)) AS s
+                      CROSS JOIN LATERAL (
+                          SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+                          FROM jobq.jobs j
+                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k
+                            AND (j.run_at, j.id) >= (s.r, s.i) AND j.run_at <= p_now
+                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                            AND j.id <> ALL (p_skip_ids)
+                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
+                          LIMIT s.share
+                          FOR UPDATE OF j SKIP LOCKED) AS h
+                      WHERE s.share > 0) AS t;
+                EXIT WHEN v_took.ids IS NULL;
+                ids := ids || v_took.ids;
+                stores := stores || v_took.keys;
+                parts := parts || v_took.parts;
+                v_room := v_room - cardinality(v_took.ids);
+                v_cursor := v_took.keys[cardinality(v_took.keys)];
+                -- From after its last job, (run_at, id + 1): this transaction holds that job's
+                -- lock, which SKIP LOCKED would not skip.
+                v_keys := coalesce(v_took.full_keys, '{}');
+                v_runs := coalesce(v_took.full_runs, '{}');
+                v_ids := coalesce(v_took.full_ids, '{}');
+            END LOOP;
+        END LOOP;
+        EXIT WHEN v_room <= 0;
+        -- This priority has nothing more to give: the next one's first store and job.
+        SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
+        INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
+        FROM jobq.jobs j
+        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
+        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
+        IF NOT FOUND THEN
+            v_priority := NULL;
+        END IF;
+    END LOOP;
+    -- The queue's next pick serves first the stores after the one served last. A job picked
+    -- and then not kept (its store or partition filled up within the batch) had its turn too.
+    -- Claims of a fair queue without limits run side by side: one that finds the cursor row
+    -- locked by another (which moves it) leaves it, rather than wait for that claim to commit.
+    -- The row is jobq.set_fair_claiming's: a claim never inserts it, so it never waits for
+    -- another claim's insert nor takes a lock out of the order of jobq._lock_limited_queues.
+    IF v_cursor IS DISTINCT FROM v_start THEN
+        UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
+        WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts and the jobs p_skip_ids. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits); jobq._claim_limited (with limits: its first pick before the queue''s advisory lock, its picks again under it).';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -4872,7 +4889,7 @@ BEGIN
         RETURN false;
     END IF;
     UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
-    -- The turn of a fair queue: claims move it, never insert it (jobq._fair_pick). It starts
+    -- The turn of a fair queue: claims move it, never insert it (jobq._pick_fair). It starts
     -- after the system jobs' key, the zero uuid.
     IF set_fair_claiming.fair THEN
         INSERT INTO jobq.claim_cursors AS c (queue, store_key)
@@ -4890,7 +4907,7 @@ $$;
 
 ALTER FUNCTION jobq.set_fair_claiming(queue text, fair boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._fair_pick; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
 
 CREATE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
@@ -5283,7 +5300,7 @@ ALTER TABLE ONLY jobq.claim_cursors FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.claim_cursors OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the pick of a fair queue (jobq._fair_pick); read by nobody else.';
+COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the pick of a fair queue (jobq._pick_fair); read by nobody else.';
 
 CREATE TABLE jobq.claim_starts (
     queue text NOT NULL,
@@ -5675,7 +5692,7 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_lock_queues text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_slot_batch() FROM PUBLIC;
 
@@ -5713,8 +5730,6 @@ GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
 
-REVOKE ALL ON FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[]) FROM PUBLIC;
-
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
@@ -5748,6 +5763,8 @@ REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._near_limit_setting(p_queue text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;

@@ -22,7 +22,7 @@ DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval);
 -- per rescan interval, finds such a job. A queue with a concurrency limit (docs/flow-control.md)
 -- is claimed from its head whatever its position, so a job a full limit made it skip is never
 -- passed over, and claims of it wait for each other. A fair queue (jobq.set_fair_claiming) is
--- claimed from its head too, its stores in turn within each priority (jobq._fair_pick).
+-- claimed from its head too, its stores in turn within each priority (jobq._pick_fair).
 CREATE OR REPLACE FUNCTION jobq.claim_job(
     worker_id      text,
     queues         text[]        DEFAULT ARRAY['default'],
@@ -148,7 +148,9 @@ DECLARE
     v_ids bigint[];
     v_paused boolean;
     v_limited boolean;
+    v_fair boolean;
     v_limits_locked boolean := false;
+    v_started_at timestamptz;              -- the claimed_at of a rate-limited claim's jobs
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -185,53 +187,55 @@ BEGIN
         -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
         -- siblings), which jobq._claim_limited claims from its head under the queue's advisory
         -- lock; a queue without a row or without limits goes on below as ever.
-        SELECT q.paused, q.limited OR q.fair INTO v_paused, v_limited FROM jobq.queues q WHERE q.name = v_queue;
+        SELECT q.paused, q.limited, q.fair INTO v_paused, v_limited, v_fair FROM jobq.queues q WHERE q.name = v_queue;
         CONTINUE WHEN v_paused;
-        IF v_limited THEN
-            -- The locks of every limited queue listed, taken once and in one order, so that two
-            -- claims listing them in different orders cannot deadlock: by the first limited or
-            -- fair queue's claim, once it has picked its jobs.
-            RETURN QUERY SELECT * FROM jobq._claim_limited(p_worker_id, v_queue, v_left, p_lease, p_now,
-                                                           CASE WHEN NOT v_limits_locked THEN p_queues END);
-            v_limits_locked := true;
-            GET DIAGNOSTICS v_got = ROW_COUNT;
-            v_left := v_left - v_got;
-            IF v_left = 0 THEN
-                RETURN;
-            END IF;
-            CONTINUE;
-        END IF;
-        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL THEN 1 ELSE 2 END LOOP
-            IF v_pass = 1 THEN
-                -- From the head: every priority, or those above the position's.
-                v_from_priority := (-32768)::smallint;
-                v_from_run_at := '-infinity';
-                v_from_id := -9223372036854775808;
-                v_to_priority := coalesce(p_after_priority[v_i] - 1, 32767);
+        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL OR v_limited OR v_fair THEN 1 ELSE 2 END LOOP
+            v_started_at := NULL;
+            IF v_limited THEN
+                -- The jobs the limits allow (jobq._claim_limited). The locks of every limited
+                -- queue listed, taken once and in one order, so that two claims listing them in
+                -- different orders cannot deadlock: by the first limited queue's claim, once it
+                -- has picked its jobs.
+                SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
+                FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END) AS l;
+                v_limits_locked := true;
+            ELSIF v_fair THEN
+                -- A fair queue without limits: its stores in turn, from its head whatever the
+                -- position (jobq._pick_fair); its claims run side by side and wait for none.
+                SELECT f.ids INTO v_ids
+                FROM jobq._pick_fair(v_queue, v_left, p_now, '{}', NULL, '{}', '{}') AS f;
             ELSE
-                v_from_priority := p_after_priority[v_i]::smallint;
-                v_from_run_at := p_after_run_at[v_i];
-                v_from_id := p_after_id[v_i];
-                v_to_priority := 32767;
+                IF v_pass = 1 THEN
+                    -- From the head: every priority, or those above the position's.
+                    v_from_priority := (-32768)::smallint;
+                    v_from_run_at := '-infinity';
+                    v_from_id := -9223372036854775808;
+                    v_to_priority := coalesce(p_after_priority[v_i] - 1, 32767);
+                ELSE
+                    v_from_priority := p_after_priority[v_i]::smallint;
+                    v_from_run_at := p_after_run_at[v_i];
+                    v_from_id := p_after_id[v_i];
+                    v_to_priority := 32767;
+                END IF;
+                CONTINUE WHEN v_to_priority < -32768;
+                -- Picked and locked first, then updated by primary key (id = ANY): two statements,
+                -- so that no plan can join the other way round. As one statement (a join of the
+                -- picked rows on the key) the plan cached while jobq.jobs was small walked the
+                -- whole primary key for a one-job claim once a held snapshot had grown the table
+                -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
+                -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
+                SELECT array_agg(p.id) INTO v_ids
+                FROM (SELECT j.id
+                      FROM jobq.jobs j
+                      WHERE j.state IN ('queued', 'retry_pending')
+                        AND j.queue = v_queue
+                        AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+                        AND j.priority <= v_to_priority
+                        AND j.run_at <= p_now
+                      ORDER BY j.priority, j.run_at, j.id
+                      LIMIT v_left
+                      FOR UPDATE SKIP LOCKED) AS p;
             END IF;
-            CONTINUE WHEN v_to_priority < -32768;
-            -- Picked and locked first, then updated by primary key (id = ANY): two statements,
-            -- so that no plan can join the other way round. As one statement (a join of the
-            -- picked rows on the key) the plan cached while jobq.jobs was small walked the
-            -- whole primary key for a one-job claim once a held snapshot had grown the table
-            -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
-            -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
-            SELECT array_agg(p.id) INTO v_ids
-            FROM (SELECT j.id
-                  FROM jobq.jobs j
-                  WHERE j.state IN ('queued', 'retry_pending')
-                    AND j.queue = v_queue
-                    AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
-                    AND j.priority <= v_to_priority
-                    AND j.run_at <= p_now
-                  ORDER BY j.priority, j.run_at, j.id
-                  LIMIT v_left
-                  FOR UPDATE SKIP LOCKED) AS p;
             CONTINUE WHEN v_ids IS NULL;
             RETURN QUERY
             UPDATE jobq.jobs j
@@ -239,7 +243,8 @@ BEGIN
                 attempt          = j.attempt + 1,
                 locked_by        = p_worker_id,
                 lease_token      = gen_random_uuid(),
-                claimed_at       = p_now,
+                -- A rate-limited start is the instant its window counted (jobq._claim_limited).
+                claimed_at       = coalesce(v_started_at, p_now),
                 heartbeat_at     = p_now,
                 lease_expires_at = jobq._ts_add(p_now, p_lease),
                 -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
@@ -257,7 +262,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) IS
-    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue: claimed by jobq._claim_limited, from its head, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue without limits: picked by jobq._pick_fair, from its head). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Takes, in one order (by key), the transaction-level advisory lock of every queue in p_queues
@@ -415,9 +420,14 @@ REVOKE ALL ON FUNCTION jobq._shared_claim_room(text,integer,boolean,integer,text
 
 -- The signature before the first pick came before the locks (issue 18).
 DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp with time zone);
+-- The signature before it left the claim's update to jobq._claim (issue 18: its rows were copied
+-- from one set-returning function to the other).
+DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp with time zone,text[]);
 
--- Claims up to p_max_jobs due jobs of one queue that has concurrency limits, from the head of the
--- queue in claim order, leaving queued every job that would exceed a limit: the queue's
+-- Picks, and locks, up to p_max_jobs due jobs of one queue that has concurrency limits for
+-- jobq._claim to claim (it returns their ids, and for a rate-limited queue the instant their
+-- starts were logged at, which becomes their claimed_at), from the head of the queue in claim
+-- order, leaving queued every job that would exceed a limit: the queue's
 -- max_running, its max_running_per_store (system jobs are one more store) or its
 -- max_running_per_partition (per value of payload ->> partition_key; a job without the field is
 -- not limited by it), or its rate limits: max_started jobs started in any window of started_per,
@@ -427,15 +437,14 @@ DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp
 -- queue's running rows (read through jobs_lease_idx), taken under the queue's advisory lock
 -- (jobq._lock_limited_queues), so every way out of running frees a slot by itself and two claims
 -- cannot both take the last one. Its first pick comes before the counts and, given p_lock_queues
--- (the claim's first limited or fair queue), before it takes the advisory locks of those queues,
+-- (the claim's first limited queue), before it takes the advisory locks of those queues,
 -- so that the claims of the queue wait for each other only while they count and update: a pick
 -- reads past the index entries of the jobs claimed since the last vacuum, and outside the lock
 -- claims do that side by side. A small claim of a queue far below its limits does not wait even
 -- then: up to eight count and claim side by side, each under a slot (the shared claim, below).
 -- Caller: jobq._claim.
-CREATE OR REPLACE FUNCTION jobq._claim_limited(p_worker_id text, p_queue text, p_max_jobs integer, p_lease interval, p_now timestamptz,
-                                               p_lock_queues text[])
-RETURNS SETOF jobq.jobs
+CREATE OR REPLACE FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamptz, p_lock_queues text[],
+                                               OUT claim_ids bigint[], OUT claim_clock timestamptz)
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -458,7 +467,6 @@ DECLARE
     v_parts text[];
     v_keep bigint[];
     v_n integer;
-    v_got integer;
     v_rated boolean;                       -- a rate limit is set: starts are logged
     v_clock timestamptz;                   -- the instant of this claim's starts
     v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
@@ -469,8 +477,8 @@ DECLARE
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
-    -- A queue that is fair without limits needs neither: its claims run side by side, each
-    -- picking with SKIP LOCKED (jobq._fair_pick).
+    -- (A queue that is fair without limits is claimed by jobq._claim: its claims run side by
+    -- side, each picking with SKIP LOCKED through jobq._pick_fair.)
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
     IF v_limits.limited AND current_setting('transaction_isolation') <> 'read committed' THEN
         RETURN;
@@ -484,11 +492,10 @@ BEGIN
     -- The first pick comes before the locks and the counts, as if no limit were full.
     LOOP
         IF v_limits.fair THEN
-            -- A fair queue: the stores in turn (jobq._fair_pick).
-            SELECT array_agg(f.id ORDER BY f.n), array_agg(f.store ORDER BY f.n), array_agg(f.part ORDER BY f.n)
-            INTO v_ids, v_stores, v_parts
-            FROM jobq._fair_pick(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts)
-                 WITH ORDINALITY AS f(id, store, part, n);
+            -- A fair queue: the stores in turn (jobq._pick_fair).
+            SELECT f.ids, f.stores, f.parts INTO v_ids, v_stores, v_parts
+            FROM jobq._pick_fair(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts,
+                                 coalesce(claim_ids, '{}')) AS f;
         ELSE
             SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
                    array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
@@ -503,6 +510,7 @@ BEGIN
                     AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
                     AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
                          OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
+                    AND j.id <> ALL (coalesce(claim_ids, '{}'))
                   ORDER BY j.priority, j.run_at, j.id
                   LIMIT v_room
                   FOR UPDATE OF j SKIP LOCKED) AS p;
@@ -656,24 +664,12 @@ BEGIN
         END LOOP;
 
         IF cardinality(v_keep) > 0 THEN
-            -- The claim's update, as in jobq._claim.
-            RETURN QUERY
-            UPDATE jobq.jobs j
-            SET state            = 'running',
-                attempt          = j.attempt + 1,
-                locked_by        = p_worker_id,
-                lease_token      = gen_random_uuid(),
-                -- A rate-limited start is the instant its window counted.
-                claimed_at       = CASE WHEN v_rated THEN v_clock ELSE p_now END,
-                heartbeat_at     = p_now,
-                lease_expires_at = jobq._ts_add(p_now, p_lease),
-                deadline_at      = jobq._ts_add(p_now, j.timeout),
-                updated_at       = p_now
-            WHERE j.id = ANY (v_keep)
-            RETURNING j.*;
-            GET DIAGNOSTICS v_got = ROW_COUNT;
-            v_room := v_room - v_got;
+            -- Kept for jobq._claim's update; a later pick of this call passes over them (they
+            -- are still waiting, and locked by this transaction, which SKIP LOCKED does not skip).
+            claim_ids := claim_ids || v_keep;
+            v_room := v_room - cardinality(v_keep);
             IF v_rated THEN
+                claim_clock := v_clock;
                 INSERT INTO jobq.claim_starts (queue, store_id, started_at)
                 SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
             END IF;
@@ -682,9 +678,13 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone,text[]) IS
-    'Private. The claim of one queue with concurrency limits at time p_now (see jobq._claim): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared (jobq._shared_claim_room: a small claim of a queue far below its concurrency limits, under one of 8 slots, taking at most what leaves the queue at jobq._shared_claim_ceiling; none: it takes nothing and notes the queue as near its limit, jobq._near_limit_setting, which a count under the lock alone empties once there is room for 16 again). Given p_lock_queues (the claim''s first limited or fair queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._fair_pick) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
-REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[]) IS
+    'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive; or shared (jobq._shared_claim_room: a small claim of a queue far below its concurrency limits, under one of 8 slots, taking at most what leaves the queue at jobq._shared_claim_ceiling; none: it takes nothing and notes the queue as near its limit, jobq._near_limit_setting, which a count under the lock alone empties once there is room for 16 again). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+REVOKE ALL ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The pick of a fair queue before it returned arrays (issue 18: a set of rows cost a tuplestore
+-- here and an aggregate in the caller).
+DROP FUNCTION IF EXISTS jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]);
 
 -- Picks and locks up to p_max_jobs due jobs of a fair queue, the stores in turn: priority by
 -- priority (highest first), each priority's stores (store_id; the zero uuid for system jobs) in
@@ -696,13 +696,15 @@ REVOKE ALL ON FUNCTION jobq._claim_limited(text,text,integer,interval,timestamp 
 -- plain claim from the head makes once), and one locking scan per round that starts at each
 -- store's first entry, so neither a store's backlog nor its claimed jobs cost the other stores
 -- anything more. The stores in p_skip_stores, and jobs whose payload ->> p_partition_key is in
--- p_skip_parts, are passed over (their limit is full). Rows another transaction holds are
+-- p_skip_parts, are passed over (their limit is full), and so are the jobs p_skip_ids (picked
+-- already by the caller, which holds their locks). Rows another transaction holds are
 -- skipped (SKIP LOCKED), so claims side by side take the next jobs of the same stores. Records
--- the last store picked as the queue's cursor. Caller: jobq._claim_limited, whose first pick
--- comes before the queue's advisory lock and its picks again under it.
-CREATE OR REPLACE FUNCTION jobq._fair_pick(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
-                                           p_partition_key text, p_skip_parts text[])
-RETURNS TABLE (id bigint, store uuid, part text)
+-- the last store picked as the queue's cursor. Callers: jobq._claim for a fair queue without
+-- limits; jobq._claim_limited for one with limits, whose first pick comes before the queue's
+-- advisory lock and its picks again under it.
+CREATE OR REPLACE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
+                                           p_partition_key text, p_skip_parts text[], p_skip_ids bigint[],
+                                           OUT ids bigint[], OUT stores uuid[], OUT parts text[])
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -736,6 +738,8 @@ DECLARE
     v_stepped boolean;                     -- every store of the priority has been stepped over
     v_quota integer;
     v_took record;
+    v_took_ids bigint[];                   -- what a one-store round took
+    v_took_parts text[];
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
     v_start := v_cursor;
@@ -802,6 +806,31 @@ BEGIN
             -- A store that gave fewer has no more to give now; those that gave their whole share
             -- are served again, from after their last job, while jobs are still wanted.
             WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
+                IF cardinality(v_keys) = 1 THEN
+                    -- One store in the round (no other has a due job to give now): its jobs in
+                    -- order, as many as wanted, without the interleaving of the statement below.
+                    -- It gives all that is wanted or all it has, either of which ends the round.
+                    SELECT array_agg(h.id ORDER BY h.run_at, h.id), array_agg(h.part ORDER BY h.run_at, h.id)
+                    INTO v_took_ids, v_took_parts
+                    FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+                          FROM jobq.jobs j
+                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_keys[1]
+                            AND (j.run_at, j.id) >= (v_runs[1], v_ids[1]) AND j.run_at <= p_now
+                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
+                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                            AND j.id <> ALL (p_skip_ids)
+                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
+                          LIMIT v_room
+                          FOR UPDATE OF j SKIP LOCKED) AS h;
+                    EXIT WHEN v_took_ids IS NULL;
+                    ids := ids || v_took_ids;
+                    stores := stores || array_fill(v_keys[1], ARRAY[cardinality(v_took_ids)]);
+                    parts := parts || v_took_parts;
+                    v_room := v_room - cardinality(v_took_ids);
+                    v_cursor := v_keys[1];
+                    EXIT;
+                END IF;
                 v_quota := v_room / cardinality(v_keys);
                 SELECT array_agg(t.id ORDER BY t.rn, t.pos) AS ids, array_agg(t.k ORDER BY t.rn, t.pos) AS keys,
                        array_agg(t.part ORDER BY t.rn, t.pos) AS parts,
@@ -822,17 +851,15 @@ BEGIN
                             AND (j.run_at, j.id) >= (s.r, s.i) AND j.run_at <= p_now
                             AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
                                  OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                            AND j.id <> ALL (p_skip_ids)
                           ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
                           LIMIT s.share
                           FOR UPDATE OF j SKIP LOCKED) AS h
                       WHERE s.share > 0) AS t;
                 EXIT WHEN v_took.ids IS NULL;
-                FOR v_i IN 1 .. cardinality(v_took.ids) LOOP
-                    id := v_took.ids[v_i];
-                    store := v_took.keys[v_i];
-                    part := v_took.parts[v_i];
-                    RETURN NEXT;
-                END LOOP;
+                ids := ids || v_took.ids;
+                stores := stores || v_took.keys;
+                parts := parts || v_took.parts;
                 v_room := v_room - cardinality(v_took.ids);
                 v_cursor := v_took.keys[cardinality(v_took.keys)];
                 -- From after its last job, (run_at, id + 1): this transaction holds that job's
@@ -865,9 +892,9 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) IS
-    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores and the jobs whose payload ->> p_partition_key is in p_skip_parts. Returns them in that order with their store key and partition value, and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Caller: jobq._claim_limited: its first pick before the queue''s advisory lock, its picks again under it.';
-REVOKE ALL ON FUNCTION jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[]) IS
+    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts and the jobs p_skip_ids. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits); jobq._claim_limited (with limits: its first pick before the queue''s advisory lock, its picks again under it).';
+REVOKE ALL ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a
 -- position's priority at or before the position (committed late by a long transaction, enqueued

@@ -5,9 +5,9 @@
 -- (jobq.set_fair_claiming), off unless set. See docs/flow-control.md#fairness.
 --
 --   jobq.queues.fair       true: the claim takes the queue through jobq._claim_limited under
---                          its advisory lock, picking with jobq._fair_pick.
+--                          its advisory lock, picking with jobq._pick_fair.
 --   jobq.claim_cursors     per fair queue, the store the last claim served last: the next claim
---                          starts after it. Written only by the claim of a fair queue (jobq._fair_pick).
+--                          starts after it. Written only by the claim of a fair queue (jobq._pick_fair).
 --   jobs_fair_idx          the waiting jobs by (queue, priority, store, run_at, id), the store of a
 --                          system job read as the zero uuid: a fair claim steps from store to
 --                          store (one probe each) and reads a store's head, whatever the other
@@ -23,7 +23,7 @@ CREATE TABLE jobq.claim_cursors (
     queue     text PRIMARY KEY,
     store_key uuid NOT NULL
 );
-COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the pick of a fair queue (jobq._fair_pick); read by nobody else.';
+COMMENT ON TABLE jobq.claim_cursors IS 'Per fair queue, the store (the zero uuid for system jobs) whose job the last claim took last; the next claim serves the stores after it first. Written and read by the pick of a fair queue (jobq._pick_fair); read by nobody else.';
 ALTER TABLE jobq.claim_cursors ENABLE ROW LEVEL SECURITY;
 ALTER TABLE jobq.claim_cursors FORCE ROW LEVEL SECURITY;
 
@@ -34,6 +34,7 @@ CREATE INDEX jobs_fair_idx ON jobq.jobs (queue, priority, (coalesce(store_id, '0
 -- The fair setter and pick are sql/functions'; the files of the release before do not define them.
 DROP FUNCTION IF EXISTS jobq.set_fair_claiming(text,boolean);
 DROP FUNCTION IF EXISTS jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]);
+DROP FUNCTION IF EXISTS jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[]);
 DROP INDEX jobq.jobs_fair_idx;
 DROP TABLE jobq.claim_cursors;
 ALTER TABLE jobq.queues DROP COLUMN fair;
