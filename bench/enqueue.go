@@ -124,28 +124,12 @@ func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
 // pg_stat_statements tracking nested statements, and reports the top statements. Not part of
 // any figure.
 func profileEnqueue(ctx context.Context, env *environment, rep *report, script string) error {
-	admin := env.cl.url("postgres", "jobq")
 	env.progress("hot spots: 5 s of single jobq.enqueue with pg_stat_statements.track = all")
-	if err := execSQL(ctx, admin, "ALTER DATABASE jobq SET pg_stat_statements.track = 'all'", "SELECT pg_stat_statements_reset()"); err != nil {
-		return err
-	}
-	defer func() {
-		_ = execSQL(context.WithoutCancel(ctx), admin, "ALTER DATABASE jobq RESET pg_stat_statements.track")
-	}()
-	if _, err := pgbenchRate(ctx, env, "worker_runtime", script, 1, 5*time.Second, "TRUNCATE jobq.jobs, jobq.job_history"); err != nil {
-		return err
-	}
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	table, err := topStatements(ctx, conn, "Over 5 s of single `jobq.enqueue` calls from pgbench on one connection.")
-	if err != nil {
-		return err
-	}
-	rep.section("Hot spots of the engine: single enqueue (pg_stat_statements)", table)
-	return nil
+	return hotSpots(ctx, env, rep, "Hot spots of the engine: single enqueue (pg_stat_statements)",
+		"Over 5 s of single `jobq.enqueue` calls from pgbench on one connection.", func(ctx context.Context) error {
+			_, err := pgbenchRate(ctx, env, "worker_runtime", script, 1, 5*time.Second, "TRUNCATE jobq.jobs, jobq.job_history")
+			return err
+		})
 }
 
 var tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)

@@ -29,6 +29,46 @@ func (env *environment) ensureJobq(ctx context.Context) error {
 func profileJobq(ctx context.Context, env *environment, rep *report) error {
 	n := profileCount(env)
 	env.progress("hot spots: one more jobq drain of %s jobs with pg_stat_statements.track = all", fmtNum(float64(n)))
+	conn, err := pgx.Connect(ctx, env.cl.url("postgres", "jobq"))
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	// Fill first, then measure the drain alone.
+	if err := fillJobq(ctx, conn, n); err != nil {
+		return err
+	}
+	intro := fmt.Sprintf("Over one drain of %s ping jobs by one `jobq worker` at its defaults, after the throughput runs.", fmtNum(float64(n)))
+	return hotSpots(ctx, env, rep, "Hot spots of the engine: the drain (pg_stat_statements)", intro, func(ctx context.Context) error {
+		workers, err := startJobqWorkers(env, 1, 0, "profile")
+		if err != nil {
+			return err
+		}
+		defer func() {
+			for _, w := range workers {
+				w.kill()
+			}
+		}()
+		err = waitFor(ctx, drainTimeout(n), 250*time.Millisecond, "jobq drain (profile)", func() (bool, error) {
+			if err := workers[0].exited(); err != nil {
+				return false, err
+			}
+			var left int
+			err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM jobq.jobs ORDER BY id LIMIT 1) s").Scan(&left)
+			return left == 0, err
+		})
+		if err != nil {
+			return err
+		}
+		return workers[0].stop(40 * time.Second)
+	})
+}
+
+// hotSpots runs work with pg_stat_statements tracking the nested statements of the PL/pgSQL
+// functions too (for the connections work opens; the counts are reset just before it), then adds
+// a section titled title: intro, and the 15 statements that took the most time. What work
+// measures is not part of any figure.
+func hotSpots(ctx context.Context, env *environment, rep *report, title, intro string, work func(context.Context) error) error {
 	admin := env.cl.url("postgres", "jobq")
 	if err := execSQL(ctx, admin, "ALTER DATABASE jobq SET pg_stat_statements.track = 'all'"); err != nil {
 		return err
@@ -41,42 +81,17 @@ func profileJobq(ctx context.Context, env *environment, rep *report) error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	// Fill first (its statements are reset away), then measure the drain alone.
-	if err := fillJobq(ctx, conn, n); err != nil {
-		return err
-	}
 	if _, err := conn.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
 		return fmt.Errorf("reset pg_stat_statements: %w", err)
 	}
-	workers, err := startJobqWorkers(env, 1, 0, "profile")
-	if err != nil {
+	if err := work(ctx); err != nil {
 		return err
 	}
-	defer func() {
-		for _, w := range workers {
-			w.kill()
-		}
-	}()
-	err = waitFor(ctx, drainTimeout(n), 250*time.Millisecond, "jobq drain (profile)", func() (bool, error) {
-		if err := workers[0].exited(); err != nil {
-			return false, err
-		}
-		var left int
-		err := conn.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM jobq.jobs ORDER BY id LIMIT 1) s").Scan(&left)
-		return left == 0, err
-	})
-	if err != nil {
-		return err
-	}
-	if err := workers[0].stop(40 * time.Second); err != nil {
-		return err
-	}
-	intro := fmt.Sprintf("Over one drain of %s ping jobs by one `jobq worker` at its defaults, after the throughput runs.", fmtNum(float64(n)))
 	table, err := topStatements(ctx, conn, intro)
 	if err != nil {
 		return err
 	}
-	rep.section("Hot spots of the engine: the drain (pg_stat_statements)", table)
+	rep.section(title, table)
 	return nil
 }
 

@@ -198,7 +198,7 @@ func (env *environment) estimate(name string) time.Duration {
 	runs := time.Duration(env.runs)
 	if env.quick {
 		quick := map[string]time.Duration{"wal": 40 * time.Second, "enqueue": 30 * time.Second, "latency": 80 * time.Second,
-			"fanout": 20 * time.Second, "flow": 80 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
+			"fanout": 20 * time.Second, "flow": 160 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
 		switch name {
 		case "soak":
 			return env.soak + 10*time.Second
@@ -223,7 +223,7 @@ func (env *environment) estimate(name string) time.Duration {
 	case "throughput":
 		return throughputEstimate(env)
 	case "flow":
-		return 10*time.Second + runs*70*time.Second // 100,100 jobs loaded, 20,000 drained, in two modes
+		return 20*time.Second + runs*140*time.Second // per run, eight drains of 50,000 of 100,100 jobs loaded; then the hot-spots drain
 	case "scale":
 		return 2*time.Minute + runs*30*time.Second // loading 10,000,000 history rows, then both tables per run
 	case "dashboard":
