@@ -474,6 +474,11 @@ DECLARE
     v_keep_stores uuid[];
     v_counted boolean := false;            -- the limits were counted (under the lock)
     v_shared boolean := false;             -- a shared claim (jobq._shared_claim_room)
+    v_priorities smallint[];               -- of the jobs picked, in claim order
+    v_run_ats timestamptz[];
+    v_after_priority smallint := (-32768)::smallint;  -- where a plain pick starts: after the last job
+    v_after_run_at timestamptz := '-infinity'::timestamptz;  -- the pick before took (the head first)
+    v_after_id bigint := (-9223372036854775807)::bigint - 1;
 BEGIN
     -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
     -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
@@ -497,23 +502,32 @@ BEGIN
             FROM jobq._pick_fair(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts,
                                  coalesce(claim_ids, '{}')) AS f;
         ELSE
+            -- A pick again starts after the last job the pick before took: every job up to it
+            -- was picked (kept, or of a store or partition full now) or held by another claim,
+            -- so neither the jobs kept (waiting until jobq._claim's update) nor those of the
+            -- full stores are walked again.
             SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
                    array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
-                   array_agg(p.part ORDER BY p.priority, p.run_at, p.id)
-            INTO v_ids, v_stores, v_parts
+                   array_agg(p.part ORDER BY p.priority, p.run_at, p.id),
+                   array_agg(p.priority ORDER BY p.priority, p.run_at, p.id),
+                   array_agg(p.run_at ORDER BY p.priority, p.run_at, p.id)
+            INTO v_ids, v_stores, v_parts, v_priorities, v_run_ats
             FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
                          j.payload ->> v_limits.partition_key AS part
                   FROM jobq.jobs j
                   WHERE j.state IN ('queued', 'retry_pending')
                     AND j.queue = p_queue
+                    AND (j.priority, j.run_at, j.id) > (v_after_priority, v_after_run_at, v_after_id)
                     AND j.run_at <= p_now
                     AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
                     AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
                          OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
-                    AND j.id <> ALL (coalesce(claim_ids, '{}'))
                   ORDER BY j.priority, j.run_at, j.id
                   LIMIT v_room
                   FOR UPDATE OF j SKIP LOCKED) AS p;
+            v_after_priority := v_priorities[cardinality(v_priorities)];
+            v_after_run_at := v_run_ats[cardinality(v_run_ats)];
+            v_after_id := v_ids[cardinality(v_ids)];
         END IF;
         IF NOT v_counted AND v_limits.limited AND v_ids IS NOT NULL AND p_lock_queues IS NOT NULL THEN
             -- A small claim of a queue far below its limits counts beside others, under a slot.
