@@ -161,4 +161,21 @@ LANGUAGE sql STABLE AS $$
 $$;
 COMMENT ON FUNCTION jobq_test.loopback() IS 'Connection string of this database as current_user, for a dblink second session.';
 
+-- The advisory locks of the claim that this session holds, per queue of jobq.queues: the queue's
+-- lock (its modes, comma-separated; NULL when not held) and how many of its slots
+-- (jobq._shared_claim_slot).
+CREATE OR REPLACE FUNCTION jobq_test.held_claim_locks()
+RETURNS TABLE (queue text, queue_lock text, slots bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT q.name,
+           (SELECT string_agg(l.mode, ',' ORDER BY l.mode) FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.classid = 1785684593
+              AND l.objid = hashtext(q.name)::oid AND l.objsubid = 2),
+           (SELECT count(*) FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.classid BETWEEN 1785684594 AND 1785684601
+              AND l.objid = hashtext(q.name)::oid AND l.objsubid = 2)
+    FROM jobq.queues q;
+$$;
+COMMENT ON FUNCTION jobq_test.held_claim_locks() IS 'Per queue, the modes of its claim lock and the number of its claim slots this session holds.';
+
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA jobq_test FROM PUBLIC;

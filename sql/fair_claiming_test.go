@@ -135,20 +135,11 @@ func TestFairClaimsSideBySideTakeEachStoresNextJobs(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(b.Ctx, time.Minute) // a liveness guard
 	defer cancel()
-	claimIn := func(q interface {
-		Query(context.Context, string, ...any) (pgx.Rows, error)
-	}, worker string) []int64 {
-		rows, err := q.Query(ctx, `SELECT id FROM jobq.claim_job($1, ARRAY['side-q'], 3)`, worker)
-		require.NoError(t, err)
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		require.NoError(t, err)
-		return ids
-	}
 	first, err := two[0].Begin(ctx)
 	require.NoError(t, err)
 	defer first.Rollback(context.WithoutCancel(ctx))
-	require.Len(t, claimIn(first, "side-1"), 3, "the first claim takes one job of each store")
-	require.Len(t, claimIn(two[1], "side-2"), 3, "the second claim, side by side, is neither blocked nor empty")
+	require.Len(t, claimIDsIn(ctx, t, first, "side-1", "side-q", 3), 3, "the first claim takes one job of each store")
+	require.Len(t, claimIDsIn(ctx, t, two[1], "side-2", "side-q", 3), 3, "the second claim, side by side, is neither blocked nor empty")
 	require.NoError(t, first.Commit(ctx))
 	require.Equal(t, 3, b.Count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs WHERE locked_by = 'side-1'`),
 		"the first claim served every store")
@@ -160,4 +151,54 @@ func TestFairClaimsSideBySideTakeEachStoresNextJobs(t *testing.T) {
 		  AND (s.run_at, s.id) > (SELECT f.run_at, f.id FROM jobq.jobs f WHERE f.locked_by = 'side-1' AND f.store_id = s.store_id)
 		  AND NOT EXISTS (SELECT 1 FROM jobq.jobs m WHERE m.store_id = s.store_id AND m.state = 'queued' AND (m.run_at, m.id) < (s.run_at, s.id))`),
 		"each store's job the second claim took is the one after the first claim's, nothing skipped")
+}
+
+// TestOneStoreFairClaimsSideBySideTakeTheNextJobs: two claims of a fair queue whose backlog is one
+// store's (jobq._pick_fair's one-store scan), the first still open. The second neither waits for
+// the first nor comes back empty: it takes the store's next jobs after those the first holds, in
+// claim order, and no job twice.
+func TestOneStoreFairClaimsSideBySideTakeTheNextJobs(t *testing.T) {
+	t.Parallel()
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 2})
+	b.Define(t, "fair")
+	_, err := b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at)
+		SELECT 'fair', 'one-q', 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa', 3, now() - interval '1 minute' * (10 - n)
+		FROM generate_series(1, 9) AS n`)
+	require.NoError(t, err)
+	_, err = b.Admin.Exec(b.Ctx, `SELECT jobq.set_fair_claiming('one-q', true)`)
+	require.NoError(t, err)
+	two := conns(t, b.WorkerPool, 2)
+
+	// A claim that waited for the first would wait until the test's end: a liveness guard.
+	ctx, cancel := context.WithTimeout(b.Ctx, 30*time.Second)
+	defer cancel()
+	first, err := two[0].Begin(ctx)
+	require.NoError(t, err)
+	defer first.Rollback(context.WithoutCancel(ctx))
+	require.Len(t, claimIDsIn(ctx, t, first, "one-1", "one-q", 3), 3, "the first claim takes three jobs")
+	require.Len(t, claimIDsIn(ctx, t, two[1], "one-2", "one-q", 3), 3, "the second claim, side by side, is neither blocked nor empty")
+	require.NoError(t, first.Commit(ctx))
+	rank := func(worker string) string {
+		return fmt.Sprintf(`SELECT array_agg(r ORDER BY r)::text FROM (
+			SELECT locked_by, row_number() OVER (ORDER BY run_at, id) AS r FROM jobq.jobs) AS j WHERE locked_by = '%s'`, worker)
+	}
+	var got1, got2 string
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, rank("one-1")).Scan(&got1))
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, rank("one-2")).Scan(&got2))
+	require.Equal(t, "{1,2,3}", got1, "the first claim took the store's first three jobs")
+	require.Equal(t, "{4,5,6}", got2, "the second took the next three, nothing skipped and none twice")
+}
+
+// claimIDsIn claims up to n jobs of queue for worker through q (a pooled connection or an open
+// transaction) and returns their ids.
+func claimIDsIn(ctx context.Context, t *testing.T, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, worker, queue string, n int) []int64 {
+	t.Helper()
+	rows, err := q.Query(ctx, `SELECT id FROM jobq.claim_job($1, ARRAY[$2], $3)`, worker, queue, n)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	return ids
 }

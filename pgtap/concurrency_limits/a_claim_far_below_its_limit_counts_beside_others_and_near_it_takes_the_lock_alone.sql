@@ -21,16 +21,8 @@ SELECT jobq.set_rate_limit('pgtap_rated', 1000, '1 minute');
 SELECT jobq.set_concurrency_limit('pgtap_two_a', 1000);
 SELECT jobq.set_concurrency_limit('pgtap_two_b', 1000);
 
--- The advisory locks this transaction holds for a queue: its lock (mode) and its slots.
-CREATE TEMP VIEW held AS
-SELECT q.name AS queue,
-       (SELECT string_agg(l.mode, ',' ORDER BY l.mode) FROM pg_locks l
-        WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.classid = 1785684593
-          AND l.objid = hashtext(q.name)::oid AND l.objsubid = 2) AS queue_lock,
-       (SELECT count(*) FROM pg_locks l
-        WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.classid BETWEEN 1785684594 AND 1785684601
-          AND l.objid = hashtext(q.name)::oid AND l.objsubid = 2) AS slots
-FROM jobq.queues q;
+-- The advisory locks this transaction holds for each queue: its lock (modes) and its slots.
+CREATE TEMP VIEW held AS SELECT * FROM jobq_test.held_claim_locks();
 
 SELECT is((SELECT count(*) FROM jobq.claim_job('pgtap-w1', ARRAY['pgtap_s'], 10)), 10::bigint,
           'a claim of 10 from a queue limited to 200 takes 10');

@@ -905,7 +905,7 @@ var maxRunningGen = valueGen{
 		}
 		if g.chance(0.25) {
 			// Far above a shared claim's margin (112): small claims of the queue count side by
-			// side under slots (jobq._claim_limited).
+			// side under slots (jobq._shared_claim_slot).
 			return s(fmt.Sprint(113 + g.rng.IntN(900)))
 		}
 		return s(fmt.Sprint(1 + g.rng.IntN(5)))
