@@ -890,7 +890,7 @@ CREATE FUNCTION jobq._claim_slot_batch() RETURNS integer
 
 ALTER FUNCTION jobq._claim_slot_batch() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_slot_batch() IS 'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_room). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_room, jobq._claim_limited.';
+COMMENT ON FUNCTION jobq._claim_slot_batch() IS 'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_slot). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_slot, jobq._claim_limited.';
 
 CREATE FUNCTION jobq._claim_slots() RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -1957,7 +1957,7 @@ CREATE FUNCTION jobq._near_limit_setting(p_queue text) RETURNS text
 
 ALTER FUNCTION jobq._near_limit_setting(p_queue text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_room, jobq._claim_limited.';
+COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._claim_limited.';
 
 CREATE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) RETURNS record
     LANGUAGE plpgsql
@@ -2780,7 +2780,7 @@ $$;
 
 ALTER FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) IS 'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Caller: jobq._claim_limited (for itself and jobq._shared_claim_room). Reads only its arguments.';
+COMMENT ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) IS 'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Callers: jobq._claim (for jobq._shared_claim_slot and jobq._shared_claim_room), jobq._claim_limited (whether to empty the near-limit note). Reads only its arguments.';
 
 CREATE FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) RETURNS integer
     LANGUAGE plpgsql

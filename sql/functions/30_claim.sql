@@ -323,7 +323,7 @@ REVOKE ALL ON FUNCTION jobq._lock_limited_queues(text[]) FROM PUBLIC, jobq_app, 
 
 -- How many claims of one limited queue may count and claim side by side, each holding one slot of
 -- the queue (jobq._shared_claim_slot), and the largest batch such a claim takes: the shared claim
--- of jobq._claim_limited. Inlined constants, here so that every user reads the same ones.
+-- of jobq._claim. Inlined constants, here so that every user reads the same ones.
 CREATE OR REPLACE FUNCTION jobq._claim_slots()
 RETURNS integer
 LANGUAGE sql
@@ -340,7 +340,7 @@ LANGUAGE sql
 IMMUTABLE
 AS $$ SELECT 16 $$;
 COMMENT ON FUNCTION jobq._claim_slot_batch() IS
-    'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_room). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_room, jobq._claim_limited.';
+    'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_slot). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_slot, jobq._claim_limited.';
 REVOKE ALL ON FUNCTION jobq._claim_slot_batch() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The slot function before it decided whether a claim may be shared (issue 18: the decision
@@ -394,7 +394,7 @@ REVOKE ALL ON FUNCTION jobq._shared_claim_slot(text,integer,boolean,integer,text
 -- jobq._claim_slot_batch(). NULL for a queue without a concurrency limit; not positive for one
 -- whose limits are too low to share. Scalar arguments, not the jobq.queues row: a function
 -- whose signature names the table's row type would stop a migration down from dropping it.
--- Caller: jobq._claim_limited.
+-- Callers: jobq._claim (a shared claim's ceiling), jobq._claim_limited (the near-limit note).
 CREATE OR REPLACE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer,
                                                       p_max_running_per_partition integer)
 RETURNS integer
@@ -405,11 +405,12 @@ AS $$
            - (jobq._claim_slots() - 1) * jobq._claim_slot_batch()
 $$;
 COMMENT ON FUNCTION jobq._shared_claim_ceiling(integer,integer,integer) IS
-    'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Caller: jobq._claim_limited (for itself and jobq._shared_claim_room). Reads only its arguments.';
+    'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Callers: jobq._claim (for jobq._shared_claim_slot and jobq._shared_claim_room), jobq._claim_limited (whether to empty the near-limit note). Reads only its arguments.';
 REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(integer,integer,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The name of the custom setting in which a session notes that a queue was near its limit (set to
--- near by jobq._shared_claim_room, emptied by jobq._claim_limited): jobq.near_limit_ and the
+-- near by jobq._shared_claim_room, read by jobq._shared_claim_slot, emptied by
+-- jobq._claim_limited): jobq.near_limit_ and the
 -- queue's hashtext in hexadecimal (not md5, which a FIPS build refuses). Two queues whose names
 -- share a hash share the note, which only makes claims take the lock alone.
 CREATE OR REPLACE FUNCTION jobq._near_limit_setting(p_queue text)
@@ -418,7 +419,7 @@ LANGUAGE sql
 IMMUTABLE
 AS $$ SELECT 'jobq.near_limit_' || pg_catalog.to_hex(pg_catalog.hashtext(p_queue)) $$;
 COMMENT ON FUNCTION jobq._near_limit_setting(text) IS
-    'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_room, jobq._claim_limited.';
+    'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._claim_limited.';
 REVOKE ALL ON FUNCTION jobq._near_limit_setting(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The signature before the shared claim's slot was taken before its pick (jobq._shared_claim_slot).
