@@ -3,9 +3,11 @@
 -- order, never one that is not due, never one the caller passes over (p_skip_ids), nothing of a
 -- store the caller passes over (p_skip_stores); what that store leaves wanted comes from the next
 -- priority, in turn between its stores, and the cursor ends at the last store served. With two
--- stores in the highest priority, the turn is shared as ever.
+-- stores in the highest priority, the turn is shared as ever. A queue of system jobs alone (one
+-- more store, the zero key) is picked the same way, from -infinity, never a job due at infinity,
+-- in a batch of the largest size.
 BEGIN;
-SELECT plan(9);
+SELECT plan(10);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-x');
@@ -61,6 +63,16 @@ SELECT results_eq($$ SELECT store_id, count(*) FROM jobq.claim_job('pgtap-w', AR
                   'with a second store in the highest priority, a claim of four takes two of each');
 SELECT is((SELECT count(*) FROM jobq.claim_job('pgtap-w', ARRAY['pgtap_q'], 10)), 6::bigint,
           'and the next claim takes the six left');
+
+SELECT jobq_test.reset();
+SELECT jobq_test.tasks('pgtap-x');
+INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at)
+VALUES ('pgtap-x', 'pgtap_q', NULL, 3, '-infinity'), ('pgtap-x', 'pgtap_q', NULL, 3, now()),
+       ('pgtap-x', 'pgtap_q', NULL, 3, 'infinity');
+SELECT jobq.set_fair_claiming('pgtap_q', true);
+SELECT results_eq($$ SELECT store_id, run_at FROM jobq.claim_job('pgtap-w', ARRAY['pgtap_q'], 10000) ORDER BY run_at $$,
+                  $$ VALUES (NULL::uuid, '-infinity'::timestamptz), (NULL, now()) $$,
+                  'a queue of system jobs alone yields the jobs due since -infinity and now to a claim of 10,000, not the one at infinity');
 
 SELECT * FROM finish();
 ROLLBACK;

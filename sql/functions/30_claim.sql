@@ -44,7 +44,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) IS
-    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt) and is claimed from its head whatever its position. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends). Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), none at all to a claim under REPEATABLE READ or SERIALIZABLE, and is claimed from its head whatever its position. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends). Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
 REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
 
@@ -199,6 +199,9 @@ BEGIN
         INTO v_paused, v_limited, v_fair, v_ceiling, v_rated
         FROM jobq.queues q WHERE q.name = v_queue;
         CONTINUE WHEN v_paused;
+        -- Under REPEATABLE READ or SERIALIZABLE a limited queue's counts would be those of the
+        -- transaction's snapshot, older than its lock: such a claim takes nothing from it.
+        CONTINUE WHEN v_limited AND current_setting('transaction_isolation') <> 'read committed';
         -- A small claim of a limited queue far below its limits is shared: it holds one of the
         -- queue's slots, picks as from a queue without limits (none of them can be full), and
         -- then counts the queue's running jobs beside the other slot holders
@@ -295,7 +298,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) IS
-    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Takes nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Takes, in one order (by key), the transaction-level advisory lock of every queue in p_queues
@@ -352,8 +355,8 @@ DROP FUNCTION IF EXISTS jobq._take_claim_slot(text);
 -- without waiting: the advisory locks (1785684594 + k, hashtext(queue)) for k in 0 ..
 -- jobq._claim_slots() - 1, tried from the backend's pid mod slots onwards. Only for a queue whose
 -- only controls are concurrency limits high enough to share (p_ceiling, its
--- jobq._shared_claim_ceiling, positive; p_rated false), a batch within a slot's, under READ
--- COMMITTED, by a claim that lists no other limited queue (p_lock_queues, the claim's list),
+-- jobq._shared_claim_ceiling, positive; p_rated false), a batch within a slot's, by a claim
+-- that lists no other limited queue (p_lock_queues, the claim's list),
 -- unless this session's last count found the queue near its limit. Returns whether it took a slot;
 -- false: the claim takes the queue's lock alone (jobq._claim_limited). Caller: jobq._claim.
 CREATE OR REPLACE FUNCTION jobq._shared_claim_slot(p_queue text, p_ceiling integer, p_rated boolean, p_room integer,
@@ -368,7 +371,6 @@ DECLARE
     v_first constant integer := pg_backend_pid() % jobq._claim_slots();
 BEGIN
     IF NOT coalesce(p_ceiling > 0, false) OR p_rated OR p_room > jobq._claim_slot_batch()
-       OR current_setting('transaction_isolation') <> 'read committed'
        OR current_setting(jobq._near_limit_setting(p_queue), true) IS NOT DISTINCT FROM 'near' THEN
         RETURN false;
     END IF;
@@ -385,7 +387,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._shared_claim_slot(text,integer,boolean,integer,text[]) IS
-    'Private. Whether a claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling, p_rated whether it has a rate limit) listing p_lock_queues is shared: false when it must take the queue''s advisory lock alone (a rate limit, a concurrency limit of 112 or less, p_room above jobq._claim_slot_batch() (16), an isolation level above READ COMMITTED, another limited queue listed, the session''s note that the queue is near its limit, jobq._near_limit_setting, or no free slot); true when it took one of the queue''s jobq._claim_slots() (8) slots, the advisory locks (1785684594 + k, hashtext(queue)), tried from pg_backend_pid() mod 8 on and kept until the transaction ends. Never waits. Caller: jobq._claim, before its pick.';
+    'Private. Whether a claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling, p_rated whether it has a rate limit) listing p_lock_queues is shared: false when it must take the queue''s advisory lock alone (a rate limit, a concurrency limit of 112 or less, p_room above jobq._claim_slot_batch() (16), another limited queue listed, the session''s note that the queue is near its limit, jobq._near_limit_setting, or no free slot); true when it took one of the queue''s jobq._claim_slots() (8) slots, the advisory locks (1785684594 + k, hashtext(queue)), tried from pg_backend_pid() mod 8 on and kept until the transaction ends. Never waits. Caller: jobq._claim, before its pick.';
 REVOKE ALL ON FUNCTION jobq._shared_claim_slot(text,integer,boolean,integer,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The most running jobs at which a queue still has room for a shared claim: its lowest concurrency
@@ -521,14 +523,10 @@ DECLARE
     v_after_run_at timestamptz := '-infinity'::timestamptz;  -- the pick before took (the head first)
     v_after_id bigint := (-9223372036854775807)::bigint - 1;
 BEGIN
-    -- Under REPEATABLE READ or SERIALIZABLE the counts would be those of the transaction's
-    -- snapshot, older than the lock: such a claim takes nothing from a limited queue.
-    -- (A queue that is fair without limits is claimed by jobq._claim: its claims run side by
-    -- side, each picking with SKIP LOCKED through jobq._pick_fair.)
+    -- (jobq._claim does not come here under REPEATABLE READ or SERIALIZABLE, nor for a queue
+    -- that is fair without limits: its claims run side by side, each picking with SKIP LOCKED
+    -- through jobq._pick_fair.)
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
-    IF v_limits.limited AND current_setting('transaction_isolation') <> 'read committed' THEN
-        RETURN;
-    END IF;
 
     -- Pick in claim order, passing over the stores and partitions at their limit; keep of the
     -- picked jobs those that still fit (a batch may fill a store), in order; claim them. When a
@@ -713,7 +711,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[]) IS
-    'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Claims nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+    'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim takes nothing from a limited queue there). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
 REVOKE ALL ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The pick of a fair queue before it returned arrays (issue 18: a set of rows cost a tuplestore
