@@ -178,4 +178,20 @@ LANGUAGE sql STABLE AS $$
 $$;
 COMMENT ON FUNCTION jobq_test.held_claim_locks() IS 'Per queue, the modes of its claim lock and the number of its claim slots this session holds.';
 
+-- The plan of a query as EXPLAIN (VERBOSE, COSTS OFF) prints it, one text: a test that a SQL
+-- function is inlined looks for its name there (a call that is not inlined is printed by name).
+CREATE OR REPLACE FUNCTION jobq_test.verbose_plan(p_query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_line text;
+    v_plan text := '';
+BEGIN
+    FOR v_line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || p_query LOOP
+        v_plan := v_plan || v_line || E'\n';
+    END LOOP;
+    RETURN v_plan;
+END
+$$;
+COMMENT ON FUNCTION jobq_test.verbose_plan(text) IS 'The EXPLAIN (VERBOSE, COSTS OFF) plan of p_query, its lines joined.';
+
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA jobq_test FROM PUBLIC;

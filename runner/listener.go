@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -213,6 +214,11 @@ func (l *listener) wait(ctx context.Context, conn *pgx.Conn) error {
 				}
 				l.wake.forQueue(n.Payload)
 				if rang {
+					// The claim loop just woken runs first, on this goroutine's processor, and
+					// sends its claim before the release below goes out: otherwise it waits for
+					// another processor to wake (35 µs at the median against 7, the latency
+					// scenario on 2 cores; docs/benchmarks.md).
+					runtime.Gosched()
 					// Woken, the claim loop claims: it holds the doorbells again when a claim
 					// comes back short. Until then enqueues need not notify.
 					if err := l.bell.release(ctx, conn); err != nil {

@@ -518,9 +518,7 @@ BEGIN
     -- queue can be too long when all of them together are not); only another call runs the
     -- checks, which raise the catalogued error of the first argument out of its limits.
     IF p_worker_id IS NULL OR btrim(p_worker_id) = '' OR char_length(p_worker_id) > jobq._limit('worker_id')
-       OR p_queues IS NULL OR array_ndims(p_queues) IS DISTINCT FROM 1 OR cardinality(p_queues) > jobq._limit('queues')
-       OR array_position(p_queues, NULL) IS NOT NULL
-       OR char_length(array_to_string(p_queues, '')) > jobq._limit('queue')
+       OR NOT jobq._claim_queues_ok(p_queues)
        OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch')
        OR p_lease IS NULL OR p_lease <= interval '0' OR p_lease > jobq._limit_interval('lease') THEN
         IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
@@ -533,7 +531,17 @@ BEGIN
         END IF;
         PERFORM jobq._check_lease(p_lease);
     END IF;
-    IF p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL THEN
+    -- Positions as the runner passes them (one per queue, each all NULL or all set, the
+    -- priorities smallints) are told apart by one expression too; only others are checked.
+    IF (p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL)
+       AND NOT coalesce(array_ndims(p_after_priority) = 1 AND array_ndims(p_after_run_at) = 1 AND array_ndims(p_after_id) = 1
+                        AND cardinality(p_after_priority) = cardinality(p_queues)
+                        AND cardinality(p_after_run_at) = cardinality(p_queues)
+                        AND cardinality(p_after_id) = cardinality(p_queues)
+                        AND array_positions(p_after_run_at, NULL) = array_positions(p_after_priority, NULL)
+                        AND array_positions(p_after_id, NULL) = array_positions(p_after_priority, NULL)
+                        AND -32768 <= ALL (array_remove(p_after_priority, NULL))
+                        AND 32767 >= ALL (array_remove(p_after_priority, NULL)), false) THEN
         PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
     END IF;
     -- A registered worker that an operator drained or detached claims nothing, from the moment
@@ -882,6 +890,19 @@ $$;
 ALTER FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) IS 'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim takes nothing from a limited queue there). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+
+CREATE FUNCTION jobq._claim_queues_ok(p_queues text[]) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT coalesce(pg_catalog.array_ndims(p_queues) = 1
+                    AND pg_catalog.cardinality(p_queues) <= jobq._limit('queues')
+                    AND pg_catalog.array_position(p_queues, NULL) IS NULL
+                    AND pg_catalog.char_length(pg_catalog.array_to_string(p_queues, '')) <= jobq._limit('queue'), false)
+$$;
+
+ALTER FUNCTION jobq._claim_queues_ok(p_queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._claim_queues_ok(p_queues text[]) IS 'Private. True when p_queues is a one-dimensional array of at most 1000 names without NULLs whose names together have at most 200 characters, a list jobq._check_claim_queues passes; false otherwise, never NULL, raises nothing. Inlined. Callers: jobq._claim, jobq.claim_passed_over, jobq.hold_doorbell, jobq.doorbell_quiet, jobq.release_doorbell, which call jobq._check_claim_queues only when it is false.';
 
 CREATE FUNCTION jobq._claim_slot_batch() RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -3378,7 +3399,9 @@ CREATE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], 
     SET enable_seqscan TO 'off'
     AS $$
 BEGIN
-    PERFORM jobq._check_claim_queues(claim_passed_over.queues);
+    IF NOT jobq._claim_queues_ok(claim_passed_over.queues) THEN
+        PERFORM jobq._check_claim_queues(claim_passed_over.queues);
+    END IF;
     PERFORM jobq._check_claim_positions(claim_passed_over.queues, claim_passed_over.after_priority,
                                         claim_passed_over.after_run_at, claim_passed_over.after_id);
     RETURN EXISTS (
@@ -3840,7 +3863,9 @@ CREATE FUNCTION jobq.doorbell_quiet(queues text[]) RETURNS boolean
 DECLARE
     v_queue text;
 BEGIN
-    PERFORM jobq._check_claim_queues(doorbell_quiet.queues);
+    IF NOT jobq._claim_queues_ok(doorbell_quiet.queues) THEN
+        PERFORM jobq._check_claim_queues(doorbell_quiet.queues);
+    END IF;
     FOREACH v_queue IN ARRAY doorbell_quiet.queues LOOP
         IF NOT pg_try_advisory_lock(1785790465, hashtext(v_queue)) THEN
             RETURN false;
@@ -4299,7 +4324,9 @@ DECLARE
     v_taken integer[] := ARRAY[]::integer[];
     v_key integer;
 BEGIN
-    PERFORM jobq._check_claim_queues(hold_doorbell.queues);
+    IF NOT jobq._claim_queues_ok(hold_doorbell.queues) THEN
+        PERFORM jobq._check_claim_queues(hold_doorbell.queues);
+    END IF;
     FOREACH v_key IN ARRAY ARRAY(SELECT hashtext(q.name) FROM unnest(hold_doorbell.queues) AS q(name)) LOOP
         IF NOT pg_try_advisory_lock_shared(1785790466, v_key) THEN
             PERFORM pg_advisory_unlock_shared(1785790466, t.key) FROM unnest(v_taken) AS t(key);
@@ -4635,7 +4662,9 @@ CREATE FUNCTION jobq.release_doorbell(queues text[]) RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    PERFORM jobq._check_claim_queues(release_doorbell.queues);
+    IF NOT jobq._claim_queues_ok(release_doorbell.queues) THEN
+        PERFORM jobq._check_claim_queues(release_doorbell.queues);
+    END IF;
     PERFORM pg_advisory_unlock_shared(1785790466, hashtext(q.name)) FROM unnest(release_doorbell.queues) AS q(name);
 END
 $$;
@@ -5742,6 +5771,8 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._claim_queues_ok(p_queues text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_slot_batch() FROM PUBLIC;
 

@@ -2,7 +2,7 @@
 -- per queue; each position is all NULL or all set; a priority fits a smallint. Anything else is
 -- JOB.INVALID_ARGUMENT (JQ100) and claims nothing.
 BEGIN;
-SELECT plan(7);
+SELECT plan(12);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
@@ -25,6 +25,21 @@ SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '30 seconds
 SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '30 seconds', ARRAY[32768], ARRAY['-infinity'::timestamptz], ARRAY[1::bigint]) $$,
     'JQ100', 'JOB.INVALID_ARGUMENT: position 1 (after_priority, after_run_at, after_id) must be all NULL or all set, with a priority in -32768..32767',
     'a priority outside a smallint is refused');
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '30 seconds', ARRAY[-32769], ARRAY['-infinity'::timestamptz], ARRAY[1::bigint]) $$,
+    'JQ100', 'JOB.INVALID_ARGUMENT: position 1 (after_priority, after_run_at, after_id) must be all NULL or all set, with a priority in -32768..32767',
+    'a priority below a smallint is refused');
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '30 seconds', ARRAY[0], ARRAY[now(), now()], ARRAY[1::bigint]) $$,
+    'JQ100', 'JOB.INVALID_ARGUMENT: after_priority, after_run_at and after_id must be all NULL or one-dimensional arrays of 1 elements, one per queue',
+    'more run_at positions than queues are refused, the other two fitting');
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '30 seconds', ARRAY[0], ARRAY[now()], ARRAY[1::bigint, 2]) $$,
+    'JQ100', 'JOB.INVALID_ARGUMENT: after_priority, after_run_at and after_id must be all NULL or one-dimensional arrays of 1 elements, one per queue',
+    'more id positions than queues are refused, the other two fitting');
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['p', 'q'], 1, '30 seconds', ARRAY[0, NULL], ARRAY[now(), now()], ARRAY[1::bigint, NULL]) $$,
+    'JQ100', 'JOB.INVALID_ARGUMENT: position 2 (after_priority, after_run_at, after_id) must be all NULL or all set, with a priority in -32768..32767',
+    'a second position with its run_at alone set is refused');
+SELECT throws_ok($$ SELECT * FROM jobq.claim_job('w', ARRAY['p', 'q'], 1, '30 seconds', ARRAY[0, NULL], ARRAY[now(), NULL], ARRAY[1::bigint, 7]) $$,
+    'JQ100', 'JOB.INVALID_ARGUMENT: position 2 (after_priority, after_run_at, after_id) must be all NULL or all set, with a priority in -32768..32767',
+    'a second position with its id alone set is refused');
 RESET ROLE;
 SELECT is((SELECT count(*) FROM jobq.jobs WHERE state = 'running'), 0::bigint, 'nothing was claimed');
 

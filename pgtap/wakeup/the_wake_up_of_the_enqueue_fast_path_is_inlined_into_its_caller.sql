@@ -6,26 +6,14 @@
 BEGIN;
 SELECT plan(4);
 
-CREATE FUNCTION pg_temp.verbose_plan(p_query text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    v_line text;
-    v_plan text := '';
-BEGIN
-    FOR v_line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || p_query LOOP
-        v_plan := v_plan || v_line || E'\n';
-    END LOOP;
-    RETURN v_plan;
-END
-$$;
-
-SELECT unalike(pg_temp.verbose_plan($$ SELECT jobq._wake_as(t.name, t.scope, t.app_enqueue) FROM jobq.tasks t $$),
+SELECT unalike(jobq_test.verbose_plan($$ SELECT jobq._wake_as(t.name, t.scope, t.app_enqueue) FROM jobq.tasks t $$),
                '%jobq._wake_as%', 'a call of jobq._wake_as is planned as its body, not as a call');
-SELECT alike(pg_temp.verbose_plan($$ SELECT jobq._wake_as(t.name, t.scope, t.app_enqueue) FROM jobq.tasks t $$),
+SELECT alike(jobq_test.verbose_plan($$ SELECT jobq._wake_as(t.name, t.scope, t.app_enqueue) FROM jobq.tasks t $$),
              '%pg_try_advisory_xact_lock_shared(1785790465, hashtext(name))%pg_notify(''jobq''::text, name)%',
              'its body, with the doorbell''s probe inlined too, takes the lock of an enqueue in flight and notifies');
-SELECT unalike(pg_temp.verbose_plan($$ SELECT jobq._doorbell_silent(t.name) FROM jobq.tasks t $$),
+SELECT unalike(jobq_test.verbose_plan($$ SELECT jobq._doorbell_silent(t.name) FROM jobq.tasks t $$),
                '%jobq._doorbell_silent%', 'a call of jobq._doorbell_silent is planned as its body, not as a call');
-SELECT alike(pg_temp.verbose_plan($$ SELECT jobq._doorbell_silent(t.name) FROM jobq.tasks t $$),
+SELECT alike(jobq_test.verbose_plan($$ SELECT jobq._doorbell_silent(t.name) FROM jobq.tasks t $$),
              '%pg_try_advisory_xact_lock_shared%pg_try_advisory_lock(1785790466%pg_advisory_unlock(1785790466%',
              'the probe tries the lock of an enqueue in flight, then the doorbell, and lets the doorbell go');
 

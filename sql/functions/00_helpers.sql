@@ -547,7 +547,9 @@ DECLARE
     v_taken integer[] := ARRAY[]::integer[];
     v_key integer;
 BEGIN
-    PERFORM jobq._check_claim_queues(hold_doorbell.queues);
+    IF NOT jobq._claim_queues_ok(hold_doorbell.queues) THEN
+        PERFORM jobq._check_claim_queues(hold_doorbell.queues);
+    END IF;
     FOREACH v_key IN ARRAY ARRAY(SELECT hashtext(q.name) FROM unnest(hold_doorbell.queues) AS q(name)) LOOP
         IF NOT pg_try_advisory_lock_shared(1785790466, v_key) THEN
             PERFORM pg_advisory_unlock_shared(1785790466, t.key) FROM unnest(v_taken) AS t(key);
@@ -577,7 +579,9 @@ AS $$
 DECLARE
     v_queue text;
 BEGIN
-    PERFORM jobq._check_claim_queues(doorbell_quiet.queues);
+    IF NOT jobq._claim_queues_ok(doorbell_quiet.queues) THEN
+        PERFORM jobq._check_claim_queues(doorbell_quiet.queues);
+    END IF;
     FOREACH v_queue IN ARRAY doorbell_quiet.queues LOOP
         IF NOT pg_try_advisory_lock(1785790465, hashtext(v_queue)) THEN
             RETURN false;
@@ -604,7 +608,9 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM jobq._check_claim_queues(release_doorbell.queues);
+    IF NOT jobq._claim_queues_ok(release_doorbell.queues) THEN
+        PERFORM jobq._check_claim_queues(release_doorbell.queues);
+    END IF;
     PERFORM pg_advisory_unlock_shared(1785790466, hashtext(q.name)) FROM unnest(release_doorbell.queues) AS q(name);
 END
 $$;

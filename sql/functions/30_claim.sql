@@ -73,6 +73,26 @@ COMMENT ON FUNCTION jobq._check_claim_queues(text[]) IS
     'Private. Raises JOB.INVALID_ARGUMENT (NULL, empty, multidimensional, a NULL element), JOB.OUT_OF_RANGE (more than 1000 queues) or JOB.VALUE_TOO_LONG (a name above 200 characters, by position) for a list of queues claim_job or claim_passed_over cannot take. Locks nothing.';
 REVOKE ALL ON FUNCTION jobq._check_claim_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
+-- Whether a list of queues is one jobq._check_claim_queues passes: one expression, so that the
+-- usual call (the runner's list) skips that check's function call; only another list is checked.
+-- No queue name can be too long when all of them together are not. Inlined into its callers.
+CREATE OR REPLACE FUNCTION jobq._claim_queues_ok(p_queues text[])
+RETURNS boolean
+LANGUAGE sql
+-- Stable, not immutable: array_to_string is stable, and an immutable SQL function whose body is
+-- not is never inlined (it would then cost a planned call each time).
+STABLE
+PARALLEL SAFE
+AS $$
+    SELECT coalesce(pg_catalog.array_ndims(p_queues) = 1
+                    AND pg_catalog.cardinality(p_queues) <= jobq._limit('queues')
+                    AND pg_catalog.array_position(p_queues, NULL) IS NULL
+                    AND pg_catalog.char_length(pg_catalog.array_to_string(p_queues, '')) <= jobq._limit('queue'), false)
+$$;
+COMMENT ON FUNCTION jobq._claim_queues_ok(text[]) IS
+    'Private. True when p_queues is a one-dimensional array of at most 1000 names without NULLs whose names together have at most 200 characters, a list jobq._check_claim_queues passes; false otherwise, never NULL, raises nothing. Inlined. Callers: jobq._claim, jobq.claim_passed_over, jobq.hold_doorbell, jobq.doorbell_quiet, jobq.release_doorbell, which call jobq._check_claim_queues only when it is false.';
+REVOKE ALL ON FUNCTION jobq._claim_queues_ok(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Refuses positions that do not fit the queues they are for, with the catalogued error: the three
 -- arrays all NULL or all one-dimensional with one element per queue, each position all NULL or
 -- all set, each priority a smallint.
@@ -162,9 +182,7 @@ BEGIN
     -- queue can be too long when all of them together are not); only another call runs the
     -- checks, which raise the catalogued error of the first argument out of its limits.
     IF p_worker_id IS NULL OR btrim(p_worker_id) = '' OR char_length(p_worker_id) > jobq._limit('worker_id')
-       OR p_queues IS NULL OR array_ndims(p_queues) IS DISTINCT FROM 1 OR cardinality(p_queues) > jobq._limit('queues')
-       OR array_position(p_queues, NULL) IS NOT NULL
-       OR char_length(array_to_string(p_queues, '')) > jobq._limit('queue')
+       OR NOT jobq._claim_queues_ok(p_queues)
        OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch')
        OR p_lease IS NULL OR p_lease <= interval '0' OR p_lease > jobq._limit_interval('lease') THEN
         IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
@@ -177,7 +195,17 @@ BEGIN
         END IF;
         PERFORM jobq._check_lease(p_lease);
     END IF;
-    IF p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL THEN
+    -- Positions as the runner passes them (one per queue, each all NULL or all set, the
+    -- priorities smallints) are told apart by one expression too; only others are checked.
+    IF (p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL)
+       AND NOT coalesce(array_ndims(p_after_priority) = 1 AND array_ndims(p_after_run_at) = 1 AND array_ndims(p_after_id) = 1
+                        AND cardinality(p_after_priority) = cardinality(p_queues)
+                        AND cardinality(p_after_run_at) = cardinality(p_queues)
+                        AND cardinality(p_after_id) = cardinality(p_queues)
+                        AND array_positions(p_after_run_at, NULL) = array_positions(p_after_priority, NULL)
+                        AND array_positions(p_after_id, NULL) = array_positions(p_after_priority, NULL)
+                        AND -32768 <= ALL (array_remove(p_after_priority, NULL))
+                        AND 32767 >= ALL (array_remove(p_after_priority, NULL)), false) THEN
         PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
     END IF;
     -- A registered worker that an operator drained or detached claims nothing, from the moment
@@ -979,7 +1007,9 @@ SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off -- the claim index always (as in jobq._claim)
 AS $$
 BEGIN
-    PERFORM jobq._check_claim_queues(claim_passed_over.queues);
+    IF NOT jobq._claim_queues_ok(claim_passed_over.queues) THEN
+        PERFORM jobq._check_claim_queues(claim_passed_over.queues);
+    END IF;
     PERFORM jobq._check_claim_positions(claim_passed_over.queues, claim_passed_over.after_priority,
                                         claim_passed_over.after_run_at, claim_passed_over.after_id);
     RETURN EXISTS (
