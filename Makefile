@@ -22,7 +22,8 @@ test: deps build
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
 
 # Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
-# The root module's tests first, then those of the salon, its own module (examples/salon/go.mod).
+# The root module's tests first, then those of the bench harness's report (bench/go.mod, no
+# cluster) and of the salon, its own module (examples/salon/go.mod).
 # The salon's tests run verbosely: they print the seed's non-functional figures (pickup, ready,
 # shutdown, fan-out) and list the acceptance tests GWT-1..13 by name.
 # The SQL API fuzzer runs 10,000 calls from a fixed seed here, so that a run is reproducible;
@@ -31,6 +32,7 @@ JOBQ_TEST_FUZZ_SEED ?= 20261123
 test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
 	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m ./...
+	$(GO) test -C bench -count=1 -timeout 2m ./...
 	set -o pipefail; $(GO) test -C examples/salon -count=1 -timeout 5m -v ./... 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
 # The fuzzer alone, longer than in make test; JOBQ_FUZZ_SEED=n replays a run.

@@ -373,6 +373,29 @@ func (r *report) lifecycleBest(cnt string) (float64, int, bool) {
 // walKey is the row key of a value of the wake-up benchmark: mode notify or wal, and its unit.
 func walKey(mode, unit string) string { return "wal/" + mode + "/" + unit }
 
+// profiles names, by the key of a target's row (or its prefix), the section of
+// docs/benchmarks.md that shows where that measure's time goes and what was tried: what the
+// issue asks of a target that is missed. The report links it beside such a target.
+var profiles = []struct{ prefix, title, anchor string }{
+	{"tp/jobq-default/", "the drain", "where-the-time-goes-issue-17-second-pass"},
+	{"lat/", "an idle runner's pickup", "where-the-time-goes-issue-17-tenth-pass-an-idle-runners-pickup"},
+	{"enq/single/", "the single enqueue", "where-the-time-goes-issue-17-seventh-pass-the-single-enqueue"},
+	{"enq/many", "enqueue_many", "where-the-time-goes-issue-17-seventh-pass-the-single-enqueue"},
+	{"wal/", "the doorbell against WAL mode", "where-the-time-goes-issue-17-fourth-pass"},
+	{"idle/", "the idle snapshot", "where-the-time-goes-issue-17-third-pass"},
+	{"flow/", "fair claiming and limits", "flow-control"},
+}
+
+// profileLink is the markdown link to the profile of the target on row key, or "".
+func profileLink(key string) string {
+	for _, p := range profiles {
+		if key != "" && strings.HasPrefix(key, p.prefix) {
+			return fmt.Sprintf("[%s](docs/benchmarks.md#%s)", p.title, p.anchor)
+		}
+	}
+	return ""
+}
+
 func (r *report) formatValue(x *row, v float64) string {
 	switch x.unit {
 	case "ms":
@@ -441,10 +464,15 @@ func (r *report) markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.scenario, mdEscape(measure), mdEscape(med), lo, hi, x.unit, x.ratio, x.target)
 	}
-	b.WriteString("\n## Targets of the issue\n\n| Target | Measured | Verdict |\n|---|---|---|\n")
+	b.WriteString("\n## Targets of the issue\n\nBeside a target missed, the section of docs/benchmarks.md that shows where its time goes and what was tried, measured.\n\n")
+	b.WriteString("| Target | Measured | Verdict | Where the time goes |\n|---|---|---|---|\n")
 	// (a verdict "noisy" is a target judged on figures taken on a busy machine)
 	for _, t := range r.targets {
-		fmt.Fprintf(&b, "| %s | %s | **%s** |\n", t[0], mdEscape(t[1]), t[2])
+		link := ""
+		if t[2] != "met" {
+			link = profileLink(t[3])
+		}
+		fmt.Fprintf(&b, "| %s | %s | **%s** | %s |\n", t[0], mdEscape(t[1]), t[2], link)
 	}
 	b.WriteString("\n")
 	if len(r.loads) > 0 {

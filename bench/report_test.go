@@ -69,3 +69,21 @@ func TestLifecycleTargetUsesTheBestClientCount(t *testing.T) {
 	}
 	t.Fatal("no lifecycle target")
 }
+
+// A missed target links the section of docs/benchmarks.md that profiles it; a met one links
+// nothing. (docs/docs_test.go checks that the links of the committed BENCHMARKS.md resolve.)
+func TestMissedTargetsLinkTheirProfile(t *testing.T) {
+	env := &environment{root: t.TempDir(), runs: 1, quick: true}
+	rep := newReport(env, []string{"latency", "fanout"})
+	rep.add("lat/p50", "latency", "jobq p50", "ms", 0.5)
+	rep.add("lat/floor/p50", "latency", "floor p50", "ms", 0.2)
+	rep.add("fanout/first", "fan-out", "fan-out first", "ms", 1200)
+	rep.finish()
+	md := rep.markdown()
+	if !strings.Contains(md, "| pickup p50 ≤ 1.25 × the raw floor's | 2.50 × (0.500 vs 0.200 ms) | **missed** | [an idle runner's pickup](docs/benchmarks.md#where-the-time-goes-issue-17-tenth-pass-an-idle-runners-pickup) |") {
+		t.Errorf("the missed pickup target does not link its profile:\n%s", md)
+	}
+	if !strings.Contains(md, "| fan-out of 100,000 stores < 3 s | 1200 ms (first run) | **met** |  |") {
+		t.Errorf("a met target links a profile:\n%s", md)
+	}
+}
