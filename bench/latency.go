@@ -168,7 +168,7 @@ func scenarioLatency(ctx context.Context, env *environment, rep *report) error {
 			rep.add(prefix+"max", "latency", what+": max", "ms", p(1))
 		}
 	}
-	if err := profileLatency(ctx, env, rep, systems[0]); err != nil {
+	if err := profileLatency(ctx, env, rep); err != nil {
 		return fmt.Errorf("hot spots: %w", err)
 	}
 	return execSQL(ctx, env.cl.url("postgres", "jobq"), "TRUNCATE jobq.jobs, jobq.job_history")
@@ -180,14 +180,14 @@ const latencyProfileJobs = 300
 // profileLatency runs jobq's pickup measurement once more, for latencyProfileJobs jobs, with
 // pg_stat_statements tracking nested statements, and reports the top statements: where an
 // idle runner's pickup spends the database's time. Not part of any figure.
-func profileLatency(ctx context.Context, env *environment, rep *report, sys latencySystem) error {
+func profileLatency(ctx context.Context, env *environment, rep *report) error {
 	env.progress("hot spots: %d more pickups of jobq with pg_stat_statements.track = all", latencyProfileJobs)
 	intro := fmt.Sprintf("Over %d more jobs (and %d of warm-up) picked up one at a time by jobq's in-process runner at its defaults, after the latency runs. "+
 		"Each pickup is one `claim_job` that takes the job; on the runner's LISTEN connection, `release_doorbell` as the notification "+
 		"arrives (beside that claim), then `hold_doorbell` and `doorbell_quiet` once the claim came back short, and one more "+
 		"`claim_job` that finds nothing; `complete_jobs` after the handler.", latencyProfileJobs, latencyWarmup)
 	return hotSpots(ctx, env, rep, "Hot spots of the engine: pickup of an idle worker (pg_stat_statements)", intro, func(ctx context.Context) error {
-		_, err := measurePickup(ctx, env, sys, latencyProfileJobs)
+		_, err := measurePickup(ctx, env, latencySystem{start: startJobqProbe}, latencyProfileJobs)
 		return err
 	})
 }
