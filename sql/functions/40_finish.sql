@@ -27,7 +27,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) IS
-    'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID.';
+    'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id).';
 REVOKE ALL ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) TO worker_runtime;
 
@@ -44,7 +44,7 @@ AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
     PERFORM jobq._check_lease_batch(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens);
-    PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(heartbeat_jobs.worker_id);
 
     -- Each (id, token) pair finds its row through the primary key. Locks in id order
     -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
@@ -74,7 +74,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) IS
-    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+    'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.VALUE_TOO_LONG (worker_id).';
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) TO worker_runtime;
 

@@ -7,6 +7,28 @@
 -- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
 
 
+-- The rule every function that takes a worker id applies before it reads or writes anything: a
+-- worker id is neither NULL nor blank (empty or spaces only), and has at most
+-- jobq._limit('worker_id') characters. A NULL or blank id matches no worker and no lease, so
+-- without it such a call did nothing and said nothing. (jobq.claim_job and jobq.hand_back_unheld
+-- apply the same rule in their own lines.)
+CREATE OR REPLACE FUNCTION jobq._check_worker_id(p_worker_id text)
+RETURNS text
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    RETURN jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+END
+$$;
+COMMENT ON FUNCTION jobq._check_worker_id(text) IS
+    'Private. Returns p_worker_id when it is a valid worker id; raises JOB.INVALID_ARGUMENT (NULL, empty or spaces only) or JOB.VALUE_TOO_LONG (above 200 characters) otherwise.';
+REVOKE ALL ON FUNCTION jobq._check_worker_id(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Registers a runner as active when it starts (again), and hands it the settings to apply.
 -- Caller: runners at start.
 CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT '')
@@ -60,7 +82,7 @@ AS $$
 DECLARE
     v_state text;
 BEGIN
-    PERFORM jobq._check_text('worker_id', worker_heartbeat.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(worker_heartbeat.worker_id);
     PERFORM jobq._check_int('running', worker_heartbeat.running, 0, jobq._limit('running'));
     UPDATE jobq.workers AS w
     SET heartbeat_at = now(),
@@ -80,7 +102,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.worker_heartbeat(text,integer) IS
-    'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
+    'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
 REVOKE ALL ON FUNCTION jobq.worker_heartbeat(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.worker_heartbeat(text,integer) TO worker_runtime, jobq_operator;
 
@@ -93,13 +115,13 @@ VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT jobq._check_text('worker_id', deregister_worker.worker_id, jobq._limit('worker_id')::integer);
+    SELECT jobq._check_worker_id(deregister_worker.worker_id);
     UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
     WHERE w.id = deregister_worker.worker_id;
     UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
 $$;
 COMMENT ON FUNCTION jobq.deregister_worker(text) IS
-    'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
+    'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
 REVOKE ALL ON FUNCTION jobq.deregister_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.deregister_worker(text) TO worker_runtime, jobq_operator;
 
@@ -117,7 +139,7 @@ AS $$
     UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = drain_worker.worker_id AND l.lease_expires_at > now();
 $$;
 COMMENT ON FUNCTION jobq.drain_worker(text) IS
-    'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+    'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 REVOKE ALL ON FUNCTION jobq.drain_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.drain_worker(text) TO jobq_operator;
 
@@ -132,7 +154,7 @@ AS $$
     SELECT FROM jobq._set_worker_state(resume_worker.worker_id, 'active', 'resume_worker')
 $$;
 COMMENT ON FUNCTION jobq.resume_worker(text) IS
-    'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+    'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 REVOKE ALL ON FUNCTION jobq.resume_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.resume_worker(text) TO jobq_operator;
 
@@ -192,7 +214,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.detach_worker(text) IS
-    'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.UNKNOWN_WORKER.';
+    'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 REVOKE ALL ON FUNCTION jobq.detach_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.detach_worker(text) TO jobq_operator;
 
@@ -212,7 +234,7 @@ DECLARE
 BEGIN
     PERFORM jobq._check_lease(confirm_continuation.lease);
     PERFORM jobq._check_lease_batch(confirm_continuation.job_ids, confirm_continuation.lease_tokens);
-    PERFORM jobq._check_text('worker_id', confirm_continuation.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(confirm_continuation.worker_id);
 
     -- The leases still held, locked in id order (as heartbeat_jobs locks them), each with its
     -- verdict: confirmed in time (or not CONFIRMING at all), or too late.
@@ -261,7 +283,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) IS
-    'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id).';
+    'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id). A refused call writes nothing.';
 REVOKE ALL ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) TO worker_runtime;
 
@@ -275,7 +297,7 @@ AS $$
 DECLARE
     v_previous text;
 BEGIN
-    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(p_worker_id);
     SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
     IF v_previous IS NULL THEN
         PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
@@ -391,7 +413,7 @@ AS $$
     SELECT jobq._maintain(maintain.worker_id, maintain.epoch, now())
 $$;
 COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
-    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 REVOKE ALL ON FUNCTION jobq.maintain(text,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.maintain(text,bigint) TO worker_runtime, jobq_operator;
 
@@ -419,8 +441,9 @@ BEGIN
     IF (p_worker_id IS NULL) <> (p_epoch IS NULL) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'pass both worker_id and epoch (fenced), or neither (unfenced)');
     END IF;
-    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
     IF p_worker_id IS NOT NULL THEN
+        -- NULL (with a NULL epoch) is the unfenced form; any other worker id follows the rule.
+        PERFORM jobq._check_worker_id(p_worker_id);
         -- Held until commit: no other worker can take the leadership while this call acts.
         SELECT * INTO v_leader FROM jobq.leader l FOR SHARE;
         IF v_leader.holder IS DISTINCT FROM p_worker_id OR v_leader.epoch <> p_epoch OR v_leader.lease_expires_at <= p_now THEN
