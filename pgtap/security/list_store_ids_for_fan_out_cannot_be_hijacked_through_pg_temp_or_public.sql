@@ -18,8 +18,8 @@ SELECT ok((SELECT prosecdef FROM pg_proc WHERE oid = 'public.list_store_ids_for_
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text, a.privilege_type FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'public.list_store_ids_for_fan_out()'::regprocedure $$,
-    $$ VALUES ('worker_fanout_owner'::text, 'EXECUTE'::text), ('worker_runtime', 'EXECUTE'), ('jobq_migrator', 'EXECUTE') $$,
-    'its ACL grants EXECUTE to worker_runtime, to jobq_migrator (which jobq.fan_out runs as) and to its owner, and to nobody else (PUBLIC included)');
+    $$ VALUES ('worker_fanout_owner'::text, 'EXECUTE'::text), ('worker_runtime', 'EXECUTE') $$,
+    'its ACL grants EXECUTE to worker_runtime and to its owner, and to nobody else (PUBLIC included; jobq.fan_out runs as jobq_migrator, a member of the owner)');
 SELECT results_eq(
     $$ SELECT coalesce(proconfig = ARRAY['search_path=pg_catalog, pg_temp'], false) AS pinned, prosecdef
        FROM pg_proc WHERE oid = 'jobq.fan_out(text, jsonb, text, text, timestamptz)'::regprocedure $$,

@@ -319,10 +319,12 @@ AS $$
     SELECT s.id FROM public.store AS s ORDER BY s.id
 $$;
 COMMENT ON FUNCTION list_store_ids_for_fan_out() IS
-    'Every store id, for system scheduler tasks that fan out one job per store (seed SRS-WRK-001 §3.2). SECURITY DEFINER owned by worker_fanout_owner (BYPASSRLS); EXECUTE for worker_runtime only. Returns only store_id: never grow it into a general cross-tenant API.';
+    'Every store id, for system scheduler tasks that fan out one job per store (seed SRS-WRK-001 §3.2). SECURITY DEFINER owned by worker_fanout_owner (BYPASSRLS); EXECUTE granted to worker_runtime only (seed 000 §6.1). The owner''s one member, jobq_migrator (bootstrap/002_database.sql), executes it by that membership: so does jobq.fan_out, which it owns. Returns only store_id: never grow it into a general cross-tenant API.';
 ALTER FUNCTION list_store_ids_for_fan_out() OWNER TO worker_fanout_owner;
+-- Granted to worker_runtime alone, as seed 000 §6.1 says; the REVOKE from jobq_migrator takes back
+-- the grant that earlier releases made it (it needs none: it is a member of the owner).
 REVOKE ALL ON FUNCTION list_store_ids_for_fan_out() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, jobq_migrator;
-GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime, jobq_migrator;
+GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime;
 
 -- The row policies. The engine (jobq_migrator, which owns the worker and operator functions) sees
 -- every row; the gate (enqueue, enqueue_many, retry_job, cancel_job, run as jobq_app_gate) reads
