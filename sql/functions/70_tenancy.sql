@@ -304,7 +304,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[]) IS
-    'Private to jobq.fan_out (EXECUTE for worker_runtime, which fan_out runs as). Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs. worker_runtime could call it with store ids of its own choosing; it creates no more than fan_out could (store jobs), and a store id that is no store only makes a job that finds no rows.';
+    'Private to jobq.fan_out, which calls it as their owner jobq_migrator: no runtime role may execute it, so worker_runtime cannot enqueue store jobs for store ids of its own choosing outside a tenant transaction. Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs.';
 REVOKE ALL ON FUNCTION jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Lists every store id, for jobq.fan_out. It reads public.store across tenants (owned by
