@@ -140,6 +140,10 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
     END IF;
     PERFORM jobq._check_int('max_jobs', requeue_dead.max_jobs, 1, jobq._limit('sweep'));
+    -- NULL is every task; a blank name is no task's, and would quietly requeue nothing.
+    IF btrim(requeue_dead.task) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'task is blank; pass NULL for every task');
+    END IF;
     PERFORM jobq._check_text('task', requeue_dead.task, jobq._limit('task')::integer);
     PERFORM jobq._check_timestamp('finished_after', requeue_dead.finished_after);
     RETURN (
@@ -155,7 +159,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) IS
-    'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
+    'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task (NULL: every task) and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1, task empty or spaces only), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
 REVOKE ALL ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) TO jobq_operator;
 

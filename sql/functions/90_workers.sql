@@ -47,6 +47,10 @@ BEGIN
     IF array_position(register_worker.queues, NULL) IS NOT NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold NULLs');
     END IF;
+    -- A blank queue is no queue: enqueue refuses one, so nothing could ever be claimed from it.
+    IF EXISTS (SELECT 1 FROM unnest(register_worker.queues) AS q(name) WHERE btrim(q.name) = '') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold an empty name');
+    END IF;
     PERFORM jobq._check_text('worker_id', register_worker.worker_id, jobq._limit('worker_id')::integer);
     PERFORM jobq._check_text('node', register_worker.node, jobq._limit('node')::integer);
     PERFORM jobq._check_text('version', register_worker.version, jobq._limit('version')::integer);
@@ -66,7 +70,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) IS
-    'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
+    'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
 REVOKE ALL ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) TO worker_runtime, jobq_operator;
 
