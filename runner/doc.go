@@ -75,8 +75,10 @@
 // network partition) past its lease and wakes up gets "fenced" and changes nothing: the runner
 // then stops acting as leader at once and goes on as a follower. A leader that dies is replaced
 // when its lease lapses (within leader_ttl plus one renewal period); one that stops cleanly is
-// replaced at the next renewal of another runner. Leadership changes are logged ("leadership
-// acquired", "leadership lost", "maintain fenced", "leadership given up").
+// replaced at the next renewal of another runner. A leader that an operator demotes
+// (jobq.demote_leader) is fenced at once and held off for leader_ttl: another runner takes over
+// at its next renewal, and the demoted one leads again only after that. Leadership changes are
+// logged ("leadership acquired", "leadership lost", "maintain fenced", "leadership given up").
 //
 // Rescuing jobs whose worker vanished is maintain's work: only the leader sweeps. At least one
 // runner per database must be able to lead, or pg_cron must call jobq.maintain(), or expired

@@ -133,7 +133,13 @@ func (r *leader) acquire(ctx context.Context, ttl time.Duration, errs *errorLog)
 		return true
 	case !leads && r.status.leading:
 		r.setLeader(false, r.status.epoch)
-		r.log.Warn("leadership lost: another worker holds it", "epoch", r.status.epoch, "holder", r.leaderHolder(cctx))
+		holder, heldOffUntil := r.leaderHolder(cctx)
+		if !heldOffUntil.IsZero() {
+			r.log.Warn("leadership lost: an operator demoted this worker; it does not lead again before the hold-off ends",
+				"epoch", r.status.epoch, "heldOffUntil", heldOffUntil, "holder", holder)
+			return false
+		}
+		r.log.Warn("leadership lost: another worker holds it", "epoch", r.status.epoch, "holder", holder)
 	}
 	return false
 }
@@ -142,13 +148,23 @@ func (r *leader) acquire(ctx context.Context, ttl time.Duration, errs *errorLog)
 // goroutine.
 func (r *leader) leading() bool { return r.leads.Load() }
 
-// leaderHolder reads who holds the leadership now, for logs.
-func (r *leader) leaderHolder(ctx context.Context) string {
-	var holder *string
-	if err := r.holders.QueryRow(ctx, `SELECT holder FROM jobq.leader`).Scan(&holder); err != nil || holder == nil {
-		return ""
+// leaderHolder reads who holds the leadership now and, when an operator demoted this worker
+// and holds it off (jobq.demote_leader), until when; for logs.
+func (r *leader) leaderHolder(ctx context.Context) (holder string, heldOffUntil time.Time) {
+	var h *string
+	var until *time.Time
+	if err := r.holders.QueryRow(ctx, `
+		SELECT holder, CASE WHEN demoted_holder = $1 AND demoted_until > now() THEN demoted_until END
+		FROM jobq.leader`, r.workerID).Scan(&h, &until); err != nil {
+		return "", time.Time{}
 	}
-	return *holder
+	if h != nil {
+		holder = *h
+	}
+	if until != nil {
+		heldOffUntil = *until
+	}
+	return holder, heldOffUntil
 }
 
 // maintain calls jobq.maintain(worker, epoch) once, in a statement of its own (so a runner

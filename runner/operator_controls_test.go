@@ -11,10 +11,12 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// An operator demotes the leader (jobq.demote_leader): the running leader's next maintain is
-// fenced and it stands down at once; it leads again only by winning acquire_leadership, with a
-// newer epoch. A leader that an operator drains gives the leadership up to another runner and
-// does not take it back while it drains.
+// An operator demotes the leader (jobq.demote_leader): the running leader stands down at once
+// (its next maintain is fenced, or its next renewal refused) and is held off for leader_ttl, so
+// it does not take the leadership straight back (issue 29: it did, 0.1 s after the demotion,
+// with epoch 3); as the only candidate it leads again after the hold-off, with a newer epoch. A
+// leader that an operator drains gives the leadership up to another runner and does not take it
+// back while it drains.
 func TestRunnerDemotedOrDrainedLeaderStandsDown(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -35,24 +37,50 @@ func TestRunnerDemotedOrDrainedLeaderStandsDown(t *testing.T) {
 			return b.count(t, `SELECT count(*) FROM jobq.leader WHERE holder = $1 AND epoch = $2 AND lease_expires_at > now()`, id, epoch) == 1
 		}
 	}
+	// Each wait is for an event; the ceilings only stop a test that would otherwise hang.
+	const ceiling = 60 * time.Second
 	start(t, newRunner("runner-a"))
-	waitFor(t, 5*time.Second, "runner-a leads with epoch 1", leads("runner-a", 1))
+	waitFor(t, ceiling, "runner-a leads with epoch 1", leads("runner-a", 1))
 
 	var epoch int64
 	require.NoError(t, operator.QueryRow(ctx, `SELECT jobq.demote_leader()`).Scan(&epoch))
 	require.EqualValues(t, 2, epoch)
-	waitFor(t, 2*time.Second, "runner-a stands down", func() bool {
-		return len(b.logs.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")) == 1
+	waitFor(t, ceiling, "runner-a stands down", func() bool {
+		return len(b.logs.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once"))+
+			len(b.logs.lines("leadership lost: an operator demoted this worker; it does not lead again before the hold-off ends")) == 1
 	})
-	waitFor(t, 3*time.Second, "runner-a wins again, with epoch 3", leads("runner-a", 3))
-	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.audit_log
-		WHERE action = 'demote_leader' AND detail ->> 'holder' = 'runner-a' AND (detail ->> 'new_epoch')::int = 2`))
+	waitFor(t, ceiling, "runner-a, the only candidate, leads again with epoch 3", leads("runner-a", 3))
+	var demotedAt, reacquired time.Time
+	var heldOffUntil *time.Time
+	require.NoError(t, b.admin.QueryRow(ctx, `
+		SELECT d.at, (d.detail ->> 'held_off_until')::timestamptz, l.acquired_at
+		FROM jobq.audit_log d, jobq.leader l
+		WHERE d.action = 'demote_leader' AND d.detail ->> 'holder' = 'runner-a' AND (d.detail ->> 'new_epoch')::int = 2`).
+		Scan(&demotedAt, &heldOffUntil, &reacquired))
+	t.Logf("runner-a led again %s after its demotion (leader_ttl 3s)", reacquired.Sub(demotedAt).Round(time.Millisecond))
+	require.False(t, reacquired.Before(demotedAt.Add(3*time.Second)),
+		"the demoted runner-a did not take the leadership back before leader_ttl had passed (it did after %s)", reacquired.Sub(demotedAt))
+	require.NotNil(t, heldOffUntil)
+	require.WithinDuration(t, demotedAt.Add(3*time.Second), *heldOffUntil, 0, "the audit row says until when it was held off")
+	for _, l := range b.logs.lines("leadership acquired") {
+		require.Contains(t, []float64{1, 3}, l["epoch"], "runner-a acquired epochs 1 and 3 only: %v", l)
+	}
 
 	start(t, newRunner("runner-b"))
 	_, err := operator.Exec(ctx, `SELECT jobq.drain_worker('runner-a')`)
 	require.NoError(t, err)
-	waitFor(t, 3*time.Second, "runner-b takes over with epoch 4", leads("runner-b", 4))
-	time.Sleep(1500 * time.Millisecond) // more than one renewal period of runner-a (leader_ttl / 3)
+	waitFor(t, ceiling, "runner-b takes over with epoch 4", leads("runner-b", 4))
+	// runner-a asks every leader_ttl / 3, as runner-b renews: by runner-b's second renewal after
+	// the takeover, runner-a has asked too (and acquire_leadership refuses a draining worker,
+	// pgtap/leader).
+	var renewed time.Time
+	require.NoError(t, b.admin.QueryRow(ctx, `SELECT lease_expires_at FROM jobq.leader`).Scan(&renewed))
+	for range 2 {
+		waitFor(t, ceiling, "runner-b renews its lease", func() bool {
+			return b.count(t, `SELECT count(*) FROM jobq.leader WHERE holder = 'runner-b' AND epoch = 4 AND lease_expires_at > $1`, renewed) == 1
+		})
+		require.NoError(t, b.admin.QueryRow(ctx, `SELECT lease_expires_at FROM jobq.leader`).Scan(&renewed))
+	}
 	require.True(t, leads("runner-b", 4)(), "the draining runner-a does not take the leadership back")
 	for _, l := range b.logs.lines("leadership acquired") {
 		if l["workerId"] == "runner-a" {

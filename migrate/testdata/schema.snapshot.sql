@@ -59,12 +59,16 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
+    -- The worker an operator demoted is held off until demoted_until (jobq.demote_leader). The
+    -- test is in the WHERE clause, read under the row lock, so an acquisition that waited for the
+    -- demotion's lock sees it.
     UPDATE jobq.leader AS l
     SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
         acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
         holder           = p_worker_id,
         lease_expires_at = jobq._ts_add(p_now, p_ttl)
-    WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
+    WHERE (l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id)
+      AND NOT coalesce(l.demoted_holder = p_worker_id AND l.demoted_until > p_now, false)
     RETURNING l.epoch INTO v_epoch;
     IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
         INSERT INTO jobq.audit_log (action, detail)
@@ -76,7 +80,7 @@ $$;
 
 ALTER FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) IS 'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached.';
+COMMENT ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval, p_now timestamp with time zone) IS 'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached, and for the worker jobq.demote_leader demoted until its demoted_until.';
 
 CREATE FUNCTION jobq._app_may_enqueue(p_task text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -436,6 +440,22 @@ $_$;
 ALTER FUNCTION jobq._check_timezone(p_timezone text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._check_timezone(p_timezone text) IS 'Private. Returns p_timezone when it is a zone name PostgreSQL knows (letters, digits, _ / + -, at most 64 characters; no POSIX rule string) whose UTC offset is within a day; raises JOB.INVALID_TIMEZONE.';
+
+CREATE FUNCTION jobq._check_worker_id(p_worker_id text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    RETURN jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+END
+$$;
+
+ALTER FUNCTION jobq._check_worker_id(p_worker_id text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_worker_id(p_worker_id text) IS 'Private. Returns p_worker_id when it is a valid worker id; raises JOB.INVALID_ARGUMENT (NULL, empty or spaces only) or JOB.VALUE_TOO_LONG (above 200 characters) otherwise.';
 
 CREATE TABLE jobq.jobs (
     id bigint NOT NULL,
@@ -1317,7 +1337,7 @@ $$;
 
 ALTER FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) IS 'Private to jobq.fan_out (EXECUTE for worker_runtime, which fan_out runs as). Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs. worker_runtime could call it with store ids of its own choosing; it creates no more than fan_out could (store jobs), and a store id that is no store only makes a job that finds no rows.';
+COMMENT ON FUNCTION jobq._enqueue_for_stores(p_task text, p_payload jsonb, p_job_key_template text, p_job_key_mode text, p_run_at timestamp with time zone, p_store_ids uuid[]) IS 'Private to jobq.fan_out, which calls it as their owner jobq_migrator: no runtime role may execute it, so worker_runtime cannot enqueue store jobs for store ids of its own choosing outside a tenant transaction. Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs.';
 
 CREATE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) RETURNS TABLE(store_key uuid, job_key text, job_id bigint)
     LANGUAGE plpgsql
@@ -1880,8 +1900,9 @@ BEGIN
     IF (p_worker_id IS NULL) <> (p_epoch IS NULL) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'pass both worker_id and epoch (fenced), or neither (unfenced)');
     END IF;
-    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
     IF p_worker_id IS NOT NULL THEN
+        -- NULL (with a NULL epoch) is the unfenced form; any other worker id follows the rule.
+        PERFORM jobq._check_worker_id(p_worker_id);
         -- Held until commit: no other worker can take the leadership while this call acts.
         SELECT * INTO v_leader FROM jobq.leader l FOR SHARE;
         IF v_leader.holder IS DISTINCT FROM p_worker_id OR v_leader.epoch <> p_epoch OR v_leader.lease_expires_at <= p_now THEN
@@ -2753,7 +2774,7 @@ CREATE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action 
 DECLARE
     v_previous text;
 BEGIN
-    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(p_worker_id);
     SELECT w.state INTO v_previous FROM jobq.workers w WHERE w.id = p_worker_id FOR UPDATE;
     IF v_previous IS NULL THEN
         PERFORM jobq._raise('JOB.UNKNOWN_WORKER', format('worker %L is not registered', p_worker_id));
@@ -3271,7 +3292,7 @@ $$;
 
 ALTER FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads or worker_id is a registered worker that is draining or detached. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads, worker_id is a registered worker that is draining or detached, or worker_id is the leader an operator demoted less than leader_ttl ago (jobq.demote_leader: held off until jobq.leader.demoted_until). The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
 
 CREATE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) RETURNS interval
     LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER PARALLEL SAFE
@@ -3519,7 +3540,7 @@ DECLARE
 BEGIN
     PERFORM jobq._check_lease(confirm_continuation.lease);
     PERFORM jobq._check_lease_batch(confirm_continuation.job_ids, confirm_continuation.lease_tokens);
-    PERFORM jobq._check_text('worker_id', confirm_continuation.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(confirm_continuation.worker_id);
 
     -- The leases still held, locked in id order (as heartbeat_jobs locks them), each with its
     -- verdict: confirmed in time (or not CONFIRMING at all), or too late.
@@ -3570,7 +3591,7 @@ $$;
 
 ALTER FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id).';
+COMMENT ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id). A refused call writes nothing.';
 
 CREATE FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text DEFAULT 'UTC'::text) RETURNS timestamp with time zone
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -3774,27 +3795,33 @@ CREATE FUNCTION jobq.demote_leader() RETURNS bigint
 DECLARE
     v_old jobq.leader;
     v_epoch bigint;
+    v_held_off_until timestamptz;
 BEGIN
     SELECT * INTO v_old FROM jobq.leader l FOR UPDATE;
+    -- Only a live lease's holder is held off: a lapsed one already lost the leadership.
     UPDATE jobq.leader AS l
-    SET epoch = l.epoch + 1, holder = NULL, acquired_at = NULL, lease_expires_at = now()
-    RETURNING l.epoch INTO v_epoch;
+    SET epoch = l.epoch + 1, holder = NULL, acquired_at = NULL, lease_expires_at = now(),
+        demoted_holder = CASE WHEN l.lease_expires_at > now() THEN l.holder END,
+        demoted_until  = CASE WHEN l.holder IS NOT NULL AND l.lease_expires_at > now()
+                              THEN jobq._ts_add(now(), jobq._setting_interval('leader_ttl')) END
+    RETURNING l.epoch, l.demoted_until INTO v_epoch, v_held_off_until;
     INSERT INTO jobq.audit_log (action, detail)
     VALUES ('demote_leader', jsonb_build_object('holder', v_old.holder, 'epoch', v_old.epoch, 'new_epoch', v_epoch,
-                                                'lease_expires_at', v_old.lease_expires_at));
+                                                'lease_expires_at', v_old.lease_expires_at,
+                                                'held_off_until', v_held_off_until));
     RETURN v_epoch;
 END
 $$;
 
 ALTER FUNCTION jobq.demote_leader() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.demote_leader() IS 'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). Audited as demote_leader with the old holder and both epochs, also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
+COMMENT ON FUNCTION jobq.demote_leader() IS 'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). The old leader (the holder of a live lease) is held off: acquire_leadership refuses it for leader_ttl (jobq.leader.demoted_holder, demoted_until), so another runner takes over; after that it may win again. Audited as demote_leader with the old holder, both epochs and held_off_until (NULL when nobody led), also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
 
 CREATE FUNCTION jobq.deregister_worker(worker_id text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT jobq._check_text('worker_id', deregister_worker.worker_id, jobq._limit('worker_id')::integer);
+    SELECT jobq._check_worker_id(deregister_worker.worker_id);
     UPDATE jobq.workers AS w SET state = 'stopped', state_changed_at = now(), running = 0
     WHERE w.id = deregister_worker.worker_id;
     UPDATE jobq.leader AS l SET lease_expires_at = now() WHERE l.holder = deregister_worker.worker_id;
@@ -3802,7 +3829,7 @@ $$;
 
 ALTER FUNCTION jobq.deregister_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.deregister_worker(worker_id text) IS 'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
+COMMENT ON FUNCTION jobq.deregister_worker(worker_id text) IS 'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
 
 CREATE FUNCTION jobq.detach_worker(worker_id text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3854,7 +3881,7 @@ $$;
 
 ALTER FUNCTION jobq.detach_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.doorbell_quiet(queues text[]) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3891,7 +3918,7 @@ $$;
 
 ALTER FUNCTION jobq.drain_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, unique_for interval DEFAULT NULL::interval) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4273,7 +4300,7 @@ $$;
 
 ALTER FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) IS 'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uuid, lease interval) IS 'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, lease_expires_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4282,7 +4309,7 @@ CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_toke
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
     PERFORM jobq._check_lease_batch(heartbeat_jobs.job_ids, heartbeat_jobs.lease_tokens);
-    PERFORM jobq._check_text('worker_id', heartbeat_jobs.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(heartbeat_jobs.worker_id);
 
     -- Each (id, token) pair finds its row through the primary key. Locks in id order
     -- (complete_jobs and fail_jobs do too), so a heartbeat racing a finish of the same jobs
@@ -4314,7 +4341,7 @@ $$;
 
 ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.hold_doorbell(queues text[]) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4351,7 +4378,7 @@ $$;
 
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT.';
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.pause_queue(queue text) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4634,6 +4661,10 @@ BEGIN
     IF array_position(register_worker.queues, NULL) IS NOT NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold NULLs');
     END IF;
+    -- A blank queue is no queue: enqueue refuses one, so nothing could ever be claimed from it.
+    IF EXISTS (SELECT 1 FROM unnest(register_worker.queues) AS q(name) WHERE btrim(q.name) = '') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queues must not hold an empty name');
+    END IF;
     PERFORM jobq._check_text('worker_id', register_worker.worker_id, jobq._limit('worker_id')::integer);
     PERFORM jobq._check_text('node', register_worker.node, jobq._limit('node')::integer);
     PERFORM jobq._check_text('version', register_worker.version, jobq._limit('version')::integer);
@@ -4655,7 +4686,7 @@ $$;
 
 ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
+COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
 
 CREATE FUNCTION jobq.release_doorbell(queues text[]) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4682,6 +4713,10 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s must be at least 1', coalesce(requeue_dead.max_jobs::text, 'NULL')));
     END IF;
     PERFORM jobq._check_int('max_jobs', requeue_dead.max_jobs, 1, jobq._limit('sweep'));
+    -- NULL is every task; a blank name is no task's, and would quietly requeue nothing.
+    IF btrim(requeue_dead.task) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'task is blank; pass NULL for every task');
+    END IF;
     PERFORM jobq._check_text('task', requeue_dead.task, jobq._limit('task')::integer);
     PERFORM jobq._check_timestamp('finished_after', requeue_dead.finished_after);
     RETURN (
@@ -4699,7 +4734,7 @@ $$;
 
 ALTER FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) IS 'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
+COMMENT ON FUNCTION jobq.requeue_dead(task text, finished_after timestamp with time zone, max_jobs integer) IS 'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task (NULL: every task) and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1, task empty or spaces only), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
 
 CREATE FUNCTION jobq.rescue_expired(batch_size integer DEFAULT 1000) RETURNS TABLE(job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4775,7 +4810,7 @@ $$;
 
 ALTER FUNCTION jobq.resume_worker(worker_id text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.resume_worker(worker_id text) IS 'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.UNKNOWN_WORKER.';
+COMMENT ON FUNCTION jobq.resume_worker(worker_id text) IS 'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 
 CREATE FUNCTION jobq.retry_job(job_id bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5313,7 +5348,7 @@ CREATE FUNCTION jobq.worker_heartbeat(worker_id text, running integer DEFAULT 0)
 DECLARE
     v_state text;
 BEGIN
-    PERFORM jobq._check_text('worker_id', worker_heartbeat.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(worker_heartbeat.worker_id);
     PERFORM jobq._check_int('running', worker_heartbeat.running, 0, jobq._limit('running'));
     UPDATE jobq.workers AS w
     SET heartbeat_at = now(),
@@ -5335,7 +5370,7 @@ $$;
 
 ALTER FUNCTION jobq.worker_heartbeat(worker_id text, running integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) IS 'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
+COMMENT ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) IS 'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
 
 CREATE TABLE jobq.audit_log (
     id bigint NOT NULL,
@@ -5485,12 +5520,18 @@ CREATE TABLE jobq.leader (
     epoch bigint DEFAULT 0 NOT NULL,
     acquired_at timestamp with time zone,
     lease_expires_at timestamp with time zone,
+    demoted_holder text,
+    demoted_until timestamp with time zone,
     CONSTRAINT leader_singleton_check CHECK (singleton)
 );
 
 ALTER TABLE jobq.leader OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.leader IS 'The one leadership: holder, fencing epoch (grows on every change of leader) and lease.';
+
+COMMENT ON COLUMN jobq.leader.demoted_holder IS 'The worker jobq.demote_leader last took the leadership from; NULL when the demotion found nobody leading.';
+
+COMMENT ON COLUMN jobq.leader.demoted_until IS 'jobq.acquire_leadership refuses demoted_holder until then: the demotion''s now() + leader_ttl.';
 
 CREATE TABLE jobq.schedule_runs (
     schedule text NOT NULL,
@@ -5762,6 +5803,8 @@ REVOKE ALL ON FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with
 GRANT ALL ON FUNCTION jobq._check_timestamp(p_name text, p_value timestamp with time zone) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._check_timezone(p_timezone text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._check_worker_id(p_worker_id text) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.jobs TO jobq_app;
 GRANT SELECT ON TABLE jobq.jobs TO jobq_operator;

@@ -328,7 +328,7 @@ AS $$
     SELECT jobq._acquire_leadership(acquire_leadership.worker_id, acquire_leadership.ttl, now())
 $$;
 COMMENT ON FUNCTION jobq.acquire_leadership(text,interval) IS
-    'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads or worker_id is a registered worker that is draining or detached. The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
+    'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads, worker_id is a registered worker that is draining or detached, or worker_id is the leader an operator demoted less than leader_ttl ago (jobq.demote_leader: held off until jobq.leader.demoted_until). The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.acquire_leadership(text,interval) TO worker_runtime, jobq_operator;
 
@@ -357,12 +357,16 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT l.epoch INTO v_previous_epoch FROM jobq.leader l FOR UPDATE;
+    -- The worker an operator demoted is held off until demoted_until (jobq.demote_leader). The
+    -- test is in the WHERE clause, read under the row lock, so an acquisition that waited for the
+    -- demotion's lock sees it.
     UPDATE jobq.leader AS l
     SET epoch            = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.epoch ELSE l.epoch + 1 END,
         acquired_at      = CASE WHEN l.holder = p_worker_id AND l.lease_expires_at > p_now THEN l.acquired_at ELSE p_now END,
         holder           = p_worker_id,
         lease_expires_at = jobq._ts_add(p_now, p_ttl)
-    WHERE l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id
+    WHERE (l.holder IS NULL OR l.lease_expires_at <= p_now OR l.holder = p_worker_id)
+      AND NOT coalesce(l.demoted_holder = p_worker_id AND l.demoted_until > p_now, false)
     RETURNING l.epoch INTO v_epoch;
     IF v_epoch IS NOT NULL AND v_epoch <> v_previous_epoch THEN
         INSERT INTO jobq.audit_log (action, detail)
@@ -372,12 +376,14 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) IS
-    'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached.';
+    'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached, and for the worker jobq.demote_leader demoted until its demoted_until.';
 REVOKE ALL ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- An operator demotes the leader: the epoch moves on and nobody holds it, so the old leader's
--- fenced maintain is refused at once; it leads again only by winning acquire_leadership (with a
--- newer epoch), like any other runner.
+-- fenced maintain is refused at once. The old leader is held off for leader_ttl, so that another
+-- runner (which asks every leader_ttl / 3) takes over rather than the demoted one at its next
+-- renewal; the demoted one leads again only by winning acquire_leadership after that, with a
+-- newer epoch (at once when it is the only candidate, as a crashed leader is replaced).
 CREATE OR REPLACE FUNCTION jobq.demote_leader()
 RETURNS bigint
 LANGUAGE plpgsql
@@ -388,19 +394,25 @@ AS $$
 DECLARE
     v_old jobq.leader;
     v_epoch bigint;
+    v_held_off_until timestamptz;
 BEGIN
     SELECT * INTO v_old FROM jobq.leader l FOR UPDATE;
+    -- Only a live lease's holder is held off: a lapsed one already lost the leadership.
     UPDATE jobq.leader AS l
-    SET epoch = l.epoch + 1, holder = NULL, acquired_at = NULL, lease_expires_at = now()
-    RETURNING l.epoch INTO v_epoch;
+    SET epoch = l.epoch + 1, holder = NULL, acquired_at = NULL, lease_expires_at = now(),
+        demoted_holder = CASE WHEN l.lease_expires_at > now() THEN l.holder END,
+        demoted_until  = CASE WHEN l.holder IS NOT NULL AND l.lease_expires_at > now()
+                              THEN jobq._ts_add(now(), jobq._setting_interval('leader_ttl')) END
+    RETURNING l.epoch, l.demoted_until INTO v_epoch, v_held_off_until;
     INSERT INTO jobq.audit_log (action, detail)
     VALUES ('demote_leader', jsonb_build_object('holder', v_old.holder, 'epoch', v_old.epoch, 'new_epoch', v_epoch,
-                                                'lease_expires_at', v_old.lease_expires_at));
+                                                'lease_expires_at', v_old.lease_expires_at,
+                                                'held_off_until', v_held_off_until));
     RETURN v_epoch;
 END
 $$;
 COMMENT ON FUNCTION jobq.demote_leader() IS
-    'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). Audited as demote_leader with the old holder and both epochs, also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
+    'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). The old leader (the holder of a live lease) is held off: acquire_leadership refuses it for leader_ttl (jobq.leader.demoted_holder, demoted_until), so another runner takes over; after that it may win again. Audited as demote_leader with the old holder, both epochs and held_off_until (NULL when nobody led), also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
 REVOKE ALL ON FUNCTION jobq.demote_leader() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.demote_leader() TO jobq_operator;
 
