@@ -88,6 +88,9 @@ var (
 	ErrOutOfRange = &Error{Code: "JOB.OUT_OF_RANGE"}
 	// ErrPayloadTooLarge: the payload is larger than the setting max_payload_bytes.
 	ErrPayloadTooLarge = &Error{Code: "JOB.PAYLOAD_TOO_LARGE"}
+	// ErrClaimIsolation: a claim ran under REPEATABLE READ or SERIALIZABLE, whose snapshot cannot
+	// see a pause or the claims of other transactions; claims run under READ COMMITTED.
+	ErrClaimIsolation = &Error{Code: "JOB.CLAIM_ISOLATION"}
 )
 
 // FromDB maps an error returned by the database to an *Error when PostgreSQL raised it with a

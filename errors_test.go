@@ -47,6 +47,7 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.VALUE_TOO_LONG":       jobq.ErrValueTooLong,
 	"JOB.OUT_OF_RANGE":         jobq.ErrOutOfRange,
 	"JOB.PAYLOAD_TOO_LARGE":    jobq.ErrPayloadTooLarge,
+	"JOB.CLAIM_ISOLATION":      jobq.ErrClaimIsolation,
 }
 
 type catalogued struct {

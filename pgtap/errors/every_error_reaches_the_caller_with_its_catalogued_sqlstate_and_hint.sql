@@ -54,7 +54,10 @@ INSERT INTO triggers VALUES
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint
        FROM triggers t CROSS JOIN LATERAL jobq_test.error_fields(t.sql) AS e ORDER BY t.code $$,
-    $$ SELECT code, sqlstate, code, hint FROM jobq.error_codes WHERE code <> 'JOB.BOOTSTRAP_MISSING' AND code NOT LIKE 'WORKER.%' ORDER BY code $$,
+    -- JOB.CLAIM_ISOLATION needs a REPEATABLE READ transaction, which this file is not: its trigger
+    -- is pgtap/claim_job/refuses_a_claim_under_repeatable_read_or_serializable_and_claims_nothing.sql.
+    $$ SELECT code, sqlstate, code, hint FROM jobq.error_codes
+       WHERE code NOT IN ('JOB.BOOTSTRAP_MISSING', 'JOB.CLAIM_ISOLATION') AND code NOT LIKE 'WORKER.%' ORDER BY code $$,
     'each catalogued error reaches the caller with its SQLSTATE, its code at the start of the message, and its hint');
 
 SELECT * FROM finish();
