@@ -139,16 +139,48 @@ AS $$
         WHEN 'array'     THEN jsonb_typeof(p_value) = 'array'
         WHEN 'uuid'      THEN jsonb_typeof(p_value) = 'string'
                               AND (p_value #>> '{}') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-        WHEN 'date'      THEN jsonb_typeof(p_value) = 'string' AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+        -- A date is a day of the calendar (2026-02-29 is not; 2024-02-29 is); a timestamp is such
+        -- a day, a time of day (00:00 to 23:59:59.999…) and an optional offset (Z, ±hh, ±hhmm,
+        -- ±hh:mm up to 23:59).
+        WHEN 'date'      THEN jsonb_typeof(p_value) = 'string' AND char_length(p_value #>> '{}') = 10
+                              AND jobq._calendar_day_ok(p_value #>> '{}')
         WHEN 'timestamp' THEN jsonb_typeof(p_value) = 'string'
-                              AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$'
+                              AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?(Z|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)?$'
+                              AND jobq._calendar_day_ok(substr(p_value #>> '{}', 1, 10))
         ELSE false
     END
 $$;
 COMMENT ON FUNCTION jobq._json_type_ok(jsonb,text) IS
-    'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date, timestamp, any).';
+    'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date: a calendar day YYYY-MM-DD, timestamp: a calendar day, a time of day up to 23:59:59.999… and an optional offset up to ±23:59, any). Never raises.';
 REVOKE ALL ON FUNCTION jobq._json_type_ok(jsonb,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._json_type_ok(jsonb,text) TO jobq_app_gate;
+
+-- Whether p_day (YYYY-MM-DD) is a day of the proleptic Gregorian calendar from year 1 to 9999:
+-- the month 01 to 12, the day within that month's length, February 29 only in leap years.
+-- One expression (a CASE guards the casts, so no input raises), inlined into its callers.
+CREATE OR REPLACE FUNCTION jobq._calendar_day_ok(p_day text)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN p_day IS NULL OR p_day !~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' OR p_day LIKE '0000%' THEN false
+        ELSE pg_catalog.substr(p_day, 9, 2)::integer <=
+             CASE pg_catalog.substr(p_day, 6, 2)
+                 WHEN '02' THEN CASE WHEN pg_catalog.substr(p_day, 1, 4)::integer % 4 = 0
+                                          AND (pg_catalog.substr(p_day, 1, 4)::integer % 100 <> 0
+                                               OR pg_catalog.substr(p_day, 1, 4)::integer % 400 = 0)
+                                     THEN 29 ELSE 28 END
+                 WHEN '04' THEN 30 WHEN '06' THEN 30 WHEN '09' THEN 30 WHEN '11' THEN 30
+                 ELSE 31
+             END
+    END
+$$;
+COMMENT ON FUNCTION jobq._calendar_day_ok(text) IS
+    'Private. Whether p_day is a calendar day YYYY-MM-DD of years 0001 to 9999 (month lengths and leap years as PostgreSQL''s date type has them); false for anything else, NULL included. Never raises; inlined. Caller: jobq._json_type_ok (the date and timestamp payload types).';
+REVOKE ALL ON FUNCTION jobq._calendar_day_ok(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._calendar_day_ok(text) TO jobq_app_gate;
 
 -- Checks a batch of specs against their tasks (declared, contract kept, scope and store agree) in
 -- one set-based pass, and fills in each task's defaults and store id. Caller: jobq._enqueue.
