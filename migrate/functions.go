@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 
-	"github.com/jobqdev/jobq"
 	jobqsql "github.com/jobqdev/jobq/sql"
 )
 
@@ -22,15 +22,18 @@ type FunctionFile struct {
 }
 
 // FunctionFiles returns the embedded function files in the order Up applies them (name order).
-func FunctionFiles() ([]FunctionFile, error) {
-	names, err := fs.Glob(jobqsql.Functions, "*.sql")
+func FunctionFiles() ([]FunctionFile, error) { return functionFilesIn(jobqsql.Functions) }
+
+// functionFilesIn returns the function files at the root of fsys, in name order.
+func functionFilesIn(fsys fs.FS) ([]FunctionFile, error) {
+	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
 	files := make([]FunctionFile, 0, len(names))
 	for _, n := range names {
-		b, err := fs.ReadFile(jobqsql.Functions, n)
+		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, err
 		}
@@ -72,10 +75,10 @@ func appliedChecksums(ctx context.Context, q querier) (map[string]string, error)
 	return got, rows.Err()
 }
 
-// pendingFunctions returns the files whose content differs from what jobq.function_files
+// pendingFunctions returns the files of fsys whose content differs from what jobq.function_files
 // records (all of them when all is true), in apply order.
-func pendingFunctions(ctx context.Context, q querier, all bool) ([]FunctionFile, error) {
-	files, err := FunctionFiles()
+func pendingFunctions(ctx context.Context, q querier, fsys fs.FS, all bool) ([]FunctionFile, error) {
+	files, err := functionFilesIn(fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -99,43 +102,22 @@ func pendingFunctions(ctx context.Context, q querier, all bool) ([]FunctionFile,
 // not when created (as pg_dump restores them), so a file may name a function of a later file.
 const functionsPrologue = `SET LOCAL check_function_bodies = off;`
 
-// recordFunction is the statement that records one applied file.
-const recordFunction = `INSERT INTO jobq.function_files AS f (name, checksum) VALUES ($1, $2)
-	ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`
+// recordFunction is the statement that records one applied file (its name and checksum are
+// quoted into it, so that `migrate up --dry-run` prints the very statement Up runs).
+func recordFunction(f FunctionFile) string {
+	return fmt.Sprintf("INSERT INTO jobq.function_files AS f (name, checksum) VALUES (%s, %s)\n"+
+		"    ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now();", quote(f.Name), quote(f.Checksum))
+}
 
-// applyFunctions applies files in one transaction on conn and records their checksums; records
-// of files the binary no longer embeds are removed (the objects such a file made are dropped by a
-// later file that says so). Nothing is applied when files is empty.
-func applyFunctions(ctx context.Context, conn *sql.Conn, files []FunctionFile) error {
-	if len(files) == 0 {
-		return nil
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, functionsPrologue); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if _, err := tx.ExecContext(ctx, f.Body); err != nil {
-			return fmt.Errorf("apply sql/functions/%s: %w", f.Name, jobq.FromDB(err))
-		}
-		if _, err := tx.ExecContext(ctx, recordFunction, f.Name, f.Checksum); err != nil {
-			return fmt.Errorf("record sql/functions/%s: %w", f.Name, err)
-		}
-	}
-	all, err := FunctionFiles()
-	if err != nil {
-		return err
-	}
+// forgetRemovedFunctions is the statement that removes the records of files the source no longer
+// holds (the objects such a file made are dropped by a later file that says so).
+func forgetRemovedFunctions(all []FunctionFile) string {
 	names := make([]string, 0, len(all))
 	for _, f := range all {
-		names = append(names, f.Name)
+		names = append(names, quote(f.Name))
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM jobq.function_files f WHERE f.name <> ALL ($1::text[])`, names); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return fmt.Sprintf("DELETE FROM jobq.function_files f WHERE f.name <> ALL (ARRAY[%s]::text[]);", strings.Join(names, ", "))
 }
+
+// quote is a SQL string literal of s (standard_conforming_strings, as PostgreSQL has it on).
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

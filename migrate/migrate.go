@@ -106,6 +106,8 @@ func MissingRoles(ctx context.Context, db *sql.DB) ([]string, error) {
 type Migrator struct {
 	db       *sql.DB
 	provider *goose.Provider
+	src      Source
+	opts     Options
 	// functionsApplied are the function files the last Up applied.
 	functionsApplied []string
 }
@@ -115,8 +117,16 @@ const migrateLock = `SELECT pg_catalog.pg_advisory_lock(pg_catalog.hashtext('job
 const migrateUnlock = `SELECT pg_catalog.pg_advisory_unlock(pg_catalog.hashtext('jobq.migrate'))`
 
 // Open connects to databaseURL (which should log in as jobq_migrator) and prepares the goose
-// provider. Close it when done.
+// provider for the migrations and function files this binary embeds. Close it when done. It
+// refuses, changing nothing, a database whose bootstrap is missing or incomplete
+// (ErrBootstrapMissing, naming the role or grant and the bootstrap step that makes it).
 func Open(ctx context.Context, databaseURL string) (*Migrator, error) {
+	return OpenWith(ctx, databaseURL, Options{})
+}
+
+// OpenWith is Open with options: another source (the sql/ of an earlier release, for upgrade
+// tests), the lock bounds of Up and a progress log.
+func OpenWith(ctx context.Context, databaseURL string, opts Options) (*Migrator, error) {
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("migrate: database URL: %w", err)
@@ -126,14 +136,18 @@ func Open(ctx context.Context, databaseURL string) (*Migrator, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate: connect: %w", err)
 	}
-	m := &Migrator{db: db}
+	m := &Migrator{db: db, src: Embedded(), opts: opts}
+	if opts.Source != nil {
+		m.src = *opts.Source
+	}
 	if err := m.checkBootstrap(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	// No goose locker: Up and Down take their own session lock (migrateLock), so that the
-	// function files are applied under the same lock as the goose steps.
-	m.provider, err = goose.NewProvider(goose.DialectPostgres, db, jobqsql.Migrations,
+	// No goose locker: Up and Down take their own session lock (migrateLock). Up applies the
+	// migrations itself (one transaction with the function files, see upgrade.go); goose lists
+	// them, reports their status and runs Down.
+	m.provider, err = goose.NewProvider(goose.DialectPostgres, db, m.src.Migrations,
 		goose.WithTableName(VersionTable),
 		goose.WithDisableGlobalRegistry(true),
 	)
@@ -168,22 +182,6 @@ END
 $preamble$;
 `
 
-// checkBootstrap refuses to go on before bootstrap. It changes nothing.
-func (m *Migrator) checkBootstrap(ctx context.Context) error {
-	missing, err := MissingRoles(ctx, m.db)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if len(missing) > 0 {
-		return &jobq.Error{
-			Code:    jobq.ErrBootstrapMissing.Code,
-			Message: fmt.Sprintf("JOB.BOOTSTRAP_MISSING: roles %s do not exist", strings.Join(missing, ", ")),
-			Hint:    "Apply bootstrap first (jobq bootstrap, or psql -f bootstrap/*.sql as a superuser), then run the migrations.",
-		}
-	}
-	return nil
-}
-
 // prepare runs installPreamble (one simple-protocol batch: one implicit transaction).
 func (m *Migrator) prepare(ctx context.Context) error {
 	if _, err := m.db.ExecContext(ctx, installPreamble); err != nil {
@@ -216,32 +214,30 @@ func (m *Migrator) locked(ctx context.Context, fn func(conn *sql.Conn) error) er
 	return fn(conn)
 }
 
-// Up applies every pending migration, then, in one transaction, every function file whose
-// content changed (every file when a migration was applied), and returns the migrations it
-// applied; FunctionsApplied names the files.
+// Up upgrades the database to this binary's schema in ONE transaction: the pending migrations,
+// then every function file whose content changed (every file when a migration is pending), after
+// taking the locks of every jobq table in the engine's order (see upgrade.go and
+// docs/upgrading.md). Callers see the old schema and functions or the new ones, never a mix. It
+// returns the migrations it applied; FunctionsApplied names the files.
 func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
 	var res []*goose.MigrationResult
 	m.functionsApplied = nil
 	err := m.locked(ctx, func(conn *sql.Conn) error {
-		if err := m.prepare(ctx); err != nil {
+		if err := refusePreSquash(ctx, conn, m.src); err != nil {
 			return err
 		}
-		if err := refusePreSquash(ctx, conn); err != nil {
+		u, err := m.plan(ctx, conn)
+		if err != nil {
 			return err
 		}
-		var err error
-		res, err = m.provider.Up(ctx)
+		if u.empty() {
+			return nil
+		}
+		res, err = m.apply(ctx, conn, u)
 		if err != nil {
-			return wrapGoose(err)
+			return err
 		}
-		files, err := pendingFunctions(ctx, conn, len(res) > 0)
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		if err := applyFunctions(ctx, conn, files); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		for _, f := range files {
+		for _, f := range u.files {
 			m.functionsApplied = append(m.functionsApplied, f.Name)
 		}
 		return nil
@@ -255,10 +251,17 @@ func (m *Migrator) Up(ctx context.Context) ([]*goose.MigrationResult, error) {
 var ErrPreSquash = errors.New("this jobq schema was installed before the migrations were squashed; drop schema jobq and install again")
 
 // refusePreSquash returns ErrPreSquash for such a database.
-func refusePreSquash(ctx context.Context, conn *sql.Conn) error {
-	latest, err := LatestVersion()
+func refusePreSquash(ctx context.Context, conn *sql.Conn, src Source) error {
+	latest, err := latestIn(src.Migrations)
 	if err != nil {
 		return err
+	}
+	installed := false
+	if err := conn.QueryRowContext(ctx, `SELECT pg_catalog.to_regclass('jobq.goose_db_version') IS NOT NULL`).Scan(&installed); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if !installed {
+		return nil
 	}
 	var applied int64
 	var tracked bool
@@ -315,68 +318,41 @@ func (m *Migrator) Status(ctx context.Context) ([]*goose.MigrationStatus, error)
 	return st, wrapGoose(err)
 }
 
-// WritePending writes the SQL of every pending migration to w, in order, for a DBA to review or
-// apply by hand (psql -1 -f, as jobq_migrator): the preamble that creates the schema and the
-// version table when missing, then each migration's Up section and its version row. It changes
-// nothing.
+// WritePending writes to w the SQL Up would run now, for a DBA to review or apply by hand
+// (psql -v ON_ERROR_STOP=1 -f, as jobq_migrator): one transaction that takes the advisory lock of
+// installers and creates the schema and the version table when missing, takes the locks of the
+// jobq tables in the engine's order under a bound, applies each pending migration's Up section and
+// records its version, then applies the changed function files and records their checksums. It
+// returns the number of pending migrations and changes nothing.
 func (m *Migrator) WritePending(ctx context.Context, w io.Writer) (int, error) {
-	st, err := m.Status(ctx)
+	u, err := m.plan(ctx, m.db)
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(w, "-- jobq: pending migrations, printed by jobq migrate up --dry-run\n%s\n", installPreamble)
-	n := 0
-	for _, s := range st {
-		if s.State != goose.StatePending {
-			continue
+	fmt.Fprintf(w, "-- jobq: the pending upgrade, printed by jobq migrate up --dry-run: %d migration(s) and %d function file(s),\n"+
+		"-- in one transaction, as jobq migrate up runs it (which retries the whole transaction when the\n"+
+		"-- locks are not granted within the bound; see docs/upgrading.md).\n", len(u.migrations), len(u.files))
+	if u.empty() {
+		fmt.Fprintln(w, "-- nothing to apply")
+		return 0, nil
+	}
+	for _, st := range u.steps() {
+		if _, err := fmt.Fprintf(w, "-- %s\n%s\n\n", st.what, strings.TrimRight(st.sql, "\n")); err != nil {
+			return 0, err
 		}
-		body, err := fs.ReadFile(jobqsql.Migrations, s.Source.Path)
-		if err != nil {
-			return n, err
-		}
-		fmt.Fprintf(w, "-- jobq migration %d (%s)\n", s.Source.Version, s.Source.Path)
-		if err := writeUpSection(w, string(body)); err != nil {
-			return n, err
-		}
-		fmt.Fprintf(w, "INSERT INTO %s (version_id, is_applied) VALUES (%d, true);\n\n", VersionTable, s.Source.Version)
-		n++
 	}
-	files, err := m.pendingFunctions(ctx, n > 0)
-	if err != nil {
-		return n, err
-	}
-	if len(files) > 0 {
-		fmt.Fprintf(w, "-- jobq function files (sql/functions/), applied after the migrations\n%s\n", functionsPrologue)
-	}
-	for _, f := range files {
-		fmt.Fprintf(w, "-- jobq function file %s\n%s\n", f.Name, f.Body)
-		fmt.Fprintf(w, "INSERT INTO jobq.function_files AS f (name, checksum) VALUES ('%s', '%s')\n"+
-			"    ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now();\n\n", f.Name, f.Checksum)
-	}
-	return n, nil
+	return len(u.migrations), nil
 }
 
 // PendingFunctions returns the function files Up would apply now: every file when a migration is
 // pending, else the files whose content differs from what jobq.function_files records. It changes
 // nothing.
 func (m *Migrator) PendingFunctions(ctx context.Context) ([]FunctionFile, error) {
-	st, err := m.Status(ctx)
+	u, err := m.plan(ctx, m.db)
 	if err != nil {
 		return nil, err
 	}
-	migrationsPending := false
-	for _, s := range st {
-		migrationsPending = migrationsPending || s.State == goose.StatePending
-	}
-	return m.pendingFunctions(ctx, migrationsPending)
-}
-
-func (m *Migrator) pendingFunctions(ctx context.Context, all bool) ([]FunctionFile, error) {
-	files, err := pendingFunctions(ctx, m.db, all)
-	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	return files, nil
+	return u.files, nil
 }
 
 // writeUpSection copies the lines between "-- +goose Up" and "-- +goose Down", dropping the
@@ -407,8 +383,11 @@ func writeUpSection(w io.Writer, body string) error {
 }
 
 // LatestVersion is the newest migration this binary embeds.
-func LatestVersion() (int64, error) {
-	names, err := fs.Glob(jobqsql.Migrations, "*.sql")
+func LatestVersion() (int64, error) { return latestIn(jobqsql.Migrations) }
+
+// latestIn is the newest migration at the root of fsys.
+func latestIn(fsys fs.FS) (int64, error) {
+	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pressly/goose/v3"
@@ -53,16 +54,23 @@ func (c *bootstrapCmd) Run(e *env) error {
 
 type migrateCmd struct {
 	Verb        string `arg:"" optional:"" help:"up, down, status or validate"`
-	DryRun      bool   `name:"dry-run" help:"with up: print the SQL of the pending migrations instead of applying it"`
-	DatabaseURL string `name:"database-url" placeholder:"URL" help:"jobq_migrator URL (default $$DATABASE_URL_MIGRATOR, then $$DATABASE_URL)"`
+	DryRun      bool          `name:"dry-run" help:"with up: print the SQL of the pending upgrade (one transaction) instead of applying it"`
+	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DURATION" help:"with up: how long one attempt may wait for the locks of the jobq tables (default and ceiling: half of the server's deadlock_timeout)"`
+	LockWait    time.Duration `name:"lock-wait" default:"2m" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
+	DatabaseURL string        `name:"database-url" placeholder:"URL" help:"jobq_migrator URL (default $$DATABASE_URL_MIGRATOR, then $$DATABASE_URL)"`
 }
 
 // Help is the long help of jobq migrate.
 func (c *migrateCmd) Help() string {
 	return `usage: jobq migrate up|down|status|validate [--dry-run] [--database-url URL]
 
-Applies the embedded jobq migrations as jobq_migrator. Run jobq bootstrap first.
-Two installers at once are safe: goose holds an advisory lock for the whole run.
+Applies the embedded jobq migrations and function files as jobq_migrator, in one
+transaction: callers see the old schema and functions or the new ones, never a mix. Before
+any DDL it locks the jobq tables in the engine's order, each attempt bounded below the
+server's deadlock_timeout (--lock-timeout), and retries with backoff for --lock-wait while
+live transactions hold them; nothing is changed until it commits. Run jobq bootstrap first:
+up refuses, changing nothing, while a role or grant of bootstrap/ is missing, and names
+the step. Two installers at once are safe: they take turns on an advisory lock.
 validate changes nothing and exits 1 while a migration or a function file is pending.`
 }
 
@@ -82,7 +90,11 @@ func (c *migrateCmd) Run(e *env) error {
 	if dsn == "" {
 		return usageError{"migrate needs --database-url or DATABASE_URL_MIGRATOR / DATABASE_URL"}
 	}
-	m, err := migrate.Open(ctx, dsn)
+	m, err := migrate.OpenWith(ctx, dsn, migrate.Options{
+		LockTimeout: c.LockTimeout,
+		LockWait:    c.LockWait,
+		Logf:        func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+	})
 	if err != nil {
 		var jerr *jobq.Error
 		if errors.As(err, &jerr) && jerr.Hint != "" {
@@ -103,7 +115,7 @@ func (c *migrateCmd) Run(e *env) error {
 			return err
 		}
 		fmt.Fprintf(stderr, "jobq migrate: %d pending migration(s) printed, nothing applied\n", n)
-		fmt.Fprintf(stderr, "jobq migrate: %d function file(s) printed\n", len(files))
+		fmt.Fprintf(stderr, "jobq migrate: %d function file(s) printed (one transaction with the migrations)\n", len(files))
 	case verb == "up":
 		res, err := m.Up(ctx)
 		for _, r := range res {
