@@ -53,7 +53,7 @@ func (c *bootstrapCmd) Run(e *env) error {
 }
 
 type migrateCmd struct {
-	Verb        string `arg:"" optional:"" help:"up, down, status or validate"`
+	Verb        string        `arg:"" optional:"" help:"up, down, status or validate"`
 	DryRun      bool          `name:"dry-run" help:"with up: print the SQL of the pending upgrade (one transaction) instead of applying it"`
 	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DURATION" help:"with up: how long one attempt may wait for the locks of the jobq tables (default and ceiling: half of the server's deadlock_timeout)"`
 	LockWait    time.Duration `name:"lock-wait" default:"2m" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
