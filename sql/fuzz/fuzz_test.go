@@ -32,6 +32,7 @@ const maxBisects = 12
 // failure) and asserts, call by call:
 //   - the call succeeded, or failed with a SQLSTATE of jobq.error_codes and its code at the start
 //     of the message: no raw PostgreSQL error, and no statement running past the 2 s timeout;
+//   - a call naming no worker (worker_id NULL or blank; mustRefuse) failed;
 //   - a failed call wrote nothing (a fingerprint of every jobq table is unchanged);
 //   - an application's call changed no job of another store nor any system job;
 //
@@ -329,6 +330,9 @@ func (r *run) one(ctx context.Context, w *world, c callRecord, before fingerprin
 	st.calls++
 	if callErr == nil {
 		st.accepted++
+		if why := mustRefuse(c); why != "" {
+			r.record(st, "accepted", fmt.Sprintf("%s accepted %s", c.fn.Name, why), c, "the call succeeded")
+		}
 		if c.caller.Role == "jobq_app" {
 			if why := crossedTenants(c.caller, before, after); why != "" {
 				r.record(st, "tenant", fmt.Sprintf("%s as %s changed rows that are not its store's", c.fn.Name, c.caller.Name),
@@ -357,6 +361,32 @@ func (r *run) one(ctx context.Context, w *world, c callRecord, before fingerprin
 		r.record(st, "wrote", fmt.Sprintf("%s: a failed call wrote rows", c.fn.Name), c, why)
 	}
 	return after, false, nil
+}
+
+// mustRefuse tells why call c must fail, whatever else it passes: it names no worker (worker_id
+// NULL, empty or spaces only), which matches no worker and no lease, so a call that accepted it
+// could only have done nothing and said nothing. jobq.maintain without a worker id (and without an
+// epoch) is its unfenced form, and is not refused. "" when the call may succeed.
+func mustRefuse(c callRecord) string {
+	for i, a := range c.fn.Args {
+		if a.kind() != "worker_id" || a.Type != "text" {
+			continue
+		}
+		var v *string
+		if i < len(c.args) {
+			v = c.args[i]
+		}
+		if c.fn.Name == "jobq.maintain" && v == nil {
+			continue
+		}
+		switch {
+		case v == nil:
+			return "a NULL worker_id"
+		case strings.Trim(*v, " ") == "":
+			return "a blank worker_id"
+		}
+	}
+	return ""
 }
 
 // crossedTenants tells how an application's call changed rows that are not its store's: any job

@@ -65,7 +65,8 @@ func oddText(g *gen) *string {
 	case 1:
 		return s("")
 	case 2:
-		return s("   ")
+		// Blank: spaces only (the engine's blank), and other whitespace alone.
+		return g.pick("   ", " ", "\t", " \t\n ", "\r\n", "\u00a0", "\u3000", "\u2028")
 	case 3:
 		return s(strings.Repeat("k", 1024))
 	case 4:
@@ -445,6 +446,9 @@ var pairToken = valueGen{
 	},
 }
 
+// workerIDGen draws a worker id: typically the worker holding this call's leases or a registered
+// one; odd, often a NULL or blank id (which every function but the unfenced maintain must refuse:
+// mustRefuse) or one a single space away from a real one, else any text.
 var workerIDGen = valueGen{
 	typical: func(g *gen) *string {
 		if len(g.pairs) > 0 && g.pairs[0].Worker != controlWorker && g.chance(0.5) {
@@ -455,7 +459,20 @@ var workerIDGen = valueGen{
 		}
 		return g.pick("fuzz-worker-1", "fuzz-worker-2", "fuzz-worker-3")
 	},
-	odd: oddText,
+	odd: func(g *gen) *string {
+		switch {
+		case g.chance(0.3):
+			if g.chance(0.25) {
+				return nil
+			}
+			return g.pick("", " ", "   ", "\t", " \t ")
+		case g.chance(0.15) && len(g.pools.Workers) > 0:
+			w := *g.pick(g.pools.Workers...)
+			return g.pick(w+" ", " "+w, strings.ToUpper(w))
+		default:
+			return oddText(g)
+		}
+	},
 }
 
 var queueGen = valueGen{
