@@ -496,15 +496,20 @@ BEGIN
     SELECT count(*)::integer, coalesce(array_agg(r.job_id) FILTER (WHERE r.outcome = 'dead'), '{}')
     INTO v_rescued, v_dead_ids
     FROM jobq._rescue(1000, p_now) AS r;
-    -- A statement of its own: the history rows the sweep just wrote are visible from here.
-    SELECT coalesce(jsonb_agg(jsonb_build_object('job_id', h.id, 'task', h.task, 'queue', h.queue, 'store_id', h.store_id,
-                                                 'attempt', h.attempt, 'reason', h.reason, 'worker', h.locked_by,
-                                                 'error', h.last_error, 'duration_ms',
-                                                 round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
-                              ORDER BY h.id), '[]')
-    INTO v_dead
-    FROM jobq.job_history h
-    WHERE h.id = ANY (v_dead_ids);
+    -- A statement of its own: the history rows the sweep just wrote are visible from here. When
+    -- nothing died (nearly always) history is not read: on a small history the planner would
+    -- scan it whole for an empty id list.
+    v_dead := '[]';
+    IF cardinality(v_dead_ids) > 0 THEN
+        SELECT coalesce(jsonb_agg(jsonb_build_object('job_id', h.id, 'task', h.task, 'queue', h.queue, 'store_id', h.store_id,
+                                                     'attempt', h.attempt, 'reason', h.reason, 'worker', h.locked_by,
+                                                     'error', h.last_error, 'duration_ms',
+                                                     round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
+                                  ORDER BY h.id), '[]')
+        INTO v_dead
+        FROM jobq.job_history h
+        WHERE h.id = ANY (v_dead_ids);
+    END IF;
 
     -- CONFIRMING rows whose lease ended otherwise (completed, failed, canceled before the
     -- deadline) are left over: they never apply to another lease, and go here.
