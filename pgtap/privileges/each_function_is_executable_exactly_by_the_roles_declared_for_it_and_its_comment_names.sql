@@ -16,6 +16,7 @@ SELECT plan(6);
 CREATE TEMP TABLE expected (fn regprocedure PRIMARY KEY, roles text[] NOT NULL) ON COMMIT DROP;
 INSERT INTO expected (fn, roles) VALUES
     ('jobq._app_may_enqueue(text)', '{jobq_app_gate}'),
+    ('jobq._calendar_day_ok(text)', '{jobq_app_gate}'),
     ('jobq._caller()', '{jobq_app_gate}'),
     ('jobq._caller_is_operator()', '{jobq_app_gate}'),
     ('jobq._caller_is_restricted()', '{jobq_app_gate}'),
