@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -515,9 +516,87 @@ func TestDashboardInABrowser(t *testing.T) {
 		}
 		staff.open(fmt.Sprintf("/jobs/%d", other))
 		staff.waitText("#error", "Not found")
-		if staff.count(`nav a[href$="/workers"]`) != 0 {
-			t.Fatal("a store's staff is shown the workers page")
+		for _, page := range []string{"workers", "schedules", "settings", "audit"} {
+			if staff.count(`nav a[href$="/`+page+`"]`) != 0 {
+				t.Fatalf("a store's staff is shown the link to the %s page", page)
+			}
 		}
+	})
+
+	t.Run("a store's staff sees no system job and no other store's job on any page", func(t *testing.T) {
+		b.t = t
+		// A dead job of store A, of store B and of the system, each with the same error.
+		deadA := e.enqueue(t, "sync", "staff-dead-a", storeA, 1)
+		e.kill(t, "staff-dead-a", 1)
+		deadB := e.enqueue(t, "sync", "staff-dead-b", storeB, 1)
+		e.kill(t, "staff-dead-b", 1)
+		deadSys := e.enqueue(t, "mail", "staff-dead-system", "", 1)
+		e.kill(t, "staff-dead-system", 1)
+		liveSys := e.enqueue(t, "report", "reports", "", 3)
+		mine := dbtest.QueryStrings(t, e.admin, `SELECT id::text FROM jobq.jobs WHERE store_id = $1 UNION ALL
+			SELECT id::text FROM jobq.job_history WHERE store_id = $1`, storeA)
+		rowsOf := func(b *browser, table string) []string {
+			got := b.js(`Array.from(document.querySelectorAll("#` + table + ` tbody tr[data-id]")).map(r => r.dataset.id).join(",")`)
+			if got == "" {
+				return nil
+			}
+			return strings.Split(got, ",")
+		}
+		staff := newBrowser(t, e.server.URL, 1024, 700)
+		staff.signIn("dash_staff", staffPassword)
+		staff.waitText("#signed-in", storeA)
+		staff.open("/jobs")
+		shown := rowsOf(staff, "jobs")
+		if len(shown) == 0 {
+			t.Fatal("the staff's job list is empty")
+		}
+		for _, id := range shown {
+			if !slices.Contains(mine, id) {
+				t.Fatalf("store A's staff sees job %s on the job list, which is not store A's (A's: %v)", id, mine)
+			}
+		}
+		if strings.Contains(staff.text("#jobs"), "system") || staff.count(`#jobs tr[data-id="`+fmt.Sprint(liveSys)+`"]`) != 0 {
+			t.Fatalf("the staff's job list shows a system job: %s", staff.text("#jobs"))
+		}
+		staff.shot("staff-jobs")
+		staff.open("/dead")
+		if got := rowsOf(staff, "dead"); !slices.Equal(got, []string{fmt.Sprint(deadA)}) {
+			t.Fatalf("store A's staff sees the dead jobs %v, want only %d (B's %d and the system's %d hidden)", got, deadA, deadB, deadSys)
+		}
+		if staff.count(`#bulk button[value=delete]`)+staff.count(`#dead form[action$="/delete"]`) != 0 {
+			t.Fatal("a store's staff is offered to delete jobs, which only operators may")
+		}
+		for _, id := range []int64{deadB, deadSys, liveSys} {
+			staff.open(fmt.Sprintf("/jobs/%d", id))
+			staff.waitText("#error", "Not found")
+			if strings.Contains(staff.text("main"), "someone@example.com") || strings.Contains(staff.text("main"), "smtp: 550") {
+				t.Fatalf("job %d's page shows its payload or error to store A's staff", id)
+			}
+		}
+		staff.open("/")
+		if got := staff.text(".cards"); !strings.Contains(got, "1 jobs died") {
+			t.Fatalf("store A's staff's overview counts other jobs than A's one dead job: %q", got)
+		}
+		if staff.count(`#queues tr[data-queue="staff-dead-system"]`)+staff.count(`#queues tr[data-queue="staff-dead-b"]`) != 0 {
+			t.Fatalf("store A's staff's overview lists the system's or store B's queue: %s", staff.text("#queues"))
+		}
+		for _, path := range []string{"/settings", "/workers", "/schedules", "/audit"} {
+			staff.open(path)
+			staff.waitText("#error", "the operators'")
+			if strings.Contains(staff.text("main"), "history_retention") {
+				t.Fatalf("%s shows the settings to a store's staff", path)
+			}
+		}
+		b.shots["staff-jobs"] = staff.shots["staff-jobs"]
+		// The operator, meanwhile, sees all three.
+		b.open("/dead?since=1h")
+		for _, id := range []int64{deadA, deadB, deadSys} {
+			if b.count(fmt.Sprintf(`#dead tr[data-id="%d"]`, id)) != 1 {
+				t.Fatalf("the operator does not see dead job %d: %s", id, b.text("#dead"))
+			}
+		}
+		// Leave no dead job behind for the subtests after this one.
+		mustExec(t, e.admin, `DELETE FROM jobq.job_history WHERE id = ANY($1)`, []int64{deadA, deadB, deadSys})
 	})
 
 	t.Run("the pages fit a phone's screen", func(t *testing.T) {

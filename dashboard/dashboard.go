@@ -140,7 +140,9 @@ func (d *Dashboard) Close() {
 	d.sessions.closeAll()
 }
 
-// ServeHTTP serves one request, with the security headers every response carries.
+// ServeHTTP serves one request, with the security headers every response carries. A request
+// whose path, query parameters or form fields hold a control character or text that is not UTF-8
+// is refused with 400 before any handler runs (inputProblem).
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -148,6 +150,12 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
+	// Every parameter of every route is checked here, before any handler reads it.
+	if status, msg := inputProblem(w, r); status != 0 {
+		d.log.Warn("dashboard: request refused", "method", r.Method, "path", r.URL.EscapedPath(), "why", msg)
+		d.fail(w, r, d.session(r), status, msg)
+		return
+	}
 	d.mux.ServeHTTP(w, r)
 }
 

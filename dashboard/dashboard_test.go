@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -261,4 +263,307 @@ func TestDashboardHTTP(t *testing.T) {
 			t.Fatalf("sign-in without a token: %d", res.StatusCode)
 		}
 	})
+}
+
+// roleFixture is what TestDashboardHTTP's role checks look at: a live and a dead job of store A,
+// of store B and of the system, each dead one with its failed attempt.
+type roleFixture struct {
+	live, dead map[string]int64 // by owner: "A", "B", "system"
+}
+
+// newRoleFixture enqueues the jobs (queue roles-live for the live ones, roles-dead-<owner> for the
+// dead ones) and kills the dead ones through a worker.
+func newRoleFixture(t *testing.T, e *env) roleFixture {
+	t.Helper()
+	f := roleFixture{live: map[string]int64{}, dead: map[string]int64{}}
+	for owner, store := range map[string]string{"A": storeA, "B": storeB, "system": ""} {
+		task := "sync"
+		if store == "" {
+			task = "mail"
+		}
+		f.live[owner] = e.enqueue(t, task, "roles-live", store, 3)
+		queue := "roles-dead-" + strings.ToLower(owner)
+		f.dead[owner] = e.enqueue(t, task, queue, store, 1)
+		e.kill(t, queue, 1)
+	}
+	return f
+}
+
+// ids are the data-id attributes of the rows of the table of id table on a page.
+func ids(body, table string) []string {
+	tbl := regexp.MustCompile(`(?s)<table id="` + table + `">.*?</table>`).FindString(body)
+	var out []string
+	for _, m := range regexp.MustCompile(`<tr data-id="(\d+)"`).FindAllStringSubmatch(tbl, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// card is the number of an overview card that ends in label ("jobs died", "failed attempts").
+func card(t *testing.T, body, label string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<b>([\d,]+)</b> ` + regexp.QuoteMeta(label)).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no %q card on the overview", label)
+	}
+	return m[1]
+}
+
+// TestDashboardRoles checks, role by role, what each login the dashboard supports sees and may
+// do: a visitor who has not signed in (the reader, jobq_dashboard: every store and the system,
+// read-only), an operator (everything, and acts), and a store's staff (a jobq_app login bound to
+// store A: A's jobs only — no system job, no other store's job, on every page and count — and
+// none of the fleet's pages). The database scopes the jobs (row-level security on the person's
+// own login); the dashboard refuses the fleet's pages to the staff with 403.
+func TestDashboardRoles(t *testing.T) {
+	e := newEnv(t, nil)
+	f := newRoleFixture(t, e)
+	str := func(n int64) string { return fmt.Sprint(n) }
+	every := []string{str(f.live["A"]), str(f.live["B"]), str(f.live["system"])}
+	everyDead := []string{str(f.dead["A"]), str(f.dead["B"]), str(f.dead["system"])}
+
+	viewer := newClient(t, e.server.URL)
+	operator := newClient(t, e.server.URL)
+	operator.signIn("dash_alice", alicePassword)
+	staff := newClient(t, e.server.URL)
+	staff.signIn("dash_staff", staffPassword)
+
+	type want struct {
+		live, dead []string // the ids the jobs list (queue roles-live) and the dead list show
+		hidden     []int64  // job pages that answer 404
+		died       string   // the overview's "jobs died" card
+		queues     []string // queues the overview must not list
+		fleet      int      // the status of /workers, /schedules, /settings, /audit
+	}
+	for _, tc := range []struct {
+		role string
+		c    *client
+		want want
+	}{
+		{"a visitor who has not signed in reads every store and the system", viewer,
+			want{live: every, dead: everyDead, died: "3", fleet: http.StatusOK}},
+		{"an operator reads every store and the system", operator,
+			want{live: every, dead: everyDead, died: "3", fleet: http.StatusOK}},
+		{"a store's staff reads its own store's jobs only, no system job", staff,
+			want{live: []string{str(f.live["A"])}, dead: []string{str(f.dead["A"])},
+				hidden: []int64{f.live["B"], f.dead["B"], f.live["system"], f.dead["system"]},
+				died:   "1", queues: []string{"roles-dead-b", "roles-dead-system"}, fleet: http.StatusForbidden}},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			c := tc.c
+			c.t = t
+			sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+
+			res, body := c.do("GET", "/jobs?queue=roles-live", nil, nil)
+			if got := ids(body, "jobs"); res.StatusCode != http.StatusOK || !slices.Equal(sorted(got), sorted(tc.want.live)) {
+				t.Fatalf("jobs list: %d, ids %v, want %v", res.StatusCode, got, tc.want.live)
+			}
+			// Unfiltered, every row the person sees is one of the jobs they may see.
+			_, body = c.do("GET", "/jobs", nil, nil)
+			for _, id := range ids(body, "jobs") {
+				if !slices.Contains(tc.want.live, id) && !slices.Contains(tc.want.dead, id) {
+					t.Fatalf("the unfiltered jobs list shows job %s; this role sees only %v and %v", id, tc.want.live, tc.want.dead)
+				}
+			}
+			// Another store's filter shows nothing more.
+			_, body = c.do("GET", "/jobs?store="+storeB, nil, nil)
+			for _, id := range ids(body, "jobs") {
+				if !slices.Contains(tc.want.live, id) && !slices.Contains(tc.want.dead, id) {
+					t.Fatalf("the jobs list filtered by store B shows job %s", id)
+				}
+			}
+			res, body = c.do("GET", "/dead", nil, nil)
+			if got := ids(body, "dead"); res.StatusCode != http.StatusOK || !slices.Equal(sorted(got), sorted(tc.want.dead)) {
+				t.Fatalf("dead list: %d, ids %v, want %v", res.StatusCode, got, tc.want.dead)
+			}
+			for _, id := range tc.want.hidden {
+				res, body := c.do("GET", fmt.Sprintf("/jobs/%d", id), nil, nil)
+				if res.StatusCode != http.StatusNotFound || strings.Contains(body, "someone@example.com") || strings.Contains(body, "smtp: 550") {
+					t.Fatalf("job %d: %d, want 404 without its payload or error: %.400s", id, res.StatusCode, body)
+				}
+			}
+			for _, id := range append(slices.Clone(tc.want.live), tc.want.dead...) {
+				if res, _ := c.do("GET", "/jobs/"+id, nil, nil); res.StatusCode != http.StatusOK {
+					t.Fatalf("job %s: %d, want 200", id, res.StatusCode)
+				}
+			}
+			res, body = c.do("GET", "/", nil, nil)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("overview: %d", res.StatusCode)
+			}
+			if got := card(t, body, "jobs died"); got != tc.want.died {
+				t.Fatalf("the overview counts %s jobs died in the last hour, want %s", got, tc.want.died)
+			}
+			for _, q := range tc.want.queues {
+				if strings.Contains(body, `data-queue="`+q+`"`) {
+					t.Fatalf("the overview lists queue %s", q)
+				}
+			}
+			for _, path := range []string{"/workers", "/schedules", "/settings", "/audit"} {
+				res, body := c.do("GET", path, nil, nil)
+				if res.StatusCode != tc.want.fleet {
+					t.Fatalf("%s: %d, want %d: %.300s", path, res.StatusCode, tc.want.fleet, body)
+				}
+				if tc.want.fleet == http.StatusForbidden && (strings.Contains(body, "history_retention") || strings.Contains(body, "nightly-report")) {
+					t.Fatalf("%s refused, but shows the fleet's data: %.400s", path, body)
+				}
+			}
+		})
+	}
+
+	t.Run("a store's staff cannot change a setting, pause a queue or run a schedule", func(t *testing.T) {
+		staff.t = t
+		before := dbtest.QueryStrings(t, e.admin, `SELECT (SELECT string_agg(name || '=' || value, ',' ORDER BY name) FROM jobq.settings)
+			|| (SELECT count(*) FROM jobq.audit_log) || (SELECT count(*) FROM jobq.queues) || (SELECT count(*) FROM jobq.jobs)`)
+		token := staff.csrf("/")
+		for path, form := range map[string]url.Values{
+			"/settings/history_retention":   {"value": {"1 day"}},
+			"/queues/roles-live/pause":      {},
+			"/schedules/nightly-report/run": {},
+			"/leader/demote":                {},
+		} {
+			form.Set("csrf", token)
+			if res, body := staff.do("POST", path, form, nil); res.StatusCode != http.StatusForbidden {
+				t.Fatalf("POST %s by a store's staff: %d, want 403: %.300s", path, res.StatusCode, body)
+			}
+		}
+		after := dbtest.QueryStrings(t, e.admin, `SELECT (SELECT string_agg(name || '=' || value, ',' ORDER BY name) FROM jobq.settings)
+			|| (SELECT count(*) FROM jobq.audit_log) || (SELECT count(*) FROM jobq.queues) || (SELECT count(*) FROM jobq.jobs)`)
+		if !slices.Equal(before, after) {
+			t.Fatalf("the refused actions changed something: %v, then %v", before, after)
+		}
+	})
+
+	t.Run("a store's staff retries its own dead job and not the system's", func(t *testing.T) {
+		staff.t = t
+		token := staff.csrf("/")
+		res, _ := staff.do("POST", fmt.Sprintf("/jobs/%d/retry", f.dead["system"]), url.Values{"csrf": {token}, "back": {"/dead"}}, nil)
+		if res.StatusCode != http.StatusSeeOther || queryInt(t, e.admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'dead'`, f.dead["system"]) != 1 {
+			t.Fatalf("the staff's retry of a system job: %d, or the job left the dead list", res.StatusCode)
+		}
+		res, _ = staff.do("POST", fmt.Sprintf("/jobs/%d/retry", f.dead["A"]), url.Values{"csrf": {token}, "back": {"/dead"}}, nil)
+		if res.StatusCode != http.StatusSeeOther || queryInt(t, e.admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1`, f.dead["A"]) != 1 {
+			t.Fatalf("the staff's retry of its own dead job: %d, or it is not queued again", res.StatusCode)
+		}
+		if n := queryInt(t, e.admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'retry_job' AND actor = 'dash_staff'`); n != 1 {
+			t.Fatalf("retry_job audit rows by dash_staff: %d, want 1", n)
+		}
+	})
+}
+
+// TestDashboardRefusesControlCharacters sends NUL, U+0001, DEL, a newline and a C1 control in
+// every parameter of every route (query parameters, form fields, path segments, and a
+// parameter's name), signed in as an operator with a valid CSRF token so that the same request
+// without the character would act: each answers 400 with a message naming the character, and
+// nothing in the database changes.
+func TestDashboardRefusesControlCharacters(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := dbtest.Ctx(t)
+	dead := e.enqueue(t, "mail", "emails", "", 1)
+	e.kill(t, "emails", 1)
+	c := newClient(t, e.server.URL)
+	c.signIn("dash_alice", alicePassword)
+	token := c.csrf("/")
+	job := fmt.Sprint(dead)
+
+	type route struct {
+		method, path string            // {x} in path is a path parameter named x
+		pathParams   map[string]string // the path parameters' valid values
+		params       map[string]string // query parameters (GET) or form fields (POST), valid values
+	}
+	filter := map[string]string{"queue": "emails", "state": "dead", "task": "mail", "store": storeA, "key": "k1", "since": "1h", "before": "99"}
+	form := func(kv ...string) map[string]string {
+		m := map[string]string{"csrf": token, "back": "/jobs"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	routes := []route{
+		{"GET", "/", nil, map[string]string{"x": "1"}},
+		{"GET", "/jobs", nil, filter},
+		{"GET", "/jobs/{id}", map[string]string{"id": job}, map[string]string{"x": "1"}},
+		{"GET", "/dead", nil, filter},
+		{"GET", "/workers", nil, map[string]string{"x": "1"}},
+		{"GET", "/schedules", nil, map[string]string{"x": "1"}},
+		{"GET", "/settings", nil, map[string]string{"x": "1"}},
+		{"GET", "/audit", nil, map[string]string{"actor": "dash_alice", "action": "retry_job", "job": job, "before": "99"}},
+		{"GET", "/signin", nil, map[string]string{"x": "1"}},
+		{"GET", "/healthz", nil, map[string]string{"x": "1"}},
+		{"GET", "/static/{file}", map[string]string{"file": "app.css"}, map[string]string{"x": "1"}},
+		{"POST", "/signin", nil, map[string]string{"csrf": token, "login": "dash_bob", "password": bobPassword}},
+		{"POST", "/jobs/{id}/{action}", map[string]string{"id": job, "action": "retry"}, form()},
+		{"POST", "/dead/bulk", nil, form("action", "delete", "confirm", "1", "queue", "emails", "task", "mail", "key", "k1", "since", "1h", "store", storeA)},
+		{"POST", "/queues/{queue}/{action}", map[string]string{"queue": "emails", "action": "pause"}, form()},
+		{"POST", "/workers/{id}/{action}", map[string]string{"id": "web-1", "action": "drain"}, form()},
+		{"POST", "/leader/demote", nil, form()},
+		{"POST", "/schedules/{name}/{action}", map[string]string{"name": "nightly-report", "action": "run"}, form()},
+		{"POST", "/settings/{name}", map[string]string{"name": "history_retention"}, form("value", "3 days")},
+		{"POST", "/signout", nil, form()},
+	}
+	state := func() []string {
+		return dbtest.QueryStrings(t, e.admin, `SELECT concat_ws(' | ',
+			(SELECT string_agg(name || '=' || value, ',' ORDER BY name) FROM jobq.settings),
+			(SELECT count(*) FROM jobq.audit_log), (SELECT count(*) FROM jobq.jobs), (SELECT count(*) FROM jobq.job_history),
+			(SELECT count(*) FROM jobq.queues), (SELECT count(*) FROM jobq.schedule_runs),
+			(SELECT count(*) FROM pg_stat_activity WHERE usename = 'dash_bob'))`)
+	}
+	before := state()
+	inject := func(v, bad string) string {
+		if v == "" {
+			return bad
+		}
+		return v[:1] + bad + v[1:]
+	}
+	send := func(t *testing.T, r route, path map[string]string, params map[string]string, bad string) {
+		t.Helper()
+		p := r.path
+		for k, v := range path {
+			p = strings.Replace(p, "{"+k+"}", url.PathEscape(v), 1)
+		}
+		vals := url.Values{}
+		for k, v := range params {
+			vals.Set(k, v)
+		}
+		var res *http.Response
+		var body string
+		if r.method == "GET" {
+			res, body = c.do("GET", p+"?"+vals.Encode(), nil, nil)
+		} else {
+			res, body = c.do("POST", p, vals, nil)
+		}
+		body = html.UnescapeString(body)
+		want := fmt.Sprintf("control character U+%04X", []rune(bad)[0])
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, want) {
+			t.Fatalf("%s %s %v: %d, want 400 saying %q: %.500s", r.method, p, vals, res.StatusCode, want, body)
+		}
+	}
+	for _, bad := range []string{"\x00", "\x01", "\x7f", "\n", "\u0085"} {
+		for _, r := range routes {
+			t.Run(fmt.Sprintf("%s %s %q", r.method, r.path, bad), func(t *testing.T) {
+				for name, v := range r.params {
+					params := maps.Clone(r.params)
+					params[name] = inject(v, bad)
+					send(t, r, r.pathParams, params, bad)
+				}
+				for name, v := range r.pathParams {
+					path := maps.Clone(r.pathParams)
+					path[name] = inject(v, bad)
+					send(t, r, path, r.params, bad)
+				}
+				params := maps.Clone(r.params)
+				params["n"+bad+"ame"] = "1"
+				send(t, r, r.pathParams, params, bad)
+			})
+		}
+	}
+	if after := state(); !slices.Equal(before, after) {
+		t.Fatalf("the refused requests changed the database: %v, then %v", before, after)
+	}
+	// The same operator is still signed in (the refused sign-out did not sign out) and a clean
+	// request still works.
+	if res, body := c.do("GET", "/jobs?queue=emails", nil, nil); res.StatusCode != http.StatusOK || !strings.Contains(body, `id="signed-in"`) {
+		t.Fatalf("a clean request after the refusals: %d", res.StatusCode)
+	}
+	_ = ctx
 }

@@ -107,8 +107,14 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 		d.Live += x.Due + x.Scheduled + x.Running
 		d.Capped = d.Capped || x.Due > d.Cap || x.Scheduled > d.Cap || x.Running > d.Cap
 	}
-	if err := q.QueryRow(ctx, `SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class c WHERE c.oid = 'jobq.jobs'::regclass`).Scan(&d.Estimated); err != nil {
-		return d, fmt.Errorf("estimate: %w", err)
+	// The planner's estimate counts every store's jobs: the fleet's view only. jobq.stats counts a
+	// store's staff's jobs exactly, so their view is never capped.
+	if fleet {
+		if err := q.QueryRow(ctx, `SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class c WHERE c.oid = 'jobq.jobs'::regclass`).Scan(&d.Estimated); err != nil {
+			return d, fmt.Errorf("estimate: %w", err)
+		}
+	} else {
+		d.Capped = false
 	}
 	// The last hour by queue and minute: finished jobs in one pass over the history's finish-time
 	// index, failed attempts over jobq.job_attempts' end-time index (hash aggregates, no sort).

@@ -16,7 +16,10 @@ import (
 )
 
 // routes registers every page and action. Pages are GET; actions are POST, need a signed-in
-// session and a CSRF token, and are each one call of a jobq SQL function.
+// session and a CSRF token, and are each one call of a jobq SQL function. What a page shows of
+// the jobs is decided by the database (row-level security on the visitor's login); the pages
+// and actions of the fleet (workers, schedules, settings, audit log, queue pauses, the leader)
+// are refused to a store's staff here as well (fleetOnly), before any read.
 func (d *Dashboard) routes() {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
@@ -25,10 +28,10 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /jobs", d.pageHandler("jobs", "Jobs", d.jobs))
 	m.HandleFunc("GET /jobs/{id}", d.pageHandler("job", "Job", d.job))
 	m.HandleFunc("GET /dead", d.pageHandler("dead", "Dead jobs", d.dead))
-	m.HandleFunc("GET /workers", d.pageHandler("workers", "Workers", d.workers))
-	m.HandleFunc("GET /schedules", d.pageHandler("schedules", "Schedules", d.schedules))
-	m.HandleFunc("GET /settings", d.pageHandler("settings", "Settings", d.settings))
-	m.HandleFunc("GET /audit", d.pageHandler("audit", "Audit log", d.audit))
+	m.HandleFunc("GET /workers", d.fleetOnly(d.pageHandler("workers", "Workers", d.workers)))
+	m.HandleFunc("GET /schedules", d.fleetOnly(d.pageHandler("schedules", "Schedules", d.schedules)))
+	m.HandleFunc("GET /settings", d.fleetOnly(d.pageHandler("settings", "Settings", d.settings)))
+	m.HandleFunc("GET /audit", d.fleetOnly(d.pageHandler("audit", "Audit log", d.audit)))
 	m.HandleFunc("GET /signin", func(w http.ResponseWriter, r *http.Request) { d.renderSignIn(w, r, http.StatusOK, "") })
 	m.HandleFunc("POST /signin", d.handleSignIn)
 	m.HandleFunc("POST /signout", d.handleSignOut)
@@ -36,11 +39,11 @@ func (d *Dashboard) routes() {
 
 	m.HandleFunc("POST /jobs/{id}/{action}", d.action(d.jobAction))
 	m.HandleFunc("POST /dead/bulk", d.action(d.deadBulk))
-	m.HandleFunc("POST /queues/{queue}/{action}", d.action(d.queueAction))
-	m.HandleFunc("POST /workers/{id}/{action}", d.action(d.workerAction))
-	m.HandleFunc("POST /leader/demote", d.action(d.demote))
-	m.HandleFunc("POST /schedules/{name}/{action}", d.action(d.scheduleAction))
-	m.HandleFunc("POST /settings/{name}", d.action(d.settingAction))
+	m.HandleFunc("POST /queues/{queue}/{action}", d.fleetOnly(d.action(d.queueAction)))
+	m.HandleFunc("POST /workers/{id}/{action}", d.fleetOnly(d.action(d.workerAction)))
+	m.HandleFunc("POST /leader/demote", d.fleetOnly(d.action(d.demote)))
+	m.HandleFunc("POST /schedules/{name}/{action}", d.fleetOnly(d.action(d.scheduleAction)))
+	m.HandleFunc("POST /settings/{name}", d.fleetOnly(d.action(d.settingAction)))
 	d.mux = m
 }
 
@@ -141,6 +144,22 @@ func isPermission(err error) bool {
 		return true
 	}
 	return strings.Contains(err.Error(), "SQLSTATE 42501")
+}
+
+// fleetOnly refuses h to a store's staff with 403: the fleet's pages and actions (workers,
+// schedules, settings, the audit log, pausing queues, demoting the leader) are the operators'
+// (and, read-only, the viewer's before signing in). The database refuses most of them to
+// jobq_app as well; settings it lets an application read, and the dashboard shows them to no
+// store's staff.
+func (d *Dashboard) fleetOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s := d.session(r); s != nil && !s.operator {
+			d.log.Warn("dashboard: refused to a store's staff", "login", s.login, "method", r.Method, "path", r.URL.Path)
+			d.fail(w, r, s, http.StatusForbidden, "A store's staff sees its own store's jobs only: this page and its actions are the operators' (workers, schedules, settings, the audit log and queue pauses concern every store). Nothing was done.")
+			return
+		}
+		h(w, r)
+	}
 }
 
 // operatorView: pages show the fleet (workers, leader, audit) to people who have not signed in

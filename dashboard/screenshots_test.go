@@ -12,7 +12,7 @@ import (
 )
 
 // screenshotNames are the screenshots docs/dashboard.md and the README show.
-var screenshotNames = []string{"overview", "overview-phone", "signin", "jobs", "job", "dead", "confirm", "workers", "schedules", "settings", "audit"}
+var screenshotNames = []string{"overview", "overview-phone", "signin", "jobs", "job", "dead", "confirm", "workers", "schedules", "settings", "audit", "staff-jobs"}
 
 // assetFingerprint is a sha256 over the dashboard's templates and static files, the code the
 // screenshots show.

@@ -329,8 +329,10 @@ GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime;
 -- The row policies. The engine (jobq_migrator, which owns the worker and operator functions) sees
 -- every row; the gate (enqueue, enqueue_many, retry_job, cancel_job, run as jobq_app_gate) reads
 -- the caller's store's rows and system rows, and changes only rows jobq._caller_reaches lets it
--- (an application never a system row); applications read their store's rows and system rows;
--- operators and viewers (jobq_viewer, read-only) read everything. Re-created as a whole each time this file is applied.
+-- (an application never a system row); applications read their store's rows, and system rows
+-- only when their login is bound to no store (a login bound to stores is one store's credential,
+-- e.g. a store's staff signing in to the dashboard: the system's jobs, which serve every store,
+-- are not its to read); operators and viewers (jobq_viewer, read-only) read everything. Re-created as a whole each time this file is applied.
 -- The log of rate-limited starts (jobq.claim_starts) is the engine's alone: the claim writes,
 -- counts and prunes it; nobody else reads it.
 -- So is the fair claim's cursor (jobq.claim_cursors).
@@ -354,7 +356,8 @@ CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq
     USING (true);
 DROP POLICY IF EXISTS job_history_app_read ON jobq.job_history;
 CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app
-    USING (((store_id IS NULL) OR (store_id = jobq.current_store_id())));
+    USING (store_id = jobq.current_store_id()
+           OR (store_id IS NULL AND NOT EXISTS (SELECT 1 FROM jobq.store_bindings b WHERE b.login = SESSION_USER)));
 DROP POLICY IF EXISTS job_history_engine ON jobq.job_history;
 CREATE POLICY job_history_engine ON jobq.job_history TO jobq_migrator
     USING (true)
@@ -377,7 +380,8 @@ CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_o
     USING (true);
 DROP POLICY IF EXISTS jobs_app_read ON jobq.jobs;
 CREATE POLICY jobs_app_read ON jobq.jobs FOR SELECT TO jobq_app
-    USING (((store_id IS NULL) OR (store_id = jobq.current_store_id())));
+    USING (store_id = jobq.current_store_id()
+           OR (store_id IS NULL AND NOT EXISTS (SELECT 1 FROM jobq.store_bindings b WHERE b.login = SESSION_USER)));
 DROP POLICY IF EXISTS jobs_engine ON jobq.jobs;
 CREATE POLICY jobs_engine ON jobq.jobs TO jobq_migrator
     USING (true)
