@@ -1,10 +1,13 @@
 // Package migrate installs jobq into a database: the cluster-scope bootstrap (roles), then the
 // embedded goose migrations of the jobq schema's tables, then its function files.
 //
-// The order is fixed: Bootstrap runs as a superuser, then Up runs as jobq_migrator. Up refuses to
-// run before Bootstrap with ErrBootstrapMissing, and two Up calls at once are safe: Up holds a
-// PostgreSQL session advisory lock for the whole run — the goose steps, then, in one transaction,
-// every file of sql/functions/ whose content changed (all of them after a goose step).
+// The order is fixed: Bootstrap runs as a superuser, then Up runs as jobq_migrator. Open refuses,
+// changing nothing, a database whose bootstrap lacks a role or grant the migrations need
+// (ErrBootstrapMissing, naming the step), and two Up calls at once are safe: Up holds a PostgreSQL
+// session advisory lock for the whole run. Up applies the pending migrations and every file of
+// sql/functions/ whose content changed (all of them after a migration) in ONE transaction, after
+// locking every jobq table in the engine's order under a bound below deadlock_timeout, and retries
+// that transaction with backoff while live transactions hold the locks (upgrade.go).
 package migrate
 
 import (
