@@ -92,6 +92,27 @@ ALTER FUNCTION jobq._app_may_enqueue(p_task text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._app_may_enqueue(p_task text) IS 'Private. Whether task p_task is a system task that applications may enqueue (jobq.tasks.app_enqueue). Used by the gate''s insert policy. Locks nothing.';
 
+CREATE FUNCTION jobq._calendar_day_ok(p_day text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    SELECT CASE
+        WHEN p_day IS NULL OR p_day !~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' OR p_day LIKE '0000%' THEN false
+        ELSE pg_catalog.substr(p_day, 9, 2)::integer <=
+             CASE pg_catalog.substr(p_day, 6, 2)
+                 WHEN '02' THEN CASE WHEN pg_catalog.substr(p_day, 1, 4)::integer % 4 = 0
+                                          AND (pg_catalog.substr(p_day, 1, 4)::integer % 100 <> 0
+                                               OR pg_catalog.substr(p_day, 1, 4)::integer % 400 = 0)
+                                     THEN 29 ELSE 28 END
+                 WHEN '04' THEN 30 WHEN '06' THEN 30 WHEN '09' THEN 30 WHEN '11' THEN 30
+                 ELSE 31
+             END
+    END
+$_$;
+
+ALTER FUNCTION jobq._calendar_day_ok(p_day text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._calendar_day_ok(p_day text) IS 'Private. Whether p_day is a calendar day YYYY-MM-DD of years 0001 to 9999 (month lengths and leap years as PostgreSQL''s date type has them); false for anything else, NULL included. Never raises; inlined. Caller: jobq._json_type_ok (the date and timestamp payload types).';
+
 CREATE FUNCTION jobq._caller() RETURNS name
     LANGUAGE sql STABLE
     AS $$
@@ -532,6 +553,8 @@ DECLARE
     v_ceiling integer;                     -- a limited queue's jobq._shared_claim_ceiling
     v_rated boolean;                       -- it has a rate limit
     v_shared boolean;                      -- this claim of it is shared (jobq._shared_claim_slot)
+    v_own integer;                         -- jobs this transaction's shared claims took of it before
+    v_take integer;                        -- the most this queue may yield to this claim
     v_n integer;
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
@@ -564,6 +587,14 @@ BEGIN
                         AND 32767 >= ALL (array_remove(p_after_priority, NULL)), false) THEN
         PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
     END IF;
+    -- Under REPEATABLE READ or SERIALIZABLE every statement reads the transaction's snapshot,
+    -- older than the claim: it cannot see a pause that committed since, nor what other
+    -- transactions claimed of a limited queue. Such a claim is refused, whatever the queue.
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        PERFORM jobq._raise('JOB.CLAIM_ISOLATION', format(
+            'claim_job runs under READ COMMITTED, not %s: its snapshot could not see a pause or other claims that committed since it began',
+            upper(current_setting('transaction_isolation'))));
+    END IF;
     -- A registered worker that an operator drained or detached claims nothing, from the moment
     -- of the drain or detach (not only from its next heartbeat).
     IF EXISTS (SELECT 1 FROM jobq.workers w WHERE w.id = p_worker_id AND w.state IN ('draining', 'detached')) THEN
@@ -583,9 +614,6 @@ BEGIN
         INTO v_paused, v_limited, v_fair, v_ceiling, v_rated
         FROM jobq.queues q WHERE q.name = v_queue;
         CONTINUE WHEN v_paused;
-        -- Under REPEATABLE READ or SERIALIZABLE a limited queue's counts would be those of the
-        -- transaction's snapshot, older than its lock: such a claim takes nothing from it.
-        CONTINUE WHEN v_limited AND current_setting('transaction_isolation') <> 'read committed';
         -- A small claim of a limited queue far below its limits is shared: it holds one of the
         -- queue's slots, picks as from a queue without limits (none of them can be full), and
         -- then counts the queue's running jobs beside the other slot holders
@@ -593,12 +621,25 @@ BEGIN
         -- jobq._claim_limited's, under the queue's lock alone. The first limited queue listed
         -- decides: a later one is never waited for (jobq._claim_limited).
         v_shared := false;
+        v_own := 0;
         IF v_limited AND NOT v_limits_locked THEN
-            v_shared := jobq._shared_claim_slot(v_queue, v_ceiling, v_rated, v_left, p_queues);
+            -- A transaction whose shared claims took jobs of the queue before holds its lock
+            -- shared until it ends: its claims of the queue stay shared (taking the lock alone
+            -- would wait for the other slot holders while they may wait for it) and take one
+            -- shared batch in all, so that no slot holder has more unseen claims than the
+            -- ceiling leaves room for (jobq._shared_claim_taken).
+            v_own := jobq._shared_claim_taken(v_queue);
+            IF v_own > 0 THEN
+                CONTINUE WHEN v_rated OR NOT coalesce(v_ceiling > 0, false) OR v_own >= jobq._claim_slot_batch();
+                v_shared := true;
+            ELSE
+                v_shared := jobq._shared_claim_slot(v_queue, v_ceiling, v_rated, v_left, p_queues);
+            END IF;
             v_limits_locked := v_shared;
         END IF;
         FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL OR v_limited OR v_fair THEN 1 ELSE 2 END LOOP
             v_started_at := NULL;
+            v_take := CASE WHEN v_shared THEN least(v_left, jobq._claim_slot_batch() - v_own) ELSE v_left END;
             IF v_limited AND NOT v_shared THEN
                 -- The jobs the limits allow (jobq._claim_limited). The locks of every limited
                 -- queue listed, taken once and in one order, so that two claims listing them in
@@ -611,7 +652,7 @@ BEGIN
                 -- A fair queue without limits: its stores in turn, from its head whatever the
                 -- position (jobq._pick_fair); its claims run side by side and wait for none.
                 SELECT f.ids INTO v_ids
-                FROM jobq._pick_fair(v_queue, v_left, p_now, '{}', NULL, '{}', '{}') AS f;
+                FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}') AS f;
             ELSE
                 IF v_pass = 1 THEN
                     -- From the head: every priority, or those above the position's.
@@ -641,12 +682,12 @@ BEGIN
                         AND j.priority <= v_to_priority
                         AND j.run_at <= p_now
                       ORDER BY j.priority, j.run_at, j.id
-                      LIMIT v_left
+                      LIMIT v_take
                       FOR UPDATE SKIP LOCKED) AS p;
             END IF;
             CONTINUE WHEN v_ids IS NULL;
             IF v_shared THEN
-                v_n := jobq._shared_claim_room(v_queue, v_ceiling, v_left);
+                v_n := jobq._shared_claim_room(v_queue, v_ceiling, v_take);
                 CONTINUE WHEN v_n = 0;
                 IF v_n < cardinality(v_ids) THEN
                     -- The first v_n in claim order: a fair pick's ids come in its turns, a plain
@@ -673,6 +714,9 @@ BEGIN
             WHERE j.id = ANY (v_ids)
             RETURNING j.*;
             GET DIAGNOSTICS v_got = ROW_COUNT;
+            IF v_shared AND v_got > 0 THEN
+                PERFORM jobq._note_shared_claim(v_queue, v_got);
+            END IF;
             v_left := v_left - v_got;
             IF v_left = 0 THEN
                 RETURN;
@@ -684,7 +728,7 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Takes nothing from a limited queue under REPEATABLE READ or SERIALIZABLE. Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Raises JOB.CLAIM_ISOLATION under REPEATABLE READ or SERIALIZABLE. A transaction whose shared claims took jobs of a limited queue keeps to shared claims of it, one batch of 16 in all (jobq._shared_claim_taken). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 
 CREATE FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) RETURNS record
     LANGUAGE plpgsql
@@ -719,7 +763,7 @@ DECLARE
     v_after_run_at timestamptz := '-infinity'::timestamptz;  -- the pick before took (the head first)
     v_after_id bigint := (-9223372036854775807)::bigint - 1;
 BEGIN
-    -- (jobq._claim does not come here under REPEATABLE READ or SERIALIZABLE, nor for a queue
+    -- (jobq._claim refuses REPEATABLE READ and SERIALIZABLE, and does not come here for a queue
     -- that is fair without limits: its claims run side by side, each picking with SKIP LOCKED
     -- through jobq._pick_fair.)
     SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
@@ -776,6 +820,7 @@ BEGIN
                 IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
                     RETURN;
                 END IF;
+                PERFORM jobq._note_claim_locks_held();
             END IF;
             v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
             IF v_rated THEN
@@ -909,7 +954,15 @@ $$;
 
 ALTER FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) IS 'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim takes nothing from a limited queue there). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+COMMENT ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) IS 'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting unless the transaction holds one already (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim refuses them). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+
+CREATE FUNCTION jobq._claim_locks_held() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT pg_catalog.current_setting('jobq.claim_locks_held', true) IS NOT DISTINCT FROM 'held' $$;
+
+ALTER FUNCTION jobq._claim_locks_held() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._claim_locks_held() IS 'Private. True when the transaction-local setting jobq.claim_locks_held is held: a claim of this transaction took a limited queue''s advisory lock (1785684593, hashtext(queue)), shared or exclusive. Callers: jobq._lock_limited_queues, jobq._shared_claim_room, which then only try locks. Reads nothing else.';
 
 CREATE FUNCTION jobq._claim_queues_ok(p_queues text[]) RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -1699,16 +1752,21 @@ CREATE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) RETURNS boolean
         WHEN 'array'     THEN jsonb_typeof(p_value) = 'array'
         WHEN 'uuid'      THEN jsonb_typeof(p_value) = 'string'
                               AND (p_value #>> '{}') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-        WHEN 'date'      THEN jsonb_typeof(p_value) = 'string' AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+        -- A date is a day of the calendar (2026-02-29 is not; 2024-02-29 is); a timestamp is such
+        -- a day, a time of day (00:00 to 23:59:59.999…) and an optional offset (Z, ±hh, ±hhmm,
+        -- ±hh:mm up to 23:59).
+        WHEN 'date'      THEN jsonb_typeof(p_value) = 'string' AND char_length(p_value #>> '{}') = 10
+                              AND jobq._calendar_day_ok(p_value #>> '{}')
         WHEN 'timestamp' THEN jsonb_typeof(p_value) = 'string'
-                              AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$'
+                              AND (p_value #>> '{}') ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?(Z|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)?$'
+                              AND jobq._calendar_day_ok(substr(p_value #>> '{}', 1, 10))
         ELSE false
     END
 $_$;
 
 ALTER FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) IS 'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date, timestamp, any).';
+COMMENT ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) IS 'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date: a calendar day YYYY-MM-DD, timestamp: a calendar day, a time of day up to 23:59:59.999… and an optional offset up to ±23:59, any). Never raises.';
 
 CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1766,14 +1824,26 @@ CREATE FUNCTION jobq._lock_limited_queues(p_queues text[]) RETURNS void
 BEGIN
     -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
     -- share a hash share a lock, which serialises their claims and changes nothing else.
+    -- A transaction that holds a limited queue's lock from an earlier claim never waits for
+    -- another (jobq._claim_locks_held): it only tries them, and jobq._claim_limited takes nothing
+    -- from a queue whose lock it could not get. So a claim waits for a lock only while it holds
+    -- none but those this call took in key order, and claims cannot deadlock.
+    IF jobq._claim_locks_held() THEN
+        PERFORM pg_try_advisory_xact_lock(1785684593, l.k)
+        FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
+        RETURN;
+    END IF;
     PERFORM pg_advisory_xact_lock(1785684593, l.k)
     FROM (SELECT DISTINCT hashtext(q.name) AS k FROM jobq.queues q WHERE q.name = ANY (p_queues) AND q.limited ORDER BY 1) AS l;
+    IF FOUND THEN
+        PERFORM jobq._note_claim_locks_held();
+    END IF;
 END
 $$;
 
 ALTER FUNCTION jobq._lock_limited_queues(p_queues text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._lock_limited_queues(p_queues text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684593, hashtext(name)) for every queue of p_queues with a concurrency limit (jobq.queues.limited), in key order; held until the transaction ends. Waits for another claim holding one of them.';
+COMMENT ON FUNCTION jobq._lock_limited_queues(p_queues text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684593, hashtext(name)) for every queue of p_queues with a concurrency limit (jobq.queues.limited), in key order; held until the transaction ends. Waits for another claim holding one of them, unless the transaction already holds a limited queue''s lock (jobq._claim_locks_held): then it only tries each lock, never waiting. Notes the locks held (jobq._note_claim_locks_held).';
 
 CREATE FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) RETURNS boolean
     LANGUAGE plpgsql
@@ -1939,15 +2009,20 @@ BEGIN
     SELECT count(*)::integer, coalesce(array_agg(r.job_id) FILTER (WHERE r.outcome = 'dead'), '{}')
     INTO v_rescued, v_dead_ids
     FROM jobq._rescue(1000, p_now) AS r;
-    -- A statement of its own: the history rows the sweep just wrote are visible from here.
-    SELECT coalesce(jsonb_agg(jsonb_build_object('job_id', h.id, 'task', h.task, 'queue', h.queue, 'store_id', h.store_id,
-                                                 'attempt', h.attempt, 'reason', h.reason, 'worker', h.locked_by,
-                                                 'error', h.last_error, 'duration_ms',
-                                                 round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
-                              ORDER BY h.id), '[]')
-    INTO v_dead
-    FROM jobq.job_history h
-    WHERE h.id = ANY (v_dead_ids);
+    -- A statement of its own: the history rows the sweep just wrote are visible from here. When
+    -- nothing died (nearly always) history is not read: on a small history the planner would
+    -- scan it whole for an empty id list.
+    v_dead := '[]';
+    IF cardinality(v_dead_ids) > 0 THEN
+        SELECT coalesce(jsonb_agg(jsonb_build_object('job_id', h.id, 'task', h.task, 'queue', h.queue, 'store_id', h.store_id,
+                                                     'attempt', h.attempt, 'reason', h.reason, 'worker', h.locked_by,
+                                                     'error', h.last_error, 'duration_ms',
+                                                     round(extract(epoch FROM p_now - h.claimed_at) * 1000)::bigint)
+                                  ORDER BY h.id), '[]')
+        INTO v_dead
+        FROM jobq.job_history h
+        WHERE h.id = ANY (v_dead_ids);
+    END IF;
 
     -- CONFIRMING rows whose lease ended otherwise (completed, failed, canceled before the
     -- deadline) are left over: they never apply to another lease, and go here.
@@ -1999,6 +2074,24 @@ CREATE FUNCTION jobq._near_limit_setting(p_queue text) RETURNS text
 ALTER FUNCTION jobq._near_limit_setting(p_queue text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._claim_limited.';
+
+CREATE FUNCTION jobq._note_claim_locks_held() RETURNS void
+    LANGUAGE sql
+    AS $$ SELECT pg_catalog.set_config('jobq.claim_locks_held', 'held', true); $$;
+
+ALTER FUNCTION jobq._note_claim_locks_held() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._note_claim_locks_held() IS 'Private. Sets the transaction-local setting jobq.claim_locks_held to held. Callers: jobq._lock_limited_queues, jobq._shared_claim_room, after they took a limited queue''s lock waiting for it.';
+
+CREATE FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) RETURNS void
+    LANGUAGE sql
+    AS $$
+    SELECT pg_catalog.set_config(jobq._shared_claim_setting(p_queue), (jobq._shared_claim_taken(p_queue) + p_n)::text, true);
+$$;
+
+ALTER FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) IS 'Private. Adds p_n to the transaction-local count of p_queue''s jobs taken by shared claims (jobq._shared_claim_setting). Caller: jobq._claim, after a shared claim''s update.';
 
 CREATE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) RETURNS record
     LANGUAGE plpgsql
@@ -2830,7 +2923,15 @@ CREATE FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room 
 DECLARE
     v_running integer;
 BEGIN
-    PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+    -- As jobq._lock_limited_queues: a transaction holding a limited queue's lock only tries.
+    IF jobq._claim_locks_held() THEN
+        IF NOT pg_try_advisory_xact_lock_shared(1785684593, hashtext(p_queue)) THEN
+            RETURN 0;
+        END IF;
+    ELSE
+        PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+        PERFORM jobq._note_claim_locks_held();
+    END IF;
     SELECT count(*)::integer INTO v_running
     FROM (SELECT 1 FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue LIMIT p_ceiling) AS c;
     IF v_running >= p_ceiling THEN
@@ -2843,7 +2944,15 @@ $$;
 
 ALTER FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) IS 'Private. For a shared claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling), holding a slot (jobq._shared_claim_slot): takes the lock (1785684593, hashtext(queue)) shared until the transaction ends, waiting for a claim that holds it alone, counts the running jobs of the queue and returns least(p_room, ceiling - running), or 0 after setting jobq._near_limit_setting(queue) to near for the session when there is no room. Caller: jobq._claim.';
+COMMENT ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) IS 'Private. For a shared claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling), holding a slot (jobq._shared_claim_slot): takes the lock (1785684593, hashtext(queue)) shared until the transaction ends, waiting for a claim that holds it alone (only trying, and returning 0 when it is held, if the transaction holds a limited queue''s lock already: jobq._claim_locks_held), counts the running jobs of the queue and returns least(p_room, ceiling - running), or 0 after setting jobq._near_limit_setting(queue) to near for the session when there is no room. Caller: jobq._claim.';
+
+CREATE FUNCTION jobq._shared_claim_setting(p_queue text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT 'jobq.shared_claimed_' || pg_catalog.to_hex(pg_catalog.hashtext(p_queue)) $$;
+
+ALTER FUNCTION jobq._shared_claim_setting(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._shared_claim_setting(p_queue text) IS 'Private. jobq.shared_claimed_<to_hex(hashtext(p_queue))>: the transaction-local setting counting the jobs of the queue this transaction''s shared claims took. Callers: jobq._shared_claim_taken, jobq._note_shared_claim.';
 
 CREATE FUNCTION jobq._shared_claim_slot(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) RETURNS boolean
     LANGUAGE plpgsql
@@ -2873,6 +2982,14 @@ $$;
 ALTER FUNCTION jobq._shared_claim_slot(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._shared_claim_slot(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) IS 'Private. Whether a claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling, p_rated whether it has a rate limit) listing p_lock_queues is shared: false when it must take the queue''s advisory lock alone (a rate limit, a concurrency limit of 112 or less, p_room above jobq._claim_slot_batch() (16), another limited queue listed, the session''s note that the queue is near its limit, jobq._near_limit_setting, or no free slot); true when it took one of the queue''s jobq._claim_slots() (8) slots, the advisory locks (1785684594 + k, hashtext(queue)), tried from pg_backend_pid() mod 8 on and kept until the transaction ends. Never waits. Caller: jobq._claim, before its pick.';
+
+CREATE FUNCTION jobq._shared_claim_taken(p_queue text) RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$ SELECT coalesce(nullif(pg_catalog.current_setting(jobq._shared_claim_setting(p_queue), true), '')::integer, 0) $$;
+
+ALTER FUNCTION jobq._shared_claim_taken(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._shared_claim_taken(p_queue text) IS 'Private. The jobs of p_queue this transaction''s shared claims took (jobq._shared_claim_setting), 0 for none. Caller: jobq._claim, which keeps a transaction with any to shared claims of the queue and to one shared batch in all.';
 
 CREATE FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) RETURNS boolean
     LANGUAGE sql STABLE
@@ -3412,7 +3529,7 @@ $$;
 
 ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), none at all to a claim under REPEATABLE READ or SERIALIZABLE, and is claimed from its head whatever its position. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends). Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID.';
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, so claims never deadlock. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
 
 CREATE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[]) RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -5761,6 +5878,9 @@ REVOKE ALL ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval
 REVOKE ALL ON FUNCTION jobq._app_may_enqueue(p_task text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._app_may_enqueue(p_task text) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._calendar_day_ok(p_day text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._calendar_day_ok(p_day text) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._caller() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller() TO jobq_app_gate;
 
@@ -5818,6 +5938,8 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._claim_locks_held() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_queues_ok(p_queues text[]) FROM PUBLIC;
 
@@ -5891,6 +6013,10 @@ GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._near_limit_setting(p_queue text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._note_claim_locks_held() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
@@ -5932,7 +6058,11 @@ REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_r
 
 REVOKE ALL ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._shared_claim_setting(p_queue text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._shared_claim_slot(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._shared_claim_taken(p_queue text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) TO jobq_app_gate;
