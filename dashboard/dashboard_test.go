@@ -557,6 +557,25 @@ func TestDashboardRefusesControlCharacters(t *testing.T) {
 			})
 		}
 	}
+	t.Run("text that is not UTF-8, a malformed query and a form too large", func(t *testing.T) {
+		c.t = t
+		for _, tc := range []struct {
+			method, path string
+			form         url.Values
+			status       int
+			want         string
+		}{
+			{"GET", "/jobs?queue=e%ffmails", nil, http.StatusBadRequest, `Query parameter "queue" is not valid UTF-8`},
+			{"GET", "/jobs?queue=%zz", nil, http.StatusBadRequest, "The query string is malformed"},
+			{"POST", "/settings/history_retention", url.Values{"csrf": {token}, "value": {"3 d\xffays"}}, http.StatusBadRequest, `Form field "value" is not valid UTF-8`},
+			{"POST", "/settings/history_retention", url.Values{"csrf": {token}, "value": {"3 days"}, "pad": {strings.Repeat("x", 2<<20)}}, http.StatusRequestEntityTooLarge, "larger than 1048576 bytes"},
+		} {
+			res, body := c.do(tc.method, tc.path, tc.form, nil)
+			if body = html.UnescapeString(body); res.StatusCode != tc.status || !strings.Contains(body, tc.want) {
+				t.Fatalf("%s %s: %d, want %d saying %q: %.400s", tc.method, tc.path, res.StatusCode, tc.status, tc.want, body)
+			}
+		}
+	})
 	if after := state(); !slices.Equal(before, after) {
 		t.Fatalf("the refused requests changed the database: %v, then %v", before, after)
 	}
