@@ -82,7 +82,7 @@ func claimedAheadBehindABlockedSlot(t *testing.T, b *testBundle) (r *runner.Runn
 		{Task: "fast"}, {Task: "fast"}, {Task: "fast"}, {Task: "fast"}, {Task: "fast"},
 	})
 	require.NoError(t, err)
-	waitFor(t, 5*time.Second, "the blocking job and the five behind it claimed by the runner", func() bool {
+	waitFor(t, waitCeiling, "the blocking job and the five behind it claimed by the runner", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND locked_by = $1`, r.WorkerID()) == 6
 	})
 	rows, err := b.admin.Query(context.Background(), `SELECT id FROM jobq.jobs WHERE task = 'fast' ORDER BY id`)

@@ -45,14 +45,14 @@ func TestRunnerClaimsAJobCommittedLateWithinTheRescanIntervalWhileTheQueueIsSatu
 	start(t, r)
 
 	// The runner claims from the head once, then after its position, past the late job's place.
-	waitFor(t, 15*time.Second, "500 backlog jobs claimed", func() bool {
+	waitFor(t, waitCeiling, "500 backlog jobs claimed", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'backlog' AND state = 'queued'`) <= backlog-500
 	})
 	committed := dbNow(t, b.admin)
 	require.NoError(t, tx.Commit(ctx))
 
 	var claimedAt time.Time
-	waitFor(t, 15*time.Second, "the late job claimed", func() bool {
+	waitFor(t, waitCeiling, "the late job claimed", func() bool {
 		err := b.admin.QueryRow(ctx, `SELECT coalesce(j.claimed_at, h.claimed_at)
 			FROM (SELECT $1::bigint AS id) x
 			LEFT JOIN jobq.jobs j ON j.id = x.id AND j.state = 'running'

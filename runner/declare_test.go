@@ -278,7 +278,7 @@ func TestRunnerRetriesItsDeclarationsUntilTheyPass(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- r.Run(runCtx) }()
 
-	waitFor(t, 10*time.Second, "the runner waits", func() bool {
+	waitFor(t, waitCeiling, "the runner waits", func() bool {
 		for _, l := range b.logs.lines("waiting for the database before claiming") {
 			if strings.Contains(l["error"].(string), "permission denied for function define_task") {
 				return true
@@ -291,7 +291,7 @@ func TestRunnerRetriesItsDeclarationsUntilTheyPass(t *testing.T) {
 
 	_, err = b.admin.Exec(ctx, `GRANT EXECUTE ON FUNCTION `+defineTask+` TO worker_runtime`)
 	require.NoError(t, err)
-	waitFor(t, 15*time.Second, "runner ready", func() bool { return r.Ready(ctx) == nil })
+	waitFor(t, waitCeiling, "runner ready", func() bool { return r.Ready(ctx) == nil })
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobq.tasks WHERE name = 'greet'`))
 	cancel()
 	require.NoError(t, <-done)

@@ -207,7 +207,7 @@ func TestDoorbellWakesARunnerForAJobWhoseEnqueueProbedBeforeItWaited(t *testing.
 		return p.handler(ctx, job)
 	})
 	start(t, r)
-	waitFor(t, 10*time.Second, "the idle runner holds its doorbell", func() bool { return len(doorbellHolders(t, b)) == 1 })
+	waitFor(t, waitCeiling, "the idle runner holds its doorbell", func() bool { return len(doorbellHolders(t, b)) == 1 })
 
 	// The runner's one slot is taken by a job that runs until released: it holds no doorbell.
 	tx, err := b.admin.Begin(context.Background())
@@ -221,7 +221,7 @@ func TestDoorbellWakesARunnerForAJobWhoseEnqueueProbedBeforeItWaited(t *testing.
 	case <-time.After(pickupDeadline):
 		t.Fatal("the blocking job did not start")
 	}
-	waitFor(t, 10*time.Second, "the busy runner let go of its doorbell", func() bool { return len(doorbellHolders(t, b)) == 0 })
+	waitFor(t, waitCeiling, "the busy runner let go of its doorbell", func() bool { return len(doorbellHolders(t, b)) == 0 })
 
 	// An enqueue probes now (no doorbell held: no NOTIFY at its commit) and stays open.
 	open, err := b.admin.Begin(context.Background())
@@ -232,7 +232,7 @@ func TestDoorbellWakesARunnerForAJobWhoseEnqueueProbedBeforeItWaited(t *testing.
 
 	// The slot frees; the runner's claim finds nothing and it holds its doorbell to wait.
 	close(release)
-	waitFor(t, 10*time.Second, "the idle runner holds its doorbell again", func() bool { return len(doorbellHolders(t, b)) == 1 })
+	waitFor(t, waitCeiling, "the idle runner holds its doorbell again", func() bool { return len(doorbellHolders(t, b)) == 1 })
 	time.Sleep(300 * time.Millisecond)
 	_, ok := p.get(unheard)
 	require.False(t, ok, "the job of the open transaction cannot have started")
@@ -295,7 +295,7 @@ func TestDoorbellIsTakenAgainAfterTheListenerConnectionIsKilled(t *testing.T) {
 		waitFor(t, pickupDeadline, fmt.Sprintf("job %d of 3 started", i+1), func() bool { _, ok := p.get(id); return ok })
 	}
 	var holders []int32
-	waitFor(t, 10*time.Second, "the idle runner holds its doorbell", func() bool {
+	waitFor(t, waitCeiling, "the idle runner holds its doorbell", func() bool {
 		holders = doorbellHolders(t, b)
 		return len(holders) == 1
 	})
@@ -305,7 +305,7 @@ func TestDoorbellIsTakenAgainAfterTheListenerConnectionIsKilled(t *testing.T) {
 	b.exec(t, `ALTER DATABASE `+dbName+` CONNECTION LIMIT 0`)
 	t.Cleanup(func() { b.exec(t, `ALTER DATABASE `+dbName+` CONNECTION LIMIT -1`) })
 	b.exec(t, `SELECT pg_terminate_backend($1)`, holders[0])
-	waitFor(t, 10*time.Second, "the doorbell let go with the connection", func() bool { return len(doorbellHolders(t, b)) == 0 })
+	waitFor(t, waitCeiling, "the doorbell let go with the connection", func() bool { return len(doorbellHolders(t, b)) == 0 })
 	late := b.enqueueSQL(t, `jobq.enqueue('bell', queue => 'bell', run_at => now() - interval '1 hour')`)
 	b.exec(t, `ALTER DATABASE `+dbName+` CONNECTION LIMIT -1`)
 	back := time.Now()
@@ -314,7 +314,7 @@ func TestDoorbellIsTakenAgainAfterTheListenerConnectionIsKilled(t *testing.T) {
 		_, ok := p.get(late)
 		return ok
 	})
-	waitFor(t, 10*time.Second, "the runner holds its doorbell again on a new connection", func() bool {
+	waitFor(t, waitCeiling, "the runner holds its doorbell again on a new connection", func() bool {
 		now := doorbellHolders(t, b)
 		return len(now) == 1 && now[0] != holders[0]
 	})

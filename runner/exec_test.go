@@ -63,10 +63,10 @@ func TestExec(t *testing.T) {
 	t.Run("TimeoutKillsTheCommand", func(t *testing.T) {
 		t.Parallel()
 		began := time.Now()
-		err := shell(t, `sleep 30`, func(c *runner.ExecConfig) { c.Timeout = 200 * time.Millisecond }).
+		err := shell(t, `sleep 300`, func(c *runner.ExecConfig) { c.Timeout = 200 * time.Millisecond }).
 			Work(context.Background(), execJob(`{}`))
 		require.ErrorIs(t, err, runner.ErrExecTimeout)
-		require.Less(t, time.Since(began), 5*time.Second)
+		require.Less(t, time.Since(began), waitCeiling, "killed at its timeout, not after its 300 s")
 	})
 	t.Run("CancelKillsTheWholeProcessGroup", func(t *testing.T) {
 		t.Parallel()
@@ -77,7 +77,7 @@ func TestExec(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- h.Work(ctx, execJob(`{}`)) }()
 		var pid int
-		waitFor(t, 5*time.Second, "child pid", func() bool {
+		waitFor(t, waitCeiling, "child pid", func() bool {
 			b, _ := os.ReadFile(pidFile)
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 			return pid > 0
@@ -86,10 +86,10 @@ func TestExec(t *testing.T) {
 		select {
 		case err := <-done:
 			require.ErrorIs(t, err, jobq.ErrLeaseLost, "the cause is in the error")
-		case <-time.After(5 * time.Second):
+		case <-time.After(waitCeiling):
 			t.Fatal("cancel did not stop the command")
 		}
-		waitFor(t, 5*time.Second, "grandchild gone", func() bool {
+		waitFor(t, waitCeiling, "grandchild gone", func() bool {
 			if syscall.Kill(pid, 0) == syscall.ESRCH {
 				return true
 			}

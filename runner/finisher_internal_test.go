@@ -141,7 +141,7 @@ func TestFinisher(t *testing.T) {
 		done := runFinisher(f)
 		f.submit(item(jobs[0], finishComplete))
 
-		eventually(t, 10*time.Second, "the refused write logged", func() bool {
+		eventually(t, waitCeiling, "the refused write logged", func() bool {
 			for _, l := range b.logs.lines("writing job results failed; retrying") {
 				if strings.Contains(l["error"].(string), "permission denied") {
 					return true
@@ -153,7 +153,7 @@ func TestFinisher(t *testing.T) {
 		require.Zero(t, rec.writes.Load())
 
 		b.exec(t, `GRANT EXECUTE ON FUNCTION `+completeJobs+` TO worker_runtime`)
-		eventually(t, 10*time.Second, "the result written", func() bool { return rec.outcome(jobs[0].ID) == "succeeded" })
+		eventually(t, waitCeiling, "the result written", func() bool { return rec.outcome(jobs[0].ID) == "succeeded" })
 		require.NotEmpty(t, b.logs.lines("writing job results failed; retrying: recovered"))
 		require.Equal(t, "succeeded", b.state(t, jobs[0].ID))
 		f.close(time.Second)
@@ -171,12 +171,12 @@ func TestFinisher(t *testing.T) {
 		f := newFinisher(b.client, rec, b.log, backoff{initial: time.Hour, max: time.Hour})
 		done := runFinisher(f)
 		f.submit(item(jobs[0], finishComplete))
-		eventually(t, 10*time.Second, "the refused write logged", func() bool {
+		eventually(t, waitCeiling, "the refused write logged", func() bool {
 			return len(b.logs.lines("writing job results failed; retrying")) > 0
 		})
 		b.exec(t, `GRANT EXECUTE ON FUNCTION `+completeJobs+` TO worker_runtime`)
 		f.databaseAnswers()
-		eventually(t, 10*time.Second, "the result written", func() bool { return rec.outcome(jobs[0].ID) == "succeeded" })
+		eventually(t, waitCeiling, "the result written", func() bool { return rec.outcome(jobs[0].ID) == "succeeded" })
 		require.Equal(t, "succeeded", b.state(t, jobs[0].ID))
 		f.close(time.Second)
 		<-done
@@ -216,7 +216,7 @@ func TestFinisher(t *testing.T) {
 		f.close(300 * time.Millisecond)
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(waitCeiling):
 			t.Fatal("the finisher did not return after its close limit")
 		}
 		require.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)

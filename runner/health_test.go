@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -114,7 +113,7 @@ func TestRunnerWaitsForTheSchema(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	waitFor(t, 5*time.Second, "waiting line", func() bool {
+	waitFor(t, waitCeiling, "waiting line", func() bool {
 		return len(b.logs.lines("waiting for the database before claiming")) == 1
 	})
 	err = r.Ready(context.Background())

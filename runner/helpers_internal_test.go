@@ -108,6 +108,11 @@ func (s *syncBuffer) lines(msg string) []map[string]any {
 	return out
 }
 
+// waitCeiling bounds a wait for an event that must come (eventually, woken): it only stops a
+// test that would otherwise hang, so it is far longer than any such event takes on a loaded
+// machine (issue 29).
+const waitCeiling = 60 * time.Second
+
 // eventually polls cond every 10 ms until it holds, failing t after timeout.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()

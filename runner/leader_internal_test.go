@@ -25,26 +25,26 @@ func TestLeader(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); l.run(ctx) }()
 
-	eventually(t, 10*time.Second, "leading", func() bool { return value(t, m.leader) == 1 })
+	eventually(t, waitCeiling, "leading", func() bool { return value(t, m.leader) == 1 })
 	var holder string
 	var epoch int64
 	require.NoError(t, b.admin.QueryRow(ctx, `SELECT holder, epoch FROM jobq.leader`).Scan(&holder, &epoch))
 	require.Equal(t, "unit-leader", holder)
 	require.Equal(t, float64(epoch), value(t, m.epoch))
-	eventually(t, 10*time.Second, "maintaining", func() bool { return value(t, m.maintainRuns.WithLabelValues("ok")) >= 2 })
+	eventually(t, waitCeiling, "maintaining", func() bool { return value(t, m.maintainRuns.WithLabelValues("ok")) >= 2 })
 
 	// A job whose lease expired is rescued by the next maintain, which wakes the claim loop.
 	jobs := b.claimJobs(t, "ghost-worker", "leader-rescue", 1)
 	for woken(wake, 0) {
 	}
 	b.exec(t, `UPDATE jobq.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, jobs[0].ID)
-	require.True(t, woken(wake, 10*time.Second), "a rescue wakes the claim loop")
+	require.True(t, woken(wake, waitCeiling), "a rescue wakes the claim loop")
 	require.GreaterOrEqual(t, value(t, m.rescued), 1.0)
 	require.NotEqual(t, "running", b.state(t, jobs[0].ID))
 
 	// Another worker takes the leadership with a new epoch: the next maintain is fenced.
 	b.exec(t, `UPDATE jobq.leader SET holder = 'usurper', epoch = epoch + 1, lease_expires_at = now() + interval '1 hour'`)
-	eventually(t, 10*time.Second, "standing down", func() bool { return value(t, m.leader) == 0 })
+	eventually(t, waitCeiling, "standing down", func() bool { return value(t, m.leader) == 0 })
 	require.GreaterOrEqual(t, value(t, m.maintainRuns.WithLabelValues("fenced")), 1.0)
 	fenced := b.logs.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")
 	require.Len(t, fenced, 1)

@@ -156,7 +156,7 @@ func TestRunnerRegistersHeartbeatsAndDeregisters(t *testing.T) {
 	require.Equal(t, 3, concurrency)
 	require.Equal(t, "v1.2.3", version)
 	require.Equal(t, "active", state)
-	waitFor(t, 5*time.Second, "a worker heartbeat", func() bool {
+	waitFor(t, waitCeiling, "a worker heartbeat", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.workers WHERE id = $1 AND heartbeat_at > $2`, "registered-runner", beat) == 1
 	})
 
@@ -171,7 +171,7 @@ func TestRunnerRegistersHeartbeatsAndDeregisters(t *testing.T) {
 func TestRunnerLeaderMaintainsAndHandsOver(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.setSetting(t, "leader_ttl", "2 seconds")
+	b.setSetting(t, "leader_ttl", "15 seconds")
 	b.setSetting(t, "maintain_interval", "100 milliseconds")
 	ticks := make(chan string, 100)
 	newRunner := func(id string, noLeader bool) *runner.Runner {
@@ -196,7 +196,7 @@ func TestRunnerLeaderMaintainsAndHandsOver(t *testing.T) {
 	t.Cleanup(lsrv.Close)
 	stopLeader := start(t, leader)
 
-	waitFor(t, 5*time.Second, "runner-leader leads", func() bool {
+	waitFor(t, waitCeiling, "runner-leader leads", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.leader WHERE holder = 'runner-leader' AND lease_expires_at > now()`) == 1
 	})
 	// Make the schedule's slot due: the leader's next maintain enqueues it, and a runner runs it.
@@ -205,12 +205,12 @@ func TestRunnerLeaderMaintainsAndHandsOver(t *testing.T) {
 	var slot string
 	select {
 	case slot = <-ticks:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("the due slot was not enqueued and run")
 	}
 	_, err = time.Parse(time.RFC3339, slot)
 	require.NoError(t, err, "the payload carries the slot: %q", slot)
-	waitFor(t, 5*time.Second, "leader metrics", func() bool {
+	waitFor(t, waitCeiling, "leader metrics", func() bool {
 		m := scrape(t, lsrv)
 		return strings.Contains(m, "jobq_leader 1") && strings.Contains(m, `jobq_schedule_slots_total{outcome="enqueued"} 1`)
 	})
@@ -238,16 +238,24 @@ func TestRunnerLeaderMaintainsAndHandsOver(t *testing.T) {
 	}
 	require.Equal(t, 1, enqueued)
 
-	// A second leader candidate takes over as soon as the leader stops, without waiting for the TTL.
+	// A second leader candidate takes over as soon as the leader stops, without waiting for the
+	// TTL: at its next renewal (every 5 s), before the lease the leader held when it stopped
+	// (renewed every 5 s to 15 s ahead, so at least 10 s away) would have lapsed. Compared on the
+	// database's clock, not with a deadline that a loaded machine could miss.
 	other := newRunner("runner-next", false)
 	start(t, other)
+	var leaseAtStop time.Time
+	require.NoError(t, b.admin.QueryRow(context.Background(),
+		`SELECT lease_expires_at FROM jobq.leader WHERE holder = 'runner-leader'`).Scan(&leaseAtStop))
 	require.NoError(t, stopLeader())
-	stopped := time.Now()
-	waitFor(t, 1500*time.Millisecond, "runner-next leads", func() bool {
+	waitFor(t, waitCeiling, "runner-next leads", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.leader WHERE holder = 'runner-next' AND epoch = 2`) == 1
 	})
-	t.Logf("runner-next took over %s after the leader stopped (leader_ttl 2s, renewals every 667ms)",
-		time.Since(stopped).Round(time.Millisecond))
+	var acquired time.Time
+	require.NoError(t, b.admin.QueryRow(context.Background(), `SELECT acquired_at FROM jobq.leader`).Scan(&acquired))
+	t.Logf("runner-next took over %s before the stopped leader's lease would have lapsed (leader_ttl 15s, renewals every 5s)",
+		leaseAtStop.Sub(acquired).Round(time.Millisecond))
+	require.True(t, acquired.Before(leaseAtStop), "runner-next took over before the stopped leader's lease lapsed: the stop handed it over")
 	require.NotEmpty(t, b.logs.lines("leadership given up: the runner is stopping"))
 }
 
@@ -281,9 +289,7 @@ func TestRunnerAppliesSettingChangesWithoutRestart(t *testing.T) {
 		claimedAt <- job.ClaimedAt
 		return nil
 	})
-	// Each wait is for an event; the ceilings only stop a test that would otherwise hang, far
-	// below the hour the old poll interval would take.
-	const ceiling = 60 * time.Second
+	// Each wait is for an event, under waitCeiling: far below the hour the old poll interval takes.
 
 	// A job due before the start is taken by the start-up claim; from then on only a poll claims.
 	first := b.enqueue(t, "quiet", nil, jobq.EnqueueOptions{})
@@ -291,7 +297,7 @@ func TestRunnerAppliesSettingChangesWithoutRestart(t *testing.T) {
 	require.Equal(t, time.Hour, r.PollInterval())
 	select {
 	case <-claimedAt:
-	case <-time.After(ceiling):
+	case <-time.After(waitCeiling):
 		t.Fatal("the start-up claim did not take the job due before the start")
 	}
 	b.waitState(t, first, "succeeded")
@@ -304,7 +310,7 @@ func TestRunnerAppliesSettingChangesWithoutRestart(t *testing.T) {
 	changed := time.Now()
 	select {
 	case <-claimedAt:
-	case <-time.After(ceiling):
+	case <-time.After(waitCeiling):
 		t.Fatal("the poll interval change was not applied: the job waits for the hourly poll")
 	}
 	t.Logf("claimed %s after the setting changed (worker heartbeat 200 ms, new poll interval 100 ms)",
@@ -321,7 +327,7 @@ func TestRunnerAppliesSettingChangesWithoutRestart(t *testing.T) {
 	var at time.Time
 	select {
 	case at = <-claimedAt:
-	case <-time.After(ceiling):
+	case <-time.After(waitCeiling):
 		t.Fatal("not claimed")
 	}
 	var runAt time.Time
@@ -329,7 +335,7 @@ func TestRunnerAppliesSettingChangesWithoutRestart(t *testing.T) {
 		`SELECT run_at FROM jobq.job_history WHERE id = $1 UNION ALL SELECT run_at FROM jobq.jobs WHERE id = $1`, id).Scan(&runAt))
 	lag := at.Sub(runAt)
 	t.Logf("pickup lag of an un-announced job with a 100 ms poll: %s", lag.Round(time.Millisecond))
-	require.Less(t, lag, ceiling)
+	require.Less(t, lag, waitCeiling)
 
 	// An explicit Config value wins over the setting.
 	cfg := b.config()
@@ -364,7 +370,7 @@ func TestRunnerObeysDrainAndResume(t *testing.T) {
 
 	operator := jobq.NewClient(b.db.Pool(t, "jobq_operator", 1))
 	require.NoError(t, operator.DrainWorker(context.Background(), "drained"))
-	waitFor(t, 2*time.Second, "not ready while draining", func() bool {
+	waitFor(t, waitCeiling, "not ready while draining", func() bool {
 		err := r.Ready(context.Background())
 		return err != nil && strings.Contains(err.Error(), "draining")
 	})

@@ -62,7 +62,7 @@ func TestListener(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); l.run(ctx) }()
 
-	require.True(t, woken(wake, 10*time.Second), "a (re)connect wakes the claim loop")
+	require.True(t, woken(wake, waitCeiling), "a (re)connect wakes the claim loop")
 	require.Equal(t, 1.0, value(t, up))
 	var pid int
 	require.NoError(t, b.admin.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = $1
@@ -71,21 +71,21 @@ func TestListener(t *testing.T) {
 	b.exec(t, `SELECT pg_notify($1, 'billing')`, ListenChannel)
 	require.False(t, woken(wake, 300*time.Millisecond), "a notification for another queue wakes nothing")
 	b.exec(t, `SELECT pg_notify($1, 'mail')`, ListenChannel)
-	require.True(t, woken(wake, 5*time.Second))
+	require.True(t, woken(wake, waitCeiling))
 	b.exec(t, `SELECT pg_notify('elsewhere', 'mail')`)
 	require.False(t, woken(wake, 300*time.Millisecond), "another channel wakes nothing")
 
 	b.exec(t, `SELECT pg_terminate_backend($1)`, pid)
-	require.True(t, woken(wake, 15*time.Second), "the reconnect wakes the claim loop")
+	require.True(t, woken(wake, waitCeiling), "the reconnect wakes the claim loop")
 	require.NotEmpty(t, b.logs.lines("listener connection lost; reconnecting"))
-	eventually(t, 10*time.Second, "listening again", func() bool { return value(t, up) == 1 })
+	eventually(t, waitCeiling, "listening again", func() bool { return value(t, up) == 1 })
 	b.exec(t, `SELECT pg_notify($1, 'mail')`, ListenChannel)
-	require.True(t, woken(wake, 5*time.Second), "notifications reach the new connection")
+	require.True(t, woken(wake, waitCeiling), "notifications reach the new connection")
 
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("the listener did not return after its context ended")
 	}
 	require.Equal(t, 0.0, value(t, up))

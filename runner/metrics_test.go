@@ -56,7 +56,7 @@ func TestMetrics(t *testing.T) {
 
 	// The only slot is taken, so a due job waits: the queue lag grows.
 	b.enqueue(t, "block", nil, jobq.EnqueueOptions{})
-	waitFor(t, 5*time.Second, "block running", func() bool {
+	waitFor(t, waitCeiling, "block running", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'block' AND state = 'running'`) == 1
 	})
 	late := b.enqueue(t, "ok", nil, jobq.EnqueueOptions{RunAt: dbNow(t, b.admin).Add(-90 * time.Second)})
@@ -103,7 +103,7 @@ func TestMetrics(t *testing.T) {
 	require.Contains(t, body, `jobq_job_wait_seconds_count{queue="default"} 5`)
 	require.Contains(t, body, `jobq_job_wait_seconds_bucket{queue="default",le="60"} 4`)
 	require.Contains(t, body, `jobq_job_wait_seconds_bucket{queue="default",le="300"} 5`)
-	waitFor(t, 5*time.Second, "lag back to 0", func() bool {
+	waitFor(t, waitCeiling, "lag back to 0", func() bool {
 		return strings.Contains(scrape(t, srv), `jobq_queue_lag_seconds{queue="default"} 0`)
 	})
 

@@ -37,19 +37,17 @@ func TestRunnerDemotedOrDrainedLeaderStandsDown(t *testing.T) {
 			return b.count(t, `SELECT count(*) FROM jobq.leader WHERE holder = $1 AND epoch = $2 AND lease_expires_at > now()`, id, epoch) == 1
 		}
 	}
-	// Each wait is for an event; the ceilings only stop a test that would otherwise hang.
-	const ceiling = 60 * time.Second
 	start(t, newRunner("runner-a"))
-	waitFor(t, ceiling, "runner-a leads with epoch 1", leads("runner-a", 1))
+	waitFor(t, waitCeiling, "runner-a leads with epoch 1", leads("runner-a", 1))
 
 	var epoch int64
 	require.NoError(t, operator.QueryRow(ctx, `SELECT jobq.demote_leader()`).Scan(&epoch))
 	require.EqualValues(t, 2, epoch)
-	waitFor(t, ceiling, "runner-a stands down", func() bool {
+	waitFor(t, waitCeiling, "runner-a stands down", func() bool {
 		return len(b.logs.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once"))+
 			len(b.logs.lines("leadership lost: an operator demoted this worker; it does not lead again before the hold-off ends")) == 1
 	})
-	waitFor(t, ceiling, "runner-a, the only candidate, leads again with epoch 3", leads("runner-a", 3))
+	waitFor(t, waitCeiling, "runner-a, the only candidate, leads again with epoch 3", leads("runner-a", 3))
 	var demotedAt, reacquired time.Time
 	var heldOffUntil *time.Time
 	require.NoError(t, b.admin.QueryRow(ctx, `
@@ -69,14 +67,14 @@ func TestRunnerDemotedOrDrainedLeaderStandsDown(t *testing.T) {
 	start(t, newRunner("runner-b"))
 	_, err := operator.Exec(ctx, `SELECT jobq.drain_worker('runner-a')`)
 	require.NoError(t, err)
-	waitFor(t, ceiling, "runner-b takes over with epoch 4", leads("runner-b", 4))
+	waitFor(t, waitCeiling, "runner-b takes over with epoch 4", leads("runner-b", 4))
 	// runner-a asks every leader_ttl / 3, as runner-b renews: by runner-b's second renewal after
 	// the takeover, runner-a has asked too (and acquire_leadership refuses a draining worker,
 	// pgtap/leader).
 	var renewed time.Time
 	require.NoError(t, b.admin.QueryRow(ctx, `SELECT lease_expires_at FROM jobq.leader`).Scan(&renewed))
 	for range 2 {
-		waitFor(t, ceiling, "runner-b renews its lease", func() bool {
+		waitFor(t, waitCeiling, "runner-b renews its lease", func() bool {
 			return b.count(t, `SELECT count(*) FROM jobq.leader WHERE holder = 'runner-b' AND epoch = 4 AND lease_expires_at > $1`, renewed) == 1
 		})
 		require.NoError(t, b.admin.QueryRow(ctx, `SELECT lease_expires_at FROM jobq.leader`).Scan(&renewed))

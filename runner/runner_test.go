@@ -48,7 +48,7 @@ func TestRunnerRunsJobsConcurrently(t *testing.T) {
 	}
 	ids, err := b.client.EnqueueMany(context.Background(), specs)
 	require.NoError(t, err)
-	waitFor(t, 15*time.Second, "all jobs succeeded", func() bool {
+	waitFor(t, waitCeiling, "all jobs succeeded", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == len(ids)
 	})
 	require.LessOrEqual(t, peak.Load(), int32(4), "never more handlers than Concurrency")
@@ -62,7 +62,7 @@ func TestRunnerRunsJobsConcurrently(t *testing.T) {
 			require.Contains(t, line, key)
 		}
 	}
-	waitFor(t, 5*time.Second, "20 success lines", func() bool { return len(b.logs.lines("job succeeded")) == 20 })
+	waitFor(t, waitCeiling, "20 success lines", func() bool { return len(b.logs.lines("job succeeded")) == 20 })
 	require.Contains(t, b.logs.lines("job succeeded")[0], "duration")
 }
 
@@ -131,14 +131,14 @@ func TestRunnerFailures(t *testing.T) {
 		require.InDelta(t, time.Hour.Seconds(), row.RunAtIn.Seconds(), 60)
 	})
 	t.Run("SnoozeUsesNoAttempt", func(t *testing.T) {
-		waitFor(t, 10*time.Second, "snooze handler ran", func() bool { _, ok := attempts.Load(snooze); return ok })
+		waitFor(t, waitCeiling, "snooze handler ran", func() bool { _, ok := attempts.Load(snooze); return ok })
 		var row jobRow
-		waitFor(t, 10*time.Second, "snoozed", func() bool { row = b.job(t, snooze); return row.State == "queued" })
+		waitFor(t, waitCeiling, "snoozed", func() bool { row = b.job(t, snooze); return row.State == "queued" })
 		require.Equal(t, 0, row.Attempt)
 		require.InDelta(t, time.Hour.Seconds(), row.RunAtIn.Seconds(), 60)
 	})
 	t.Run("DeadLineHasTheFields", func(t *testing.T) {
-		waitFor(t, 5*time.Second, "dead lines", func() bool { return len(b.logs.lines("job dead")) >= 2 })
+		waitFor(t, waitCeiling, "dead lines", func() bool { return len(b.logs.lines("job dead")) >= 2 })
 		line := b.logs.lines("job dead")[0]
 		for _, key := range []string{"taskName", "jobId", "storeId", "attempt", "duration", "error", "reason"} {
 			require.Contains(t, line, key)
@@ -209,13 +209,13 @@ func TestRunnerCancelsHandlerWhenLeaseIsLost(t *testing.T) {
 	select {
 	case cause := <-causes:
 		require.ErrorIs(t, cause, jobq.ErrLeaseLost)
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("handler was not cancelled after its lease was lost")
 	}
-	waitFor(t, 5*time.Second, "lease lost line", func() bool { return len(b.logs.lines("lease lost")) == 1 })
+	waitFor(t, waitCeiling, "lease lost line", func() bool { return len(b.logs.lines("lease lost")) == 1 })
 	require.Equal(t, "heartbeat", b.logs.lines("lease lost")[0]["during"])
 	require.Equal(t, "canceled", b.job(t, id).State, "the runner wrote nothing over the cancel")
-	waitFor(t, 5*time.Second, "no lease held", func() bool {
+	waitFor(t, waitCeiling, "no lease held", func() bool {
 		return len(b.logs.lines("handler stopped after its lease was lost; result discarded")) == 1
 	})
 }
@@ -260,7 +260,7 @@ func TestRunnerJobTimeoutCancelsHandler(t *testing.T) {
 	select {
 	case cause := <-causes:
 		require.ErrorIs(t, cause, runner.ErrJobTimeout)
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("handler was not cancelled at its timeout")
 	}
 	row := b.waitState(t, id, "dead")
@@ -274,12 +274,15 @@ func TestRunnerJobTimeoutCancelsHandler(t *testing.T) {
 
 // TestRunnerPickupLatency measures how fast an idle runner starts a new job: from the enqueue
 // (its statement, just before the commit) to the handler's start, both read from the database's
-// clock_timestamp().
+// clock_timestamp(). The runner polls once an hour, so every pickup is a wake-up's; the latencies
+// are logged, not bounded (a loaded machine may take longer: issue 29).
 func TestRunnerPickupLatency(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.define(t, "latency")
-	r, err := runner.New(b.config())
+	cfg := b.config()
+	cfg.PollInterval = time.Hour
+	r, err := runner.New(cfg)
 	require.NoError(t, err)
 	startedAt := make(chan time.Time, 1)
 	r.HandleFunc("latency", func(ctx context.Context, job *jobq.Job) error {
@@ -305,15 +308,14 @@ func TestRunnerPickupLatency(t *testing.T) {
 		select {
 		case s := <-startedAt:
 			lat = append(lat, s.Sub(enqueued))
-		case <-time.After(5 * time.Second):
-			t.Fatalf("job %d was not picked up within 5 s", id)
+		case <-time.After(waitCeiling):
+			t.Fatalf("job %d was not picked up within %s: no wake-up came (the next poll is an hour away)", id, waitCeiling)
 		}
 	}
 	slices.Sort(lat)
 	p50, p99 := lat[n/2], lat[n*99/100]
 	t.Logf("pickup latency over %d single enqueues (commit -> handler start, database clock): p50 %s, p99 %s, max %s",
 		n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), lat[n-1].Round(10*time.Microsecond))
-	require.Less(t, p99, time.Second, "sanity bound only")
 }
 
 func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
@@ -346,8 +348,8 @@ func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
 	var old int
 	// Killed only once it has LISTENed and logged so: killed while still connecting, it would log
 	// "listening" once in all, and the wait below for a second line would time out.
-	waitFor(t, 5*time.Second, "first listen logged", func() bool { return len(b.logs.lines("listening")) >= 1 })
-	waitFor(t, 5*time.Second, "listener connected", func() bool { old = listenerPID(); return old != 0 })
+	waitFor(t, waitCeiling, "first listen logged", func() bool { return len(b.logs.lines("listening")) >= 1 })
+	waitFor(t, waitCeiling, "listener connected", func() bool { old = listenerPID(); return old != 0 })
 	var killed bool
 	require.NoError(t, b.admin.QueryRow(context.Background(), `SELECT pg_terminate_backend($1)`, old).Scan(&killed))
 	require.True(t, killed)
@@ -357,20 +359,20 @@ func TestRunnerListenerComesBackAfterTermination(t *testing.T) {
 	select {
 	case s := <-startedAt:
 		require.Less(t, s.Sub(enqueued), cfg.PollInterval+500*time.Millisecond, "started within the poll interval")
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("job not picked up after the listener was terminated")
 	}
 	var fresh int
-	waitFor(t, 10*time.Second, "a new listener", func() bool { fresh = listenerPID(); return fresh != 0 && fresh != old })
+	waitFor(t, waitCeiling, "a new listener", func() bool { fresh = listenerPID(); return fresh != 0 && fresh != old })
 	// The new connection shows in pg_stat_activity before it has LISTENed and logged so.
-	waitFor(t, 15*time.Second, "reconnect logged", func() bool { return len(b.logs.lines("listening")) >= 2 })
+	waitFor(t, waitCeiling, "reconnect logged", func() bool { return len(b.logs.lines("listening")) >= 2 })
 
 	// The new listener works: with polling far away, a notification still wakes the runner.
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT clock_timestamp() FROM jobq.enqueue('ping')`).Scan(&enqueued))
 	select {
 	case s := <-startedAt:
 		require.Less(t, s.Sub(enqueued), cfg.PollInterval+500*time.Millisecond)
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("job not picked up after the listener came back")
 	}
 }
@@ -380,7 +382,7 @@ func TestRunnerGracefulShutdown(t *testing.T) {
 	b := setup(t)
 	b.define(t, "short", "long")
 	cfg := b.config()
-	cfg.ShutdownGrace = 500 * time.Millisecond
+	cfg.ShutdownGrace = 5 * time.Second // the short handler's 200 ms fit in it on a loaded machine
 	r, err := runner.New(cfg)
 	require.NoError(t, err)
 	running := make(chan int64, 2)
@@ -405,7 +407,9 @@ func TestRunnerGracefulShutdown(t *testing.T) {
 	began := time.Now()
 	require.NoError(t, stop(), "a clean drain")
 	took := time.Since(began)
-	require.Less(t, took, cfg.ShutdownGrace+3*time.Second)
+	t.Logf("Run returned %s after the stop (grace %s)", took.Round(time.Millisecond), cfg.ShutdownGrace)
+	require.GreaterOrEqual(t, took, cfg.ShutdownGrace, "the long handler had the whole grace period")
+	require.Less(t, took, cfg.ShutdownGrace+waitCeiling/2, "then it was cancelled: Run did not wait for it to end by itself")
 	require.ErrorIs(t, <-causes, runner.ErrShutdown)
 
 	require.Equal(t, "succeeded", b.job(t, short).State)
@@ -439,16 +443,20 @@ func TestRunnerStopAndCancel(t *testing.T) {
 	<-running
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
-	time.Sleep(100 * time.Millisecond) // in the grace period now
+	waitFor(t, waitCeiling, "the grace period began", func() bool {
+		return len(b.logs.lines("shutting down: claiming stopped, waiting for running jobs")) == 1
+	})
 	began := time.Now()
 	r.StopAndCancel()
 	select {
 	case err := <-stopped:
 		require.Error(t, err, "not a clean drain")
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("StopAndCancel did not stop the runner")
 	}
-	require.Less(t, time.Since(began), 3*time.Second)
+	took := time.Since(began)
+	t.Logf("Run returned %s after StopAndCancel (grace %s)", took.Round(time.Millisecond), cfg.ShutdownGrace)
+	require.Less(t, took, cfg.ShutdownGrace/2, "without waiting out the grace period")
 	row := b.job(t, id)
 	require.Equal(t, "queued", row.State, "handed back even on a hard stop when the handler returns at once")
 	require.Equal(t, 0, row.Attempt)
@@ -500,14 +508,14 @@ func TestRunnerBatchesCompletions(t *testing.T) {
 	_, err = jobq.NewClient(b.admin).EnqueueMany(ctx, specs) // no other worker_runtime session
 	require.NoError(t, err)
 	stop := start(t, r)
-	waitFor(t, 20*time.Second, "all jobs succeeded", func() bool {
+	waitFor(t, waitCeiling, "all jobs succeeded", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded'`) == n
 	})
 	require.NoError(t, stop())
 	pool.Close() // ending the sessions flushes their statistics
 
 	var calls int
-	waitFor(t, 15*time.Second, "function statistics", func() bool {
+	waitFor(t, waitCeiling, "function statistics", func() bool {
 		calls = b.count(t, `SELECT coalesce(sum(calls), 0)::int FROM pg_stat_user_functions
 			WHERE schemaname = 'jobq' AND funcname = 'complete_jobs'`)
 		return calls > 0 && b.count(t, `SELECT count(*) FROM pg_stat_activity

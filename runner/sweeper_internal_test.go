@@ -25,8 +25,16 @@ func TestSweeper(t *testing.T) {
 	counter := prometheus.NewCounter(prometheus.CounterOpts{Name: "swept"})
 	wake := newWakeSignal([]string{"default"})
 	calls := &countingSweeps{engine: b.client}
+	var ledSeen atomic.Int32 // the times the sweeper asked whether it leads and heard yes
+	isLeading := func() bool {
+		if leading.Load() {
+			ledSeen.Add(1)
+			return true
+		}
+		return false
+	}
 	s := &sweeper{engine: calls, tune: fixedTuning{tunables{maintainInterval: 50 * time.Millisecond}},
-		leading: leading.Load, wake: wake, answered: func() { answered.Store(true) }, rescued: counter, log: b.log}
+		leading: isLeading, wake: wake, answered: func() { answered.Store(true) }, rescued: counter, log: b.log}
 	done := make(chan struct{})
 	go func() { defer close(done); s.run(ctx) }()
 
@@ -34,7 +42,7 @@ func TestSweeper(t *testing.T) {
 	for woken(wake, 0) {
 	}
 	b.exec(t, `UPDATE jobq.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, jobs[0].ID)
-	require.True(t, woken(wake, 10*time.Second), "a rescue wakes the claim loop")
+	require.True(t, woken(wake, waitCeiling), "a rescue wakes the claim loop")
 	require.Equal(t, 1.0, value(t, counter))
 	require.Equal(t, "retry_pending", b.state(t, jobs[0].ID))
 	lines := b.logs.lines("job rescued: its lease expired or its timeout passed")
@@ -43,9 +51,11 @@ func TestSweeper(t *testing.T) {
 	require.True(t, answered.Load(), "a sweep that the database answered says so")
 
 	leading.Store(true)
-	time.Sleep(100 * time.Millisecond) // a sweep in flight when it started leading ends
+	// The sweeper asks before each sweep, one at a time: once it heard yes, a sweep in flight when
+	// it started leading has ended; two more questions later, it has let a whole interval pass.
+	eventually(t, waitCeiling, "the sweeper sees that it leads", func() bool { return ledSeen.Load() >= 1 })
 	before := calls.n.Load()
-	time.Sleep(300 * time.Millisecond)
+	eventually(t, waitCeiling, "two more intervals", func() bool { return ledSeen.Load() >= 3 })
 	require.Equal(t, before, calls.n.Load(), "a leader's sweeper leaves the sweep to maintain")
 
 	cancel()

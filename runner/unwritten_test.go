@@ -38,7 +38,7 @@ func TestRunnerStopsClaimingAtMaxUnwrittenResults(t *testing.T) {
 	}
 	start(t, r)
 
-	waitFor(t, 10*time.Second, "claims held back", func() bool {
+	waitFor(t, waitCeiling, "claims held back", func() bool {
 		v, _ := metricValue(t, r, "jobq_claims_held_back_total")
 		return v > 0
 	})
@@ -51,7 +51,7 @@ func TestRunnerStopsClaimingAtMaxUnwrittenResults(t *testing.T) {
 
 	_, err = b.admin.Exec(ctx, `GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) TO worker_runtime`)
 	require.NoError(t, err)
-	waitFor(t, 15*time.Second, "every job succeeded", func() bool {
+	waitFor(t, waitCeiling, "every job succeeded", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == n
 	})
 	require.Equal(t, n, b.count(t, `SELECT count(*) FROM jobq.job_history WHERE attempt = 1 AND id = ANY($1)`, ids),

@@ -58,7 +58,7 @@ func TestWALListenerWakesOnServedQueues(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	eventually(t, 60*time.Second, "streaming", func() bool { return value(t, m.connected) == 1 })
-	require.True(t, woken(wake, 5*time.Second), "a (re)connect wakes the claim loop")
+	require.True(t, woken(wake, waitCeiling), "a (re)connect wakes the claim loop")
 	slot := m.slot.Load()
 	require.NotNil(t, slot)
 	require.Regexp(t, `^jobq_wakeup_unit_wal_worker_[0-9a-f]{8}$`, *slot)
@@ -69,13 +69,13 @@ func TestWALListenerWakesOnServedQueues(t *testing.T) {
 
 	_, err = b.client.Enqueue(ctx, "wal-billing", nil, jobq.EnqueueOptions{Queue: "billing"})
 	require.NoError(t, err)
-	eventually(t, 10*time.Second, "the billing message read", func() bool { return value(t, m.messages) >= 1 })
+	eventually(t, waitCeiling, "the billing message read", func() bool { return value(t, m.messages) >= 1 })
 	require.False(t, woken(wake, 300*time.Millisecond), "a message for another queue wakes nothing")
 
 	_, err = b.client.Enqueue(ctx, "wal-mail", nil, jobq.EnqueueOptions{Queue: "mail"})
 	require.NoError(t, err)
-	require.True(t, woken(wake, 10*time.Second), "a message for a served queue wakes the claim loop")
-	require.True(t, woken(wake, 2*time.Second), "and the late wake follows")
+	require.True(t, woken(wake, waitCeiling), "a message for a served queue wakes the claim loop")
+	require.True(t, woken(wake, waitCeiling), "and the late wake follows")
 
 	cancel()
 	<-done
@@ -97,7 +97,7 @@ func TestWALListenerFallsBackWithoutReplication(t *testing.T) {
 	go func() { defer close(done); w.run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	eventually(t, 10*time.Second, "the fallback counted", func() bool {
+	eventually(t, waitCeiling, "the fallback counted", func() bool {
 		return value(t, m.fallbacks.WithLabelValues(fallbackPrivilege)) >= 1
 	})
 	require.Equal(t, 1.0, value(t, m.fallback))

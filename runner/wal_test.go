@@ -97,9 +97,10 @@ func setWakeup(t testing.TB, admin *pgxpool.Pool, mode string) {
 	require.NoError(t, err)
 }
 
-// Given wakeup = wal and a runner in WAL mode whose poll is a minute away, when a job is enqueued
-// after the runner went idle, then the logical message wakes it within seconds, no NOTIFY is
-// sent, and no LISTEN connection exists: only the WAL path can have woken it.
+// Given wakeup = wal and a runner in WAL mode whose poll is an hour away, when a job is enqueued
+// after the runner went idle, then the logical message wakes it, no NOTIFY is sent, and no LISTEN
+// connection exists: only the WAL path can have woken it (each pickup is awaited for waitCeiling,
+// far below the poll, and its latency logged: issue 29).
 func TestWalWakeupPicksUpAJobLongBeforeThePoll(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -108,7 +109,7 @@ func TestWalWakeupPicksUpAJobLongBeforeThePoll(t *testing.T) {
 	slotsGoneBeforeDrop(t, b.admin, b.db.Name)
 	cfg := b.config()
 	cfg.Wakeup = runner.WakeupWAL
-	cfg.PollInterval = time.Minute
+	cfg.PollInterval = time.Hour
 	cfg.NoLeader = true
 	r, err := runner.New(cfg)
 	require.NoError(t, err)
@@ -119,8 +120,8 @@ func TestWalWakeupPicksUpAJobLongBeforeThePoll(t *testing.T) {
 	})
 	start(t, r)
 	waitStreaming(t, r)
-	// The claims of the start and of the stream's first connect are done; the runner is idle.
-	time.Sleep(300 * time.Millisecond)
+	// (A claim of the start or of the stream's first connect that comes late may take the first
+	// job: it is no poll either.)
 
 	listen := dbtest.Connect(t, b.db.URL("postgres"))
 	_, err = listen.Exec(context.Background(), "LISTEN "+runner.ListenChannel)
@@ -131,9 +132,9 @@ func TestWalWakeupPicksUpAJobLongBeforeThePoll(t *testing.T) {
 		b.enqueue(t, "wal-ping", nil, jobq.EnqueueOptions{})
 		select {
 		case at := <-picked:
-			require.Less(t, at.Sub(enqueued), 5*time.Second, "job %d was picked up by the wake-up, not the poll", i)
-		case <-time.After(20 * time.Second):
-			t.Fatalf("job %d not picked up within 20s; the poll is a minute away", i)
+			t.Logf("job %d picked up %s after its enqueue, by the wake-up (the poll is an hour away)", i, at.Sub(enqueued).Round(time.Millisecond))
+		case <-time.After(waitCeiling):
+			t.Fatalf("job %d not picked up within %s; the poll is an hour away", i, waitCeiling)
 		}
 	}
 
@@ -157,7 +158,7 @@ func TestWalWakeupPicksUpAJobLongBeforeThePoll(t *testing.T) {
 // Given a runner in WAL mode streaming from its slot, when the server ends its WAL sender
 // (pg_terminate_backend, as a failover or an operator would), then the server drops the slot, the
 // runner counts a fallback for reason connection, reconnects with backoff on a new temporary
-// slot, and the next enqueue wakes it again long before its poll.
+// slot, and the next enqueue wakes it again long before its poll (an hour away).
 func TestWalWakeupReconnectsOnANewSlotWhenTheWalSenderEnds(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -166,7 +167,7 @@ func TestWalWakeupReconnectsOnANewSlotWhenTheWalSenderEnds(t *testing.T) {
 	slotsGoneBeforeDrop(t, b.admin, b.db.Name)
 	cfg := b.config()
 	cfg.Wakeup = runner.WakeupWAL
-	cfg.PollInterval = time.Minute
+	cfg.PollInterval = time.Hour
 	cfg.NoLeader = true
 	r, err := runner.New(cfg)
 	require.NoError(t, err)
@@ -189,7 +190,7 @@ func TestWalWakeupReconnectsOnANewSlotWhenTheWalSenderEnds(t *testing.T) {
 	require.NoError(t, b.admin.QueryRow(context.Background(), `SELECT pg_terminate_backend($1)`, pid).Scan(&terminated))
 	require.True(t, terminated)
 
-	waitFor(t, 15*time.Second, "the loss counted", func() bool {
+	waitFor(t, waitCeiling, "the loss counted", func() bool {
 		n, _ := metricValue(t, r, "jobq_wakeup_fallbacks_total", "reason", "connection")
 		return n >= 1
 	})
@@ -204,12 +205,11 @@ func TestWalWakeupReconnectsOnANewSlotWhenTheWalSenderEnds(t *testing.T) {
 	require.Zero(t, fallback, "jobq_wakeup_fallback is 0 again once the runner streams")
 	require.NotEmpty(t, b.logs.lines("WAL wake-up unavailable; waking by polling until it is back"))
 
-	time.Sleep(300 * time.Millisecond) // the claim of the reconnect is done; the runner is idle
 	b.enqueue(t, "wal-ping", nil, jobq.EnqueueOptions{})
 	select {
 	case <-picked:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the job was not picked up after the reconnect; the poll is a minute away")
+	case <-time.After(waitCeiling):
+		t.Fatal("the job was not picked up after the reconnect; the poll is an hour away")
 	}
 }
 
@@ -234,7 +234,7 @@ func TestWalWakeupFallsBackToPollingWhenTheRoleLacksReplication(t *testing.T) {
 	id := b.enqueue(t, "wal-ping", nil, jobq.EnqueueOptions{})
 	b.waitState(t, id, "succeeded")
 
-	waitFor(t, 15*time.Second, "the fallback logged", func() bool {
+	waitFor(t, waitCeiling, "the fallback logged", func() bool {
 		return len(b.logs.lines("WAL wake-up unavailable; waking by polling until it is back")) > 0
 	})
 	line := b.logs.lines("WAL wake-up unavailable; waking by polling until it is back")[0]
@@ -290,10 +290,10 @@ func TestWalWakeupFallsBackToPollingWhenWalLevelIsReplica(t *testing.T) {
 	require.NoError(t, err, "enqueue emits its message on a replica-level cluster without failing")
 	select {
 	case <-done:
-	case <-time.After(15 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("the job did not run by polling")
 	}
-	waitFor(t, 15*time.Second, "the fallback logged", func() bool { return len(logs.lines("WAL wake-up unavailable; waking by polling until it is back")) > 0 })
+	waitFor(t, waitCeiling, "the fallback logged", func() bool { return len(logs.lines("WAL wake-up unavailable; waking by polling until it is back")) > 0 })
 	line := logs.lines("WAL wake-up unavailable; waking by polling until it is back")[0]
 	require.Equal(t, "wal_level", line["reason"], "%v", line)
 	require.Contains(t, line["hint"], "wal_level = logical")
@@ -330,7 +330,7 @@ func TestWalSlotLagIsExportedAndTheRunnerConfirmsPromptly(t *testing.T) {
 	}
 	var after string
 	require.NoError(t, b.admin.QueryRow(context.Background(), `SELECT pg_current_wal_lsn()::text`).Scan(&after))
-	waitFor(t, 10*time.Second, "the slot confirmed past the last enqueue", func() bool {
+	waitFor(t, waitCeiling, "the slot confirmed past the last enqueue", func() bool {
 		return b.count(t, `SELECT count(*) FROM pg_replication_slots
 			WHERE database = $1 AND slot_name LIKE 'jobq\_wakeup\_%' AND confirmed_flush_lsn >= $2::pg_lsn`, b.db.Name, after) == 1
 	})
@@ -388,10 +388,10 @@ func TestWalSlotVanishesWhenTheRunnerIsKilled(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	select {
 	case <-exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitCeiling):
 		t.Fatal("the child did not die")
 	}
-	waitFor(t, 30*time.Second, "the slot of the killed runner dropped by the server", func() bool {
+	waitFor(t, waitCeiling, "the slot of the killed runner dropped by the server", func() bool {
 		return b.count(t, `SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1`, slot) == 0
 	})
 }

@@ -61,7 +61,7 @@ func TestWorkerHeartbeater(t *testing.T) {
 		}
 		return applied[0], true
 	}
-	eventually(t, 10*time.Second, "the running count reported and the settings applied", func() bool {
+	eventually(t, waitCeiling, "the running count reported and the settings applied", func() bool {
 		_, ok := firstApplied()
 		return ok && count(`SELECT running FROM jobq.workers WHERE id = $1`, info.ID) == 3
 	})
@@ -70,27 +70,27 @@ func TestWorkerHeartbeater(t *testing.T) {
 	require.True(t, ok, "the engine's settings are applied")
 
 	b.exec(t, `SELECT jobq.drain_worker($1)`, info.ID)
-	eventually(t, 10*time.Second, "draining obeyed", func() bool { return !status.mayClaim() })
-	require.True(t, woken(wake, time.Second))
+	eventually(t, waitCeiling, "draining obeyed", func() bool { return !status.mayClaim() })
+	require.True(t, woken(wake, waitCeiling))
 	require.Equal(t, 1.0, value(t, gauge.WithLabelValues("draining")))
 	require.Equal(t, 0.0, value(t, gauge.WithLabelValues("active")))
 	require.NotEmpty(t, b.logs.lines("worker draining: claiming stopped; held jobs finish"))
 
 	b.exec(t, `SELECT jobq.resume_worker($1)`, info.ID)
-	eventually(t, 10*time.Second, "active again", status.mayClaim)
+	eventually(t, waitCeiling, "active again", status.mayClaim)
 
 	// The row pruned: the next heartbeat registers again.
 	b.exec(t, `DELETE FROM jobq.workers WHERE id = $1`, info.ID)
-	eventually(t, 10*time.Second, "registered again", func() bool {
+	eventually(t, waitCeiling, "registered again", func() bool {
 		return count(`SELECT count(*) FROM jobq.workers WHERE id = $1 AND state = 'active'`, info.ID) == 1
 	})
 	require.NotEmpty(t, b.logs.lines("worker not registered; registering again"))
 
 	b.exec(t, `SELECT jobq.detach_worker($1)`, info.ID)
-	eventually(t, 10*time.Second, "detached", func() bool { return value(t, gauge.WithLabelValues("detached")) == 1 })
+	eventually(t, waitCeiling, "detached", func() bool { return value(t, gauge.WithLabelValues("detached")) == 1 })
 	require.False(t, status.mayClaim())
 	b.exec(t, `SELECT jobq.resume_worker($1)`, info.ID)
-	eventually(t, 10*time.Second, "the resume seen", func() bool {
+	eventually(t, waitCeiling, "the resume seen", func() bool {
 		return len(b.logs.lines("worker resumed after it was detached: it claims no more jobs until it is restarted")) > 0
 	})
 	require.False(t, status.mayClaim(), "a detached worker claims no more")
