@@ -52,6 +52,7 @@ type cli struct {
 	Compact   compactCmd   `cmd:"" group:"operate" help:"Give jobq's tables back their size after a long transaction (as the tables' owner; jobq.upkeep_advice)."`
 	Doctor    doctorCmd    `cmd:"" group:"operate" help:"Check roles, grants, row level security, search_path pins, schema drift, settings and the leader lease; exit 1 on a problem."`
 	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`
+	Codegen   codegenCmd   `cmd:"" help:"Write a TypeScript or Python module of typed payloads, enqueue and errors from jobq.tasks (docs/clients.md)."`
 }
 
 // env is what every command's Run receives.

@@ -1,0 +1,2 @@
+// The package's entry: the generated module (tasks.ts, which re-exports the runtime's public API).
+export * from './tasks.js';
