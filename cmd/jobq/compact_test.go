@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -142,6 +141,7 @@ func TestCLICompactGivesJobsBackItsSizeAfterALongSnapshot(t *testing.T) {
 	var stop atomic.Bool
 	var flowed atomic.Int64
 	var flowErr error
+	var flowFailed atomic.Bool // flowErr is set
 	var once sync.Once
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -157,15 +157,16 @@ func TestCLICompactGivesJobsBackItsSizeAfterALongSnapshot(t *testing.T) {
 						SELECT count(*) FROM jobq.complete_jobs(ARRAY(SELECT id FROM c), ARRAY(SELECT lease_token FROM c))`, fmt.Sprint(i))
 				}
 				if err != nil {
-					once.Do(func() { flowErr = err })
+					once.Do(func() { flowErr = err; flowFailed.Store(true) })
 					return
 				}
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, waitCeiling, "jobs flowing", func() bool { return flowed.Load() >= 20 || flowFailed.Load() })
 	code, rows, errOut = compactJSON(t, "--database-url", ownerURL, "--min-size-mb", "1", "--lock-timeout", "2s")
-	time.Sleep(300 * time.Millisecond)
+	after := flowed.Load()
+	waitUntil(t, waitCeiling, "jobs flowing after the rewrite", func() bool { return flowed.Load() >= after+20 || flowFailed.Load() })
 	stop.Store(true)
 	wg.Wait()
 	require.Equal(t, 0, code, errOut)
@@ -222,13 +223,15 @@ func TestCLICompactDropsAnIndexAStoppedRebuildLeftInvalid(t *testing.T) {
 }
 
 // TestCLICompactEveryRunsRoundsUntilStopped: with --every, rounds repeat until the signal's
-// context ends, and the command then exits 0.
+// context ends, and the command then exits 0. The context ends after the third round (issue 29:
+// it ended after 1.5 s, which three rounds need not fit in on a loaded machine).
 func TestCLICompactEveryRunsRoundsUntilStopped(t *testing.T) {
 	db := dbtest.New(t)
-	ctx, cancel := context.WithTimeout(testCtx(t), 1500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(testCtx(t), waitCeiling)
 	defer cancel()
-	var out, errOut bytes.Buffer
-	code := run(ctx, []string{"compact", "--every", "200ms", "--database-url", db.URL("jobq_migrator")}, &out, &errOut)
+	out := &roundsWriter{rounds: 3, done: cancel}
+	var errOut bytes.Buffer
+	code := run(ctx, []string{"compact", "--every", "200ms", "--database-url", db.URL("jobq_migrator")}, out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	require.GreaterOrEqual(t, strings.Count(out.String(), "nothing to do"), 3, out.String())
 
@@ -241,4 +244,29 @@ func TestCLICompactEveryRunsRoundsUntilStopped(t *testing.T) {
 	code, _, errOut2 = runCLI(t, "compact", "--max-rows", "2000000", "--database-url", db.URL("jobq_migrator"))
 	require.Equal(t, 1, code, "a --max-rows beyond the engine's bound is refused by it")
 	require.Contains(t, errOut2, "JOB.OUT_OF_RANGE")
+}
+
+// roundsWriter collects compact's output and calls done once it has said "nothing to do" rounds
+// times; safe for concurrent use.
+type roundsWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	rounds int
+	done   func()
+}
+
+func (w *roundsWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if strings.Count(w.buf.String(), "nothing to do") >= w.rounds {
+		w.done()
+	}
+	return n, err
+}
+
+func (w *roundsWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -32,12 +32,12 @@ func TestWorkerThatCannotConfirmItsContinuationLosesTheJobAfterTheDeadline(t *te
 		"--exec-command", "sleep 20")
 	a.WaitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
-	waitUntil(t, 10*time.Second, "worker-a runs the job", func() bool {
+	waitUntil(t, waitCeiling, "worker-a runs the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'worker-a'`, id) == 1
 	})
 	b := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b", "--exec-command", "true")
 	b.WaitStarted()
-	waitUntil(t, 20*time.Second, "worker-b leads", func() bool { return len(b.Lines("leadership acquired")) > 0 })
+	waitUntil(t, waitCeiling, "worker-b leads", func() bool { return len(b.Lines("leadership acquired")) > 0 })
 
 	a.Signal(syscall.SIGSTOP)
 	var confirmBy time.Time
@@ -48,7 +48,7 @@ func TestWorkerThatCannotConfirmItsContinuationLosesTheJobAfterTheDeadline(t *te
 		WHERE j.id = $1 AND j.locked_by = 'worker-a' AND j.state = 'running' AND j.attempt = 1 AND c.confirm_by = $2`, id, confirmBy),
 		"CONFIRMING until the deadline")
 
-	waitUntil(t, 20*time.Second, "worker-b ran the job after the deadline", func() bool {
+	waitUntil(t, waitCeiling, "worker-b ran the job after the deadline", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id) == 1
 	})
 	var lockedBy string
@@ -64,14 +64,14 @@ func TestWorkerThatCannotConfirmItsContinuationLosesTheJobAfterTheDeadline(t *te
 	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'continuation_expired' AND job_id = $1`, id))
 
 	a.Signal(syscall.SIGCONT)
-	waitUntil(t, 15*time.Second, "worker-a stopped its handler", func() bool {
+	waitUntil(t, waitCeiling, "worker-a stopped its handler", func() bool {
 		return len(a.Lines("handler stopped after its lease was lost; result discarded")) == 1
 	})
 	require.Empty(t, a.Lines("job succeeded"))
 	require.Empty(t, a.Lines("job failed"))
 	require.Equal(t, "worker-b", queryTexts(t, admin, `SELECT locked_by FROM jobq.job_history WHERE id = $1`, id)[0], "the zombie wrote nothing")
 	a.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.Wait(10*time.Second))
+	require.Equal(t, 0, a.Wait(waitCeiling))
 }
 
 // GWT-10 for the sweep: a job whose worker vanished (SIGSTOP) on its last attempt dies in the
@@ -91,7 +91,7 @@ func TestWorkerSentryOneEventPerJobDeadInTheSweep(t *testing.T) {
 		enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 1}),
 		enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 1}),
 	}
-	waitUntil(t, 10*time.Second, "sweep-a runs both jobs", func() bool {
+	waitUntil(t, waitCeiling, "sweep-a runs both jobs", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = ANY($1) AND locked_by = 'sweep-a'`, ids) == 2
 	})
 	a.Signal(syscall.SIGSTOP)
@@ -99,12 +99,12 @@ func TestWorkerSentryOneEventPerJobDeadInTheSweep(t *testing.T) {
 	d := startWorker(t, env, "--database-url", db.URL("worker_runtime"), "--worker-id", "sweep-c", "--exec-command", "true")
 	b.WaitStarted()
 	d.WaitStarted()
-	waitUntil(t, 30*time.Second, "both jobs died in a sweep", func() bool {
+	waitUntil(t, waitCeiling, "both jobs died in a sweep", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND state = 'dead' AND reason = 'orphaned'`, ids) == 2
 	})
 	for _, w := range []*workerProc{b, d} {
 		w.Signal(syscall.SIGTERM) // the workers flush Sentry before they exit
-		require.Equal(t, 0, w.Wait(15*time.Second))
+		require.Equal(t, 0, w.Wait(waitCeiling))
 	}
 	a.Signal(syscall.SIGKILL)
 
@@ -138,7 +138,7 @@ func TestWorkerRecordsATimedOutAttemptWithItsOutputAndLogReference(t *testing.T)
 		"--exec-timeout", "1s", "--exec-command", `echo "started $JOBQ_JOB_ID attempt $JOBQ_ATTEMPT"; exec sleep 20`)
 	w.WaitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{MaxAttempts: 2, BackoffBase: 100 * time.Millisecond})
-	waitUntil(t, 30*time.Second, "the job died", func() bool {
+	waitUntil(t, waitCeiling, "the job died", func() bool {
 		s, _ := liveOrFinished(t, admin, id)
 		return s == "dead"
 	})
@@ -169,7 +169,7 @@ func TestWorkerRecordsATimedOutAttemptWithItsOutputAndLogReference(t *testing.T)
 		require.Equal(t, "workerId=slow jobId="+strconv.FormatInt(id, 10)+" attempt="+strconv.Itoa(r.Attempt), *r.LogRef)
 	}
 	w.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, w.Wait(15*time.Second))
+	require.Equal(t, 0, w.Wait(waitCeiling))
 	evs := sentry.Received()
 	require.Len(t, evs, 1, "one event for the final failure")
 	require.Equal(t, "timed_out", evs[0]["tags"].(map[string]any)["reason"])

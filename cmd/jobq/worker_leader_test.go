@@ -65,7 +65,7 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 
 	var holder string
 	var epoch int64
-	waitUntil(t, 5*time.Second, "a leader", func() bool {
+	waitUntil(t, waitCeiling, "a leader", func() bool {
 		var live bool
 		holder, epoch, live = leaderRow(t, admin)
 		return live && holder != ""
@@ -76,16 +76,16 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 	if holder == "node-a" {
 		other = "node-b"
 	}
-	waitUntil(t, 5*time.Second, "leader metrics", func() bool { return leader.Metric("jobq_leader") == 1 })
+	waitUntil(t, waitCeiling, "leader metrics", func() bool { return leader.Metric("jobq_leader") == 1 })
 	require.Equal(t, float64(epoch), leader.Metric("jobq_leader_epoch"))
 	require.Equal(t, float64(0), workers[other].Metric("jobq_leader"))
 
 	leader.Signal(syscall.SIGKILL)
-	leader.Wait(5 * time.Second)
+	leader.Wait(waitCeiling)
 	var killedAt time.Time
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT clock_timestamp()`).Scan(&killedAt))
 	var newEpoch int64
-	waitUntil(t, 10*time.Second, other+" leads", func() bool {
+	waitUntil(t, waitCeiling, other+" leads", func() bool {
 		h, e, live := leaderRow(t, admin)
 		newEpoch = e
 		return live && h == other && e > epoch
@@ -95,10 +95,12 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 	takeover := acquiredAt.Sub(killedAt)
 	t.Logf("takeover %s after kill -9 of the leader (leader_ttl 2s, renewals every 667ms); epoch %d -> %d",
 		takeover.Round(time.Millisecond), epoch, newEpoch)
-	require.Less(t, takeover, 2*time.Second+667*time.Millisecond+time.Second, "within the TTL, one renewal period and a margin")
+	// The margin is for scheduling on a loaded machine (issue 29: two cores shared with the rest of
+	// make test); without a takeover maintain would stop for good.
+	require.Less(t, takeover, 2*time.Second+667*time.Millisecond+5*time.Second, "within the TTL, one renewal period and a margin")
 	// The row changes before the new leader's log line is written and read: wait for the line.
 	var acquired []map[string]any
-	waitUntil(t, 5*time.Second, "the new leader logs its leadership", func() bool {
+	waitUntil(t, waitCeiling, "the new leader logs its leadership", func() bool {
 		acquired = workers[other].Lines("leadership acquired")
 		return len(acquired) > 0 && acquired[len(acquired)-1]["epoch"] == float64(newEpoch)
 	})
@@ -106,13 +108,13 @@ func TestWorkerLeaderKilledAnotherTakesOver(t *testing.T) {
 
 	// Maintain goes on under the new leader: a slot due after the kill is enqueued, once, and run.
 	slot := dueSlot(t, admin, "minutely-ping")
-	waitUntil(t, 5*time.Second, "the slot's ping succeeded", func() bool {
+	waitUntil(t, waitCeiling, "the slot's ping succeeded", func() bool {
 		return queryInt(t, admin, `
 			SELECT count(*) FROM jobq.schedule_runs r JOIN jobq.job_history h ON h.id = r.job_id
 			WHERE r.schedule = 'minutely-ping' AND r.slot_at = $1 AND r.created_at > $2 AND h.state = 'succeeded'`,
 			slot, killedAt) == 1
 	})
-	waitUntil(t, 5*time.Second, "the new leader counts the slot", func() bool {
+	waitUntil(t, waitCeiling, "the new leader counts the slot", func() bool {
 		return workers[other].Metric(`jobq_schedule_slots_total{outcome="enqueued"}`) >= 1
 	})
 	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.schedule_runs WHERE slot_at = $1`, slot))
@@ -128,7 +130,7 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 	leaderSettings(t, admin)
 	a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "paused-a")
 	a.WaitStarted()
-	waitUntil(t, 5*time.Second, "paused-a leads", func() bool {
+	waitUntil(t, waitCeiling, "paused-a leads", func() bool {
 		h, _, live := leaderRow(t, admin)
 		return live && h == "paused-a"
 	})
@@ -136,37 +138,44 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 	b.WaitStarted()
 	_, err := admin.Exec(context.Background(), `SELECT jobq.schedule('minutely-ping', '* * * * *', 'ping')`)
 	require.NoError(t, err)
-	waitUntil(t, 5*time.Second, "paused-a maintains", func() bool { return a.Metric(`jobq_maintain_runs_total{result="ok"}`) > 0 })
+	waitUntil(t, waitCeiling, "paused-a maintains", func() bool { return a.Metric(`jobq_maintain_runs_total{result="ok"}`) > 0 })
 
 	a.Signal(syscall.SIGSTOP)
 	stopped := time.Now()
-	waitUntil(t, 10*time.Second, "paused-b leads", func() bool {
+	waitUntil(t, waitCeiling, "paused-b leads", func() bool {
 		h, e, live := leaderRow(t, admin)
 		return live && h == "paused-b" && e == 2
 	})
 	t.Logf("paused-b took over %s after SIGSTOP of the leader", time.Since(stopped).Round(time.Millisecond))
 	slot := dueSlot(t, admin, "minutely-ping")
-	waitUntil(t, 5*time.Second, "paused-b enqueued the slot", func() bool {
+	waitUntil(t, waitCeiling, "paused-b enqueued the slot", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.schedule_runs WHERE schedule = 'minutely-ping' AND slot_at = $1`, slot) == 1
 	})
 	leaderChanges := queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'leader_changed'`)
 	require.Equal(t, 2, leaderChanges)
 
 	a.Signal(syscall.SIGCONT)
-	waitUntil(t, 5*time.Second, "paused-a's maintain is fenced", func() bool {
+	waitUntil(t, waitCeiling, "paused-a's maintain is fenced", func() bool {
 		return len(a.Lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")) == 1
 	})
 	fenced := a.Lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")[0]
 	require.Equal(t, float64(1), fenced["epoch"])
 	require.Equal(t, float64(2), fenced["currentEpoch"])
 	require.Equal(t, "paused-b", fenced["holder"])
-	waitUntil(t, 5*time.Second, "paused-a's metrics", func() bool { return a.Metric(`jobq_maintain_runs_total{result="fenced"}`) == 1 })
+	waitUntil(t, waitCeiling, "paused-a's metrics", func() bool { return a.Metric(`jobq_maintain_runs_total{result="fenced"}`) == 1 })
 	require.Equal(t, float64(0), a.Metric("jobq_leader"), "paused-a follows")
 	require.Equal(t, float64(1), a.Metric("jobq_leader_epoch"))
 	okRuns := a.Metric(`jobq_maintain_runs_total{result="ok"}`)
 
-	// It keeps following: give it a few renewal periods.
-	time.Sleep(1500 * time.Millisecond)
+	// It keeps following: while paused-b renews its lease twice (every 667 ms), paused-a, which
+	// asks as often, asks too.
+	for range 2 {
+		var lease time.Time
+		require.NoError(t, admin.QueryRow(context.Background(), `SELECT lease_expires_at FROM jobq.leader`).Scan(&lease))
+		waitUntil(t, waitCeiling, "paused-b renews its lease", func() bool {
+			return queryInt(t, admin, `SELECT count(*) FROM jobq.leader WHERE holder = 'paused-b' AND lease_expires_at > $1`, lease) == 1
+		})
+	}
 	require.Equal(t, leaderChanges, queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'leader_changed'`),
 		"paused-a did not take the leadership back")
 	h, e, live := leaderRow(t, admin)
@@ -188,7 +197,7 @@ func TestWorkerPausedLeaderIsFenced(t *testing.T) {
 
 	// Both still work as workers, and exit cleanly.
 	a.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.Wait(10*time.Second))
+	require.Equal(t, 0, a.Wait(waitCeiling))
 }
 
 // Drain, resume and detach reach a worker process within one heartbeat (500 ms here) and it
@@ -212,7 +221,7 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	a.WaitStarted()
 	c := jobq.NewClient(admin)
 	long := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
-	waitUntil(t, 5*time.Second, "obey-a runs the long job", func() bool {
+	waitUntil(t, waitCeiling, "obey-a runs the long job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'obey-a'`, long) == 1
 	})
 	b := startWorker(t, nil, args("obey-b", 4)...)
@@ -222,7 +231,7 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	_, err = admin.Exec(context.Background(), `SELECT jobq.drain_worker('obey-a')`)
 	require.NoError(t, err)
 	drained := time.Now()
-	waitUntil(t, 2*time.Second, "obey-a drains", func() bool {
+	waitUntil(t, waitCeiling, "obey-a drains", func() bool {
 		return len(a.Lines("worker draining: claiming stopped; held jobs finish")) == 1
 	})
 	t.Logf("obey-a obeyed the drain %s after it (heartbeat 500 ms)", time.Since(drained).Round(time.Millisecond))
@@ -237,7 +246,7 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	for i := range 6 {
 		shorts = append(shorts, enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{}))
 	}
-	waitUntil(t, 10*time.Second, "the short jobs and the held long job finished", func() bool {
+	waitUntil(t, waitCeiling, "the short jobs and the held long job finished", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`,
 			append(shorts, long)) == len(shorts)+1
 	})
@@ -249,14 +258,14 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 
 	// Resume; obey-b leaves, so every new job is obey-a's.
 	b.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, b.Wait(10*time.Second))
+	require.Equal(t, 0, b.Wait(waitCeiling))
 	_, err = admin.Exec(context.Background(), `SELECT jobq.resume_worker('obey-a')`)
 	require.NoError(t, err)
-	waitUntil(t, 2*time.Second, "obey-a resumes", func() bool { return len(a.Lines("worker active: claiming again")) == 1 })
+	waitUntil(t, waitCeiling, "obey-a resumes", func() bool { return len(a.Lines("worker active: claiming again")) == 1 })
 	code, _ = a.Get("/readyz")
 	require.Equal(t, 200, code)
 	again := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{})
-	waitUntil(t, 5*time.Second, "obey-a runs again", func() bool {
+	waitUntil(t, waitCeiling, "obey-a runs again", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND locked_by = 'obey-a'`, again) == 1
 	})
 
@@ -268,20 +277,20 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 		enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{}),
 		enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{}),
 	}
-	waitUntil(t, 5*time.Second, "obey-a runs the victims", func() bool {
+	waitUntil(t, waitCeiling, "obey-a runs the victims", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = ANY($1) AND locked_by = 'obey-a' AND state = 'running'`, victims) == 2
 	})
 	cw := startWorker(t, nil, args("obey-c", 4)...)
 	cw.WaitStarted()
 	detachedAt := time.Now()
 	require.Equal(t, 2, queryInt(t, admin, `SELECT jobq.detach_worker('obey-a')`), "two jobs CONFIRMING")
-	waitUntil(t, 2*time.Second, "obey-a obeys the detach and confirms both jobs", func() bool {
+	waitUntil(t, waitCeiling, "obey-a obeys the detach and confirms both jobs", func() bool {
 		return len(a.Lines("worker detached: claiming stopped for good; its running jobs are confirmed or stopped (continuation)")) == 1 &&
 			len(a.Lines("job continues on the detached worker")) == 2
 	})
 	t.Logf("obey-a confirmed both jobs %s after the detach (deadline 900ms; heartbeat 500 ms)", time.Since(detachedAt).Round(time.Millisecond))
 	require.Equal(t, 1, queryInt(t, admin, `SELECT count(*) FROM jobq.audit_log WHERE action = 'continuation_confirmed'`))
-	waitUntil(t, 10*time.Second, "the victims succeeded on obey-a, once", func() bool {
+	waitUntil(t, waitCeiling, "the victims succeeded on obey-a, once", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history
 			WHERE id = ANY($1) AND state = 'succeeded' AND locked_by = 'obey-a' AND attempt = 1`, victims) == 2
 	})
@@ -296,17 +305,17 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	// Even resumed, a detached worker claims no more.
 	_, err = admin.Exec(context.Background(), `SELECT jobq.resume_worker('obey-a')`)
 	require.NoError(t, err)
-	waitUntil(t, 2*time.Second, "obey-a refuses to resume", func() bool {
+	waitUntil(t, waitCeiling, "obey-a refuses to resume", func() bool {
 		return len(a.Lines("worker resumed after it was detached: it claims no more jobs until it is restarted")) == 1
 	})
 	var later []int64
 	for i := range 4 {
 		later = append(later, enqueue(t, c, "exec", map[string]int{"later": i}, jobq.EnqueueOptions{}))
 	}
-	waitUntil(t, 10*time.Second, "obey-c ran the later jobs", func() bool {
+	waitUntil(t, waitCeiling, "obey-c ran the later jobs", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND locked_by = 'obey-c'`, later) == len(later)
 	})
 	a.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.Wait(10*time.Second))
+	require.Equal(t, 0, a.Wait(waitCeiling))
 	require.Equal(t, "stopped", queryTexts(t, admin, `SELECT state FROM jobq.workers WHERE id = 'obey-a'`)[0])
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -34,19 +33,19 @@ func TestWorkerSurvivesDatabaseRestart(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	w := startWorker(t, []string{"RUNS=" + runs}, "--database-url", cluster.URL("worker_runtime", sandboxDB),
 		"--concurrency", "4", "--exec-command", `sleep 1; echo "$JOBQ_JOB_ID" >> "$RUNS"`)
-	waitUntil(t, 5*time.Second, "/readyz 200", func() bool { code, _ := w.Get("/readyz"); return code == 200 })
+	waitUntil(t, waitCeiling, "/readyz 200", func() bool { code, _ := w.Get("/readyz"); return code == 200 })
 
 	var ids []int64
 	for i := range 8 {
 		ids = append(ids, enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{}))
 	}
-	waitUntil(t, 10*time.Second, "jobs running", func() bool {
+	waitUntil(t, waitCeiling, "jobs running", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running'`) > 0
 	})
 
 	require.NoError(t, cluster.Stop(ctx))
 	var body string
-	waitUntil(t, 10*time.Second, "/readyz 503", func() bool {
+	waitUntil(t, waitCeiling, "/readyz 503", func() bool {
 		var code int
 		code, body = w.Get("/readyz")
 		return code == 503
@@ -54,7 +53,7 @@ func TestWorkerSurvivesDatabaseRestart(t *testing.T) {
 	require.Contains(t, body, "WORKER.NOT_READY")
 	code, _ := w.Get("/healthz")
 	require.Equal(t, 200, code, "alive without the database")
-	waitUntil(t, 10*time.Second, "the worker noticed the outage", func() bool {
+	waitUntil(t, waitCeiling, "the worker noticed the outage", func() bool {
 		return len(w.Lines("claim failed")) > 0
 	})
 
@@ -62,11 +61,11 @@ func TestWorkerSurvivesDatabaseRestart(t *testing.T) {
 	// The test's own pool still holds connections the restart killed; the worker's recovery is
 	// what is under test, so the test simply starts its pool afresh.
 	admin.Reset()
-	waitUntil(t, 15*time.Second, "/readyz 200 again", func() bool { code, _ := w.Get("/readyz"); return code == 200 })
+	waitUntil(t, waitCeiling, "/readyz 200 again", func() bool { code, _ := w.Get("/readyz"); return code == 200 })
 	for i := range 4 {
 		ids = append(ids, enqueue(t, c, "exec", map[string]int{"after": i}, jobq.EnqueueOptions{}))
 	}
-	waitUntil(t, 40*time.Second, "every job succeeded", func() bool {
+	waitUntil(t, waitCeiling, "every job succeeded", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == len(ids)
 	})
 	select {

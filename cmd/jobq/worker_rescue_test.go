@@ -15,9 +15,10 @@ import (
 )
 
 // rescueBound is the promise of issue 16 for a 5 s lease and the shipped settings: the lease,
-// one sweep interval (maintain_interval, 1 s) and one poll (poll_interval, 1 s), plus a second
-// of margin for process start-up and scheduling on a busy test machine.
-const rescueBound = 5*time.Second + time.Second + time.Second + time.Second
+// one sweep interval (maintain_interval, 1 s) and one poll (poll_interval, 1 s), plus a margin for
+// scheduling on a loaded machine (issue 29: two cores shared with the rest of make test; it was one
+// second). A job whose rescue waited for anything else (worker_timeout, a restart) misses it.
+const rescueBound = 5*time.Second + time.Second + time.Second + 5*time.Second
 
 // killAndMeasureRescue enqueues n jobs, waits until worker-a holds them all, starts worker-b
 // (startB waits until it is ready), kills worker-a with kill -9 and returns how long after the
@@ -29,15 +30,15 @@ func killAndMeasureRescue(t *testing.T, admin *pgxpool.Pool, a *workerProc, star
 	for i := range ids {
 		ids[i] = enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{})
 	}
-	waitUntil(t, 10*time.Second, "worker-a holds every job", func() bool {
+	waitUntil(t, waitCeiling, "worker-a holds every job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND locked_by = 'worker-a'`) == n
 	})
 	startB()
 	a.Signal(syscall.SIGKILL)
-	a.Wait(5 * time.Second)
+	a.Wait(waitCeiling)
 	var killedAt time.Time
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT clock_timestamp()`).Scan(&killedAt))
-	waitUntil(t, 30*time.Second, "every job succeeded on worker-b", func() bool {
+	waitUntil(t, waitCeiling, "every job succeeded on worker-b", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history
 			WHERE state = 'succeeded' AND locked_by = 'worker-b' AND id = ANY($1)`, ids) == n
 	})
@@ -63,7 +64,7 @@ func TestWorkerKill9RescueWithinLeasePlusSweep(t *testing.T) {
 		a := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-a",
 			"--lease", "5s", "--concurrency", strconv.Itoa(n), "--exec-command", "sleep 60")
 		a.WaitStarted()
-		waitUntil(t, 10*time.Second, "worker-a leads", func() bool {
+		waitUntil(t, waitCeiling, "worker-a leads", func() bool {
 			holder, _, live := leaderRow(t, admin)
 			return live && holder == "worker-a"
 		})
@@ -88,7 +89,7 @@ func TestWorkerKill9RescueWithinLeasePlusSweep(t *testing.T) {
 			// worker-a never leads: worker-b, started once worker-a holds every job, leads.
 			startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
 				"--lease", "5s", "--concurrency", strconv.Itoa(n), "--exec-command", "true").WaitStarted()
-			waitUntil(t, 10*time.Second, "worker-b leads", func() bool {
+			waitUntil(t, waitCeiling, "worker-b leads", func() bool {
 				holder, _, live := leaderRow(t, admin)
 				return live && holder == "worker-b"
 			})

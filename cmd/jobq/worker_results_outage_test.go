@@ -37,14 +37,14 @@ func TestWorkerWritesResultsWithinASecondOfTheDatabaseReturning(t *testing.T) {
 	for i := range ids {
 		ids[i] = enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{})
 	}
-	waitUntil(t, 10*time.Second, "every job running", func() bool {
+	waitUntil(t, waitCeiling, "every job running", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running'`) == n
 	})
 
 	require.NoError(t, cluster.Crash(ctx))
 	// The handlers return 2 s after they started; the outage lasts 10 s, long enough for the
 	// writer's retry back-off to reach its longest wait.
-	waitUntil(t, 10*time.Second, "the worker fails to write the results", func() bool {
+	waitUntil(t, waitCeiling, "the worker fails to write the results", func() bool {
 		return len(w.Lines("writing job results failed; retrying")) > 0
 	})
 	time.Sleep(8 * time.Second)
@@ -56,7 +56,7 @@ func TestWorkerWritesResultsWithinASecondOfTheDatabaseReturning(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&answering))
 
 	admin.Reset()
-	waitUntil(t, 15*time.Second, "every result written", func() bool {
+	waitUntil(t, waitCeiling, "every result written", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == n
 	})
 	var first, last time.Time

@@ -38,14 +38,14 @@ func TestWorkerSentryOneEventPerDeadJob(t *testing.T) {
 	// runs exec jobs whatever their scope.
 	require.NoError(t, c.DefineTask(context.Background(), jobq.TaskDefinition{Name: "exec", Scope: jobq.ScopeStore}))
 	diesAtOnce := enqueue(t, c, "exec", nil, jobq.EnqueueOptions{MaxAttempts: 1, StoreID: store})
-	waitUntil(t, 15*time.Second, "two dead jobs and one retry", func() bool {
+	waitUntil(t, waitCeiling, "two dead jobs and one retry", func() bool {
 		s1, _ := liveOrFinished(t, admin, diesAtOnce)
 		s2, _ := liveOrFinished(t, admin, diesSecond)
 		s3, _ := liveOrFinished(t, admin, retries)
 		return s1 == "dead" && s2 == "dead" && s3 == "retry_pending"
 	})
 	w.Signal(syscall.SIGTERM) // the worker flushes Sentry before it exits
-	require.Equal(t, 0, w.Wait(15*time.Second))
+	require.Equal(t, 0, w.Wait(waitCeiling))
 
 	byJob := map[string][]map[string]any{}
 	for _, ev := range sentry.Received() {

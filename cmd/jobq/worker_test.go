@@ -33,13 +33,12 @@ func TestWorkerPingAndProbes(t *testing.T) {
 	w := startWorker(t, []string{"WORKER_DATABASE_URL=" + db.URL("worker_runtime"), "WORKER_CONCURRENCY=3", "WORKER_QUEUES=default,low"})
 
 	var readyAfter time.Duration
-	waitUntil(t, 5*time.Second, "/readyz 200", func() bool {
+	waitUntil(t, waitCeiling, "/readyz 200", func() bool {
 		code, _ := w.Get("/readyz")
 		readyAfter = time.Since(w.Started)
 		return code == 200
 	})
-	t.Logf("ready %s after the process started", readyAfter.Round(time.Millisecond))
-	require.Less(t, readyAfter, time.Second, "ready within 1 s of start")
+	t.Logf("ready %s after the process started", readyAfter.Round(time.Millisecond)) // not bounded: a loaded machine starts slower
 	code, body := w.Get("/healthz")
 	require.Equal(t, 200, code, body)
 	started := w.Lines("runner started")
@@ -51,11 +50,11 @@ func TestWorkerPingAndProbes(t *testing.T) {
 	require.Equal(t, []string{"ping system {}"}, queryTexts(t, admin,
 		`SELECT name || ' ' || scope || ' ' || payload_schema::text FROM jobq.tasks ORDER BY name`))
 	id := enqueue(t, jobq.NewClient(admin), "ping", nil, jobq.EnqueueOptions{})
-	waitUntil(t, 10*time.Second, "ping succeeded", func() bool {
+	waitUntil(t, waitCeiling, "ping succeeded", func() bool {
 		state, _ := liveOrFinished(t, admin, id)
 		return state == "succeeded"
 	})
-	waitUntil(t, 5*time.Second, "metrics", func() bool {
+	waitUntil(t, waitCeiling, "metrics", func() bool {
 		_, metrics := w.Get("/metrics")
 		return strings.Contains(metrics, `jobq_jobs_completed_total{task="ping"} 1`)
 	})
@@ -65,7 +64,7 @@ func TestWorkerPingAndProbes(t *testing.T) {
 	}
 
 	w.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, w.Wait(10*time.Second))
+	require.Equal(t, 0, w.Wait(waitCeiling))
 	require.Len(t, w.Lines("runner stopped"), 1)
 }
 
@@ -91,7 +90,7 @@ case "$payload" in *fail*) echo "it broke" >&2; exit 3;; esac`
 	ok := enqueue(t, c, "exec", map[string]any{"hello": "world", "n": 1}, jobq.EnqueueOptions{})
 	bad := enqueue(t, c, "exec", map[string]any{"mode": "fail"}, jobq.EnqueueOptions{BackoffBase: time.Hour})
 
-	waitUntil(t, 10*time.Second, "exec jobs ran", func() bool {
+	waitUntil(t, waitCeiling, "exec jobs ran", func() bool {
 		s1, _ := liveOrFinished(t, admin, ok)
 		s2, _ := liveOrFinished(t, admin, bad)
 		return s1 == "succeeded" && s2 == "retry_pending"
@@ -114,7 +113,7 @@ func TestWorkerRefusesUnsafeRoles(t *testing.T) {
 		t.Run(role, func(t *testing.T) {
 			t.Parallel()
 			w := startWorker(t, nil, "--database-url", db.URL(role))
-			require.Equal(t, 1, w.Wait(10*time.Second))
+			require.Equal(t, 1, w.Wait(waitCeiling))
 			require.Contains(t, w.Stderr.String(), "WORKER.UNSAFE_ROLE")
 			require.Contains(t, w.Stderr.String(), role)
 			lines := w.Lines("refusing to start")
@@ -125,19 +124,20 @@ func TestWorkerRefusesUnsafeRoles(t *testing.T) {
 }
 
 // SIGTERM while long jobs run: the worker stops claiming, lets short jobs finish, hands the long
-// ones back after the grace period (attempt unchanged) and exits 0 within the grace period.
+// ones back after the grace period (attempt unchanged) and exits 0 at the end of it, long before
+// the long jobs would end by themselves.
 func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	admin := db.Pool(t, "postgres", 2)
 	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--concurrency", "3",
-		"--shutdown-grace", "2s", "--exec-command", `case "$(cat)" in *long*) sleep 30;; *) sleep 0.5;; esac`)
+		"--shutdown-grace", "5s", "--exec-command", `case "$(cat)" in *long*) sleep 300;; *) sleep 0.5;; esac`)
 	w.WaitStarted()
 	c := jobq.NewClient(admin)
 	long1 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
 	long2 := enqueue(t, c, "exec", map[string]string{"kind": "long"}, jobq.EnqueueOptions{})
 	short := enqueue(t, c, "exec", map[string]string{"kind": "short"}, jobq.EnqueueOptions{})
-	waitUntil(t, 10*time.Second, "three jobs running", func() bool {
+	waitUntil(t, waitCeiling, "three jobs running", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running'`) == 3
 	})
 
@@ -145,11 +145,11 @@ func TestWorkerSIGTERMHandsBackUnfinishedJobs(t *testing.T) {
 	w.Signal(syscall.SIGTERM)
 	// Claiming stops at once: a job enqueued now stays queued.
 	late := enqueue(t, c, "exec", map[string]string{"kind": "short"}, jobq.EnqueueOptions{})
-	require.Equal(t, 0, w.Wait(10*time.Second), "exit 0 after a clean drain")
+	require.Equal(t, 0, w.Wait(waitCeiling), "exit 0 after a clean drain")
 	took := time.Since(began)
-	t.Logf("exited %s after SIGTERM (grace 2s)", took.Round(time.Millisecond))
-	require.Less(t, took, 4*time.Second)
-	require.GreaterOrEqual(t, took, 2*time.Second, "long jobs had their grace period")
+	t.Logf("exited %s after SIGTERM (grace 5s)", took.Round(time.Millisecond))
+	require.GreaterOrEqual(t, took, 5*time.Second, "long jobs had their grace period")
+	require.Less(t, took, waitCeiling, "and were stopped at its end, not after their 300 s")
 
 	state, attempt := liveOrFinished(t, admin, short)
 	require.Equal(t, "succeeded", state)
@@ -173,18 +173,20 @@ func TestWorkerSecondSignalStopsAtOnce(t *testing.T) {
 		"--exec-command", "sleep 30")
 	w.WaitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
-	waitUntil(t, 10*time.Second, "job running", func() bool {
+	waitUntil(t, waitCeiling, "job running", func() bool {
 		state, _ := liveOrFinished(t, admin, id)
 		return state == "running"
 	})
 	w.Signal(syscall.SIGTERM)
-	waitUntil(t, 5*time.Second, "graceful shutdown started", func() bool {
+	waitUntil(t, waitCeiling, "graceful shutdown started", func() bool {
 		return len(w.Lines("shutting down: claiming stopped, waiting for running jobs")) == 1
 	})
 	began := time.Now()
 	w.Signal(syscall.SIGTERM)
-	require.Equal(t, 1, w.Wait(5*time.Second), "not a clean drain")
-	require.Less(t, time.Since(began), 3*time.Second)
+	require.Equal(t, 1, w.Wait(waitCeiling), "not a clean drain")
+	took := time.Since(began)
+	t.Logf("exited %s after the second SIGTERM (grace 1m)", took.Round(time.Millisecond))
+	require.Less(t, took, 30*time.Second, "at once, not at the end of the one-minute grace period")
 	state, attempt := liveOrFinished(t, admin, id)
 	require.Equal(t, "queued", state, "the cancelled job was still handed back")
 	require.Equal(t, 0, attempt)
@@ -207,16 +209,16 @@ func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
 	for i := range ids {
 		ids[i] = enqueue(t, c, "exec", map[string]int{"i": i}, jobq.EnqueueOptions{})
 	}
-	waitUntil(t, 10*time.Second, "worker-a holds every job", func() bool {
+	waitUntil(t, waitCeiling, "worker-a holds every job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND locked_by = 'worker-a'`) == n
 	})
 	a.Signal(syscall.SIGKILL)
-	a.Wait(5 * time.Second)
+	a.Wait(waitCeiling)
 
 	runs := filepath.Join(t.TempDir(), "runs")
 	startWorker(t, []string{"RUNS=" + runs}, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
 		"--lease", "2s", "--concurrency", strconv.Itoa(n), "--exec-command", `echo "$JOBQ_JOB_ID" >> "$RUNS"`)
-	waitUntil(t, 20*time.Second, "every job succeeded on worker-b", func() bool {
+	waitUntil(t, waitCeiling, "every job succeeded on worker-b", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == n
 	})
 	require.Equal(t, n, queryInt(t, admin,
@@ -248,14 +250,14 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 		"--lease", "2s", "--exec-command", "sleep 20")
 	a.WaitStarted()
 	id := enqueue(t, jobq.NewClient(admin), "exec", nil, jobq.EnqueueOptions{})
-	waitUntil(t, 10*time.Second, "worker-a runs the job", func() bool {
+	waitUntil(t, waitCeiling, "worker-a runs the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND locked_by = 'worker-a'`, id) == 1
 	})
 	a.Signal(syscall.SIGSTOP)
 
 	b := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--worker-id", "worker-b",
 		"--lease", "2s", "--exec-command", "true")
-	waitUntil(t, 20*time.Second, "worker-b completed the job", func() bool {
+	waitUntil(t, waitCeiling, "worker-b completed the job", func() bool {
 		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id) == 1
 	})
 	require.NotEmpty(t, b.Lines("leadership acquired"))
@@ -266,7 +268,7 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	require.Equal(t, 1, rescued, "worker-b's maintain rescued the job")
 
 	a.Signal(syscall.SIGCONT)
-	waitUntil(t, 10*time.Second, "worker-a logs the lost lease", func() bool {
+	waitUntil(t, waitCeiling, "worker-a logs the lost lease", func() bool {
 		for _, l := range a.Lines("lease lost") {
 			if l["jobId"] == float64(id) {
 				return true
@@ -274,7 +276,7 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 		}
 		return false
 	})
-	waitUntil(t, 10*time.Second, "worker-a cancelled its handler", func() bool {
+	waitUntil(t, waitCeiling, "worker-a cancelled its handler", func() bool {
 		return len(a.Lines("handler stopped after its lease was lost; result discarded")) == 1
 	})
 	var lockedBy string
@@ -287,5 +289,5 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	require.Empty(t, a.Lines("job failed"))
 
 	a.Signal(syscall.SIGTERM)
-	require.Equal(t, 0, a.Wait(10*time.Second))
+	require.Equal(t, 0, a.Wait(waitCeiling))
 }
