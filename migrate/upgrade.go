@@ -117,12 +117,14 @@ func (u *upgrade) lockStep() string {
 	return b.String()
 }
 
+const lockStepWhat = "the locks of the jobq tables, in the engine's order, bounded below deadlock_timeout"
+
 // steps lists the transaction, BEGIN to COMMIT: exactly what `migrate up --dry-run` prints.
 func (u *upgrade) steps() []step {
 	st := []step{
 		{what: "one transaction", sql: "BEGIN;"},
 		{what: "the installers' lock; the schema and the version table when missing", sql: installPreamble},
-		{what: "the locks of the jobq tables, in the engine's order, bounded below deadlock_timeout", sql: u.lockStep()},
+		{what: lockStepWhat, sql: u.lockStep()},
 	}
 	for _, s := range u.migrations {
 		st = append(st, step{
@@ -278,14 +280,26 @@ func (m *Migrator) apply(ctx context.Context, conn *sql.Conn, u *upgrade) ([]*go
 	}
 }
 
-// gaveWay tells an attempt that failed on a lock: lock_timeout (55P03), the lock step's
-// statement_timeout (57014) or a deadlock (40P01), each of which rolled the attempt back.
+// errGaveWay marks an attempt that failed on a lock: lock_timeout (55P03) anywhere, the lock
+// step's statement_timeout (57014) or a deadlock (40P01), each of which rolled the attempt back.
+// A statement_timeout elsewhere (one the DBA set for the migrator) is a plain failure: trying the
+// same long step again would not help.
+type errGaveWay struct{ err error }
+
+func (e errGaveWay) Error() string { return e.err.Error() }
+func (e errGaveWay) Unwrap() error { return e.err }
+
 func gaveWay(err error) bool {
+	var g errGaveWay
+	return errors.As(err, &g)
+}
+
+func lockFailure(err error, lockStep bool) bool {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		return false
 	}
-	return pgErr.Code == "55P03" || pgErr.Code == "57014" || pgErr.Code == "40P01"
+	return pgErr.Code == "55P03" || pgErr.Code == "40P01" || (lockStep && pgErr.Code == "57014")
 }
 
 // attempt runs the transaction once; on any error it rolls back.
@@ -299,8 +313,8 @@ func (m *Migrator) attempt(ctx context.Context, conn *sql.Conn, u *upgrade) (res
 	for _, st := range steps {
 		start := time.Now()
 		if _, err := conn.ExecContext(ctx, st.sql); err != nil {
-			if gaveWay(err) {
-				return nil, err
+			if ctx.Err() == nil && lockFailure(err, st.what == lockStepWhat) {
+				return nil, errGaveWay{err}
 			}
 			return nil, fmt.Errorf("migrate: %s: %w", st.what, jobq.FromDB(err))
 		}
