@@ -16,9 +16,9 @@ PG_MAJOR ?= 15
 GO       ?= go
 BIN      := bin
 
-.PHONY: test test-in-sandbox deps build vet schema-snapshot screenshots clean demo bench fuzz
+.PHONY: test test-in-sandbox deps build dist vet schema-snapshot screenshots clean demo bench fuzz
 
-test: deps build
+test: deps build dist
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
 
 # Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
@@ -44,6 +44,28 @@ fuzz: deps build
 build:
 	$(GO) build -o $(BIN)/jobq ./cmd/jobq
 	$(GO) build -C examples/salon -o $(CURDIR)/$(BIN)/salon ./cmd/salon
+
+# The release: jobq for linux and darwin on amd64 and arm64, static (CGO off), -trimpath, stamped
+# with VERSION and COMMIT (jobq --version, jobq version), each as a tar.gz beside the bare binary,
+# and SHA256SUMS of the archives in $(DIST). VERSION is the nearest v* tag, else v0.0.0-dev+<commit>.
+# cmd/jobq's TestDist checks what this writes (make test runs both).
+DIST      ?= dist
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+VERSION   ?= $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)")
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@set -e; for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; name=jobq_$(VERSION)_$${os}_$${arch}; \
+		mkdir -p $(DIST)/$$name; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
+			-ldflags "-s -w -X main.releaseVersion=$(VERSION) -X main.releaseCommit=$(COMMIT)" \
+			-o $(DIST)/$$name/jobq ./cmd/jobq; \
+		cp README.md $(DIST)/$$name/; \
+		tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; \
+	done
+	@cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
+	@echo "dist: $(VERSION) ($(COMMIT)) in $(DIST)/"; cat $(DIST)/SHA256SUMS
 
 demo: deps build
 	$(BIN)/salon demo
@@ -83,4 +105,4 @@ deps:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.26 or newer is required on PATH"; exit 1; }
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)

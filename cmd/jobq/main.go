@@ -53,6 +53,8 @@ type cli struct {
 	Doctor    doctorCmd    `cmd:"" group:"operate" help:"Check roles, grants, row level security, search_path pins, schema drift, settings and the leader lease; exit 1 on a problem."`
 	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`
 	Codegen   codegenCmd   `cmd:"" help:"Write a TypeScript or Python module of typed payloads, enqueue and errors from jobq.tasks (docs/clients.md)."`
+
+	VersionFlag kong.VersionFlag `name:"version" help:"Print jobq's version and commit and exit."`
 }
 
 // env is what every command's Run receives.
@@ -92,6 +94,7 @@ func newParser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
 		kong.ExplicitGroups([]kong.Group{{Key: "operate", Title: "Operate (as a member of jobq_operator):"}}),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(lowerUsageHelp),
+		kong.Vars{"version": versionLine()},
 	)
 }
 

@@ -652,28 +652,54 @@ type versionCmd struct {
 	jsonFlag
 }
 
-// buildVersion reads the module version and VCS stamp the Go toolchain recorded in the binary.
+// The release stamp, set by make dist (-ldflags "-X main.releaseVersion=v1.2.3 -X
+// main.releaseCommit=<sha>"); empty in any other build, which reports what the Go toolchain
+// recorded instead. Constants of the build, never written at run time.
+var (
+	releaseVersion string
+	releaseCommit  string
+)
+
+// buildVersion reads the release stamp of make dist, else the module version and VCS stamp the Go
+// toolchain recorded in the binary.
 func buildVersion() versionInfo {
 	v := versionInfo{Version: "(devel)"}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	v.Module, v.GoVersion = bi.Main.Path, bi.GoVersion
-	if bi.Main.Version != "" {
-		v.Version = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Commit = s.Value
-		case "vcs.time":
-			v.CommitAt = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v.Module, v.GoVersion = bi.Main.Path, bi.GoVersion
+		if bi.Main.Version != "" {
+			v.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v.Commit = s.Value
+			case "vcs.time":
+				v.CommitAt = s.Value
+			case "vcs.modified":
+				v.Modified = s.Value == "true"
+			}
 		}
 	}
+	if releaseVersion != "" {
+		v.Version = releaseVersion
+	}
+	if releaseCommit != "" {
+		v.Commit, v.Modified = releaseCommit, false
+	}
 	return v
+}
+
+// versionLine is the one line jobq --version prints: jobq VERSION (COMMIT).
+func versionLine() string {
+	v := buildVersion()
+	commit := v.Commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	if v.Modified {
+		commit += ", modified"
+	}
+	return fmt.Sprintf("jobq %s (%s)", v.Version, commit)
 }
 
 func (c *versionCmd) Run(e *env) error {

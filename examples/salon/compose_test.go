@@ -53,7 +53,9 @@ func TestComposeFileStructure(t *testing.T) {
 	t.Parallel()
 	c := readCompose(t)
 	dash := c.Services["dashboard"]
-	require.Equal(t, []string{"jobq", "dashboard", "--listen", ":8090"}, dash.Command)
+	require.Equal(t, "Dockerfile", dash.Build["dockerfile"], "the dashboard runs the jobq image of the repository's Dockerfile")
+	require.Equal(t, "jobq:dev", dash.Image)
+	require.Equal(t, []string{"dashboard", "--listen", ":8090"}, dash.Command, "arguments of the image's entrypoint, jobq")
 	require.Equal(t, "jobq_dashboard", userOf(t, dash.Environment["JOBQ_DASHBOARD_DATABASE_URL"]), "the dashboard reads as jobq_dashboard")
 	require.Len(t, dash.Environment, 1, "the dashboard gets no other URL (no migrator, no worker)")
 	require.Equal(t, []string{"127.0.0.1:8090:8090"}, dash.Ports, "the dashboard is published on the host's loopback only")
@@ -155,12 +157,12 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 	})
 	w.WaitStarted()
 
-	// The dashboard service: jobq dashboard with its environment, read-only as jobq_dashboard.
+	// The dashboard service: the jobq image's entrypoint (jobq) with the service's command, with
+	// its environment, read-only as jobq_dashboard.
 	dash := c.Services["dashboard"]
-	require.Equal(t, "jobq", dash.Command[0])
 	require.NoError(t, os.Symlink(jobqBinary(t), filepath.Join(bin, "jobq")))
 	dashAddr := freeAddr(t)
-	args := append([]string{}, dash.Command[1:]...)
+	args := append([]string{}, dash.Command...)
 	for i := range args {
 		if args[i] == "--listen" {
 			args[i+1] = dashAddr
