@@ -3,10 +3,12 @@ package migrate_test
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -148,4 +150,58 @@ func TestOpenRefusesAnIncompleteBootstrapNamingTheStep(t *testing.T) {
 	_, err = m.Up(context.WithoutCancel(ctx))
 	require.NoError(t, err)
 	require.NoError(t, m.Close())
+}
+
+// copyFS returns the *.sql files of fsys as a map file system, to which a test adds files.
+func copyFS(t *testing.T, fsys fs.FS) fstest.MapFS {
+	t.Helper()
+	out := fstest.MapFS{}
+	names, err := fs.Glob(fsys, "*.sql")
+	require.NoError(t, err)
+	for _, n := range names {
+		body, err := fs.ReadFile(fsys, n)
+		require.NoError(t, err)
+		out[n] = &fstest.MapFile{Data: body, Mode: 0o644}
+	}
+	return out
+}
+
+// An upgrade that fails half-way changes nothing: a pending migration that ran and the function
+// files applied before the failing one are rolled back with it, so the database stays on the old
+// release, whole and serving (issue 29's failed upgrade left the schema half-migrated and jobs
+// unserved until it was run again).
+func TestAFailedUpgradeChangesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	db := dbtest.New(t)
+	admin := dbtest.Connect(t, db.URL("postgres"))
+	_, err := admin.Exec(ctx, `SELECT jobq.define_task('upgrade-probe');
+		UPDATE jobq.function_files SET checksum = repeat('0', 64) WHERE name = '30_claim.sql'`)
+	require.NoError(t, err)
+	before := dbtest.DumpSchema(t, db.URL("postgres"))
+
+	migrations := copyFS(t, migrate.Embedded().Migrations)
+	migrations["99990_upgrade_probe.sql"] = &fstest.MapFile{Data: []byte(
+		"-- +goose Up\nALTER TABLE jobq.jobs ADD COLUMN upgrade_probe integer;\n-- +goose Down\nALTER TABLE jobq.jobs DROP COLUMN upgrade_probe;\n")}
+	functions := copyFS(t, migrate.Embedded().Functions)
+	functions["99_broken.sql"] = &fstest.MapFile{Data: []byte("SELECT 1 / 0;\n")}
+	m, err := migrate.OpenWith(ctx, db.URL("jobq_migrator"), migrate.Options{Source: &migrate.Source{Migrations: migrations, Functions: functions}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Close() })
+
+	_, err = m.Up(ctx)
+	require.ErrorContains(t, err, "jobq function file 99_broken.sql")
+	require.ErrorContains(t, err, "division by zero")
+	require.Empty(t, m.FunctionsApplied())
+	dbtest.RequireSameSchema(t, before, dbtest.DumpSchema(t, db.URL("postgres")), "a failed upgrade")
+	require.Equal(t, []string{strings.Repeat("0", 64)},
+		dbtest.QueryStrings(t, admin, `SELECT checksum FROM jobq.function_files WHERE name = '30_claim.sql'`))
+	require.Empty(t, dbtest.QueryStrings(t, admin, `SELECT version_id::text FROM jobq.goose_db_version WHERE version_id = 99990`))
+
+	// And the old release serves.
+	worker := dbtest.Connect(t, db.URL("worker_runtime"))
+	var id int64
+	require.NoError(t, worker.QueryRow(ctx, `SELECT jobq.enqueue('upgrade-probe')`).Scan(&id))
+	require.Equal(t, []string{strconv.FormatInt(id, 10)},
+		dbtest.QueryStrings(t, worker, `SELECT c.id::text FROM jobq.claim_job('upgrade-test', ARRAY['default'], 1) AS c`))
 }
