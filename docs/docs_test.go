@@ -103,9 +103,9 @@ func readBlocks(t *testing.T, page string) []block {
 	return out
 }
 
-// The languages a page may use. sql and sh/bash blocks are run; go blocks are built; the others
-// are output or illustrations in other languages, and are not snippets.
-var knownLangs = map[string]bool{"sql": true, "sh": true, "bash": true, "go": true, "text": true, "": true, "python": true, "js": true}
+// The languages a page may use. sql, sh/bash, python, js and ts blocks are run (ts after tsc
+// --strict type-checked and compiled it); go blocks are built; text and unmarked blocks are output.
+var knownLangs = map[string]bool{"sql": true, "sh": true, "bash": true, "go": true, "text": true, "": true, "python": true, "js": true, "ts": true}
 
 // requireReason fails unless a no-run (or no-build) annotation gives its reason.
 func requireReason(t *testing.T, b block, attr string) bool {
@@ -187,7 +187,12 @@ func buildJobq(t *testing.T) string {
 // page says, not merely that they raised no error.
 var pageChecks = map[string][]struct{ query, want string }{
 	"README.md": {
-		{`SELECT count(*)::text FROM jobq.jobs WHERE task = 'send-welcome-email' AND job_key = 'welcome:42'`, "1"},
+		// One job from the sql block, one from the python block, one from the js block.
+		{`SELECT string_agg(job_key || '/' || (payload ->> 'userId'), ' ' ORDER BY job_key) FROM jobq.jobs WHERE task = 'send-welcome-email'`,
+			"welcome:42/42 welcome:43/43 welcome:44/44"},
+	},
+	"clients.md": {
+		{`SELECT count(*)::text FROM jobq.jobs WHERE store_id = '5b0c1a7e-0000-4000-8000-000000000001'`, "4"},
 	},
 	"sql-api.md": {
 		{`SELECT (count(*) > 0)::text FROM jobq.job_history`, "true"},
@@ -211,20 +216,27 @@ var pageChecks = map[string][]struct{ query, want string }{
 	},
 }
 
-// TestDocSnippetsRun runs every ```sql and ```sh block of README.md and docs/*.md, in order, each
+// TestDocSnippetsRun runs every ```sql, ```sh, ```python and ```js block of README.md and docs/*.md, in order, each
 // page in its own fresh migrated database (or, for a page marked with emptyDatabaseMark, a database
 // where jobq is not installed yet: its blocks install it). A sql block runs as the superuser postgres in one
 // session per page (simple protocol, like psql: every statement must succeed), or as another
 // login with as=<login>. A block marked expect-error=<SQLSTATE> must fail with that SQLSTATE. A
 // block marked no-run must say why (reason="..."); every other sh block runs with bash -e, with
 // jobq on PATH and DATABASE_URL_ADMIN, DATABASE_URL_MIGRATOR, WORKER_DATABASE_URL and PG* set to
-// the page's database.
+// the page's database. A python block runs with /usr/bin/python3 (Debian's psycopg 3, and
+// clients/python on PYTHONPATH), a js block as an ES module with node (pg and postgres from
+// clients/typescript's node_modules, and the typed client as @jobq/client), a ts block the same
+// after tsc --strict compiled it (a type error fails it), each with
+// DATABASE_URL naming the page's database as the block's login (as=, default postgres). A
+// missing python3, psycopg, node or npm package fails the test: it never skips a snippet.
 func TestDocSnippetsRun(t *testing.T) {
 	t.Parallel()
 	cluster := startDocsCluster(t)
 	binDir := buildJobq(t)
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
+	jsDir := t.TempDir()
+	nodeModules := sync.OnceValues(func() (string, error) { return jsFolder(repo, jsDir) })
 
 	for _, page := range pages(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(page), ".md"), func(t *testing.T) {
@@ -252,7 +264,7 @@ func TestDocSnippetsRun(t *testing.T) {
 			workDir := shellWorkDir(t, repo)
 			ran := 0
 			for _, b := range blocks {
-				require.True(t, knownLangs[b.lang], "%s: unknown language %q (a snippet is sql or sh; output is text)", b, b.lang)
+				require.True(t, knownLangs[b.lang], "%s: unknown language %q (a snippet is sql, sh, python, js or ts; output is text)", b, b.lang)
 				switch b.lang {
 				case "sql":
 					if requireReason(t, b, "no-run") {
@@ -276,6 +288,16 @@ func TestDocSnippetsRun(t *testing.T) {
 						continue
 					}
 					runShell(t, b, workDir, binDir, cluster.c, db)
+					ran++
+				case "python", "js", "ts":
+					if requireReason(t, b, "no-run") {
+						continue
+					}
+					login := b.attrs["as"]
+					if login == "" {
+						login = "postgres"
+					}
+					runClientSnippet(t, b, repo, cluster.c.URL(login, db), nodeModules)
 					ran++
 				}
 			}
@@ -338,6 +360,94 @@ func runShell(t *testing.T, b block, dir, binDir string, c *localpg.Cluster, db 
 		"WORKER_DATABASE_URL="+c.URL("worker_runtime", db),
 		"PGHOST="+host, "PGPORT="+port, "PGUSER=postgres", "PGDATABASE="+db,
 	)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s failed:\n%s\noutput:\n%s", b, b.body, out)
+}
+
+// pythonPath is Debian's Python 3, where apt-get install python3-psycopg puts psycopg (a python3
+// on PATH may be another one, such as a pyenv shim).
+const pythonPath = "/usr/bin/python3"
+
+// jsFolder makes dir a folder whose node_modules holds clients/typescript's packages (pg, postgres)
+// and the typed client built as @jobq/client, so that a js snippet written there imports them by
+// name.
+func jsFolder(repo, dir string) (string, error) {
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", fmt.Errorf("node is missing: the docs' js blocks run with Node.js 20 or later (%v)", err)
+	}
+	src := filepath.Join(repo, "clients", "typescript")
+	if _, err := os.Stat(filepath.Join(src, "node_modules", "pg")); err != nil {
+		return "", fmt.Errorf("clients/typescript/node_modules has no pg: run npm ci in clients/typescript (clients/test.sh does) (%v)", err)
+	}
+	mods := filepath.Join(dir, "node_modules")
+	entries, err := os.ReadDir(filepath.Join(src, "node_modules"))
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if err := os.MkdirAll(mods, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Symlink(filepath.Join(src, "node_modules", e.Name()), filepath.Join(mods, e.Name())); err != nil {
+			return "", err
+		}
+	}
+	client := filepath.Join(mods, "@jobq", "client")
+	if err := os.MkdirAll(client, 0o755); err != nil {
+		return "", err
+	}
+	pkg, err := os.ReadFile(filepath.Join(src, "package.json"))
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(client, "package.json"), pkg, 0o644); err != nil {
+		return "", err
+	}
+	out, err := exec.Command("node", filepath.Join(src, "node_modules", "typescript", "bin", "tsc"),
+		"-p", filepath.Join(src, "tsconfig.json"), "--outDir", filepath.Join(client, "dist")).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building the typed client: %v\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// runClientSnippet runs a python or js block with DATABASE_URL set to url; js blocks run in the
+// folder nodeModules prepares.
+func runClientSnippet(t *testing.T, b block, repo, url string, nodeModules func() (string, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var cmd *exec.Cmd
+	switch b.lang {
+	case "python":
+		out, err := exec.Command(pythonPath, "-c", "import psycopg").CombinedOutput()
+		require.NoError(t, err, "%s: the docs' python blocks need %s with psycopg 3 (apt-get install python3-psycopg):\n%s", b, pythonPath, out)
+		cmd = exec.CommandContext(ctx, pythonPath, "-")
+		cmd.Stdin = strings.NewReader(b.body)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join(repo, "clients", "python"))
+	case "js", "ts":
+		dir, err := nodeModules()
+		require.NoError(t, err, "%s", b)
+		ext := map[string]string{"js": ".mjs", "ts": ".mts"}[b.lang]
+		file, err := os.CreateTemp(dir, "snippet-*"+ext)
+		require.NoError(t, err)
+		t.Cleanup(func() { os.Remove(file.Name()) })
+		_, err = file.WriteString(b.body)
+		require.NoError(t, errors.Join(err, file.Close()))
+		script := file.Name()
+		if b.lang == "ts" {
+			tsc := filepath.Join(repo, "clients", "typescript", "node_modules", "typescript", "bin", "tsc")
+			out, err := exec.CommandContext(ctx, "node", tsc, "--strict", "--target", "ES2022", "--module", "NodeNext",
+				"--moduleResolution", "NodeNext", "--skipLibCheck", "--pretty", "false", script).CombinedOutput()
+			require.NoError(t, err, "%s does not compile:\n%s", b, out)
+			script = strings.TrimSuffix(script, ".mts") + ".mjs"
+			t.Cleanup(func() { os.Remove(script) })
+		}
+		cmd = exec.CommandContext(ctx, "node", script)
+		cmd.Dir = dir
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "DATABASE_URL="+url)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s failed:\n%s\noutput:\n%s", b, b.body, out)
 }

@@ -86,7 +86,7 @@ func (c *codegenCmd) Run(e *env) error {
 		return err
 	}
 	if len(reg.Tasks) == 0 && !c.AllowEmpty {
-		return fmt.Errorf("jobq codegen: jobq.tasks of database %s declares no task, so the module would name none"+
+		return fmt.Errorf("codegen: jobq.tasks of database %s declares no task, so the module would name none"+
 			"\nhint: declare the tasks first (runners declare theirs at start-up; jobq.define_task from SQL), or pass --allow-empty", cfg.Database)
 	}
 	var out []byte
@@ -159,27 +159,27 @@ func explainRead(err error) error {
 func parseTask(name, scope, schema, description string) (cgTask, error) {
 	t := cgTask{Name: name, Scope: scope, Description: description}
 	if !taskNameRE.MatchString(name) {
-		return t, fmt.Errorf("jobq codegen: task %q is not a kebab-case name", name)
+		return t, fmt.Errorf("codegen: task %q is not a kebab-case name", name)
 	}
 	if scope != "system" && scope != "store" {
-		return t, fmt.Errorf("jobq codegen: task %s has scope %q, neither system nor store", name, scope)
+		return t, fmt.Errorf("codegen: task %s has scope %q, neither system nor store", name, scope)
 	}
 	var contract map[string]any
 	if err := json.Unmarshal([]byte(schema), &contract); err != nil {
-		return t, fmt.Errorf("jobq codegen: task %s: the payload contract is no JSON object: %v", name, err)
+		return t, fmt.Errorf("codegen: task %s: the payload contract is no JSON object: %v", name, err)
 	}
 	seen := map[string]string{}
 	for raw, v := range contract {
 		typ, ok := v.(string)
 		if !ok || !contractTypes[typ] {
-			return t, fmt.Errorf("jobq codegen: task %s: key %q has type %v; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any", name, raw, v)
+			return t, fmt.Errorf("codegen: task %s: key %q has type %v; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any", name, raw, v)
 		}
 		k := cgKey{Name: strings.TrimRight(raw, "?"), Type: typ, Optional: strings.HasSuffix(raw, "?")}
 		if k.Name == "" {
-			return t, fmt.Errorf("jobq codegen: task %s: contract key %q names no key", name, raw)
+			return t, fmt.Errorf("codegen: task %s: contract key %q names no key", name, raw)
 		}
 		if prev, dup := seen[k.Name]; dup {
-			return t, fmt.Errorf("jobq codegen: task %s: the contract names key %s twice (%q and %q); one type per key", name, k.Name, prev, raw)
+			return t, fmt.Errorf("codegen: task %s: the contract names key %s twice (%q and %q); one type per key", name, k.Name, prev, raw)
 		}
 		seen[k.Name] = raw
 		t.Keys = append(t.Keys, k)
@@ -195,7 +195,7 @@ func nameErrors(errs []cgError) error {
 	for i := range errs {
 		e := &errs[i]
 		if !errorCodeRE.MatchString(e.Code) {
-			return fmt.Errorf("jobq codegen: error code %q is not JOB.NAME or WORKER.NAME", e.Code)
+			return fmt.Errorf("codegen: error code %q is not JOB.NAME or WORKER.NAME", e.Code)
 		}
 		prefix, rest, _ := strings.Cut(e.Code, ".")
 		var b strings.Builder
@@ -210,7 +210,7 @@ func nameErrors(errs []cgError) error {
 		b.WriteString("Error")
 		e.Class = b.String()
 		if other, dup := byClass[e.Class]; dup {
-			return fmt.Errorf("jobq codegen: error codes %s and %s would both be class %s", other, e.Code, e.Class)
+			return fmt.Errorf("codegen: error codes %s and %s would both be class %s", other, e.Code, e.Class)
 		}
 		byClass[e.Class] = e.Code
 	}
@@ -550,13 +550,13 @@ func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("jobq codegen: --out: %w", err)
+		return fmt.Errorf("codegen: --out: %w", err)
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("jobq codegen: --out: %w", err)
+		return fmt.Errorf("codegen: --out: %w", err)
 	}
 	if err := os.Chmod(f.Name(), 0o644); err != nil {
 		os.Remove(f.Name())
@@ -564,7 +564,7 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("jobq codegen: --out: %w", err)
+		return fmt.Errorf("codegen: --out: %w", err)
 	}
 	return nil
 }
