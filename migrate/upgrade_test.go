@@ -26,6 +26,7 @@ import (
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/dbtest"
+	"github.com/jobqdev/jobq/internal/localpg"
 	"github.com/jobqdev/jobq/migrate"
 )
 
@@ -321,29 +322,50 @@ func (l *liveLoad) start(ctx context.Context, t *testing.T) (wait func()) {
 
 // TestUpgradeUnderLoadFromEachEarlierSchema installs each earlier schema of
 // testdata/upgrade-from.txt (its own migrations, function files and bootstrap, by today's migrate
-// code) on a cluster of its own, then upgrades it to the working tree's schema while an
+// code) in a database of its own, then upgrades it to the working tree's schema while an
 // application enqueues (on three connections, and on a new connection for each call) and two
-// runners claim and complete, each on a connection of its own. Every call
-// succeeds (none fails, none deadlocks), every job enqueued ends completed, and the schema equals a
-// fresh installation's (testdata/schema.snapshot.sql). An earlier bootstrap that lacks a role of
-// today's is refused first, with the step to run, and nothing changes.
+// runners claim and complete, each on a connection of its own. Every call succeeds (none fails,
+// none deadlocks; but the calls in flight across a type change, see crossedCommit), every job
+// enqueued ends completed, and the schema equals a fresh installation's. The schemas share one
+// cluster, in the file's order: the first one's bootstrap lacks a role of today's, and migrate up
+// refuses it, naming the role and the step, and changes nothing, until today's bootstrap runs.
 func TestUpgradeUnderLoadFromEachEarlierSchema(t *testing.T) {
 	t.Parallel()
+	cluster := dbtest.StartCluster(t)
+	var fresh string
+	freshSchema := func(t *testing.T) string {
+		if fresh == "" {
+			bootstrapDatabase(t, cluster, "fresh")
+			m, err := migrate.Open(testCtx(t), cluster.URL("jobq_migrator", "fresh"))
+			require.NoError(t, err)
+			defer m.Close()
+			_, err = m.Up(testCtx(t))
+			require.NoError(t, err)
+			fresh = dbtest.DumpSchema(t, cluster.URL("postgres", "fresh"))
+		}
+		return fresh
+	}
+	refused := 0
 	for _, from := range earlierSchemas(t) {
 		t.Run(from.commit, func(t *testing.T) {
-			upgradeUnderLoad(t, from)
+			if upgradeUnderLoad(t, cluster, from, freshSchema) {
+				refused++
+			}
 		})
 	}
+	require.Positive(t, refused, "the first schema's bootstrap lacks a role of today's: migrate up refused it")
 }
 
-func upgradeUnderLoad(t *testing.T, from earlierSchema) {
+// upgradeUnderLoad installs from in a database of its own on cluster and upgrades it under load;
+// it reports whether migrate up first refused the cluster's bootstrap.
+func upgradeUnderLoad(t *testing.T, cluster *localpg.Cluster, from earlierSchema, freshSchema func(*testing.T) string) (refused bool) {
 	ctx := testCtx(t)
 	tree := treeAt(t, from.commit)
 	old := migrate.Source{Migrations: subFS(t, tree, "sql/migrations"), Functions: subFS(t, tree, "sql/functions")}
 
-	cluster := dbtest.StartCluster(t)
-	dbtest.CreateDatabase(t, cluster, "app")
-	adminURL, migratorURL := cluster.URL("postgres", "app"), cluster.URL("jobq_migrator", "app")
+	name := "from_" + from.commit
+	dbtest.CreateDatabase(t, cluster, name)
+	adminURL, migratorURL := cluster.URL("postgres", name), cluster.URL("jobq_migrator", name)
 	admin := dbtest.Connect(t, adminURL)
 
 	// The earlier release as it was installed: its bootstrap, its migrations and function files.
@@ -369,15 +391,12 @@ func upgradeUnderLoad(t *testing.T, from earlierSchema) {
 	_, err = admin.Exec(ctx, `SELECT jobq.define_task('upgrade-probe')`)
 	require.NoError(t, err)
 
-	// Today's migrate up refuses an earlier bootstrap that lacks a role it grants to, naming the
+	// Today's migrate up refuses a cluster whose bootstrap lacks a role it grants to, naming the
 	// role and the step, and changes nothing.
-	var missing []string
-	for _, r := range migrate.RequiredRoles {
-		if !slices.Contains(oldRoles, r) {
-			missing = append(missing, r)
-		}
-	}
+	missing := dbtest.QueryStrings(t, admin, `SELECT r FROM unnest($1::text[]) AS r
+		WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles p WHERE p.rolname = r) ORDER BY r`, migrate.RequiredRoles)
 	if len(missing) > 0 {
+		refused = true
 		recorded := `SELECT v.version_id || ' ' || v.is_applied FROM jobq.goose_db_version v
 			UNION ALL SELECT f.name || ' ' || f.checksum FROM jobq.function_files f ORDER BY 1`
 		before := dbtest.QueryStrings(t, admin, recorded)
@@ -392,7 +411,7 @@ func upgradeUnderLoad(t *testing.T, from earlierSchema) {
 	// Today's bootstrap, as docs/upgrading.md says: idempotent, on the live database.
 	require.NoError(t, migrate.Bootstrap(ctx, admin, migrate.BootstrapOptions{}))
 
-	load := &liveLoad{url: cluster.URL("worker_runtime", "app"), enqueuers: 4, workers: 2}
+	load := &liveLoad{url: cluster.URL("worker_runtime", name), enqueuers: 4, workers: 2}
 	wait := load.start(ctx, t)
 	load.warm.Wait()
 
@@ -428,12 +447,6 @@ func upgradeUnderLoad(t *testing.T, from earlierSchema) {
 
 	// The schema equals a fresh installation's of the same tree (the same check as
 	// TestSchemaSnapshot's, which keeps testdata/schema.snapshot.sql equal to that).
-	bootstrapDatabase(t, cluster, "fresh")
-	fresh, err := migrate.Open(ctx, cluster.URL("jobq_migrator", "fresh"))
-	require.NoError(t, err)
-	defer fresh.Close()
-	_, err = fresh.Up(ctx)
-	require.NoError(t, err)
-	dbtest.RequireSameSchema(t, dbtest.DumpSchema(t, cluster.URL("postgres", "fresh")), dbtest.DumpSchema(t, adminURL),
-		"upgraded from "+from.commit+" vs a fresh installation")
+	dbtest.RequireSameSchema(t, freshSchema(t), dbtest.DumpSchema(t, adminURL), "upgraded from "+from.commit+" vs a fresh installation")
+	return refused
 }
