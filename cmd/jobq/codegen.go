@@ -235,8 +235,11 @@ func typeName(task string) string {
 
 // quote is a string literal that TypeScript and Python both read back as s (JSON's escapes).
 func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // => stays =>
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // comment makes text safe inside a // or # line comment and a /** */ block: one line, no */.

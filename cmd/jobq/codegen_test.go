@@ -29,8 +29,10 @@ func TestCodegenCommittedModulesMatchTheRegistry(t *testing.T) {
 		require.NoError(t, err)
 		code, stdout, stderr := runCLI(t, "codegen", lang, "--database-url", db.URL("worker_runtime"))
 		require.Equal(t, 0, code, stderr)
-		require.Equal(t, string(want), stdout,
-			"%s differs from jobq codegen %s over clients/testdata/registry.sql: regenerate it (docs/clients.md)", path, lang)
+		if stdout != string(want) {
+			t.Errorf("%s differs from jobq codegen %s over clients/testdata/registry.sql (regenerate it: docs/clients.md):\n%s",
+				path, lang, dbtest.DiffLines(string(want), stdout))
+		}
 	}
 }
 

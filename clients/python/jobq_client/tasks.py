@@ -436,11 +436,11 @@ class TenantMismatchError(JobqError):
 
 
 class NotAllowedError(JobqError):
-    "JOB.NOT_ALLOWED (SQLSTATE JQ407): The caller may not do this: an application enqueues only its store's jobs and the system tasks declared app_enqueue, never gives a system job a job key, and nobody but the engine and operators writes a cron slot's key (schedule:...). Hint: Enqueue the work as a store task of the session's store, or declare the system task with jobq.define_task(..., app_enqueue =\u003e true); leave schedule: keys to jobq.schedule."
+    "JOB.NOT_ALLOWED (SQLSTATE JQ407): The caller may not do this: an application enqueues only its store's jobs and the system tasks declared app_enqueue, never gives a system job a job key, and nobody but the engine and operators writes a cron slot's key (schedule:...). Hint: Enqueue the work as a store task of the session's store, or declare the system task with jobq.define_task(..., app_enqueue => true); leave schedule: keys to jobq.schedule."
 
     code = "JOB.NOT_ALLOWED"
     sqlstate = "JQ407"
-    catalogue_hint = "Enqueue the work as a store task of the session's store, or declare the system task with jobq.define_task(..., app_enqueue =\u003e true); leave schedule: keys to jobq.schedule."
+    catalogue_hint = "Enqueue the work as a store task of the session's store, or declare the system task with jobq.define_task(..., app_enqueue => true); leave schedule: keys to jobq.schedule."
 
 
 class StoreNotBoundError(JobqError):
