@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -13,41 +14,103 @@ import (
 
 // claimPositions keeps, for each queue, the place in claim order where this runner's claims
 // have got to, so that the next claim starts there (jobq.Client.ClaimAfter) instead of walking
-// again over the jobs claimed since the last vacuum. A claim starts one claim back: from the last
-// job the claim before the last one took. It walks the index entries of one claim (the jobs it
-// took are gone from the queue), and takes the jobs that committed late by a moment: a job whose
-// transaction began before another's and committed after that one was claimed (two enqueuers at
-// once) sorts before the last claim's jobs, and at 200 jobs a second from two connections that
-// happened to one job in 500 (each waited for the probe, up to a second). A claim starts from the
-// head of every queue when there is no position yet, and when a rescan is wanted: the
-// passed-over probe found a job the positions pass over, or a runner started with Once needs a
-// claim from the head to know it is done. The positions belong to the claim loop; the probe reads
-// the copy published after each claim, and asks for a rescan through an atomic flag.
+// again over the jobs claimed since the last vacuum. A claim starts a little way back: after the
+// last job of the newest claim that returned at least settle (250 ms) before, and always at least
+// one claim back (after the last job of the claim before the last one). It walks the index
+// entries of the jobs claimed since (they are gone from the queue), and takes the jobs that
+// committed late: a job whose transaction began before another's and committed after that one
+// was claimed (concurrent enqueuers; run_at is the transaction's start) sorts before the last
+// claims' jobs. One claim back was enough at 200 jobs a second from two connections; with eight
+// enqueuers two claims or more often took jobs while such an enqueue committed, and about one job
+// in 300 waited for the passed-over probe, up to RescanInterval (docs/wake-up.md). Going back by
+// time rather than by claims takes every job whose enqueuing transaction lasted less than settle,
+// for a walk over settle's worth of claimed jobs.
+// A claim starts from the head of every queue when there is no position yet, and when a rescan
+// is wanted: the passed-over probe found a job the positions pass over, or a runner started with
+// Once needs a claim from the head to know it is done. The positions belong to the claim loop;
+// the probe reads the copy published after each claim, and asks for a rescan through an atomic
+// flag.
 type claimPositions struct {
 	off       bool                                          // RescanInterval < 0: every claim from the head
-	last      map[string]jobq.ClaimPosition                 // the last job claimed in each queue (claim loop only)
-	from      map[string]jobq.ClaimPosition                 // where claims start: last, one claim back (claim loop only)
+	settle    time.Duration                                 // how far back in time claims start (0: one claim back)
+	clock     func() time.Time                              // time.Now; tests set their own
+	marks     map[string][]positionMark                     // each queue's last positions, oldest first (claim loop only)
+	from      map[string]jobq.ClaimPosition                 // where claims start (claim loop only)
 	published atomic.Pointer[map[string]jobq.ClaimPosition] // a copy of from, for the probe
 	wanted    atomic.Bool                                   // the next claim starts from the head
 }
 
+// positionMark is a queue's last position after a claim that moved it, and when that claim
+// returned. The job at pos began before the claim's snapshot, so before at: a job that sorts
+// before pos began earlier still, and if a claim that starts settle after at cannot see it, its
+// transaction has lasted longer than settle.
+type positionMark struct {
+	at  time.Time
+	pos jobq.ClaimPosition
+}
+
+// positionSettle is how far back in time the runner's claims start (claimPositions.settle).
+const positionSettle = 250 * time.Millisecond
+
+// maxPositionMarks bounds the marks kept per queue: past it the oldest go, and claims start
+// fewer than settle back (thousands of claims within settle).
+const maxPositionMarks = 4096
+
 func newClaimPositions(every time.Duration) *claimPositions {
-	return &claimPositions{off: every < 0, last: make(map[string]jobq.ClaimPosition), from: make(map[string]jobq.ClaimPosition)}
+	return &claimPositions{off: every < 0, clock: time.Now, marks: make(map[string][]positionMark),
+		from: make(map[string]jobq.ClaimPosition)}
+}
+
+// withSettle makes claims start settle back in time (claimPositions.settle) and returns p.
+func (p *claimPositions) withSettle(settle time.Duration) *claimPositions {
+	p.settle = settle
+	return p
 }
 
 // next returns the positions the next claim starts from, or nil when it claims from the head of
-// every queue.
+// every queue. In each queue, that is the newest mark at least settle old but never the last one
+// (at least one claim back); a queue without such a mark (the runner's first claims) is claimed
+// from its head.
 func (p *claimPositions) next() map[string]jobq.ClaimPosition {
-	if p.wanted.Swap(false) || p.off || len(p.from) == 0 {
+	if p.wanted.Swap(false) || p.off {
+		return nil
+	}
+	p.settleFrom(p.clock())
+	if len(p.from) == 0 {
 		return nil
 	}
 	return p.from
 }
 
-// claimed records the jobs a claim took. In each queue where it took a job after the last
-// position, the last position moves to the last job it took, and the start moves to where the
-// last position was; positions never move back (a claim from the head may take a passed-over job
-// before them).
+// settleFrom moves each queue's start to the newest mark at least settle older than now, never
+// the last one, and publishes the starts when they moved.
+func (p *claimPositions) settleFrom(now time.Time) {
+	cutoff := now.Add(-p.settle)
+	from := make(map[string]jobq.ClaimPosition, len(p.marks))
+	for q, marks := range p.marks {
+		// Marks before the newest one old enough are never wanted again: the cutoff only grows.
+		i := 0
+		for i+2 < len(marks) && !marks[i+1].at.After(cutoff) {
+			i++
+		}
+		if i > 0 {
+			marks = append(marks[:0], marks[i:]...)
+			p.marks[q] = marks
+		}
+		if len(marks) >= 2 && (!marks[0].at.After(cutoff) || len(marks) >= maxPositionMarks) {
+			from[q] = marks[0].pos
+		}
+	}
+	if !maps.Equal(from, p.from) {
+		p.from = from
+		c := maps.Clone(from)
+		p.published.Store(&c)
+	}
+}
+
+// claimed records the jobs a claim took, as it returns. In each queue where it took a job after
+// the last position, the last position moves to the last job it took, marked with the time;
+// positions never move back (a claim from the head may take a passed-over job before them).
 func (p *claimPositions) claimed(jobs []jobq.Job) {
 	took := make(map[string]jobq.ClaimPosition)
 	for i := range jobs {
@@ -56,25 +119,18 @@ func (p *claimPositions) claimed(jobs []jobq.Job) {
 			took[jobs[i].Queue] = pos
 		}
 	}
-	moved := false
+	now := p.clock()
 	for q, pos := range took {
-		old, ok := p.last[q]
-		if ok && !old.Before(pos) {
+		marks := p.marks[q]
+		if n := len(marks); n > 0 && !marks[n-1].pos.Before(pos) {
 			continue
 		}
-		if ok {
-			p.from[q] = old
-			moved = true
+		if len(marks) >= maxPositionMarks { // thousands of claims within settle: start fewer back
+			marks = append(marks[:0], marks[1:]...)
 		}
-		p.last[q] = pos
+		p.marks[q] = append(marks, positionMark{at: now, pos: pos})
 	}
-	if moved {
-		c := make(map[string]jobq.ClaimPosition, len(p.from))
-		for q, pos := range p.from {
-			c[q] = pos
-		}
-		p.published.Store(&c)
-	}
+	p.settleFrom(now)
 }
 
 // rescan makes the next claim start from the head of every queue; safe from any goroutine.

@@ -373,7 +373,7 @@ func New(cfg Config) (*Runner, error) {
 		hardStop:  make(chan struct{}),
 
 		heartbeatNow: make(chan struct{}, 1),
-		positions:    newClaimPositions(cfg.RescanInterval),
+		positions:    newClaimPositions(cfg.RescanInterval).withSettle(positionSettle),
 	}
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
