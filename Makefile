@@ -6,10 +6,12 @@
 #               raw pgbench floor as peers; writes BENCHMARKS.md.
 #   make fuzz   the SQL API fuzzer of make test (sql/fuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
 #               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
-#   make test   install PostgreSQL 15, pgTAP, pg_prove, plpgsql_check, jq (the docs test) and chromium (the
-#               dashboard's browser test) when missing, start a
+#   make test   install PostgreSQL 15, pgTAP, pg_prove, plpgsql_check, jq (the docs test), chromium (the
+#               dashboard's browser test), Node, npm and psycopg 3 (the clients) when missing, build
+#               the release (make dist), start a
 #               throwaway cluster (jobq sandbox), apply bootstrap and migrations, run the pgTAP
-#               suites with pg_prove and the Go tests, and remove the cluster.
+#               suites with pg_prove, the Go tests and the clients' tests (clients/test.sh), and
+#               remove the cluster.
 
 SHELL    := /bin/bash
 PG_MAJOR ?= 15
@@ -33,6 +35,7 @@ test-in-sandbox:
 	pg_prove --ext .sql --recurse --failures pgtap/
 	JOBQ_FUZZ_SEED=$${JOBQ_FUZZ_SEED:-$(JOBQ_TEST_FUZZ_SEED)} $(GO) test -count=1 -timeout 12m ./...
 	$(GO) test -C bench -count=1 -timeout 2m ./...
+	JOBQ_BIN=$(CURDIR)/$(BIN)/jobq clients/test.sh
 	set -o pipefail; $(GO) test -C examples/salon -count=1 -timeout 5m -v ./... 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
 # The fuzzer alone, longer than in make test; JOBQ_FUZZ_SEED=n replays a run.
@@ -46,8 +49,10 @@ build:
 	$(GO) build -C examples/salon -o $(CURDIR)/$(BIN)/salon ./cmd/salon
 
 # The release: jobq for linux and darwin on amd64 and arm64, static (CGO off), -trimpath, stamped
-# with VERSION and COMMIT (jobq --version, jobq version), each as a tar.gz beside the bare binary,
-# and SHA256SUMS of the archives in $(DIST). VERSION is the nearest v* tag, else v0.0.0-dev+<commit>.
+# with VERSION and COMMIT (jobq --version, jobq version), each as a tar.gz beside the bare binary;
+# the SQL install jobq--VERSION.sql (jobq migrate script: psql -f applies it after bootstrap/); and
+# SHA256SUMS of the archives and the script in $(DIST). VERSION is the nearest v* tag, else
+# v0.0.0-dev+<commit>.
 # cmd/jobq's TestDist checks what this writes (make test runs both).
 DIST      ?= dist
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -64,7 +69,8 @@ dist:
 		cp README.md $(DIST)/$$name/; \
 		tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; \
 	done
-	@cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
+	@$(GO) run ./cmd/jobq migrate script --release $(VERSION) > $(DIST)/jobq--$(VERSION).sql
+	@cd $(DIST) && sha256sum *.tar.gz jobq--*.sql > SHA256SUMS
 	@echo "dist: $(VERSION) ($(COMMIT)) in $(DIST)/"; cat $(DIST)/SHA256SUMS
 
 demo: deps build
@@ -96,6 +102,9 @@ deps:
 	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v psql >/dev/null 2>&1 || missing="$$missing postgresql-client-$(PG_MAJOR)"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	/usr/bin/python3 -c 'import psycopg' >/dev/null 2>&1 || missing="$$missing python3-psycopg"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \

@@ -91,6 +91,9 @@ var (
 	// ErrClaimIsolation: a claim ran under REPEATABLE READ or SERIALIZABLE, whose snapshot cannot
 	// see a pause or the claims of other transactions; claims run under READ COMMITTED.
 	ErrClaimIsolation = &Error{Code: "JOB.CLAIM_ISOLATION"}
+	// ErrAlreadyInstalled: the SQL install (jobq migrate script) met a database that has jobq
+	// already; upgrade it with jobq migrate up.
+	ErrAlreadyInstalled = &Error{Code: "JOB.ALREADY_INSTALLED"}
 )
 
 // FromDB maps an error returned by the database to an *Error when PostgreSQL raised it with a

@@ -48,6 +48,7 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.OUT_OF_RANGE":         jobq.ErrOutOfRange,
 	"JOB.PAYLOAD_TOO_LARGE":    jobq.ErrPayloadTooLarge,
 	"JOB.CLAIM_ISOLATION":      jobq.ErrClaimIsolation,
+	"JOB.ALREADY_INSTALLED":    jobq.ErrAlreadyInstalled,
 }
 
 type catalogued struct {

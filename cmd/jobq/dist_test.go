@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq/migrate"
 )
 
 // repoRoot is the checkout this package sits in.
@@ -30,7 +32,8 @@ func repoRoot(t *testing.T) string {
 }
 
 // TestDist checks what make dist wrote (make test runs it before the Go tests; JOBQ_DIST names
-// another folder): an archive per platform listed in SHA256SUMS with its true hash, each holding
+// another folder): the SQL install and an archive per platform listed in SHA256SUMS with their
+// true hashes, each archive holding
 // the README and a static jobq binary of its OS and architecture, built with -trimpath (the
 // checkout's path appears nowhere in it) and stamped: the binary of this machine's platform
 // prints the archive's version and the checkout's commit for --version and jobq version.
@@ -51,10 +54,16 @@ func TestDist(t *testing.T) {
 	name := regexp.MustCompile(`^jobq_(v[0-9A-Za-z.+\-]+)_(linux|darwin)_(amd64|arm64)\.tar\.gz$`)
 	seen := map[string]bool{}
 	version := ""
+	script := ""
 	sc := bufio.NewScanner(bytes.NewReader(sums))
 	for sc.Scan() {
 		sum, file, ok := strings.Cut(sc.Text(), "  ")
 		require.True(t, ok, "a line of SHA256SUMS is not 'sum  file': %q", sc.Text())
+		if strings.HasPrefix(file, "jobq--") {
+			script = checkSum(t, dir, file, sum)
+			require.Equal(t, "jobq--"+strings.TrimSuffix(strings.TrimPrefix(file, "jobq--"), ".sql")+".sql", file)
+			continue
+		}
 		m := name.FindStringSubmatch(file)
 		require.NotNil(t, m, "unexpected archive %q", file)
 		if version == "" {
@@ -64,12 +73,7 @@ func TestDist(t *testing.T) {
 		platform := m[2] + "_" + m[3]
 		seen[platform] = true
 
-		raw, err := os.ReadFile(filepath.Join(dir, file))
-		require.NoError(t, err)
-		got := sha256.Sum256(raw)
-		require.Equal(t, sum, hex.EncodeToString(got[:]), "SHA256SUMS holds the true hash of %s", file)
-
-		files := untar(t, raw)
+		files := untar(t, []byte(checkSum(t, dir, file, sum)))
 		prefix := strings.TrimSuffix(file, ".tar.gz") + "/"
 		require.Contains(t, files, prefix+"README.md", "%s holds the README", file)
 		bin, ok := files[prefix+"jobq"]
@@ -78,6 +82,12 @@ func TestDist(t *testing.T) {
 	}
 	require.NoError(t, sc.Err())
 	require.Len(t, seen, len(want), "one archive per platform: %v", seen)
+
+	// The SQL install of the same version is this binary's migrate script, word for word (its
+	// effect on a database is migrate's TestInstallScriptGivesTheSchemaMigrateUpGives).
+	var b strings.Builder
+	require.NoError(t, migrate.WriteInstallScript(&b, migrate.Embedded(), version))
+	require.Equal(t, b.String(), script, "jobq--%s.sql is the SQL install of this checkout", version)
 
 	// The binary of this machine's platform runs and says what it is.
 	self := filepath.Join(dir, "jobq_"+version+"_"+runtime.GOOS+"_"+runtime.GOARCH, "jobq")
@@ -90,6 +100,16 @@ func TestDist(t *testing.T) {
 	out, err = exec.Command(self, "version").CombinedOutput()
 	require.NoError(t, err, "%s version: %s", self, out)
 	require.True(t, strings.HasPrefix(string(out), "jobq "+version+"\ncommit "+strings.TrimSpace(string(commit))+"\n"), "jobq version: %s", out)
+}
+
+// checkSum reads dir/file, requires its SHA-256 to be sum, and returns its content.
+func checkSum(t *testing.T, dir, file, sum string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, file))
+	require.NoError(t, err)
+	got := sha256.Sum256(raw)
+	require.Equal(t, sum, hex.EncodeToString(got[:]), "SHA256SUMS holds the true hash of %s", file)
+	return string(raw)
 }
 
 // untar reads a gzipped tar into memory: name -> content of each regular file.

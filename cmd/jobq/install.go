@@ -53,16 +53,18 @@ func (c *bootstrapCmd) Run(e *env) error {
 }
 
 type migrateCmd struct {
-	Verb        string        `arg:"" optional:"" help:"up, down, status or validate"`
+	Verb        string        `arg:"" optional:"" help:"up, down, status, validate or script"`
 	DryRun      bool          `name:"dry-run" help:"with up: print the SQL of the pending upgrade (one transaction) instead of applying it"`
 	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DURATION" help:"with up: how long one attempt may wait for the locks of the jobq tables (default and ceiling: half of the server's deadlock_timeout)"`
 	LockWait    time.Duration `name:"lock-wait" default:"2m" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
 	DatabaseURL string        `name:"database-url" placeholder:"URL" help:"jobq_migrator URL (default $$DATABASE_URL_MIGRATOR, then $$DATABASE_URL)"`
+	Release     string        `name:"release" placeholder:"VERSION" help:"with script: the version the script is labelled with (default: this binary's)"`
 }
 
 // Help is the long help of jobq migrate.
 func (c *migrateCmd) Help() string {
 	return `usage: jobq migrate up|down|status|validate [--dry-run] [--database-url URL]
+       jobq migrate script [--release VERSION] > jobq--VERSION.sql
 
 Applies the embedded jobq migrations and function files as jobq_migrator, in one
 transaction: callers see the old schema and functions or the new ones, never a mix. Before
@@ -71,7 +73,10 @@ server's deadlock_timeout (--lock-timeout), and retries with backoff for --lock-
 live transactions hold them; nothing is changed until it commits. Run jobq bootstrap first:
 up refuses, changing nothing, while a role or grant of bootstrap/ is missing, and names
 the step. Two installers at once are safe: they take turns on an advisory lock.
-validate changes nothing and exits 1 while a migration or a function file is pending.`
+validate changes nothing and exits 1 while a migration or a function file is pending.
+script prints, without a database, this release as one SQL file for psql (the SQL install of
+make dist): for a database that bootstrap/ prepared and that has no jobq yet; it refuses
+missing roles (JQ301) and an installed jobq (JQ302), and gives the schema up gives.`
 }
 
 func (c *migrateCmd) Run(e *env) error {
@@ -80,8 +85,18 @@ func (c *migrateCmd) Run(e *env) error {
 	if verb == "" {
 		return usageError{"migrate needs up, down or status (or validate); see jobq help migrate"}
 	}
-	if verb != "up" && verb != "down" && verb != "status" && verb != "validate" {
-		return usageError{fmt.Sprintf("migrate: unknown verb %q (up, down, status, validate)", verb)}
+	if verb != "up" && verb != "down" && verb != "status" && verb != "validate" && verb != "script" {
+		return usageError{fmt.Sprintf("migrate: unknown verb %q (up, down, status, validate, script)", verb)}
+	}
+	if verb == "script" {
+		release := c.Release
+		if release == "" {
+			release = buildVersion().Version
+		}
+		return migrate.WriteInstallScript(stdout, migrate.Embedded(), release)
+	}
+	if c.Release != "" {
+		return usageError{"--release goes with migrate script"}
 	}
 	if *dryRun && verb != "up" {
 		return usageError{"--dry-run goes with migrate up"}

@@ -3500,7 +3500,10 @@ BEGIN
     SELECT (g.job).state INTO v_previous FROM gone g JOIN moved m ON m.id = (g.job).id;
 
     IF v_previous IS NULL THEN
-        SELECT h.state INTO v_finished FROM jobq.job_history h WHERE h.id = cancel_job.job_id;
+        -- Only a job the caller could have canceled is reported as ended: a store's login learns
+        -- nothing of a system job (nor of another store's, which the row policies hide already).
+        SELECT h.state INTO v_finished FROM jobq.job_history h
+        WHERE h.id = cancel_job.job_id AND jobq._caller_reaches(h.store_id);
         IF v_finished IS NULL THEN
             PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', cancel_job.job_id));
         END IF;
@@ -3515,7 +3518,7 @@ $$;
 
 ALTER FUNCTION jobq.cancel_job(job_id bigint) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.cancel_job(job_id bigint) IS 'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (already ended).';
+COMMENT ON FUNCTION jobq.cancel_job(job_id bigint) IS 'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND (also for a job the caller may not cancel: an application asking of a system job), JOB.STATE_CONFLICT (already ended).';
 
 CREATE FUNCTION jobq.claim_job(worker_id text, queues text[] DEFAULT ARRAY['default'::text], max_jobs integer DEFAULT 1, lease interval DEFAULT '00:00:30'::interval, after_priority integer[] DEFAULT NULL::integer[], after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], after_id bigint[] DEFAULT NULL::bigint[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql SECURITY DEFINER

@@ -56,8 +56,9 @@ SELECT results_eq(
        FROM triggers t CROSS JOIN LATERAL jobq_test.error_fields(t.sql) AS e ORDER BY t.code $$,
     -- JOB.CLAIM_ISOLATION needs a REPEATABLE READ transaction, which this file is not: its trigger
     -- is pgtap/claim_job/refuses_a_claim_under_repeatable_read_or_serializable_and_claims_nothing.sql.
+    -- JOB.BOOTSTRAP_MISSING and JOB.ALREADY_INSTALLED are the installers' (migrate/install_test.go).
     $$ SELECT code, sqlstate, code, hint FROM jobq.error_codes
-       WHERE code NOT IN ('JOB.BOOTSTRAP_MISSING', 'JOB.CLAIM_ISOLATION') AND code NOT LIKE 'WORKER.%' ORDER BY code $$,
+       WHERE code NOT IN ('JOB.BOOTSTRAP_MISSING', 'JOB.ALREADY_INSTALLED', 'JOB.CLAIM_ISOLATION') AND code NOT LIKE 'WORKER.%' ORDER BY code $$,
     'each catalogued error reaches the caller with its SQLSTATE, its code at the start of the message, and its hint');
 
 SELECT * FROM finish();

@@ -387,6 +387,14 @@ class BootstrapMissingError(JobqError):
     catalogue_hint = "Apply bootstrap first (jobq bootstrap, or psql -f bootstrap/*.sql as a superuser), then run the migrations."
 
 
+class AlreadyInstalledError(JobqError):
+    "JOB.ALREADY_INSTALLED (SQLSTATE JQ302): The SQL install was applied to a database that has jobq already. Hint: Upgrade an installed jobq with jobq migrate up, or apply the SQL of its dry run with psql; the install script applies only to a database without jobq."
+
+    code = "JOB.ALREADY_INSTALLED"
+    sqlstate = "JQ302"
+    catalogue_hint = "Upgrade an installed jobq with jobq migrate up, or apply the SQL of its dry run with psql; the install script applies only to a database without jobq."
+
+
 class UnknownTaskError(JobqError):
     "JOB.UNKNOWN_TASK (SQLSTATE JQ401): No task of this name is declared in jobq.tasks. Hint: Declare it first: SELECT jobq.define_task('task-name', ...); runners declare their typed tasks at start-up."
 
@@ -523,6 +531,7 @@ _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ204": UnknownSettingError,
     "JQ205": ClaimIsolationError,
     "JQ301": BootstrapMissingError,
+    "JQ302": AlreadyInstalledError,
     "JQ401": UnknownTaskError,
     "JQ402": PayloadInvalidError,
     "JQ403": StoreRequiredError,

@@ -298,6 +298,16 @@ export class BootstrapMissingError extends JobqError {
   }
 }
 
+/** JOB.ALREADY_INSTALLED (SQLSTATE JQ302): The SQL install was applied to a database that has jobq already. Hint: Upgrade an installed jobq with jobq migrate up, or apply the SQL of its dry run with psql; the install script applies only to a database without jobq. */
+export class AlreadyInstalledError extends JobqError {
+  static readonly code = "JOB.ALREADY_INSTALLED";
+  static readonly sqlstate = "JQ302";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.ALREADY_INSTALLED", "JQ302", message, options);
+    this.name = "AlreadyInstalledError";
+  }
+}
+
 /** JOB.UNKNOWN_TASK (SQLSTATE JQ401): No task of this name is declared in jobq.tasks. Hint: Declare it first: SELECT jobq.define_task('task-name', ...); runners declare their typed tasks at start-up. */
 export class UnknownTaskError extends JobqError {
   static readonly code = "JOB.UNKNOWN_TASK";
@@ -464,6 +474,7 @@ const errorClasses: { readonly [sqlstate: string]: new (message: string, options
   JQ204: UnknownSettingError,
   JQ205: ClaimIsolationError,
   JQ301: BootstrapMissingError,
+  JQ302: AlreadyInstalledError,
   JQ401: UnknownTaskError,
   JQ402: PayloadInvalidError,
   JQ403: StoreRequiredError,
