@@ -218,3 +218,58 @@ func rescans(t *testing.T, r *runner.Runner) string {
 	}
 	return "?"
 }
+
+// What starting claims back in time costs a busy runner, measured (skipped unless
+// JOBQ_MEASURE_PICKUP=1): one runner at its defaults with a no-op handler drains
+// JOBQ_MEASURE_PICKUP_JOBS jobs (default 20,000) enqueued beforehand in one statement (so they share one run_at: every mark sorts by id alone),
+// with no other transaction open and with a REPEATABLE READ snapshot held open meanwhile (then
+// the index entries of claimed jobs cannot be marked dead, and a claim that starts back walks
+// them all), once per JOBQ_MEASURE_PICKUP_SETTLE value. It reports jobs a second.
+func TestMeasureDrainUnderClaimSettle(t *testing.T) {
+	if os.Getenv("JOBQ_MEASURE_PICKUP") != "1" {
+		t.Skip("a measurement: set JOBQ_MEASURE_PICKUP=1 to run it")
+	}
+	jobs := 20000
+	if v := os.Getenv("JOBQ_MEASURE_PICKUP_JOBS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "JOBQ_MEASURE_PICKUP_JOBS")
+		jobs = n
+	}
+	var summary []string
+	for _, settle := range strings.Split(cmpOr(os.Getenv("JOBQ_MEASURE_PICKUP_SETTLE"), "0s,default"), ",") {
+		for _, snapshot := range []bool{false, true} {
+			name := fmt.Sprintf("settle=%s/snapshot=%v", settle, snapshot)
+			t.Run(name, func(t *testing.T) {
+				b := setup(t)
+				ctx := context.Background()
+				b.define(t, "drain")
+				b.exec(t, `SELECT jobq.enqueue_many((SELECT jsonb_agg(jsonb_build_object('task', 'drain')) FROM generate_series(1, $1)))`, jobs)
+				if snapshot {
+					tx, err := b.admin.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+					require.NoError(t, err)
+					defer func() { _ = tx.Rollback(ctx) }()
+					_, err = tx.Exec(ctx, `SELECT count(*) FROM jobq.jobs`)
+					require.NoError(t, err)
+				}
+				var done sync.WaitGroup
+				done.Add(jobs)
+				r, err := runner.New(b.config())
+				require.NoError(t, err)
+				if settle != "default" {
+					d, err := time.ParseDuration(settle)
+					require.NoError(t, err)
+					runner.SetPositionSettle(r, d)
+				}
+				r.HandleFunc("drain", func(ctx context.Context, job *jobq.Job) error { done.Done(); return nil })
+				began := time.Now()
+				start(t, r)
+				done.Wait()
+				took := time.Since(began)
+				line := fmt.Sprintf("%d jobs in %s: %.0f jobs/s", jobs, took.Round(time.Millisecond), float64(jobs)/took.Seconds())
+				t.Log(line)
+				summary = append(summary, name+": "+line)
+			})
+		}
+	}
+	t.Logf("summary:\n%s", strings.Join(summary, "\n"))
+}
