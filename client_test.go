@@ -379,7 +379,7 @@ func TestClientRoundTrip(t *testing.T) {
 		}
 
 		swept := map[int64]jobq.Rescue{}
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(time.Minute) // a ceiling for a loaded machine, not a measure
 		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
 		for len(swept) < 3 {
@@ -391,7 +391,7 @@ func TestClientRoundTrip(t *testing.T) {
 				swept[r.JobID] = r
 			}
 			require.NotContains(t, swept, alive, "a job with a live lease was swept")
-			require.True(t, time.Now().Before(deadline), "not swept within 15 s: %v", swept)
+			require.True(t, time.Now().Before(deadline), "not swept within a minute: %v", swept)
 			<-tick.C
 		}
 

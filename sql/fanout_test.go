@@ -131,7 +131,8 @@ func TestFanOut(t *testing.T) {
 		require.Less(t, took, time.Minute, "the seed's limit")
 	})
 
-	// 10,000 stores in one statement. Only a generous sanity bound is asserted.
+	// 10,000 stores in one statement. Only a generous sanity bound is asserted: the seed's minute
+	// for 100 stores (it was 10 s, which a loaded machine can miss: issue 29).
 	t.Run("TenThousandStores", func(t *testing.T) {
 		t.Parallel()
 		b := testbundle.New(t)
@@ -145,6 +146,6 @@ func TestFanOut(t *testing.T) {
 		t.Logf("fan-out to 10,000 stores again (every key merged): %s", tookAgain.Round(time.Millisecond))
 		require.Equal(t, 10_000, again)
 		require.Equal(t, 10_000, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
-		require.Less(t, took, 10*time.Second, "sanity bound only")
+		require.Less(t, took, time.Minute, "sanity bound only")
 	})
 }

@@ -151,7 +151,7 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 	check := worker.Healthcheck.Test[len(worker.Healthcheck.Test)-1]
 	u, err := url.Parse(check)
 	require.NoError(t, err)
-	proctest.WaitUntil(t, 10*time.Second, "the healthcheck's "+u.Path+" answers 200", func() bool {
+	proctest.WaitUntil(t, time.Minute, "the healthcheck's "+u.Path+" answers 200", func() bool {
 		code, _ := w.Get(u.Path)
 		return code == 200
 	})
@@ -172,7 +172,7 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 	d.Addr = dashAddr
 	dashCheck, err := url.Parse(dash.Healthcheck.Test[len(dash.Healthcheck.Test)-1])
 	require.NoError(t, err)
-	proctest.WaitUntil(t, 10*time.Second, "the dashboard's healthcheck answers 200", func() bool {
+	proctest.WaitUntil(t, time.Minute, "the dashboard's healthcheck answers 200", func() bool {
 		code, _ := d.Get(dashCheck.Path)
 		return code == 200
 	})
@@ -183,7 +183,7 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 	admin := dbtest.Connect(t, cluster.URL("postgres", "salon"))
 	var id int64
 	require.NoError(t, admin.QueryRow(context.Background(), `SELECT jobq.enqueue('ping')`).Scan(&id))
-	proctest.WaitUntil(t, 5*time.Second, "the ping ran", func() bool {
+	proctest.WaitUntil(t, time.Minute, "the ping ran", func() bool {
 		var n int
 		require.NoError(t, admin.QueryRow(context.Background(), `SELECT count(*) FROM jobq.job_history WHERE id = $1 AND state = 'succeeded'`, id).Scan(&n))
 		return n == 1

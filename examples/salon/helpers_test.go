@@ -140,7 +140,7 @@ func (d *salonDB) runApp(t *testing.T, mailer salon.Mailer, concurrency int) *ru
 		cancel()
 		require.NoError(t, <-done)
 	})
-	proctest.WaitUntil(t, 10*time.Second, "the salon's tasks declared", func() bool {
+	proctest.WaitUntil(t, time.Minute, "the salon's tasks declared", func() bool {
 		return d.count(t, `SELECT count(*) FROM jobq.tasks WHERE name = 'send-operator-invitation-email'`) == 1
 	})
 	return r
