@@ -27,7 +27,7 @@ type Flags struct {
 	ShutdownGrace     time.Duration // --shutdown-grace, $WORKER_SHUTDOWN_GRACE
 	ClaimAhead        time.Duration // --claim-ahead, $WORKER_CLAIM_AHEAD: negative = only for free slots
 	RescanInterval    time.Duration // --rescan-interval, $WORKER_RESCAN_INTERVAL: how often to look for passed-over jobs; negative = every claim from the head
-	HealthAddr        string        // --health-addr, $WORKER_HEALTH_ADDR: default ":8080"; "" = do not serve
+	HealthAddr        string        // --health-addr, $WORKER_HEALTH_ADDR: default DefaultHealthAddr; "" = do not serve
 	SentryDSN         string        // --sentry-dsn, $SENTRY_DSN: "" = no Sentry
 	WorkerID          string        // --worker-id, $WORKER_ID: "" = host-pid-random
 	LogLevel          string        // --log-level, $WORKER_LOG_LEVEL: default "info"
@@ -98,6 +98,12 @@ func (fs *FlagSet) Bool(p *bool, name, variable string, def bool, usage string) 
 	fs.env[name] = variable
 }
 
+// DefaultHealthAddr is where a worker serves /healthz, /readyz and /metrics unless told otherwise:
+// this machine only (the metrics name every queue and task), and another port than the
+// dashboard's 127.0.0.1:8080, so that a worker and a dashboard start side by side. A container
+// or a scraper on another host sets --health-addr (docker-compose.yml: ":8080").
+const DefaultHealthAddr = "127.0.0.1:8081"
+
 // ParseFlags parses args (and the environment) into Flags, with prog's own flags. It returns
 // flag.ErrHelp after printing the help for -h, and a UsageError for anything wrong.
 func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
@@ -124,7 +130,7 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 		"claims start where the last ones got to; this often, ask whether they passed over a due job (late commit, past run_at) and if so claim from the head; negative = every claim from the head")
 	fs.Duration(&f.ShutdownGrace, "shutdown-grace", "WORKER_SHUTDOWN_GRACE", runner.DefaultShutdownGrace,
 		"how long running jobs may finish after SIGTERM before they are handed back")
-	fs.String(&f.HealthAddr, "health-addr", "WORKER_HEALTH_ADDR", ":8080", "address of /healthz, /readyz and /metrics; empty = do not serve")
+	fs.String(&f.HealthAddr, "health-addr", "WORKER_HEALTH_ADDR", DefaultHealthAddr, "address of /healthz, /readyz and /metrics; empty = do not serve")
 	fs.String(&f.SentryDSN, "sentry-dsn", "SENTRY_DSN", "", "Sentry DSN: one event per dead job; empty = off")
 	fs.String(&f.WorkerID, "worker-id", "WORKER_ID", "", "name of this worker in locked_by; empty = host-pid-random")
 	fs.String(&f.LogLevel, "log-level", "WORKER_LOG_LEVEL", "info", "debug, info, warn or error")
