@@ -32,7 +32,8 @@ const maxBisects = 12
 // failure) and asserts, call by call:
 //   - the call succeeded, or failed with a SQLSTATE of jobq.error_codes and its code at the start
 //     of the message: no raw PostgreSQL error, and no statement running past the 2 s timeout;
-//   - a call naming no worker (worker_id NULL or blank; mustRefuse) failed;
+//   - a call naming no worker (worker_id NULL or blank; mustRefuse) failed, and so did an enqueue
+//     of a date or timestamp that is no calendar value (mustRefuse);
 //   - a failed call wrote nothing (a fingerprint of every jobq table is unchanged);
 //   - an application's call changed no job of another store nor any system job;
 //
@@ -385,6 +386,11 @@ func mustRefuse(c callRecord) string {
 		case strings.Trim(*v, " ") == "":
 			return "a blank worker_id"
 		}
+	}
+	// An enqueue of calendarTask whose date or timestamp is no calendar value.
+	if c.fn.Name == "jobq.enqueue" && len(c.args) > 1 && c.args[0] != nil && *c.args[0] == calendarTask && c.args[1] != nil &&
+		slices.Contains(calendarInvalid, *c.args[1]) {
+		return "a date or timestamp that is no calendar value"
 	}
 	return ""
 }

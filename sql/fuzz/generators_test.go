@@ -200,7 +200,13 @@ func oddJSON(g *gen) *string {
 	case 6:
 		return g.pick(`{"storeId": "not-a-uuid"}`, `{"storeId": "`+storeB+`"}`, `{"storeId": null}`, `{"storeId": 5}`)
 	case 7:
-		return g.pick(`{"n": "x"}`, `{"n": 1.5}`, `{"n": 99999999999999999999}`, `{"at": "soon", "n": 1}`, `{"at": "infinity", "n": 1}`)
+		if g.chance(0.5) {
+			// Calendar values of calendarTask's contract: days and times that are no calendar's
+			// (mustRefuse requires their refusal), and true ones at its edges.
+			return g.pick(calendarInvalid...)
+		}
+		return g.pick(`{"n": "x"}`, `{"n": 1.5}`, `{"n": 99999999999999999999}`, `{"at": "soon", "n": 1}`, `{"at": "infinity", "n": 1}`,
+			`{"n": 1, "d": "2024-02-29"}`, `{"n": 1, "at": "2000-02-29T23:59:59.999999-23:59"}`, `{"n": 1, "d": "9999-12-31"}`)
 	case 8:
 		return s(`{"` + strings.Repeat("k", 3000) + `": 1}`)
 	case 9:
@@ -221,12 +227,41 @@ func oddJSON(g *gen) *string {
 	}
 }
 
+// calendarTask is a system task of the world with the contract {"n": "integer", "at?":
+// "timestamp", "d?": "date"} that no call redeclares (definedTaskGen leaves it out), so that an
+// enqueue of it with a payload of calendarInvalid must be refused (mustRefuse).
+const calendarTask = "fuzz-calendar"
+
+// definedTaskGen is taskGen for jobq.define_task's name: every task but calendarTask.
+var definedTaskGen = valueGen{
+	typical: func(g *gen) *string {
+		for {
+			if v := taskGen.typical(g); v == nil || *v != calendarTask {
+				return v
+			}
+		}
+	},
+	odd: taskGen.odd,
+}
+
+// calendarInvalid are payloads of calendarTask whose date or timestamp has the right shape and
+// is no calendar value.
+var calendarInvalid = []string{
+	`{"n": 1, "d": "2026-02-29"}`, `{"n": 1, "d": "2026-13-45"}`, `{"n": 1, "d": "1900-02-29"}`, `{"n": 1, "d": "0000-01-01"}`,
+	`{"n": 1, "d": "2026-04-31"}`, `{"n": 1, "at": "2026-05-01T25:61"}`, `{"n": 1, "at": "2026-05-01T24:00:00Z"}`,
+	`{"n": 1, "at": "2026-02-30T10:00:00Z"}`, `{"n": 1, "at": "2026-05-01T10:00:00+24:00"}`,
+}
+
 var jsonGen = valueGen{
 	typical: func(g *gen) *string {
 		if g.store {
 			return g.pick(`{"storeId": "`+storeA+`"}`, `{"storeId": "`+storeA+`", "n": 3}`)
 		}
-		return g.pick(`{"n": 1}`, `{"n": 2, "at": "2026-01-01T00:00:00Z"}`)
+		if g.chance(0.3) {
+			// calendarTask's dates and times that are no calendar value (mustRefuse).
+			return g.pick(calendarInvalid...)
+		}
+		return g.pick(`{"n": 1}`, `{"n": 2, "at": "2026-01-01T00:00:00Z"}`, `{"n": 3, "d": "2024-02-29"}`)
 	},
 	odd: oddJSON,
 }
@@ -512,7 +547,7 @@ var taskGen = valueGen{
 		if g.store {
 			return g.pick("fuzz-store", "fuzz-store-typed")
 		}
-		return g.pick("fuzz-sys", "fuzz-sys-typed")
+		return g.pick("fuzz-sys", "fuzz-sys-typed", calendarTask)
 	},
 	odd: func(g *gen) *string {
 		if g.chance(0.5) {
@@ -862,7 +897,7 @@ var parallelGens = map[string]valueGen{
 // functionGens override the generator of one argument of one function, where its name means
 // something else there.
 var functionGens = map[string]valueGen{
-	"jobq.define_task.name":                              taskGen,
+	"jobq.define_task.name":                              definedTaskGen,
 	"jobq.schedule.name":                                 scheduleNameGen,
 	"jobq.unschedule.name":                               scheduleNameGen,
 	"jobq.pause_schedule.name":                           scheduleNameGen,

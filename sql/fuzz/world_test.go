@@ -217,6 +217,7 @@ INSERT INTO public.store (id, name) VALUES ('%[1]s', 'fuzz store A'), ('%[2]s', 
 SET ROLE worker_runtime;
 SELECT jobq.define_task('fuzz-sys');
 SELECT jobq.define_task('fuzz-sys-typed', payload_schema => '{"n": "integer", "at?": "timestamp"}');
+SELECT jobq.define_task('fuzz-calendar', payload_schema => '{"n": "integer", "at?": "timestamp", "d?": "date"}');
 SELECT jobq.define_task('fuzz-store', scope => 'store');
 SELECT jobq.define_task('fuzz-store-typed', scope => 'store', payload_schema => '{"storeId": "uuid", "n?": "integer"}');
 SELECT jobq.define_task('fuzz-control', scope => 'store');
