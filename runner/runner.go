@@ -78,8 +78,9 @@ type Config struct {
 
 	// RescanInterval is how often the runner asks the engine (jobq.claim_passed_over, on a
 	// connection beside its claims) whether its claims passed over a due job. Its claims start
-	// where its claims got to in each queue, one claim back (they still take jobs of a higher
-	// priority first, and a job committed a moment late), so that they do not read again the
+	// where its claims got to in each queue, 250 ms back in time and at least one claim back
+	// (they still take jobs of a higher priority first, and a job committed late by a transaction
+	// shorter than that), so that they do not read again the
 	// index entries of every job claimed since the last vacuum: a claim that walked them slowed a large drain down, and with a snapshot held open (a forgotten
 	// transaction) it grew slower with every job claimed (docs/go-runner.md). A job that sorts
 	// before a position is passed over: committed late by a long transaction (its run_at is the
