@@ -125,7 +125,8 @@ func (c *Client) RunScheduleNow(ctx context.Context, name string) (int64, error)
 
 // DemoteLeader takes the leadership from its holder at once: the fencing epoch grows by one and
 // nobody holds it, so the old leader's maintenance is fenced until a runner acquires it again
-// (jobq.demote_leader, audited). It returns the new epoch.
+// (jobq.demote_leader, audited). The old leader is held off for leader_ttl, so that another
+// runner takes over. It returns the new epoch.
 func (c *Client) DemoteLeader(ctx context.Context) (int64, error) {
 	var epoch int64
 	err := c.db.QueryRow(ctx, `SELECT jobq.demote_leader()`).Scan(&epoch)
