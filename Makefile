@@ -112,6 +112,11 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.26 or newer is required on PATH"; exit 1; }
+	@# The TypeScript client's packages (its lockfile), which the docs test and clients/test.sh use.
+	@ts=clients/typescript; \
+	if [ ! -f $$ts/node_modules/.package-lock.json ] || [ $$ts/package-lock.json -nt $$ts/node_modules/.package-lock.json ]; then \
+		echo "npm ci in $$ts"; (cd $$ts && npm ci --no-audit --no-fund --loglevel=error); \
+	fi
 
 clean:
 	rm -rf $(BIN) $(DIST)

@@ -17,7 +17,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"NoCommand", nil, "usage: jobq <command>"},
 		{"UnknownCommand", []string{"frobnicate"}, `jobq: unknown command "frobnicate"`},
 		{"MigrateWithoutVerb", []string{"migrate"}, "migrate needs up, down or status"},
-		{"MigrateUnknownVerb", []string{"migrate", "sideways"}, `migrate: unknown verb "sideways" (up, down, status, validate)`},
+		{"MigrateUnknownVerb", []string{"migrate", "sideways"}, `migrate: unknown verb "sideways" (up, down, status, validate, script)`},
 		{"MigrateDownDryRun", []string{"migrate", "down", "--dry-run"}, "--dry-run goes with migrate up"},
 		{"MigrateStatusDryRun", []string{"migrate", "status", "--dry-run"}, "--dry-run goes with migrate up"},
 		{"MigrateUnknownFlag", []string{"migrate", "up", "--bogus"}, "jobq: unknown flag --bogus"},
