@@ -36,7 +36,8 @@ import (
 // JOBQ_MEASURE_PICKUP_SETTLE (how far back in time claims start, runner.SetPositionSettle;
 // "default" as shipped, "0s" one claim back as before). JOBQ_MEASURE_PICKUP_POLL and
 // JOBQ_MEASURE_PICKUP_RESCAN set the runner's PollInterval and RescanInterval (-1ns: every claim
-// from the head). Inside jobq sandbox:
+// from the head); JOBQ_MEASURE_PICKUP_HOLD (a duration) makes each enqueue a transaction kept
+// open a random time up to it before its commit. Inside jobq sandbox:
 //
 //	JOBQ_MEASURE_PICKUP=1 JOBQ_MEASURE_PICKUP_SETTLE=0s,default go test -count=1 -v \
 //	    -run TestMeasurePickupUnderConcurrentEnqueues ./runner/ | grep -A9 summary:
@@ -129,6 +130,12 @@ func measurePickup(t *testing.T, enqueuers, jobs int, doorbell, settle string) s
 	start(t, r)
 
 	ctx := context.Background()
+	var hold time.Duration
+	if v := os.Getenv("JOBQ_MEASURE_PICKUP_HOLD"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err, "JOBQ_MEASURE_PICKUP_HOLD")
+		hold = d
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, enqueuers)
 	for i := range enqueuers {
@@ -144,7 +151,7 @@ func measurePickup(t *testing.T, enqueuers, jobs int, doorbell, settle string) s
 			for range share {
 				time.Sleep(2*time.Millisecond + time.Duration(rng.Int64N(int64(3*time.Millisecond))))
 				var id int64
-				if err := conn.QueryRow(ctx, `SELECT jobq.enqueue('pickup')`).Scan(&id); err != nil {
+				if err := enqueueHolding(ctx, conn, rng, hold, &id); err != nil {
 					errs <- err
 					return
 				}
@@ -203,6 +210,25 @@ func sortIndex(lat []time.Duration, d time.Duration) int {
 		return 1
 	})
 	return i
+}
+
+// enqueueHolding enqueues one job of task pickup on conn: in autocommit when hold is 0, else in
+// a transaction kept open a random time up to hold after the enqueue (an application's, or a
+// loaded machine's slow commit).
+func enqueueHolding(ctx context.Context, conn *pgx.Conn, rng *rand.Rand, hold time.Duration, id *int64) error {
+	if hold <= 0 {
+		return conn.QueryRow(ctx, `SELECT jobq.enqueue('pickup')`).Scan(id)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := tx.QueryRow(ctx, `SELECT jobq.enqueue('pickup')`).Scan(id); err != nil {
+		return err
+	}
+	time.Sleep(time.Duration(rng.Int64N(int64(hold))))
+	return tx.Commit(ctx)
 }
 
 // rescans returns jobq_claim_rescans_total of r: how often the passed-over probe found a job its
