@@ -168,8 +168,15 @@ func parseTask(name, scope, schema, description string) (cgTask, error) {
 	if err := json.Unmarshal([]byte(schema), &contract); err != nil {
 		return t, fmt.Errorf("codegen: task %s: the payload contract is no JSON object: %v", name, err)
 	}
+	// In key order, so that the first problem named is the same on every run.
+	raws := make([]string, 0, len(contract))
+	for raw := range contract {
+		raws = append(raws, raw)
+	}
+	sort.Strings(raws)
 	seen := map[string]string{}
-	for raw, v := range contract {
+	for _, raw := range raws {
+		v := contract[raw]
 		typ, ok := v.(string)
 		if !ok || !contractTypes[typ] {
 			return t, fmt.Errorf("codegen: task %s: key %q has type %v; types are string, number, integer, boolean, object, array, uuid, date, timestamp, any", name, raw, v)
