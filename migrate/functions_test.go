@@ -87,7 +87,7 @@ func TestUpReappliesAFunctionFileWhoseContentChanged(t *testing.T) {
 
 	// The database drifts (a hand edit) and claim's file is recorded with another checksum, as
 	// after a release that changed it.
-	_, err = admin.Exec(ctx, `COMMENT ON FUNCTION jobq._claim(text, text[], integer, interval, timestamptz, integer[], timestamptz[], bigint[]) IS 'drifted';
+	_, err = admin.Exec(ctx, `COMMENT ON FUNCTION jobq._claim(text, text[], integer, interval, timestamptz, integer[], timestamptz[], bigint[], text[]) IS 'drifted';
 		UPDATE jobq.function_files SET checksum = repeat('0', 64) WHERE name = '30_claim.sql'`)
 	require.NoError(t, err)
 	res, err = m.Up(ctx)

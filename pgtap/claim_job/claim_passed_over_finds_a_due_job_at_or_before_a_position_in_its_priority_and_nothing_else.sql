@@ -49,9 +49,9 @@ SELECT throws_ok($$ SELECT jobq.claim_passed_over(ARRAY['q', 'r'], ARRAY[0], ARR
 SELECT throws_ok($$ SELECT jobq.claim_passed_over(ARRAY[repeat('q', 201)], NULL, NULL, NULL) $$, 'JQ106', NULL,
     'a 201-character queue is refused');
 RESET ROLE;
-SELECT function_privs_are('jobq', 'claim_passed_over', ARRAY['text[]', 'integer[]', 'timestamp with time zone[]', 'bigint[]'],
+SELECT function_privs_are('jobq', 'claim_passed_over', ARRAY['text[]', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'],
     'jobq_app', ARRAY[]::text[], 'jobq_app cannot ask');
-SELECT function_privs_are('jobq', 'claim_passed_over', ARRAY['text[]', 'integer[]', 'timestamp with time zone[]', 'bigint[]'],
+SELECT function_privs_are('jobq', 'claim_passed_over', ARRAY['text[]', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'],
     'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can ask');
 
 SELECT * FROM finish();

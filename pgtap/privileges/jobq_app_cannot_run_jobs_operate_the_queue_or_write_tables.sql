@@ -3,7 +3,7 @@ SELECT plan(28);
 
 SELECT jobq_test.reset();
 
-SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute claim_job');
+SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute claim_job');
 SELECT function_privs_are('jobq', 'heartbeat', ARRAY['text', 'bigint', 'uuid', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute heartbeat');
 SELECT function_privs_are('jobq', 'heartbeat_jobs', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute heartbeat_jobs');
 SELECT function_privs_are('jobq', 'complete_job', ARRAY['bigint', 'uuid'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute complete_job');

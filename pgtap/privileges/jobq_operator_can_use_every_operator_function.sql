@@ -14,7 +14,7 @@ SELECT function_privs_are('jobq', 'queue_depth', ARRAY['text[]'], 'jobq_operator
 SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval'],
                           'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue');
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue_many');
-SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]'], 'jobq_operator', ARRAY[]::text[],
+SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'], 'jobq_operator', ARRAY[]::text[],
                           'jobq_operator cannot claim jobs (that is the runner''s)');
 SELECT function_privs_are('jobq', 'define_task', ARRAY['text', 'text', 'jsonb', 'integer', 'text', 'integer', 'interval', 'interval', 'interval', 'text', 'boolean'],
                           'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute define_task');

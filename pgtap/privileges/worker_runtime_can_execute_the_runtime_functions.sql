@@ -8,7 +8,7 @@ SELECT jobq_test.tasks('t');
 SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval'],
                           'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute enqueue');
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute enqueue_many');
-SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute claim_job');
+SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute claim_job');
 SELECT function_privs_are('jobq', 'hand_back_unheld', ARRAY['text', 'uuid[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute hand_back_unheld');
 SELECT function_privs_are('jobq', 'heartbeat', ARRAY['text', 'bigint', 'uuid', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute heartbeat');
 SELECT function_privs_are('jobq', 'heartbeat_jobs', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute heartbeat_jobs');

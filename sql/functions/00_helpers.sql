@@ -98,6 +98,7 @@ AS $$
         WHEN 'enqueue_many'      THEN 100000      -- elements of enqueue_many's jobs
         WHEN 'sweep'             THEN 100000      -- batch_size / max_jobs of rescue_expired, prune_history, requeue_dead
         WHEN 'queues'            THEN 1000        -- elements of a queue list
+        WHEN 'tasks'             THEN 1000        -- elements of a claim's list of tasks
         WHEN 'concurrency'       THEN 10000
         WHEN 'running'           THEN 1000000
         WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
@@ -105,7 +106,7 @@ AS $$
     END
 $$;
 COMMENT ON FUNCTION jobq._limit(text) IS
-    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, concurrency, running, min_payload_bytes, max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
 REVOKE ALL ON FUNCTION jobq._limit(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._limit(text) TO jobq_app_gate;
 

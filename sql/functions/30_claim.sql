@@ -8,6 +8,8 @@
 
 -- The signature before claim positions (issue 17).
 DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval);
+-- The signature before the tasks a worker serves (issue 30); callers of it resolve to the one below.
+DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]);
 
 -- Claims up to max_jobs due jobs for worker_id from queues, in the order the queues are listed:
 -- a later queue is served only when the earlier ones have no due job left. Given positions (the
@@ -22,7 +24,9 @@ DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval);
 -- per rescan interval, finds such a job. A queue with a concurrency limit (docs/flow-control.md)
 -- is claimed from its head whatever its position, so a job a full limit made it skip is never
 -- passed over, and claims of it wait for each other. A fair queue (jobq.set_fair_claiming) is
--- claimed from its head too, its stores in turn within each priority (jobq._pick_fair).
+-- claimed from its head too, its stores in turn within each priority (jobq._pick_fair). Given
+-- tasks (those the worker has handlers for), a claim takes no job of another task, whatever the
+-- queue: the job stays where it is for a worker that serves it.
 CREATE OR REPLACE FUNCTION jobq.claim_job(
     worker_id      text,
     queues         text[]        DEFAULT ARRAY['default'],
@@ -30,7 +34,8 @@ CREATE OR REPLACE FUNCTION jobq.claim_job(
     lease          interval      DEFAULT '30 seconds',
     after_priority integer[]     DEFAULT NULL,
     after_run_at   timestamptz[] DEFAULT NULL,
-    after_id       bigint[]      DEFAULT NULL
+    after_id       bigint[]      DEFAULT NULL,
+    tasks          text[]        DEFAULT NULL
 )
 RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql
@@ -40,13 +45,14 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN QUERY SELECT * FROM jobq._claim(claim_job.worker_id, claim_job.queues, claim_job.max_jobs, claim_job.lease, now(),
-                                           claim_job.after_priority, claim_job.after_run_at, claim_job.after_id);
+                                           claim_job.after_priority, claim_job.after_run_at, claim_job.after_id,
+                                           claim_job.tasks);
 END
 $$;
-COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) IS
-    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, so claims never deadlock. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
-REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
+COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) IS
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Given tasks (the tasks the worker has handlers for; NULL: every task), no job of another task is claimed, whatever its queue: it stays queued for a worker that serves it. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, so claims never deadlock. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks empty, multidimensional or with a NULL), JOB.OUT_OF_RANGE (more than 1000 tasks), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
+REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) TO worker_runtime;
 
 -- Refuses a list of queues to claim from that is not a non-empty, one-dimensional array of at
 -- most 1000 names without NULLs, each at most 200 characters, with the catalogued error.
@@ -72,6 +78,30 @@ $$;
 COMMENT ON FUNCTION jobq._check_claim_queues(text[]) IS
     'Private. Raises JOB.INVALID_ARGUMENT (NULL, empty, multidimensional, a NULL element), JOB.OUT_OF_RANGE (more than 1000 queues) or JOB.VALUE_TOO_LONG (a name above 200 characters, by position) for a list of queues claim_job or claim_passed_over cannot take. Locks nothing.';
 REVOKE ALL ON FUNCTION jobq._check_claim_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Refuses a list of tasks a claim serves that is not NULL nor a non-empty, one-dimensional array
+-- of at most 1000 names without NULLs, with the catalogued error. A name that is no declared
+-- task's (one above 100 characters included) matches no job: nothing to refuse, and no check of
+-- each name on the claim's path.
+CREATE OR REPLACE FUNCTION jobq._check_claim_tasks(p_tasks text[])
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_tasks IS NULL THEN
+        RETURN;
+    END IF;
+    IF array_ndims(p_tasks) IS DISTINCT FROM 1 OR array_position(p_tasks, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'tasks must be NULL (every task) or a non-empty, one-dimensional array without NULLs');
+    END IF;
+    PERFORM jobq._check_length('tasks', p_tasks, jobq._limit('tasks')::integer);
+END
+$$;
+COMMENT ON FUNCTION jobq._check_claim_tasks(text[]) IS
+    'Private. Raises JOB.INVALID_ARGUMENT (empty, multidimensional, a NULL element) or JOB.OUT_OF_RANGE (more than 1000 tasks) for a list of tasks claim_job or claim_passed_over cannot take; NULL (every task) passes, and so does a name of no declared task (it matches no job). Locks nothing.';
+REVOKE ALL ON FUNCTION jobq._check_claim_tasks(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether a list of queues is one jobq._check_claim_queues passes: one expression, so that the
 -- usual call (the runner's list) skips that check's function call; only another list is checked.
@@ -133,6 +163,8 @@ REVOKE ALL ON FUNCTION jobq._check_claim_positions(text[],integer[],timestamp wi
 
 -- The signature before claim positions (issue 17).
 DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with time zone);
+-- The signature before the tasks a worker serves (issue 30).
+DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]);
 
 -- The claim at time p_now, so that tests can move the clock: checks the arguments against their
 -- limits, then claims queue by queue with SKIP LOCKED, each queue in one pass from its head or,
@@ -143,7 +175,7 @@ DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with 
 -- any size gives a deadline (infinity at worst), never an error.
 CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz,
                                        p_after_priority integer[] DEFAULT NULL, p_after_run_at timestamptz[] DEFAULT NULL,
-                                       p_after_id bigint[] DEFAULT NULL)
+                                       p_after_id bigint[] DEFAULT NULL, p_tasks text[] DEFAULT NULL)
 RETURNS SETOF jobq.jobs
 LANGUAGE plpgsql
 VOLATILE
@@ -210,6 +242,12 @@ BEGIN
                         AND 32767 >= ALL (array_remove(p_after_priority, NULL)), false) THEN
         PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
     END IF;
+    -- The tasks the worker serves: NULL (every task), or a list claims can match.
+    IF p_tasks IS NOT NULL
+       AND NOT coalesce(array_ndims(p_tasks) = 1 AND cardinality(p_tasks) <= jobq._limit('tasks')
+                        AND array_position(p_tasks, NULL) IS NULL, false) THEN
+        PERFORM jobq._check_claim_tasks(p_tasks);
+    END IF;
     -- Under REPEATABLE READ or SERIALIZABLE every statement reads the transaction's snapshot,
     -- older than the claim: it cannot see a pause that committed since, nor what other
     -- transactions claimed of a limited queue. Such a claim is refused, whatever the queue.
@@ -269,13 +307,13 @@ BEGIN
                 -- different orders cannot deadlock: by the first limited queue's claim, once it
                 -- has picked its jobs.
                 SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
-                FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END) AS l;
+                FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS l;
                 v_limits_locked := true;
             ELSIF v_fair THEN
                 -- A fair queue without limits: its stores in turn, from its head whatever the
                 -- position (jobq._pick_fair); its claims run side by side and wait for none.
                 SELECT f.ids INTO v_ids
-                FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}') AS f;
+                FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
             ELSE
                 IF v_pass = 1 THEN
                     -- From the head: every priority, or those above the position's.
@@ -304,6 +342,7 @@ BEGIN
                         AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
                         AND j.priority <= v_to_priority
                         AND j.run_at <= p_now
+                        AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
                       ORDER BY j.priority, j.run_at, j.id
                       LIMIT v_take
                       FOR UPDATE SKIP LOCKED) AS p;
@@ -348,9 +387,9 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) IS
-    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it; see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Raises JOB.CLAIM_ISOLATION under REPEATABLE READ or SERIALIZABLE. A transaction whose shared claims took jobs of a limited queue keeps to shared claims of it, one batch of 16 in all (jobq._shared_claim_taken). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
-REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) IS
+    'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it, of the tasks p_tasks (NULL: every task); see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Raises JOB.CLAIM_ISOLATION under REPEATABLE READ or SERIALIZABLE. A transaction whose shared claims took jobs of a limited queue keeps to shared claims of it, one batch of 16 in all (jobq._shared_claim_taken). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Takes, in one order (by key), the transaction-level advisory lock of every queue in p_queues
 -- that has a concurrency limit: the lock under which jobq._claim_limited counts a queue's running
@@ -600,6 +639,8 @@ DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp
 -- The signature before it left the claim's update to jobq._claim (issue 18: its rows were copied
 -- from one set-returning function to the other).
 DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp with time zone,text[]);
+-- The signature before the tasks a worker serves (issue 30).
+DROP FUNCTION IF EXISTS jobq._claim_limited(text,integer,timestamp with time zone,text[]);
 
 -- Picks, and locks, up to p_max_jobs due jobs of one queue that has concurrency limits for
 -- jobq._claim to claim (it returns their ids, and for a rate-limited queue the instant their
@@ -620,7 +661,7 @@ DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp
 -- claims do that side by side. A small claim of a queue far below its limits does not come here:
 -- jobq._claim makes it a shared claim (jobq._shared_claim_slot), up to eight of which count and
 -- claim side by side. Caller: jobq._claim, for every other claim of a limited queue.
-CREATE OR REPLACE FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamptz, p_lock_queues text[],
+CREATE OR REPLACE FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamptz, p_lock_queues text[], p_tasks text[],
                                                OUT claim_ids bigint[], OUT claim_clock timestamptz)
 LANGUAGE plpgsql
 VOLATILE
@@ -672,7 +713,7 @@ BEGIN
             -- A fair queue: the stores in turn (jobq._pick_fair).
             SELECT f.ids, f.stores, f.parts INTO v_ids, v_stores, v_parts
             FROM jobq._pick_fair(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts,
-                                 coalesce(claim_ids, '{}')) AS f;
+                                 coalesce(claim_ids, '{}'), p_tasks) AS f;
         ELSE
             -- A pick again starts after the last job the pick before took: every job up to it
             -- was picked (kept, or of a store or partition full now) or held by another claim,
@@ -691,6 +732,7 @@ BEGIN
                     AND j.queue = p_queue
                     AND (j.priority, j.run_at, j.id) > (v_after_priority, v_after_run_at, v_after_id)
                     AND j.run_at <= p_now
+                    AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
                     AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
                     AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
                          OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
@@ -844,13 +886,16 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[]) IS
-    'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs, none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting unless the transaction holds one already (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim refuses them). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
-REVOKE ALL ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[],text[]) IS
+    'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs of the tasks p_tasks (NULL: every task), none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting unless the transaction holds one already (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim refuses them). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+REVOKE ALL ON FUNCTION jobq._claim_limited(text,integer,timestamp with time zone,text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The pick of a fair queue before it returned arrays (issue 18: a set of rows cost a tuplestore
 -- here and an aggregate in the caller).
 DROP FUNCTION IF EXISTS jobq._fair_pick(text,integer,timestamp with time zone,uuid[],text,text[]);
+
+-- The signature before the tasks a worker serves (issue 30).
+DROP FUNCTION IF EXISTS jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[]);
 
 -- Picks and locks up to p_max_jobs due jobs of a fair queue, the stores in turn: priority by
 -- priority (highest first), each priority's stores (store_id; the zero uuid for system jobs) in
@@ -873,6 +918,7 @@ DROP FUNCTION IF EXISTS jobq._fair_pick(text,integer,timestamp with time zone,uu
 -- under it.
 CREATE OR REPLACE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamptz, p_skip_stores uuid[],
                                            p_partition_key text, p_skip_parts text[], p_skip_ids bigint[],
+                                           p_tasks text[] DEFAULT NULL,
                                            OUT ids bigint[], OUT stores uuid[], OUT parts text[])
 LANGUAGE plpgsql
 VOLATILE
@@ -917,7 +963,7 @@ BEGIN
     SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
     INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
     FROM jobq.jobs j
-    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue
+    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
     ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
     -- The usual pick of a queue whose backlog is one store's: no other store has a waiting job
     -- in the first priority, so every turn of it is that store's, wherever the cursor is. Its
@@ -927,11 +973,11 @@ BEGIN
     IF v_priority IS NOT NULL AND v_first_run <= p_now
        AND p_partition_key IS NULL AND v_first <> ALL (p_skip_stores)
        AND NOT EXISTS (SELECT 1 FROM jobq.jobs j
-                       WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                       WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
                          AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_first) THEN
         v_took_ids := ARRAY(SELECT j.id
                             FROM jobq.jobs j
-                            WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                            WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
                               AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_first
                               AND (j.run_at, j.id) >= (v_first_run, v_first_id) AND j.run_at <= p_now
                               AND j.id <> ALL (p_skip_ids)
@@ -971,7 +1017,7 @@ BEGIN
                     SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
                     INTO v_next, v_run, v_id, v_part
                     FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
                       AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
                     ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
                     IF NOT FOUND THEN
@@ -991,7 +1037,7 @@ BEGIN
                     -- Its first due job outside the full partitions, if any.
                     SELECT j.run_at, j.id INTO v_run, v_id
                     FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
                       AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_key
                       AND (j.run_at, j.id) > (v_run, v_id) AND j.run_at <= p_now
                       AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -1013,7 +1059,7 @@ BEGIN
                     INTO v_took_ids, v_took_parts
                     FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
                           FROM jobq.jobs j
-                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
                             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_keys[1]
                             AND (j.run_at, j.id) >= (v_runs[1], v_ids[1]) AND j.run_at <= p_now
                             AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
@@ -1045,7 +1091,7 @@ BEGIN
                       CROSS JOIN LATERAL (
                           SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
                           FROM jobq.jobs j
-                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority = v_priority
+                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
                             AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k
                             AND (j.run_at, j.id) >= (s.r, s.i) AND j.run_at <= p_now
                             AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
@@ -1073,7 +1119,7 @@ BEGIN
         SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
         INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
         FROM jobq.jobs j
-        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND j.priority > v_priority
+        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority > v_priority
         ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
         IF NOT FOUND THEN
             v_priority := NULL;
@@ -1091,9 +1137,12 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[]) IS
-    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts and the jobs p_skip_ids. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._claim_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
-REVOKE ALL ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[],text[]) IS
+    'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts, the jobs p_skip_ids and, given p_tasks, the jobs of other tasks. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._claim_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
+REVOKE ALL ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The signature before the tasks a worker serves (issue 30).
+DROP FUNCTION IF EXISTS jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]);
 
 -- Tells the runner whether its claims after positions passed over a job: a due, waiting job of a
 -- position's priority at or before the position (committed late by a long transaction, enqueued
@@ -1104,7 +1153,8 @@ REVOKE ALL ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uui
 -- yes. A queue with concurrency limits is always claimed from its head, so nothing is passed
 -- over there: a job its limits hold back is not reported, claim after claim. Reads only: a job
 -- another claimer is claiming still counts, at worst one claim too many.
-CREATE OR REPLACE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamptz[], after_id bigint[])
+CREATE OR REPLACE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamptz[], after_id bigint[],
+                                                  tasks text[] DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql
 STABLE
@@ -1118,6 +1168,7 @@ BEGIN
     END IF;
     PERFORM jobq._check_claim_positions(claim_passed_over.queues, claim_passed_over.after_priority,
                                         claim_passed_over.after_run_at, claim_passed_over.after_id);
+    PERFORM jobq._check_claim_tasks(claim_passed_over.tasks);
     RETURN EXISTS (
         SELECT 1
         FROM unnest(claim_passed_over.queues, claim_passed_over.after_priority, claim_passed_over.after_run_at,
@@ -1131,13 +1182,14 @@ BEGIN
                 AND j.queue = p.queue
                 AND j.priority = p.priority::smallint
                 AND (j.run_at, j.id) <= (p.run_at, p.id)
-                AND j.run_at <= now()));
+                AND j.run_at <= now()
+                AND (claim_passed_over.tasks IS NULL OR j.task = ANY (claim_passed_over.tasks))));
 END
 $$;
-COMMENT ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) IS
-    'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is neither paused nor limited (a limited queue is claimed from its head) holds a due, waiting job of its position''s priority at or before the position. Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767), JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]) TO worker_runtime;
+COMMENT ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[]) IS
+    'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is neither paused nor limited (a limited queue is claimed from its head) holds a due, waiting job of its position''s priority at or before the position (given tasks, of one of them). Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks as for claim_job), JOB.OUT_OF_RANGE (more than 1000 queues or tasks), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[]) TO worker_runtime;
 
 -- A claim whose answer never reached its worker (the connection broke after the commit) leaves
 -- jobs running under that worker with tokens it never saw; they would wait out the whole lease.

@@ -527,6 +527,18 @@ var queuesGen = valueGen{
 	odd: arrayOf(queueGen, randomLen).odd,
 }
 
+// claimTasksGen draws the tasks a claim serves (claim_job, claim_passed_over): usually NULL (every
+// task, as the runner's claims pass today) or lists of the world's tasks, and the odd arrays.
+var claimTasksGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.5) {
+			return nil
+		}
+		return g.pick(`{fuzz-sys}`, `{fuzz-sys,fuzz-sys-typed}`, `{fuzz-store,fuzz-store-typed,fuzz-control}`, `{fuzz-calendar,nope}`)
+	},
+	odd: arrayOf(taskGen, randomLen).odd,
+}
+
 // pausedQueueGen draws the queue jobq.pause_queue pauses: never one of the control queues, whose
 // claim the health check needs (a paused control queue would be the fuzzer's own doing, not a
 // bug); jobq.resume_queue takes queueGen, so it resumes them and the others.
@@ -915,6 +927,8 @@ var functionGens = map[string]valueGen{
 	"jobq.stats.queue":                                   statsQueueGen,
 	"jobq.stats.store_id":                                statsStoreGen,
 	"jobq.queue_summary.cap":                             smallCountGen,
+	"jobq.claim_job.tasks":                               claimTasksGen,
+	"jobq.claim_passed_over.tasks":                       claimTasksGen,
 	"jobq.claim_job.after_priority":                      claimPositionGen(priorityGen),
 	"jobq.claim_job.after_run_at":                        claimPositionGen(timestampGen),
 	"jobq.claim_job.after_id":                            claimPositionGen(jobIDGen),
