@@ -555,13 +555,13 @@ func anchors(t *testing.T, page string) map[string]bool {
 	return out
 }
 
-// TestDocLinksResolve checks every relative link of README.md, docs/*.md and BENCHMARKS.md (whose
-// targets table links the profiles in docs/benchmarks.md): the file exists and, when the link
-// names an #anchor of a Markdown page, that page has the heading.
+// TestDocLinksResolve checks every relative link of README.md, docs/*.md, ARCHITECTURE.md and
+// BENCHMARKS.md (whose targets table links the profiles in docs/benchmarks.md): the file exists
+// and, when the link names an #anchor of a Markdown page, that page has the heading.
 func TestDocLinksResolve(t *testing.T) {
 	t.Parallel()
 	checked := 0
-	for _, page := range append(pages(t), "../BENCHMARKS.md") {
+	for _, page := range append(pages(t), "../BENCHMARKS.md", "../ARCHITECTURE.md") {
 		body, err := os.ReadFile(page)
 		require.NoError(t, err)
 		for _, m := range linkRE.FindAllStringSubmatch(string(body), -1) {
