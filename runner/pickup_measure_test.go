@@ -1,3 +1,9 @@
+//go:build measure
+
+// The measurements of this file are built only with the tag measure (go test -tags measure): they
+// assert nothing about time, so they are no tests of make test, and leaving them out of its build
+// lets nothing skip there.
+
 package runner_test
 
 import (
@@ -19,8 +25,8 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// The pickup under concurrent enqueues, measured (skipped unless JOBQ_MEASURE_PICKUP=1: it
-// asserts nothing about time, so it is no test of make test). One runner at its defaults (poll
+// The pickup under concurrent enqueues, measured (built with -tags measure alone: it asserts
+// nothing about time, so it is no test of make test). One runner at its defaults (poll
 // interval and rescan interval 1 second, as shipped) serves the queue of task pickup with a
 // handler that only reads the database's clock; N goroutines, each on a connection of its own,
 // enqueue single jobs (jobq.enqueue, autocommit) every 2 to 5 ms at random, JOBQ_MEASURE_PICKUP_JOBS
@@ -39,12 +45,9 @@ import (
 // from the head); JOBQ_MEASURE_PICKUP_HOLD (a duration) makes each enqueue a transaction kept
 // open a random time up to it before its commit. Inside jobq sandbox:
 //
-//	JOBQ_MEASURE_PICKUP=1 JOBQ_MEASURE_PICKUP_SETTLE=0s,default go test -count=1 -v \
+//	JOBQ_MEASURE_PICKUP_SETTLE=0s,default go test -tags measure -count=1 -v \
 //	    -run TestMeasurePickupUnderConcurrentEnqueues ./runner/ | grep -A9 summary:
 func TestMeasurePickupUnderConcurrentEnqueues(t *testing.T) {
-	if os.Getenv("JOBQ_MEASURE_PICKUP") != "1" {
-		t.Skip("a measurement: set JOBQ_MEASURE_PICKUP=1 to run it")
-	}
 	jobs := 3000
 	if v := os.Getenv("JOBQ_MEASURE_PICKUP_JOBS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -245,16 +248,13 @@ func rescans(t *testing.T, r *runner.Runner) string {
 	return "?"
 }
 
-// What starting claims back in time costs a busy runner, measured (skipped unless
-// JOBQ_MEASURE_PICKUP=1): one runner at its defaults with a no-op handler drains
+// What starting claims back in time costs a busy runner, measured (built only with
+// -tags measure): one runner at its defaults with a no-op handler drains
 // JOBQ_MEASURE_PICKUP_JOBS jobs (default 20,000) enqueued beforehand in one statement (so they share one run_at: every mark sorts by id alone),
 // with no other transaction open and with a REPEATABLE READ snapshot held open meanwhile (then
 // the index entries of claimed jobs cannot be marked dead, and a claim that starts back walks
 // them all), once per JOBQ_MEASURE_PICKUP_SETTLE value. It reports jobs a second.
 func TestMeasureDrainUnderClaimSettle(t *testing.T) {
-	if os.Getenv("JOBQ_MEASURE_PICKUP") != "1" {
-		t.Skip("a measurement: set JOBQ_MEASURE_PICKUP=1 to run it")
-	}
 	jobs := 20000
 	if v := os.Getenv("JOBQ_MEASURE_PICKUP_JOBS"); v != "" {
 		n, err := strconv.Atoi(v)
