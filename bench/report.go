@@ -197,6 +197,9 @@ func (r *report) finish() {
 	notMeasured := func(want, why string) {
 		r.targets = append(r.targets, [4]string{want, why, "not measured", ""})
 	}
+	harnessBug := func(want, measured string) {
+		r.targets = append(r.targets, [4]string{want, measured, "harness bug", ""})
+	}
 
 	counts := throughputCounts(r.env)
 	// Throughput against the best peer, at the target count and at the large one: no decay as
@@ -234,7 +237,14 @@ func (r *report) finish() {
 			if raw, ok := r.get("tp/floor/" + tc); ok && raw > 0 {
 				measured += fmt.Sprintf("; outer bound, raw claim+delete floor: %s jobs/s, jobq at %.0f %%", fmtNum(raw), 100*jq/raw)
 			}
-			target("tp/jobq-default/"+tc, lfWant, jq >= 0.85*fl, measured)
+			if jq > fl {
+				// A drain faster than the statements it runs, without functions or checks: the
+				// floor is built weaker than jobq works. Not a result.
+				measured += "; above 100 % of its floor: a harness bug, not a result"
+				harnessBug(lfWant, measured)
+			} else {
+				target("tp/jobq-default/"+tc, lfWant, jq >= 0.85*fl, measured)
+			}
 		} else {
 			notMeasured(lfWant, "lifecycle floor not measured")
 		}
