@@ -5,7 +5,7 @@
 -- How it is measured, so that nothing but maintain can move it (issue 29: under load this test
 -- read a seq_scan of 1 and failed; it was the read of that list, empty, which the planner served
 -- with a sequential scan once autovacuum had analysed the empty table):
--- * The counter is pg_stat_xact_user_tables, read before and after one maintain call in this one
+-- * The counters are pg_stat_xact_user_tables, read before and after one maintain call in this one
 --   transaction: it counts this backend's own scans only, so autovacuum, ANALYZE and the other
 --   suites' backends add nothing to the difference.
 -- * What the planner decides from is pinned, and maintain is planned afresh under it (DISCARD
@@ -17,7 +17,7 @@
 --   index scan under any statistics. (enable_seqscan off would not do: a guard the btree cannot
 --   answer becomes a full index scan, which reads as much and counts as no sequential scan.)
 BEGIN;
-SELECT plan(7);
+SELECT plan(8);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
@@ -36,12 +36,18 @@ SELECT is((SELECT count(*) FROM jobq.complete_jobs(ARRAY(SELECT id FROM c), ARRA
 UPDATE pg_catalog.pg_class SET relpages = 0, reltuples = 0 WHERE oid = 'jobq.job_history'::regclass;
 DISCARD PLANS;
 CREATE TEMP TABLE before AS
-SELECT seq_scan, n_tup_del FROM pg_catalog.pg_stat_xact_user_tables WHERE relid = 'jobq.job_history'::regclass;
+SELECT seq_scan, n_tup_del, seq_tup_read + coalesce(idx_tup_fetch, 0) AS tup_read
+FROM pg_catalog.pg_stat_xact_user_tables WHERE relid = 'jobq.job_history'::regclass;
 SELECT is(jobq.maintain() ->> 'history_pruned', '0', 'maintain with nothing past retention prunes nothing');
 SELECT results_eq($$ SELECT t.seq_scan - b.seq_scan, t.n_tup_del - b.n_tup_del
                      FROM pg_catalog.pg_stat_xact_user_tables t, before b WHERE t.relid = 'jobq.job_history'::regclass $$,
                   $$ VALUES (0::bigint, 0::bigint) $$,
                   'and does not scan jobq.job_history (this transaction''s own counter; the statistics of an empty history)');
+-- What it reads, whatever the plan: at most the one row of the oldest finished_at (an index scan
+-- that is not index-only fetches it), never the fifty.
+SELECT cmp_ok((SELECT t.seq_tup_read + coalesce(t.idx_tup_fetch, 0) - b.tup_read
+               FROM pg_catalog.pg_stat_xact_user_tables t, before b WHERE t.relid = 'jobq.job_history'::regclass),
+              '<=', 1::bigint, 'and reads at most one history row, the oldest, of the fifty');
 
 UPDATE jobq.job_history SET finished_at = now() - interval '30 days' WHERE id IN (SELECT id FROM c LIMIT 20);
 SELECT is((jobq.maintain() ->> 'history_pruned')::integer, 20, 'with rows past retention, maintain prunes exactly those');
