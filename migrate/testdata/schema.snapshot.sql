@@ -329,6 +329,22 @@ ALTER FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) 
 
 COMMENT ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) IS 'Private. Returns the number of elements of p_value when it is at most p_max (NULL passes, returning NULL); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
 
+CREATE FUNCTION jobq._check_name(p_name text, p_value text, p_max integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_value IS NULL OR btrim(p_value) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('%s is NULL or empty', p_name));
+    END IF;
+    RETURN jobq._check_text(p_name, p_value, p_max);
+END
+$$;
+
+ALTER FUNCTION jobq._check_name(p_name text, p_value text, p_max integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_name(p_name text, p_value text, p_max integer) IS 'Private. Returns p_value when it is neither NULL nor blank and has at most p_max characters; raises JOB.INVALID_ARGUMENT (NULL or blank: "<p_name> is NULL or empty") or JOB.VALUE_TOO_LONG naming p_name otherwise. Callers: jobq._check_worker_id, jobq._check_queue_name.';
+
 CREATE FUNCTION jobq._check_payload(p_name text, p_value jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -351,11 +367,7 @@ CREATE FUNCTION jobq._check_queue_name(p_queue text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    IF p_queue IS NULL OR btrim(p_queue) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue is NULL or empty');
-    END IF;
-    PERFORM jobq._check_text('queue', p_queue, jobq._limit('queue')::integer);
-    RETURN p_queue;
+    RETURN jobq._check_name('queue', p_queue, jobq._limit('queue')::integer);
 END
 $$;
 
@@ -486,10 +498,7 @@ CREATE FUNCTION jobq._check_worker_id(p_worker_id text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
-    END IF;
-    RETURN jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    RETURN jobq._check_name('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
 END
 $$;
 
@@ -4379,10 +4388,7 @@ CREATE FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) RETUR
 DECLARE
     v_worker jobq.workers;
 BEGIN
-    IF hand_back_unheld.worker_id IS NULL OR btrim(hand_back_unheld.worker_id) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
-    END IF;
-    PERFORM jobq._check_text('worker_id', hand_back_unheld.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(hand_back_unheld.worker_id);
     IF hand_back_unheld.lease_tokens IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'lease_tokens is NULL (pass an empty array when none is held)');
     END IF;
@@ -5947,6 +5953,8 @@ REVOKE ALL ON FUNCTION jobq._check_lease_batch(p_job_ids bigint[], p_lease_token
 
 REVOKE ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_length(p_name text, p_value anyarray, p_max integer) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._check_name(p_name text, p_value text, p_max integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._check_payload(p_name text, p_value jsonb) TO jobq_app_gate;

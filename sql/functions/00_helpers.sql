@@ -231,6 +231,26 @@ COMMENT ON FUNCTION jobq._check_text(text,text,integer) IS
 REVOKE ALL ON FUNCTION jobq._check_text(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._check_text(text,text,integer) TO jobq_app_gate;
 
+-- Refuses a name that an argument must give: NULL or blank (empty or spaces only) is
+-- JOB.INVALID_ARGUMENT, longer than p_max characters JOB.VALUE_TOO_LONG; returns the value. The one
+-- rule behind the worker id and queue name checks (jobq._check_worker_id, jobq._check_queue_name).
+CREATE OR REPLACE FUNCTION jobq._check_name(p_name text, p_value text, p_max integer)
+RETURNS text
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_value IS NULL OR btrim(p_value) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('%s is NULL or empty', p_name));
+    END IF;
+    RETURN jobq._check_text(p_name, p_value, p_max);
+END
+$$;
+COMMENT ON FUNCTION jobq._check_name(text,text,integer) IS
+    'Private. Returns p_value when it is neither NULL nor blank and has at most p_max characters; raises JOB.INVALID_ARGUMENT (NULL or blank: "<p_name> is NULL or empty") or JOB.VALUE_TOO_LONG naming p_name otherwise. Callers: jobq._check_worker_id, jobq._check_queue_name.';
+REVOKE ALL ON FUNCTION jobq._check_name(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Refuses an interval that is not positive (zero is allowed with p_zero_ok) or above p_max: leases,
 -- timeouts, backoffs, delays, schedule windows. Passes NULL and returns its value.
 CREATE OR REPLACE FUNCTION jobq._check_interval(p_name text, p_value interval, p_max interval, p_zero_ok boolean DEFAULT false)

@@ -1206,10 +1206,7 @@ AS $$
 DECLARE
     v_worker jobq.workers;
 BEGIN
-    IF hand_back_unheld.worker_id IS NULL OR btrim(hand_back_unheld.worker_id) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
-    END IF;
-    PERFORM jobq._check_text('worker_id', hand_back_unheld.worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_worker_id(hand_back_unheld.worker_id);
     IF hand_back_unheld.lease_tokens IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'lease_tokens is NULL (pass an empty array when none is held)');
     END IF;

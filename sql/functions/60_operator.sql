@@ -384,11 +384,7 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_queue IS NULL OR btrim(p_queue) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'queue is NULL or empty');
-    END IF;
-    PERFORM jobq._check_text('queue', p_queue, jobq._limit('queue')::integer);
-    RETURN p_queue;
+    RETURN jobq._check_name('queue', p_queue, jobq._limit('queue')::integer);
 END
 $$;
 COMMENT ON FUNCTION jobq._check_queue_name(text) IS

@@ -10,8 +10,8 @@
 -- The rule every function that takes a worker id applies before it reads or writes anything: a
 -- worker id is neither NULL nor blank (empty or spaces only), and has at most
 -- jobq._limit('worker_id') characters. A NULL or blank id matches no worker and no lease, so
--- without it such a call did nothing and said nothing. (jobq.claim_job and jobq.hand_back_unheld
--- apply the same rule in their own lines.)
+-- without it such a call did nothing and said nothing. (jobq.claim_job applies the same rule in
+-- its own lines, behind the one expression that tells its usual arguments apart.)
 CREATE OR REPLACE FUNCTION jobq._check_worker_id(p_worker_id text)
 RETURNS text
 LANGUAGE plpgsql
@@ -19,10 +19,7 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
-    END IF;
-    RETURN jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    RETURN jobq._check_name('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
 END
 $$;
 COMMENT ON FUNCTION jobq._check_worker_id(text) IS
