@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,9 @@ import (
 // roles of bootstrap/ exist (JOB.BOOTSTRAP_MISSING otherwise) and the database has no jobq yet
 // (JOB.ALREADY_INSTALLED: an installed jobq is upgraded by jobq migrate up). A failure anywhere
 // rolls the whole script back.
+
+// releaseLabel is what a release's label may hold (make dist's VERSION: a tag or v0.0.0-dev+<commit>).
+var releaseLabel = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,99}$`)
 
 // installGuard refuses a database that has jobq already, with the newest migration it records.
 const installGuard = `DO $guard$
@@ -120,6 +124,10 @@ func installPlan(src Source) (*upgrade, error) {
 // psql -v ON_ERROR_STOP=1 -f FILE (or psql -1 -f FILE) as jobq_migrator or a superuser. It reads no
 // database.
 func WriteInstallScript(w io.Writer, src Source, version string) error {
+	// The label lands in the script's comments and its file name: a version's characters only.
+	if !releaseLabel.MatchString(version) {
+		return fmt.Errorf("migrate: release %q is not a version (letters, digits, '.', '+', '-', '_'; at most 100)", version)
+	}
 	u, err := installPlan(src)
 	if err != nil {
 		return err

@@ -61,6 +61,10 @@ func TestInstallScriptGivesTheSchemaMigrateUpGives(t *testing.T) {
 	ctx := testCtx(t)
 	cluster := dbtest.StartCluster(t)
 	script := installScript(t, migrate.Embedded(), "v0.0.0-test")
+	// The label goes into the script's comments: a line break or a quote would smuggle SQL in.
+	for _, bad := range []string{"", "v1\nDROP SCHEMA jobq CASCADE;", "v1'; --", strings.Repeat("9", 101)} {
+		require.Error(t, migrate.WriteInstallScript(&bytes.Buffer{}, migrate.Embedded(), bad), "release %q", bad)
+	}
 
 	// First, on a cluster bootstrap never ran on: refused, nothing created.
 	dbtest.CreateDatabase(t, cluster, "bare")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -91,7 +92,7 @@ func (c *migrateCmd) Run(e *env) error {
 	if verb == "script" {
 		release := c.Release
 		if release == "" {
-			release = buildVersion().Version
+			release = strings.Trim(buildVersion().Version, "()") // "(devel)" outside make dist
 		}
 		return migrate.WriteInstallScript(stdout, migrate.Embedded(), release)
 	}
