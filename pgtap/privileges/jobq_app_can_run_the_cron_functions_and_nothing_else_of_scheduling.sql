@@ -13,7 +13,7 @@ SELECT function_privs_are('jobq', 'cron_slots', ARRAY['text', 'timestamptz', 'ti
 SELECT function_privs_are('jobq', 'schedule', ARRAY['text', 'text', 'text', 'jsonb', 'text', 'text', 'interval', 'text', 'interval', 'text', 'text', 'integer', 'integer', 'boolean'],
                           'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute schedule');
 SELECT function_privs_are('jobq', 'unschedule', ARRAY['text'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute unschedule');
-SELECT function_privs_are('jobq', 'register_worker', ARRAY['text', 'text', 'integer', 'text[]', 'integer', 'text'], 'jobq_app', ARRAY[]::text[],
+SELECT function_privs_are('jobq', 'register_worker', ARRAY['text', 'text', 'integer', 'text[]', 'integer', 'text', 'text[]'], 'jobq_app', ARRAY[]::text[],
                           'jobq_app cannot execute register_worker');
 SELECT function_privs_are('jobq', 'worker_heartbeat', ARRAY['text', 'integer'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute worker_heartbeat');
 SELECT function_privs_are('jobq', 'deregister_worker', ARRAY['text'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute deregister_worker');

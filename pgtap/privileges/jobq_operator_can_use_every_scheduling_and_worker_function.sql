@@ -14,7 +14,7 @@ SELECT function_privs_are('jobq', 'unschedule', ARRAY['text'], 'jobq_operator', 
 SELECT function_privs_are('jobq', 'drain_worker', ARRAY['text'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute drain_worker');
 SELECT function_privs_are('jobq', 'resume_worker', ARRAY['text'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute resume_worker');
 SELECT function_privs_are('jobq', 'detach_worker', ARRAY['text'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute detach_worker');
-SELECT function_privs_are('jobq', 'register_worker', ARRAY['text', 'text', 'integer', 'text[]', 'integer', 'text'], 'jobq_operator', ARRAY['EXECUTE'],
+SELECT function_privs_are('jobq', 'register_worker', ARRAY['text', 'text', 'integer', 'text[]', 'integer', 'text', 'text[]'], 'jobq_operator', ARRAY['EXECUTE'],
                           'jobq_operator can execute register_worker');
 SELECT function_privs_are('jobq', 'worker_heartbeat', ARRAY['text', 'integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute worker_heartbeat');
 SELECT function_privs_are('jobq', 'deregister_worker', ARRAY['text'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute deregister_worker');

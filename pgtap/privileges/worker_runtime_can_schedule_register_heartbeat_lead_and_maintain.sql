@@ -9,7 +9,7 @@ SELECT jobq_test.reset();
 
 SELECT function_privs_are('jobq', 'schedule', ARRAY['text', 'text', 'text', 'jsonb', 'text', 'text', 'interval', 'text', 'interval', 'text', 'text', 'integer', 'integer', 'boolean'],
                           'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute schedule');
-SELECT function_privs_are('jobq', 'register_worker', ARRAY['text', 'text', 'integer', 'text[]', 'integer', 'text'], 'worker_runtime', ARRAY['EXECUTE'],
+SELECT function_privs_are('jobq', 'register_worker', ARRAY['text', 'text', 'integer', 'text[]', 'integer', 'text', 'text[]'], 'worker_runtime', ARRAY['EXECUTE'],
                           'worker_runtime can execute register_worker');
 SELECT function_privs_are('jobq', 'worker_heartbeat', ARRAY['text', 'integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute worker_heartbeat');
 SELECT function_privs_are('jobq', 'deregister_worker', ARRAY['text'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute deregister_worker');

@@ -21,7 +21,7 @@ SELECT is_empty(
     $$ SELECT c.oid::regclass, pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(c.relowner) <> 'jobq_migrator' $$,
     'every jobq table, index and sequence is owned by jobq_migrator');
-SELECT results_eq(
+SELECT set_eq(
     $$ SELECT o.name, pg_get_userbyid(c.relowner)::text COLLATE "default" FROM unnest(ARRAY['jobq.schedules', 'jobq.schedule_runs', 'jobq.workers', 'jobq.leader']) AS o(name)
        LEFT JOIN pg_class c ON c.oid = to_regclass(o.name)
        UNION ALL SELECT 'jobq.cron_fields', pg_get_userbyid(t.typowner)::text COLLATE "default" FROM pg_type t WHERE t.oid = to_regtype('jobq.cron_fields') $$,

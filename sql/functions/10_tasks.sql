@@ -8,6 +8,10 @@
 
 -- Declares a task, or brings its declaration up to date: its scope, payload contract and the
 -- defaults its jobs take. Runners call it at start-up for the tasks they handle; operators too.
+-- An operator's word is kept: app_enqueue as an operator (or the owner) declared it stays when a
+-- runner declares the task again (jobq.tasks.operator_set), and the handler name is never written
+-- here (jobq.set_task_handler, operators only), so a worker that re-declares its built-in tasks
+-- at each start undoes nothing an operator set (issue 30).
 CREATE OR REPLACE FUNCTION jobq.define_task(
     name           text,
     scope          text     DEFAULT 'system',
@@ -29,6 +33,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_bad text;
+    -- An operator or the owner (migrations): its app_enqueue is the operator's word.
+    v_by_operator constant boolean := jobq._caller_is_operator()
+                                      OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_migrator', 'USAGE');
 BEGIN
     IF define_task.name IS NULL OR define_task.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(define_task.name) > 100 THEN
         PERFORM jobq._raise('JOB.INVALID_TASK_NAME', format('%L is not a kebab-case task name', left(define_task.name, 200)));
@@ -65,28 +72,105 @@ BEGIN
     PERFORM jobq._check_text('queue', define_task.queue, jobq._limit('queue')::integer);
     PERFORM jobq._check_text('description', define_task.description, 2000);
 
+    -- A runner's declaration keeps the app_enqueue an operator fixed (operator_set); an
+    -- operator's fixes it. A store task never keeps app_enqueue true (it must be false there).
     INSERT INTO jobq.tasks AS t (name, scope, payload_schema, max_attempts, queue, priority, timeout,
-                                 backoff_base, backoff_max, description, app_enqueue)
+                                 backoff_base, backoff_max, description, app_enqueue, operator_set)
     VALUES (define_task.name, define_task.scope, define_task.payload_schema, define_task.max_attempts, define_task.queue,
             define_task.priority, define_task.timeout, define_task.backoff_base, define_task.backoff_max,
-            coalesce(define_task.description, ''), define_task.app_enqueue)
+            coalesce(define_task.description, ''), define_task.app_enqueue,
+            CASE WHEN v_by_operator THEN ARRAY['app_enqueue'] ELSE '{}'::text[] END)
     ON CONFLICT ON CONSTRAINT tasks_pkey DO UPDATE SET
         scope = EXCLUDED.scope, payload_schema = EXCLUDED.payload_schema, max_attempts = EXCLUDED.max_attempts,
         queue = EXCLUDED.queue, priority = EXCLUDED.priority, timeout = EXCLUDED.timeout,
         backoff_base = EXCLUDED.backoff_base, backoff_max = EXCLUDED.backoff_max, description = EXCLUDED.description,
-        app_enqueue = EXCLUDED.app_enqueue, updated_at = now()
+        app_enqueue = CASE WHEN NOT v_by_operator AND 'app_enqueue' = ANY (t.operator_set) AND EXCLUDED.scope = 'system'
+                           THEN t.app_enqueue ELSE EXCLUDED.app_enqueue END,
+        operator_set = CASE WHEN v_by_operator THEN ARRAY['app_enqueue'] ELSE t.operator_set END,
+        updated_at = now()
     WHERE (t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base, t.backoff_max, t.description,
-           t.app_enqueue)
+           t.app_enqueue, t.operator_set)
           IS DISTINCT FROM
           (EXCLUDED.scope, EXCLUDED.payload_schema, EXCLUDED.max_attempts, EXCLUDED.queue, EXCLUDED.priority,
-           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description, EXCLUDED.app_enqueue);
+           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description,
+           CASE WHEN NOT v_by_operator AND 'app_enqueue' = ANY (t.operator_set) AND EXCLUDED.scope = 'system'
+                THEN t.app_enqueue ELSE EXCLUDED.app_enqueue END,
+           CASE WHEN v_by_operator THEN ARRAY['app_enqueue'] ELSE t.operator_set END);
     RETURN define_task.name;
 END
 $$;
 COMMENT ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) IS
-    'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it. Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
+    'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it; declared by an operator or the owner it is fixed (jobq.tasks.operator_set), and a runner''s later declaration (a caller without jobq_operator''s rights) keeps it. Never changes the handler name (jobq.set_task_handler). Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
 REVOKE ALL ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) TO worker_runtime, jobq_operator;
+
+-- Names the handler that runs a task: NULL goes back to the task's own name. The database holds a
+-- name only; each worker's own configuration maps names to what it may run, so this control
+-- chooses among what the workers' files list and can make no worker run anything else. Operators
+-- only: no runtime role may call it, and none may write jobq.tasks (issue 30).
+CREATE OR REPLACE FUNCTION jobq.set_task_handler(task text, handler text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_old text;
+    v_new constant text := set_task_handler.handler;
+BEGIN
+    PERFORM jobq._check_name('task', set_task_handler.task, jobq._limit('task')::integer);
+    IF v_new IS NOT NULL THEN
+        PERFORM jobq._check_name('handler', v_new, jobq._limit('task')::integer);
+    END IF;
+    SELECT t.handler INTO v_old FROM jobq.tasks t WHERE t.name = set_task_handler.task FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', set_task_handler.task));
+    END IF;
+    IF v_old IS NOT DISTINCT FROM v_new THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.tasks AS t SET handler = v_new, updated_at = now() WHERE t.name = set_task_handler.task;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_task_handler', jsonb_build_object('task', set_task_handler.task, 'handler', v_new, 'previous', v_old));
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq.set_task_handler(text,text) IS
+    'Sets the handler name of a declared task (NULL: the task''s own name, as declared). A name only: each worker''s configuration maps handler names to the functions, commands and URLs it runs, so a worker runs a task only through a handler its own configuration lists. Returns true when the name changed (audited as set_task_handler with the task, the handler and the previous one), false when it was already so. jobq.define_task never changes it. Caller: operators (jobq_operator) and the owner; no runtime role. Locks the task row. Errors: JOB.INVALID_ARGUMENT (task NULL or blank, handler blank), JOB.VALUE_TOO_LONG (task or handler above 100 characters), JOB.UNKNOWN_TASK.';
+REVOKE ALL ON FUNCTION jobq.set_task_handler(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.set_task_handler(text,text) TO jobq_operator;
+
+-- The declared tasks a worker with the given handler names serves: those whose handler name (the
+-- task's own name unless an operator set one) is among them. A worker calls it at start with the
+-- names its configuration defines, then registers and claims exactly these tasks.
+CREATE OR REPLACE FUNCTION jobq.served_tasks(handlers text[])
+RETURNS TABLE (task text, handler text)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF served_tasks.handlers IS NULL OR cardinality(served_tasks.handlers) = 0
+       OR array_ndims(served_tasks.handlers) <> 1 OR array_position(served_tasks.handlers, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'handlers must be a non-empty, one-dimensional array of names without NULLs');
+    END IF;
+    PERFORM jobq._check_length('handlers', served_tasks.handlers, jobq._limit('tasks')::integer);
+    PERFORM jobq._check_name(format('handlers[%s]', h.n), h.name, jobq._limit('task')::integer)
+    FROM unnest(served_tasks.handlers) WITH ORDINALITY AS h(name, n)
+    WHERE btrim(h.name) = '' OR char_length(h.name) > jobq._limit('task');
+    RETURN QUERY
+        SELECT t.name, coalesce(t.handler, t.name)
+        FROM jobq.tasks t
+        WHERE coalesce(t.handler, t.name) = ANY (served_tasks.handlers)
+        ORDER BY t.name;
+END
+$$;
+COMMENT ON FUNCTION jobq.served_tasks(text[]) IS
+    'The declared tasks whose handler name (jobq.tasks.handler, else the task''s name) is one of handlers, by task name: task and its handler name. Caller: workers at start (worker_runtime), operators. Reads jobq.tasks; locks nothing. Errors: JOB.INVALID_ARGUMENT (handlers NULL, empty, multidimensional, holding a NULL or a blank name), JOB.OUT_OF_RANGE (more than 1000 names), JOB.VALUE_TOO_LONG (a name above 100 characters).';
+REVOKE ALL ON FUNCTION jobq.served_tasks(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.served_tasks(text[]) TO worker_runtime, jobq_operator;
 
 -- Says, in words, the first way a payload breaks a task's contract (NULL when it keeps it), so that
 -- enqueue, schedule and fan_out refuse a bad payload with a clear message, and an application can

@@ -376,6 +376,112 @@ COMMENT ON FUNCTION jobq.queue_depth(text[]) IS
 REVOKE ALL ON FUNCTION jobq.queue_depth(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_depth(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
 
+-- The queues and tasks live workers serve now, one row per (queue, task), task NULL when a worker
+-- of the queue serves every task (it registered no list: a runner of the release before). A
+-- worker is live while it is active and has been heard from within worker_timeout: the rule by
+-- which jobq.maintain marks the silent ones lost; a draining, detached, lost or stopped worker
+-- claims nothing, and one that registered no task ({}) serves none. The one definition of "served"
+-- behind every count of jobs not served (issue 30).
+CREATE OR REPLACE FUNCTION jobq._served_by_live_workers(p_now timestamptz)
+RETURNS TABLE (queue text, task text)
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT DISTINCT q.name, t.name
+    FROM jobq.workers w
+    CROSS JOIN LATERAL pg_catalog.unnest(w.queues) AS q(name)
+    LEFT JOIN LATERAL pg_catalog.unnest(w.tasks) AS t(name) ON true
+    WHERE w.state = 'active'
+      AND w.heartbeat_at >= jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'))
+      AND (w.tasks IS NULL OR pg_catalog.cardinality(w.tasks) > 0)
+$$;
+COMMENT ON FUNCTION jobq._served_by_live_workers(timestamp with time zone) IS
+    'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing. Errors: none.';
+REVOKE ALL ON FUNCTION jobq._served_by_live_workers(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+
+-- How many waiting jobs (queued or retry_pending, due or not) of queue p_queue no live worker
+-- serves, counting up to p_cap + 1, and the run_at of the oldest due one. Nothing is read when a
+-- live worker of the queue serves every task; otherwise the queue's waiting jobs are read through
+-- jobs_claim_idx until p_cap + 1 are counted (all of them when fewer are not served), and the
+-- oldest is the first entry of each priority past the served ones.
+CREATE OR REPLACE FUNCTION jobq._not_served(p_queue text, p_now timestamptz, p_cap integer)
+RETURNS TABLE (not_served bigint, oldest_at timestamptz)
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_every boolean;
+    v_tasks text[];
+BEGIN
+    SELECT coalesce(bool_or(s.task IS NULL), false), coalesce(array_agg(s.task) FILTER (WHERE s.task IS NOT NULL), '{}')
+    INTO v_every, v_tasks
+    FROM jobq._served_by_live_workers(p_now) AS s
+    WHERE s.queue = p_queue;
+    IF v_every THEN
+        not_served := 0;
+        oldest_at := NULL;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO not_served FROM (SELECT 1 FROM jobq.jobs j
+        WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.task <> ALL (v_tasks)
+        LIMIT p_cap + 1) c;
+    oldest_at := NULL;
+    IF not_served > 0 THEN
+        WITH RECURSIVE prio AS (
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending')
+             ORDER BY j.queue, j.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.priority FROM jobq.jobs j
+                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    ORDER BY j.queue, j.priority LIMIT 1)
+            FROM prio p WHERE p.priority IS NOT NULL
+        )
+        SELECT min((SELECT j.run_at FROM jobq.jobs j
+                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                      AND j.run_at <= p_now AND j.task <> ALL (v_tasks)
+                    ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
+        INTO oldest_at
+        FROM prio p WHERE p.priority IS NOT NULL;
+    END IF;
+    RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION jobq._not_served(text,timestamp with time zone,integer) IS
+    'Private. For queue p_queue: not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers), counted up to p_cap + 1; oldest_at, the run_at of the oldest of them that is due at p_now (NULL when none is). Reads nothing of jobq.jobs when a live worker serves every task of the queue; otherwise the queue''s waiting jobs through jobs_claim_idx. Callers: jobq.queue_summary, jobq.queue_not_served. Locks nothing. Errors: none.';
+REVOKE ALL ON FUNCTION jobq._not_served(text,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+
+-- Per queue, the waiting jobs no live worker serves and how long the oldest due one has waited:
+-- the runners' jobq_jobs_not_served gauges. Counts only, like jobq.queue_depth.
+CREATE OR REPLACE FUNCTION jobq.queue_not_served(queues text[])
+RETURNS TABLE (queue text, not_served bigint, oldest_age interval)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_queue text;
+BEGIN
+    PERFORM jobq._check_length('queues', queue_not_served.queues, jobq._limit('queues')::integer);
+    FOREACH v_queue IN ARRAY coalesce(queue_not_served.queues, '{}'::text[]) LOOP
+        PERFORM jobq._check_text('queues', v_queue, jobq._limit('queue')::integer);
+    END LOOP;
+    RETURN QUERY
+    SELECT q.name, n.not_served, jobq._ts_diff(v_now, n.oldest_at)
+    FROM (SELECT DISTINCT u.name FROM unnest(queue_not_served.queues) AS u(name) WHERE u.name IS NOT NULL) q
+    CROSS JOIN LATERAL jobq._not_served(q.name, v_now, 10000) AS n
+    ORDER BY q.name;
+END
+$$;
+COMMENT ON FUNCTION jobq.queue_not_served(text[]) IS
+    'Per queue given (NULL elements and a NULL list give no row): not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (a live worker: active, heard from within worker_timeout; it serves the tasks it registered with jobq.register_worker, every task when it registered none), counted up to 10001; oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Reveals no job content; locks nothing. Callers: runners (metrics), operators, viewers. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.queue_not_served(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
+GRANT EXECUTE ON FUNCTION jobq.queue_not_served(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
+
 -- Checks a queue name an operator passes: not NULL nor blank, at most 200 characters.
 CREATE OR REPLACE FUNCTION jobq._check_queue_name(p_queue text)
 RETURNS text
@@ -514,7 +620,8 @@ GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 -- counts every row.
 CREATE OR REPLACE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000)
 RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text, due bigint,
-               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz, limits jsonb)
+               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz, limits jsonb,
+               not_served bigint, not_served_oldest_at timestamptz)
 LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
@@ -571,12 +678,14 @@ BEGIN
         IF oldest_due_at > v_now THEN
             oldest_due_at := NULL;
         END IF;
+        SELECT n.not_served, n.oldest_at INTO not_served, not_served_oldest_at
+        FROM jobq._not_served(v_name, v_now, v_cap) AS n;
         RETURN NEXT;
     END LOOP;
 END
 $$;
 COMMENT ON FUNCTION jobq.queue_summary(integer) IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 REVOKE ALL ON FUNCTION jobq.queue_summary(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_summary(integer) TO jobq_operator, jobq_viewer;
 
@@ -589,7 +698,8 @@ CREATE OR REPLACE FUNCTION jobq.stats(queue text DEFAULT NULL, store_id uuid DEF
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
                scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
                dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
-               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
+               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb,
+               not_served bigint, not_served_oldest_age interval)
 LANGUAGE sql
 STABLE
 SECURITY DEFINER
@@ -598,7 +708,7 @@ AS $$
     SELECT * FROM jobq._stats($1, $2)
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
-    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 REVOKE ALL ON FUNCTION jobq.stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.stats(text,uuid) TO jobq_operator, jobq_app, jobq_viewer;
 
@@ -609,7 +719,8 @@ CREATE OR REPLACE FUNCTION jobq._stats(p_queue text, p_store_id uuid)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
                scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
                dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
-               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
+               wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb,
+               not_served bigint, not_served_oldest_age interval)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
@@ -640,13 +751,25 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    WITH live AS (
+    WITH served AS MATERIALIZED (
+        SELECT s.queue, s.task FROM jobq._served_by_live_workers(v_now) AS s
+    ), live AS (
         SELECT j.queue AS name,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
-               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due,
+               -- Not served: no live worker of the queue serves every task, nor this one (two
+               -- hashed lookups per waiting job; jobq._served_by_live_workers is read once).
+               count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')
+                                  AND j.queue NOT IN (SELECT s.queue FROM served s WHERE s.task IS NULL)
+                                  AND (j.queue, j.task) NOT IN (SELECT s.queue, s.task FROM served s WHERE s.task IS NOT NULL))
+                   AS not_served,
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now
+                                       AND j.queue NOT IN (SELECT s.queue FROM served s WHERE s.task IS NULL)
+                                       AND (j.queue, j.task) NOT IN (SELECT s.queue, s.task FROM served s WHERE s.task IS NOT NULL))
+                   AS not_served_oldest
         FROM jobq.jobs j
         WHERE (p_queue IS NULL OR j.queue = p_queue)
           AND (v_all OR j.store_id = v_store)
@@ -683,7 +806,8 @@ BEGIN
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
            t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
-           jobq._queue_limits(q)
+           jobq._queue_limits(q),
+           coalesce(l.not_served, 0), jobq._ts_diff(v_now, l.not_served_oldest)
     FROM live l
     FULL JOIN done d ON d.name = l.name
     LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
@@ -694,7 +818,8 @@ BEGIN
         RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
                             NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
                             NULL::interval, NULL::interval, NULL::interval, NULL::interval,
-                            (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue);
+                            (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue),
+                            0::bigint, NULL::interval;
     END IF;
 END
 $$;

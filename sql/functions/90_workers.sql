@@ -26,9 +26,14 @@ COMMENT ON FUNCTION jobq._check_worker_id(text) IS
     'Private. Returns p_worker_id when it is a valid worker id; raises JOB.INVALID_ARGUMENT (NULL, empty or spaces only) or JOB.VALUE_TOO_LONG (above 200 characters) otherwise.';
 REVOKE ALL ON FUNCTION jobq._check_worker_id(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
--- Registers a runner as active when it starts (again), and hands it the settings to apply.
--- Caller: runners at start.
-CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT '')
+-- The signature before the tasks a worker serves (issue 30); calls of its shape resolve to the
+-- one below.
+DROP FUNCTION IF EXISTS jobq.register_worker(text,text,integer,text[],integer,text);
+
+-- Registers a runner as active when it starts (again), with the tasks it serves, and hands it the
+-- settings to apply. Caller: runners at start.
+CREATE OR REPLACE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer,
+                                                version text DEFAULT '', tasks text[] DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
 VOLATILE
@@ -57,19 +62,30 @@ BEGIN
     PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
     FROM unnest(register_worker.queues) WITH ORDINALITY AS q(name, n)
     WHERE char_length(q.name) > jobq._limit('queue');
-    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
+    -- The tasks it serves: NULL (every task), none ({}: a runner without handlers), or a list of
+    -- names, as a claim takes them.
+    IF register_worker.tasks IS NOT NULL AND cardinality(register_worker.tasks) > 0 THEN
+        PERFORM jobq._check_claim_tasks(register_worker.tasks);
+        PERFORM jobq._check_name(format('tasks[%s]', t.n), t.name, jobq._limit('task')::integer)
+        FROM unnest(register_worker.tasks) WITH ORDINALITY AS t(name, n)
+        WHERE btrim(t.name) = '' OR char_length(t.name) > jobq._limit('task');
+    END IF;
+    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version, tasks)
     VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
-            register_worker.concurrency, coalesce(register_worker.version, ''))
+            register_worker.concurrency, coalesce(register_worker.version, ''),
+            CASE WHEN register_worker.tasks IS NOT NULL
+                 THEN ARRAY(SELECT DISTINCT t.name FROM unnest(register_worker.tasks) AS t(name) ORDER BY t.name) END)
     ON CONFLICT ON CONSTRAINT workers_pkey DO UPDATE SET
         node = EXCLUDED.node, pid = EXCLUDED.pid, queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency,
-        version = EXCLUDED.version, state = 'active', started_at = now(), heartbeat_at = now(), state_changed_at = now();
+        version = EXCLUDED.version, tasks = EXCLUDED.tasks, state = 'active', started_at = now(), heartbeat_at = now(),
+        state_changed_at = now();
     RETURN jobq._settings_json();
 END
 $$;
-COMMENT ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) IS
-    'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
-REVOKE ALL ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text) TO worker_runtime, jobq_operator;
+COMMENT ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text,text[]) IS
+    'Registers runner worker_id (node, pid, queues, concurrency, version, and tasks: the tasks it serves, NULL for every task, {} for none, stored sorted without duplicates) as active and returns the settings {name: value} it applies. A waiting job of a task that no live worker of its queue serves is "not served" (jobq.queue_not_served, jobq.stats, jobq.queue_summary). Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue; tasks multidimensional or holding a NULL or blank name), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue, a task above 100 characters), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues or tasks).';
+REVOKE ALL ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text,text[]) TO worker_runtime, jobq_operator;
 
 -- Records that a runner is alive and how busy it is, and tells it its state (an operator may have
 -- drained or detached it) and the current settings. Caller: runners every worker_heartbeat_interval.
