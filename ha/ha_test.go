@@ -1,0 +1,629 @@
+package ha_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/ha"
+	"github.com/jobqdev/jobq/internal/proctest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	proctest.Cleanup()
+	os.Exit(code)
+}
+
+// ceiling bounds every wait: a ceiling for a loaded machine, not a measure.
+const ceiling = 3 * time.Minute
+
+// jobqBin is $JOBQ_BIN (make test-ha passes bin/jobq) or a build of ./cmd/jobq.
+func jobqBin(t *testing.T) string {
+	if b := os.Getenv("JOBQ_BIN"); b != "" {
+		return b
+	}
+	return proctest.Build(t, "../cmd/jobq")
+}
+
+// TestPatroniSynchronous and TestPatroniAsynchronous run every scenario, one after the other, on
+// one Patroni cluster each: with synchronous_mode (no acknowledged write may be lost) and without
+// (acknowledged completions lost are measured, not required to be 0).
+func TestPatroniSynchronous(t *testing.T)  { runScenarios(t, true) }
+func TestPatroniAsynchronous(t *testing.T) { runScenarios(t, false) }
+
+func runScenarios(t *testing.T, syncMode bool) {
+	require.NoError(t, ha.Requirements(""), "the Patroni scenarios need these binaries; never skipped")
+	ctx := context.Background()
+	bin := jobqBin(t)
+	began := time.Now()
+	c, err := ha.Start(ctx, ha.Options{JobqBin: bin, SynchronousMode: syncMode, Logf: t.Logf})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, n := range c.Nodes {
+				b, _ := os.ReadFile(filepath.Join(n.Dir, "patroni.log"))
+				t.Logf("%s patroni.log (tail):\n%s", n.Name, tail(string(b), 4000))
+			}
+		}
+		require.NoError(t, c.Close())
+	})
+	t.Logf("cluster up in %s", time.Since(began).Round(time.Millisecond))
+
+	admin, err := pgxpool.New(ctx, c.URL("postgres"))
+	require.NoError(t, err)
+	t.Cleanup(admin.Close)
+
+	h := &harness{t: t, c: c, bin: bin, admin: admin, sync: syncMode, dir: t.TempDir()}
+	// The exec task exists once a worker declared it; the schedule needs it.
+	h.declareTasks(ctx)
+	_, err = admin.Exec(ctx, `SELECT jobq.schedule('ha-minute', '* * * * *', 'exec', payload => '{"cron": true}')`)
+	require.NoError(t, err)
+	cronFrom := time.Now()
+
+	var rows []figures
+	for _, sc := range []scenario{
+		{name: "switchover", inject: h.switchover},
+		{name: "postmaster kill -9", inject: h.killPostmaster},
+		{name: "node crash (kill -9 Patroni + postmaster)", inject: h.crashNode},
+		{name: "old primary rejoins", inject: h.rejoin},
+		{name: "primary frozen past ttl", inject: h.freeze},
+		{name: "etcd down past ttl", inject: h.etcdOutage},
+	} {
+		ok := t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
+			rows = append(rows, h.run(ctx, t, sc))
+		})
+		if !ok {
+			break
+		}
+	}
+	cron := h.checkCron(ctx, cronFrom)
+	mode := "async"
+	if syncMode {
+		mode = "synchronous_mode"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nPatroni scenarios, %s (ttl 12 s, loop_wait 2 s, retry_timeout 5 s; wall %s)\n", mode, time.Since(began).Round(time.Second))
+	fmt.Fprintf(&b, "| scenario | jobs | jobs lost | acked enqueues lost | acked completions lost | duplicate runs (unacked / after a lost ack) | failure → first completion | longest completion gap | leader epochs | stale maintain |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d (%d / %d) | %s | %s | %s | %d |\n", r.name, r.jobs, r.jobsLost, r.enqueuesLost,
+			r.acksLost, r.dups, r.dupsUnacked, r.dupsAfterLostAck, r.firstCompletion, r.longestGap, r.epochs, r.staleMaintain)
+	}
+	fmt.Fprintf(&b, "cron slots %s\n", cron)
+	t.Log(b.String())
+	if out := os.Getenv("JOBQ_HA_FIGURES"); out != "" {
+		f, err := os.OpenFile(out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, _ = f.WriteString(b.String())
+			f.Close()
+		}
+	}
+}
+
+type scenario struct {
+	name string
+	// inject causes the failure, returns its instant, and returns once the cluster serves writes
+	// again (or the failure is over).
+	inject func(ctx context.Context, t *testing.T) (time.Time, string)
+}
+
+type harness struct {
+	t     *testing.T
+	c     *ha.Cluster
+	bin   string
+	admin *pgxpool.Pool
+	sync  bool
+	dir   string
+
+	crashed *ha.Node // the node crashNode killed, for rejoin
+}
+
+type figures struct {
+	name                                string
+	jobs, jobsLost, enqueuesLost        int
+	acksLost, dups, dupsUnacked         int
+	dupsAfterLostAck, staleMaintain     int
+	firstCompletion, longestGap, epochs string
+	note                                string
+}
+
+func (h *harness) declareTasks(ctx context.Context) {
+	w := h.worker(h.t, filepath.Join(h.dir, "declare.runs"))
+	w.WaitStarted()
+	w.Signal(syscall.SIGTERM)
+	require.Equal(h.t, 0, w.Wait(time.Minute))
+}
+
+// worker starts `jobq worker` on the multi-host URL with an exec handler that appends
+// "<job id> <attempt> <payload>" to runs.
+func (h *harness) worker(t *testing.T, runs string) *proctest.Proc {
+	return proctest.StartServing(t, h.bin, []string{"RUNS=" + runs}, "worker",
+		"--database-url", h.c.URL("worker_runtime"), "--concurrency", "4", "--lease", "10s",
+		"--shutdown-grace", "5s", "--poll-interval", "500ms",
+		"--exec-command", `p=$(cat); echo "$JOBQ_JOB_ID $JOBQ_ATTEMPT $p" >> "$RUNS"`)
+}
+
+type ack struct {
+	id      int64
+	attempt int
+	at      time.Time
+	worker  int
+}
+
+type logEvent struct {
+	at     time.Time
+	worker int
+	msg    string
+	epoch  int64
+}
+
+func (h *harness) run(ctx context.Context, t *testing.T, sc scenario) figures {
+	tag := fmt.Sprintf("s%d", time.Now().UnixNano())
+	runs := filepath.Join(h.dir, tag+".runs")
+	if h.crashed == nil {
+		require.NoError(t, h.c.WaitHealthy(ctx, ceiling), "the cluster is whole before the scenario")
+	} else {
+		_, err := h.c.WaitLeader(ctx, nil, ceiling) // a node is down: the rejoin scenario brings it back
+		require.NoError(t, err)
+	}
+	ws := []*proctest.Proc{h.worker(t, runs), h.worker(t, runs)}
+
+	// The enqueuer: one job every 40 ms on the multi-host URL; an acknowledged enqueue is one
+	// whose call returned an id.
+	pool, err := pgxpool.New(ctx, h.c.URL("postgres"))
+	require.NoError(t, err)
+	defer pool.Close()
+	client := jobq.NewClient(pool)
+	var mu sync.Mutex
+	enqueued := map[int]int64{} // n -> job id, acknowledged
+	attempted := 0
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(40 * time.Millisecond)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			id, err := client.Enqueue(cctx, "exec", map[string]any{"tag": tag, "n": n}, jobq.EnqueueOptions{})
+			cancel()
+			mu.Lock()
+			attempted++
+			if err == nil {
+				enqueued[n] = id
+			}
+			mu.Unlock()
+		}
+	}()
+	acksSince := func(from time.Time) int {
+		k := 0
+		for _, a := range acks(ws) {
+			if !a.at.Before(from) {
+				k++
+			}
+		}
+		return k
+	}
+	start := time.Now()
+	proctest.WaitUntil(t, ceiling, "steady load: 30 completions", func() bool { return acksSince(start) >= 30 })
+
+	at, note := sc.inject(ctx, t)
+	recovered := time.Now()
+	proctest.WaitUntil(t, ceiling, "30 completions after the failure", func() bool { return acksSince(recovered) >= 30 })
+	close(stop)
+	wg.Wait()
+
+	// Every acknowledged enqueue must finish (a job whose completion was lost waits for its lease
+	// to expire and the leader's rescue).
+	mu.Lock()
+	want := len(enqueued)
+	mu.Unlock()
+	var done int
+	proctest.WaitUntil(t, ceiling, "every acknowledged job finished", func() bool {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		err := h.admin.QueryRow(cctx, `SELECT count(*) FROM jobq.job_history WHERE payload->>'tag' = $1 AND state = 'succeeded'`, tag).Scan(&done)
+		return err == nil && done >= want
+	})
+	for _, w := range ws {
+		w.Signal(syscall.SIGTERM)
+	}
+	for _, w := range ws {
+		w.Wait(time.Minute)
+	}
+
+	// The final primary's history of this scenario's jobs.
+	hist := map[int64]struct {
+		n, attempt int
+		state      string
+	}{}
+	nOf := map[int64]int{}
+	rows, err := h.admin.Query(ctx, `SELECT id, (payload->>'n')::int, attempt, state FROM jobq.job_history WHERE payload->>'tag' = $1`, tag)
+	require.NoError(t, err)
+	for rows.Next() {
+		var id int64
+		var n, a int
+		var s string
+		require.NoError(t, rows.Scan(&id, &n, &a, &s))
+		hist[id] = struct {
+			n, attempt int
+			state      string
+		}{n, a, s}
+		nOf[id] = n
+	}
+	require.NoError(t, rows.Err())
+	var live int
+	require.NoError(t, h.admin.QueryRow(ctx, `SELECT count(*) FROM jobq.jobs WHERE payload->>'tag' = $1`, tag).Scan(&live))
+
+	f := figures{name: sc.name, jobs: len(enqueued)}
+	doneN := map[int]bool{}
+	for _, r := range hist {
+		if r.state == "succeeded" {
+			doneN[r.n] = true
+		}
+	}
+	for n, id := range enqueued {
+		nOf[id] = n
+		if !doneN[n] {
+			f.jobsLost++
+			if _, ok := hist[id]; !ok {
+				f.enqueuesLost++ // not even in the history: the enqueue itself did not survive
+			}
+		}
+	}
+
+	// Runs per job (by n, since a lost enqueue's id can be reused) and acknowledged completions.
+	type run struct {
+		id      int64
+		attempt int
+	}
+	runsOf := map[int][]run{}
+	for _, line := range readLines(t, runs) {
+		var id int64
+		var a int
+		var payload string
+		if _, err := fmt.Sscanf(line, "%d %d", &id, &a); err != nil {
+			continue
+		}
+		if i := strings.Index(line, "{"); i >= 0 {
+			payload = line[i:]
+		}
+		var p struct {
+			Tag string `json:"tag"`
+			N   int    `json:"n"`
+		}
+		if json.Unmarshal([]byte(payload), &p) != nil || p.Tag != tag {
+			continue
+		}
+		runsOf[p.N] = append(runsOf[p.N], run{id, a})
+	}
+	ackd := map[run]bool{}
+	lostAck := map[run]bool{}
+	var all []ack
+	for _, a := range acks(ws) {
+		if _, ok := nOf[a.id]; !ok {
+			continue // a cron job or another scenario's
+		}
+		all = append(all, a)
+		r := run{a.id, a.attempt}
+		ackd[r] = true
+		if hr, ok := hist[a.id]; !ok || hr.state != "succeeded" || hr.attempt != a.attempt {
+			lostAck[r] = true
+			f.acksLost++
+		}
+	}
+	for _, rs := range runsOf {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].attempt < rs[j].attempt })
+		for i := 1; i < len(rs); i++ {
+			f.dups++
+			prev := rs[i-1]
+			switch {
+			case lostAck[prev]:
+				f.dupsAfterLostAck++
+			case !ackd[prev]:
+				f.dupsUnacked++
+			}
+		}
+	}
+	// Time from the failure to the first completion acknowledged after it, and the longest gap
+	// between two acknowledged completions around it.
+	sort.Slice(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	var first time.Time
+	gap, prev := time.Duration(0), time.Time{}
+	for _, a := range all {
+		if first.IsZero() && a.at.After(at) {
+			first = a.at
+		}
+		if !prev.IsZero() && a.at.After(at.Add(-5*time.Second)) && a.at.Sub(prev) > gap {
+			gap = a.at.Sub(prev)
+		}
+		prev = a.at
+	}
+	f.firstCompletion = first.Sub(at).Round(10 * time.Millisecond).String()
+	f.longestGap = gap.Round(10 * time.Millisecond).String()
+
+	// Leadership: the epochs acquired, and any maintain run under an epoch older than one another
+	// worker had acquired before it (a stale epoch acting).
+	var evs []logEvent
+	for i, w := range ws {
+		for _, msg := range []string{"leadership acquired", "maintain"} {
+			for _, l := range w.Lines(msg) {
+				e, _ := l["epoch"].(float64)
+				evs = append(evs, logEvent{at: parseTime(l["time"]), worker: i, msg: msg, epoch: int64(e)})
+			}
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
+	var epochs []string
+	maxAcquired := int64(0)
+	for _, e := range evs {
+		switch e.msg {
+		case "leadership acquired":
+			epochs = append(epochs, fmt.Sprintf("%d(w%d)", e.epoch, e.worker+1))
+			if e.epoch > maxAcquired {
+				maxAcquired = e.epoch
+			}
+		case "maintain":
+			if e.epoch < maxAcquired {
+				f.staleMaintain++
+			}
+		}
+	}
+	f.epochs = strings.Join(epochs, " ")
+	if f.epochs == "" {
+		f.epochs = "-"
+	}
+	fenced := 0
+	for _, w := range ws {
+		fenced += len(w.Lines("maintain fenced: this worker no longer leads with its epoch; standing down at once"))
+	}
+	f.note = note
+
+	t.Logf("%s: %s; jobs %d (attempted %d, live left %d), lost %d (enqueues lost %d), acked completions lost %d, duplicate runs %d (after an unacknowledged completion %d, after a lost acknowledged one %d), failure → first completion %s, longest completion gap %s, leadership acquired %s, stale maintain %d, maintain fenced %d",
+		sc.name, note, f.jobs, attempted, live, f.jobsLost, f.enqueuesLost, f.acksLost, f.dups, f.dupsUnacked, f.dupsAfterLostAck,
+		f.firstCompletion, f.longestGap, f.epochs, f.staleMaintain, fenced)
+
+	require.Zero(t, f.staleMaintain, "no maintain under a stale epoch")
+	require.Equal(t, f.dups, f.dupsUnacked+f.dupsAfterLostAck, "every duplicate run follows an unacknowledged or a lost completion")
+	if h.sync {
+		require.Zero(t, f.jobsLost, "synchronous_mode: no acknowledged job is lost")
+		require.Zero(t, f.acksLost, "synchronous_mode: no acknowledged completion is lost")
+	} else {
+		// Without synchronous_mode only what the old primary had not shipped may be lost; an
+		// acknowledged job that survived must still run.
+		require.Equal(t, f.jobsLost, f.enqueuesLost, "a job that reached the new primary is never lost")
+	}
+	return f
+}
+
+// switchover hands the leadership to a replica (the synchronous one under synchronous_mode)
+// through Patroni's REST API, as patronictl switchover does.
+func (h *harness) switchover(ctx context.Context, t *testing.T) (time.Time, string) {
+	old := h.c.Leader(ctx)
+	require.NotNil(t, old)
+	ms, err := h.c.Members(ctx)
+	require.NoError(t, err)
+	var cand *ha.Node
+	for _, m := range ms {
+		if m.Name != old.Name && (m.Role == "sync_standby" || (!h.sync && m.Role == "replica")) {
+			cand = h.c.Node(m.Name)
+		}
+	}
+	require.NotNil(t, cand, "a candidate: %+v", ms)
+	at := time.Now()
+	require.NoError(t, h.c.Switchover(ctx, old, cand))
+	n, err := h.c.WaitLeader(ctx, old, ceiling)
+	require.NoError(t, err)
+	return at, fmt.Sprintf("%s → %s in %s", old.Name, n.Name, time.Since(at).Round(10*time.Millisecond))
+}
+
+// killPostmaster sends SIGKILL to the primary's postmaster only: Patroni lives on and holds the
+// leader key, so it restarts PostgreSQL in place (crash recovery) unless a replica takes over.
+func (h *harness) killPostmaster(ctx context.Context, t *testing.T) (time.Time, string) {
+	old := h.c.Leader(ctx)
+	require.NotNil(t, old)
+	at := time.Now()
+	_, err := h.c.KillPostmaster(old)
+	require.NoError(t, err)
+	time.Sleep(200 * time.Millisecond) // let the old postmaster's socket close before asking who leads
+	n, err := h.c.WaitLeader(ctx, nil, ceiling)
+	require.NoError(t, err)
+	return at, fmt.Sprintf("%s killed; leader %s after %s", old.Name, n.Name, time.Since(at).Round(10*time.Millisecond))
+}
+
+// crashNode kills the primary's Patroni and postmaster with SIGKILL (a machine gone): the leader
+// key expires after ttl and a replica is promoted.
+func (h *harness) crashNode(ctx context.Context, t *testing.T) (time.Time, string) {
+	old := h.c.Leader(ctx)
+	require.NotNil(t, old)
+	at := time.Now()
+	require.NoError(t, h.c.KillNode(old))
+	n, err := h.c.WaitLeader(ctx, old, ceiling)
+	require.NoError(t, err)
+	h.crashed = old
+	return at, fmt.Sprintf("%s crashed; %s promoted after %s", old.Name, n.Name, time.Since(at).Round(10*time.Millisecond))
+}
+
+// rejoin starts the crashed node's Patroni again: it must rewind (pg_rewind) and follow the new
+// leader, under load.
+func (h *harness) rejoin(ctx context.Context, t *testing.T) (time.Time, string) {
+	require.NotNil(t, h.crashed, "the node crash scenario ran first")
+	old := h.crashed
+	at := time.Now()
+	require.NoError(t, h.c.StartNode(old))
+	require.NoError(t, h.c.WaitHealthy(ctx, ceiling))
+	h.crashed = nil
+	b, _ := os.ReadFile(filepath.Join(old.Dir, "patroni.log"))
+	rewound := strings.Contains(string(b), "pg_rewind")
+	return at, fmt.Sprintf("%s back as a replica after %s (pg_rewind in its log: %v)", old.Name, time.Since(at).Round(10*time.Millisecond), rewound)
+}
+
+// freeze stops the primary's whole node (SIGSTOP) for ttl + 8 s, then resumes it, and right then
+// writes to it directly: it must not acknowledge a jobq write that the new primary lacks.
+func (h *harness) freeze(ctx context.Context, t *testing.T) (time.Time, string) {
+	old := h.c.Leader(ctx)
+	require.NotNil(t, old)
+	direct, err := pgxpool.New(ctx, h.c.NodeURL(old, "postgres"))
+	require.NoError(t, err)
+	defer direct.Close()
+	require.NoError(t, direct.Ping(ctx))
+	at := time.Now()
+	require.NoError(t, h.c.Freeze(old))
+	n, err := h.c.WaitLeader(ctx, old, ceiling)
+	require.NoError(t, err)
+	promoted := time.Since(at)
+	for time.Since(at) < 20*time.Second {
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(t, h.c.Thaw(old))
+	probe := fmt.Sprintf("probe-%d", time.Now().UnixNano())
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, werr := direct.Exec(cctx, `SELECT jobq.enqueue('exec', jsonb_build_object('probe', $1::text))`, probe)
+	cancel()
+	require.NoError(t, h.c.WaitHealthy(ctx, ceiling), "the old primary rejoins as a replica")
+	var kept int
+	require.NoError(t, h.admin.QueryRow(ctx, `SELECT count(*) FROM jobq.jobs WHERE payload->>'probe' = $1`, probe).Scan(&kept))
+	acked := werr == nil
+	if acked && kept == 0 {
+		if h.sync {
+			t.Errorf("the resumed old primary acknowledged a jobq write that the cluster lost")
+		}
+	}
+	return at, fmt.Sprintf("%s frozen 20 s; %s promoted after %s; write to the resumed old primary: acknowledged %v (error %v), kept %d",
+		old.Name, n.Name, promoted.Round(10*time.Millisecond), acked, firstLine(werr), kept)
+}
+
+// etcdOutage stops etcd for ttl + 8 s: without failsafe_mode Patroni demotes the primary once it
+// cannot renew the leader key, so the cluster takes no write until etcd is back.
+func (h *harness) etcdOutage(ctx context.Context, t *testing.T) (time.Time, string) {
+	old := h.c.Leader(ctx)
+	require.NotNil(t, old)
+	at := time.Now()
+	require.NoError(t, h.c.StopEtcd())
+	// Probe for writes during the outage.
+	var writable, probes int
+	var lastWrite time.Time
+	for time.Since(at) < 20*time.Second {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := h.admin.Exec(cctx, `SELECT 1 FROM jobq.leader FOR UPDATE`)
+		cancel()
+		probes++
+		if err == nil {
+			writable++
+			lastWrite = time.Now()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	back := time.Now()
+	require.NoError(t, h.c.StartEtcd())
+	n, err := h.c.WaitLeader(ctx, nil, ceiling)
+	require.NoError(t, err)
+	ro := "never"
+	if !lastWrite.IsZero() {
+		ro = lastWrite.Sub(at).Round(100 * time.Millisecond).String()
+	}
+	return at, fmt.Sprintf("etcd down 20 s; writes taken until %s after the stop (%d/%d probes); leader %s (was %s) %s after etcd came back",
+		ro, writable, probes, n.Name, old.Name, time.Since(back).Round(10*time.Millisecond))
+}
+
+// checkCron requires exactly one handled slot per minute since the schedule was declared and at
+// most one job per slot. Slots that fell between scenarios (no runner, so no leader) are caught up
+// by the backfill: a runner runs until the leader has handled every slot due.
+func (h *harness) checkCron(ctx context.Context, from time.Time) string {
+	t := h.t
+	w := h.worker(t, filepath.Join(h.dir, "cron.runs"))
+	proctest.WaitUntil(t, ceiling, "every due cron slot handled", func() bool {
+		var due time.Time
+		err := h.admin.QueryRow(ctx, `SELECT next_slot_at FROM jobq.schedules WHERE name = 'ha-minute'`).Scan(&due)
+		return err == nil && due.After(time.Now())
+	})
+	w.Signal(syscall.SIGTERM)
+	w.Wait(time.Minute)
+	var slots, enq, jobs, dupKeys int
+	err := h.admin.QueryRow(ctx, `
+		SELECT count(*), count(*) FILTER (WHERE outcome = 'enqueued') FROM jobq.schedule_runs
+		WHERE schedule = 'ha-minute'`).Scan(&slots, &enq)
+	require.NoError(t, err)
+	err = h.admin.QueryRow(ctx, `
+		WITH j AS (SELECT job_key FROM jobq.jobs WHERE job_key LIKE 'schedule:ha-minute:%'
+		           UNION ALL SELECT job_key FROM jobq.job_history WHERE job_key LIKE 'schedule:ha-minute:%')
+		SELECT count(*), count(*) - count(DISTINCT job_key) FROM j`).Scan(&jobs, &dupKeys)
+	require.NoError(t, err)
+	var missing int
+	err = h.admin.QueryRow(ctx, `
+		SELECT count(*) FROM generate_series(date_trunc('minute', $1::timestamptz) + interval '1 minute',
+		                                     date_trunc('minute', now()), interval '1 minute') s
+		WHERE NOT EXISTS (SELECT 1 FROM jobq.schedule_runs r WHERE r.schedule = 'ha-minute' AND r.slot_at = s)`, from).Scan(&missing)
+	require.NoError(t, err)
+	require.Zero(t, dupKeys, "at most one job per cron slot")
+	require.Zero(t, missing, "every cron slot handled")
+	return fmt.Sprintf("%d slots handled (%d enqueued), %d jobs, %d slots with two jobs, %d slots missing", slots, enq, jobs, dupKeys, missing)
+}
+
+func acks(ws []*proctest.Proc) []ack {
+	var out []ack
+	for i, w := range ws {
+		for _, l := range w.Lines("job succeeded") {
+			id, _ := l["jobId"].(float64)
+			a, _ := l["attempt"].(float64)
+			out = append(out, ack{id: int64(id), attempt: int(a), at: parseTime(l["time"]), worker: i})
+		}
+	}
+	return out
+}
+
+func parseTime(v any) time.Time {
+	s, _ := v.(string)
+	ts, _ := time.Parse(time.RFC3339Nano, s)
+	return ts
+}
+
+func readLines(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func firstLine(err error) string {
+	if err == nil {
+		return "none"
+	}
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
