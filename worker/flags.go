@@ -14,7 +14,9 @@ import (
 
 // Flags are the settings every worker process has. Each has a flag and an environment
 // variable V (WORKER_CONCURRENCY, SENTRY_DSN, ...) with its JOBQ_ equivalent JOBQ_V
-// (JOBQ_WORKER_CONCURRENCY, JOBQ_SENTRY_DSN, ...): the flag wins, then JOBQ_V, then V. The worker
+// (JOBQ_WORKER_CONCURRENCY, JOBQ_SENTRY_DSN, ...), and all but the secrets (the database URLs,
+// the Sentry DSN) a key of the configuration file's [worker] table (concurrency, queues, ...):
+// the flag wins, then JOBQ_V, then V, then the file, then the default. The worker
 // never reads JOBQ_DATABASE_URL, the operator commands' URL, so an operator login in the
 // environment cannot become the worker's role. The defaults are those of runner.Config unless stated.
 type Flags struct {
@@ -39,6 +41,14 @@ type Flags struct {
 	// WAL wake-up's replication connection (runner.Config.WakeupURL), used only with --wakeup wal.
 	// Default "": the host, port and database of --database-url with user jobq_waker and no password.
 	WakeupDatabaseURL string
+	// ConfigPath is --config, $WORKER_CONFIG: the configuration file (docs/worker-config.md).
+	// Default "": none.
+	ConfigPath string
+	// Check is --check: check the flags and the file, print every problem and exit (2 when
+	// any, else 0); no job runs.
+	Check bool
+	// File is the configuration file read from ConfigPath; nil without one.
+	File *File
 }
 
 // QueueList returns Queues as a list, without empty entries.
@@ -104,8 +114,10 @@ func (fs *FlagSet) Bool(p *bool, name, variable string, def bool, usage string) 
 // or a scraper on another host sets --health-addr (docker-compose.yml: ":8080").
 const DefaultHealthAddr = "127.0.0.1:8081"
 
-// ParseFlags parses args (and the environment) into Flags, with prog's own flags. It returns
-// flag.ErrHelp after printing the help for -h, and a UsageError for anything wrong.
+// ParseFlags parses args, the environment and the --config file into Flags, with prog's own
+// flags. It returns flag.ErrHelp after printing the help for -h, and a UsageError naming every
+// problem (one per line) for anything wrong; with --check, it returns the Flags and a
+// *ConfigError listing the problems instead, so that Main prints them all.
 func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 	fs := &FlagSet{FlagSet: flag.NewFlagSet(prog.Name, flag.ContinueOnError), env: map[string]string{}}
 	fs.SetOutput(stderr)
@@ -142,6 +154,8 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 		"how to learn of new jobs between polls: notify (LISTEN) or wal (logical replication as jobq_waker; needs the setting wakeup wal or both)")
 	fs.String(&f.WakeupDatabaseURL, "wakeup-database-url", "WAKEUP_DATABASE_URL", "",
 		"jobq_waker URL of the replication connection of --wakeup wal; empty = the host and database of --database-url as user jobq_waker, no password")
+	fs.String(&f.ConfigPath, "config", "WORKER_CONFIG", "", "TOML file: a [worker] table of these flags' values (the flags and the environment win) and [handlers.<name>] tables (docs/worker-config.md)")
+	fs.BoolVar(&f.Check, "check", false, "check the flags and the --config file, print every problem, exit 2 if any (0 and \"ok: N handlers\" if none); connects only when a database URL is set, to list the tasks each handler would serve")
 	if prog.Flags != nil {
 		prog.Flags(fs)
 	}
@@ -165,18 +179,42 @@ func ParseFlags(prog Program, args []string, stderr io.Writer) (*Flags, error) {
 		if err := fs.Set(name, v); err != nil {
 			return nil, UsageError{fmt.Sprintf("%s=%q: %v", from, v, err)}
 		}
+		given[name] = true
 	}
-	if f.DatabaseURL == "" {
-		return nil, UsageError{"needs --database-url, JOBQ_WORKER_DATABASE_URL or WORKER_DATABASE_URL (a worker_runtime URL; never the migrator's)"}
+	var problems []string
+	if f.ConfigPath != "" {
+		file, fileProblems := LoadFile(f.ConfigPath, prog.BuiltinTasks, os.LookupEnv)
+		problems = append(problems, fileProblems...)
+		if file != nil {
+			problems = append(problems, applyFile(fs, file, given)...)
+			f.File = file
+		}
 	}
-	if f.Concurrency < 1 {
-		return nil, UsageError{"--concurrency must be at least 1"}
-	}
-	if f.Wakeup != string(runner.WakeupNotify) && f.Wakeup != string(runner.WakeupWAL) {
-		return nil, UsageError{fmt.Sprintf("--wakeup (or WORKER_WAKEUP) must be %s or %s, got %q", runner.WakeupNotify, runner.WakeupWAL, f.Wakeup)}
-	}
-	if f.Lease < 0 || f.PollInterval < 0 || f.HeartbeatInterval < 0 || f.ShutdownGrace <= 0 {
-		return nil, UsageError{"--lease, --poll-interval and --heartbeat-interval must not be negative; --shutdown-grace must be positive"}
+	problems = append(problems, f.problems()...)
+	if len(problems) > 0 {
+		if f.Check {
+			// --check prints them all; Main knows.
+			return f, &ConfigError{Problems: problems}
+		}
+		return nil, UsageError{strings.Join(problems, "\n")}
 	}
 	return f, nil
+}
+
+// problems are what is wrong with the flags once parsed, each a line.
+func (f *Flags) problems() []string {
+	var p []string
+	if f.DatabaseURL == "" && !f.Check {
+		p = append(p, "needs --database-url, JOBQ_WORKER_DATABASE_URL or WORKER_DATABASE_URL (a worker_runtime URL; never the migrator's)")
+	}
+	if f.Concurrency < 1 {
+		p = append(p, "--concurrency must be at least 1")
+	}
+	if f.Wakeup != string(runner.WakeupNotify) && f.Wakeup != string(runner.WakeupWAL) {
+		p = append(p, fmt.Sprintf("--wakeup (or WORKER_WAKEUP) must be %s or %s, got %q", runner.WakeupNotify, runner.WakeupWAL, f.Wakeup))
+	}
+	if f.Lease < 0 || f.PollInterval < 0 || f.HeartbeatInterval < 0 || f.ShutdownGrace <= 0 {
+		p = append(p, "--lease, --poll-interval and --heartbeat-interval must not be negative; --shutdown-grace must be positive")
+	}
+	return p
 }

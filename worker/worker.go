@@ -17,8 +17,12 @@
 //		os.Exit(code)
 //	}
 //
+// With --config, the worker also runs the command and HTTP handlers its configuration file names
+// (docs/worker-config.md): at start it asks jobq.served_tasks which declared tasks use those
+// handler names and registers a handler for each.
+//
 // Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad
-// flags.
+// flags or a bad configuration file.
 package worker
 
 import (
@@ -58,6 +62,10 @@ type Program struct {
 	// Setup registers the handlers on the runner before it runs. Optional (a worker without
 	// handlers claims nothing).
 	Setup func(ctx context.Context, r *runner.Runner, env Env) error
+	// BuiltinTasks are the tasks Setup registers. A [handlers.<name>] table of the --config file
+	// may not use one of these names, and a task whose handler name (jobq.tasks.handler) is a
+	// file's handler is still served by Setup's handler. Optional.
+	BuiltinTasks []string
 }
 
 // Env is what Configure and Setup get: the parsed flags and the process's logger.
@@ -83,11 +91,16 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 	defer signal.Stop(signals)
 
 	f, err := ParseFlags(prog, args, stderr)
+	if f != nil && f.Check {
+		return check(ctx, prog, f, err, stdout)
+	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "%s: %v\n", prog.Name, err)
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "%s: %s\n", prog.Name, line)
+		}
 		return 2
 	}
 	var level slog.Level
@@ -159,6 +172,15 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 	}
 	if prog.Setup != nil {
 		if err := prog.Setup(ctx, r, env); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", prog.Name, err)
+			return 1
+		}
+	}
+	if f.File != nil {
+		if err := serveFile(ctx, r, f.File, prog.BuiltinTasks, log); err != nil {
+			if ctx.Err() != nil {
+				return 0 // stopped before it started
+			}
 			fmt.Fprintf(stderr, "%s: %v\n", prog.Name, err)
 			return 1
 		}

@@ -24,7 +24,15 @@ every maintain_interval, fenced by its epoch. Serves /healthz, /readyz and /metr
 --health-addr. SIGTERM or SIGINT stops claiming and lets running jobs
 finish for --shutdown-grace, then hands the rest back to the queue; a second signal stops at once.
 With --once it drains what is due and exits 0 (for cron-driven deployments).
-Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad flags.
+Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad flags
+or a bad --config file.
+
+With --config FILE (or JOBQ_WORKER_CONFIG) it also runs the handlers the file names: each
+[handlers.<name>] table is a command or an HTTP endpoint (docs/worker-config.md). At start the
+worker asks jobq.served_tasks which declared tasks use those names (jobq.tasks.handler, else the
+task's own name) and serves exactly those: the database supplies names, never a command or a URL.
+--check checks the flags and the file, prints every problem and exits 2 (0 and "ok: N handlers"
+when none); with a database URL set it also lists the tasks each handler would serve.
 
 Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object as payload):
   ping   completes at once (smoke test)
@@ -64,6 +72,7 @@ func workerProgram() worker.Program {
 		Setup: func(ctx context.Context, r *runner.Runner, env worker.Env) error {
 			return registerBuiltins(r, ex, env.Log)
 		},
+		BuiltinTasks: []string{"ping", "exec"},
 	}
 }
 
