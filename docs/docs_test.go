@@ -105,7 +105,7 @@ func readBlocks(t *testing.T, page string) []block {
 
 // The languages a page may use. sql, sh/bash, python, js and ts blocks are run (ts after tsc
 // --strict type-checked and compiled it); go blocks are built; text and unmarked blocks are output.
-var knownLangs = map[string]bool{"sql": true, "sh": true, "bash": true, "go": true, "text": true, "": true, "python": true, "js": true, "ts": true}
+var knownLangs = map[string]bool{"sql": true, "sh": true, "bash": true, "go": true, "text": true, "": true, "python": true, "js": true, "ts": true, "toml": true}
 
 // requireReason fails unless a no-run (or no-build) annotation gives its reason.
 func requireReason(t *testing.T, b block, attr string) bool {

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""A jobq command handler in Python: sends the welcome email of task send-welcome-email.
+
+jobq worker runs this program once per job (docs/handlers.md has the whole contract):
+  - the payload arrives as JSON on standard input;
+  - the job is described by JOBQ_JOB_ID, JOBQ_TASK, JOBQ_ATTEMPT, JOBQ_MAX_ATTEMPTS,
+    JOBQ_DEADLINE, ... in the environment;
+  - the exit status says what happened:
+      0   done: the job succeeded
+      65  fail for good (EX_DATAERR): retrying cannot help; the job is dead at once
+      75  snooze (EX_TEMPFAIL): run it again later without using an attempt; the delay
+          (seconds, or a duration such as "90s") is written to the file $JOBQ_SNOOZE_FILE
+      any other status (an uncaught exception exits 1): the attempt failed; jobq retries it
+          with backoff until max_attempts
+  - what it prints (stdout and stderr, the last 4 KiB by default) is kept with a failed attempt.
+
+The mail server here is a stand-in that writes each message into the folder $OUTBOX, and that,
+like a server that greylists, refuses the first delivery to the domains listed in $GREYLIST.
+"""
+
+import datetime
+import json
+import os
+import sys
+
+EXIT_PERMANENT = 65  # EX_DATAERR
+EXIT_SNOOZE = 75     # EX_TEMPFAIL
+
+
+class Permanent(Exception):
+    """Retrying will not help."""
+
+
+class Snooze(Exception):
+    """Not now: run the job again after `seconds`, without using an attempt."""
+
+    def __init__(self, seconds):
+        super().__init__(f"snooze {seconds}s")
+        self.seconds = seconds
+
+
+class TemporaryFailure(Exception):
+    """This attempt failed; another may succeed."""
+
+
+def deliver(address, message):
+    """The stand-in mail server: greylists first attempts, else drops the message in $OUTBOX."""
+    domain = address.rsplit("@", 1)[1]
+    greylisted = [d for d in os.environ.get("GREYLIST", "").split(",") if d]
+    if domain in greylisted and os.environ["JOBQ_ATTEMPT"] == "1":
+        raise TemporaryFailure(f"451 4.7.1 {domain}: greylisted, try again later")
+    path = os.path.join(os.environ["OUTBOX"], os.environ["JOBQ_JOB_ID"] + ".eml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(message)
+
+
+def send_welcome_email(payload):
+    email = payload.get("email", "")
+    if "@" not in email:
+        raise Permanent(f"{email!r} is not an email address")
+    # The application may ask for the email to go out later (say, after a sign-up's quiet period).
+    send_after = payload.get("sendAfter")
+    if send_after:
+        when = datetime.datetime.fromisoformat(send_after.replace("Z", "+00:00"))
+        wait = (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+        if wait > 0:
+            raise Snooze(max(1, round(wait)))
+    deliver(email, f"To: {email}\nSubject: Welcome!\n\nHello {payload.get('name', 'there')}!\n")
+    print(f"job {os.environ['JOBQ_JOB_ID']}: welcome email sent to {email}")
+
+
+def main():
+    payload = json.load(sys.stdin)
+    try:
+        send_welcome_email(payload)
+    except Permanent as e:
+        print(f"permanent failure: {e}", file=sys.stderr)
+        return EXIT_PERMANENT
+    except Snooze as e:
+        with open(os.environ["JOBQ_SNOOZE_FILE"], "w", encoding="utf-8") as f:
+            f.write(str(e.seconds))
+        print(f"snoozed for {e.seconds}s", file=sys.stderr)
+        return EXIT_SNOOZE
+    except TemporaryFailure as e:
+        print(f"temporary failure: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
