@@ -296,7 +296,7 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 // under a fresh lease of length lease. The jobs come back in claim order: by the position of
 // their queue in queues, then priority, run_at and id.
 func (c *Client) Claim(ctx context.Context, workerID string, queues []string, max int, lease time.Duration) ([]Job, error) {
-	return c.ClaimAfter(ctx, workerID, queues, max, lease, nil)
+	return c.ClaimAfter(ctx, workerID, queues, nil, max, lease, nil)
 }
 
 // ClaimPosition is a place in a queue's claim order: the priority, run_at and id of a job.
@@ -328,18 +328,28 @@ func (p ClaimPosition) Before(q ClaimPosition) bool { return p.Compare(q) < 0 }
 // transaction, enqueued with a past run_at, a cron catch-up slot): only a claim from the head
 // takes them, so a caller of ClaimAfter must also claim without positions when ClaimPassedOver
 // says so (the runner asks once per Config.RescanInterval). A nil or empty after is Claim.
-func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]Job, error) {
+//
+// tasks are the tasks the caller serves (has handlers for): no job of another task is claimed,
+// whatever its queue, and it stays queued for a worker that serves it. Nil claims every task (as
+// before issue 30); an empty list is refused (ErrInvalidArgument), so a caller that serves no
+// task must not claim at all.
+func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]Job, error) {
 	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
 		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at`
 	var rows pgx.Rows
 	var err error
-	if len(after) == 0 {
+	// The tasks are one array parameter, NULL for every task: the plain claim stays one statement.
+	switch {
+	case len(after) == 0 && tasks == nil:
 		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4)`,
 			workerID, queues, max, interval(lease))
-	} else {
+	case len(after) == 0:
+		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, tasks => $5::text[])`,
+			workerID, queues, max, interval(lease), tasks)
+	default:
 		priority, runAt, id := positionArrays(queues, after)
-		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[])`,
-			workerID, queues, max, interval(lease), priority, runAt, id)
+		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[], $8::text[])`,
+			workerID, queues, max, interval(lease), priority, runAt, id, tasks)
 	}
 	if err != nil {
 		return nil, wrap(err, "claim")
@@ -365,11 +375,13 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues []strin
 // past run_at, a cron catch-up slot, handed back) in a queue that is not paused. Only a claim from
 // the head (Claim) takes such a job. It reads only; what it costs is the walk ClaimAfter avoids,
 // so the runner calls it once per Config.RescanInterval beside its claims, not before each.
-func (c *Client) ClaimPassedOver(ctx context.Context, queues []string, after map[string]ClaimPosition) (bool, error) {
+// tasks are those ClaimAfter is given (nil: every task): a job of another task is no job passed
+// over.
+func (c *Client) ClaimPassedOver(ctx context.Context, queues, tasks []string, after map[string]ClaimPosition) (bool, error) {
 	priority, runAt, id := positionArrays(queues, after)
 	var found bool
-	err := c.db.QueryRow(ctx, `SELECT jobq.claim_passed_over($1, $2::int[], $3::timestamptz[], $4::bigint[])`,
-		queues, priority, runAt, id).Scan(&found)
+	err := c.db.QueryRow(ctx, `SELECT jobq.claim_passed_over($1, $2::int[], $3::timestamptz[], $4::bigint[], $5::text[])`,
+		queues, priority, runAt, id, tasks).Scan(&found)
 	return found, wrap(err, "claim_passed_over")
 }
 
@@ -526,6 +538,31 @@ func (c *Client) QueueDepth(ctx context.Context, queues []string) ([]QueueDepth,
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[QueueDepth])
 	return out, wrap(err, "queue_depth")
+}
+
+// QueueNotServed is how many waiting jobs of a queue no live worker serves (no live worker of the
+// queue registered their task), and how long the oldest due one has waited.
+type QueueNotServed struct {
+	Queue     string
+	NotServed int64          // waiting jobs (queued or retry_pending, due or not), counted up to 10001
+	OldestAge *time.Duration // nil when none of them is due
+}
+
+// QueueNotServed reports, per queue given, the waiting jobs no live worker serves
+// (jobq.queue_not_served).
+func (c *Client) QueueNotServed(ctx context.Context, queues []string) ([]QueueNotServed, error) {
+	rows, err := c.db.Query(ctx, `SELECT queue, not_served, oldest_age FROM jobq.queue_not_served($1)`, queues)
+	if err != nil {
+		return nil, wrap(err, "queue_not_served")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueueNotServed, error) {
+		var q QueueNotServed
+		var oldest pgtype.Interval
+		err := row.Scan(&q.Queue, &q.NotServed, &oldest)
+		q.OldestAge = durationOf(oldest)
+		return q, err
+	})
+	return out, wrap(err, "queue_not_served")
 }
 
 // RescueExpired sweeps at most batch running jobs whose lease expired or whose timeout passed.
@@ -791,6 +828,10 @@ type WorkerInfo struct {
 	Queues      []string // the queues it serves, at least one
 	Concurrency int      // the most jobs it runs at once, at least 1
 	Version     string   // the runner's version, free text
+	// Tasks are the tasks it serves (has handlers for), as it passes them to its claims; nil =
+	// every task (a runner before issue 30), empty = none. A waiting job of a task that no live
+	// worker of its queue serves shows as not served (jobq.stats, jobq queues, the dashboard).
+	Tasks []string
 }
 
 // Settings are the engine's tunables (jobq.settings) as register_worker and worker_heartbeat
@@ -837,8 +878,8 @@ func (c *Client) RegisterWorker(ctx context.Context, w WorkerInfo) (Settings, er
 		pid = &w.PID
 	}
 	err := c.db.QueryRow(ctx, `SELECT settings, `+settingsSQL+`
-		FROM jobq.register_worker($1, $2, $3, $4, $5, $6) AS settings`,
-		w.ID, w.Node, pid, w.Queues, w.Concurrency, w.Version).Scan(&values, &seconds)
+		FROM jobq.register_worker($1, $2, $3, $4, $5, $6, $7::text[]) AS settings`,
+		w.ID, w.Node, pid, w.Queues, w.Concurrency, w.Version, w.Tasks).Scan(&values, &seconds)
 	if err != nil {
 		return Settings{}, wrap(err, "register_worker")
 	}

@@ -313,6 +313,11 @@ type QueueStats struct {
 	// store_started_per; windows as PostgreSQL writes intervals, e.g. "00:01:00"), and "fair": true
 	// when fair claiming is on. Nil when the queue has none. Every caller sees them.
 	Limits map[string]any
+	// NotServed counts the waiting jobs (queued or retry_pending, due or not) whose task no live
+	// worker of the queue serves; NotServedOldestAge is how long the oldest due one has waited
+	// (nil when none is due).
+	NotServed          int64
+	NotServedOldestAge *time.Duration
 }
 
 // Stats reads jobq.stats(queue, store_id): per queue and store, the live jobs by state, the age of
@@ -321,7 +326,7 @@ type QueueStats struct {
 func (c *Client) Stats(ctx context.Context, f StatsFilter) ([]QueueStats, error) {
 	rows, err := c.db.Query(ctx, `SELECT queue, store_id::text, queued, retry_pending, running, scheduled,
 		oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute::float8,
-		wait_p50, wait_p95, run_p50, run_p95, limits
+		wait_p50, wait_p95, run_p50, run_p95, limits, not_served, not_served_oldest_age
 		FROM jobq.stats($1, $2::uuid)`, nullString(f.Queue), nullString(f.StoreID))
 	if err != nil {
 		return nil, wrap(err, "stats")
@@ -329,9 +334,11 @@ func (c *Client) Stats(ctx context.Context, f StatsFilter) ([]QueueStats, error)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueueStats, error) {
 		var s QueueStats
 		var perMinute *float64
-		var oldest, w50, w95, r50, r95 pgtype.Interval
+		var oldest, w50, w95, r50, r95, notServed pgtype.Interval
 		err := row.Scan(&s.Queue, &s.StoreID, &s.Queued, &s.RetryPending, &s.Running, &s.Scheduled,
-			&oldest, &s.DeadLastHour, &s.DeadLastDay, &s.SucceededLastHour, &perMinute, &w50, &w95, &r50, &r95, &s.Limits)
+			&oldest, &s.DeadLastHour, &s.DeadLastDay, &s.SucceededLastHour, &perMinute, &w50, &w95, &r50, &r95, &s.Limits,
+			&s.NotServed, &notServed)
+		s.NotServedOldestAge = durationOf(notServed)
 		if perMinute != nil {
 			s.SucceededPerMinute = *perMinute
 		}

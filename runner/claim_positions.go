@@ -148,7 +148,7 @@ func (p *claimPositions) current() map[string]jobq.ClaimPosition {
 // passedOverEngine is the engine's side of the probe: jobq.claim_passed_over. *jobq.Client
 // satisfies it.
 type passedOverEngine interface {
-	ClaimPassedOver(ctx context.Context, queues []string, after map[string]jobq.ClaimPosition) (bool, error)
+	ClaimPassedOver(ctx context.Context, queues, tasks []string, after map[string]jobq.ClaimPosition) (bool, error)
 }
 
 // passedOverProbe asks the engine, once per interval, whether this runner's positioned claims
@@ -160,6 +160,7 @@ type passedOverEngine interface {
 type passedOverProbe struct {
 	engine    passedOverEngine
 	queues    []string
+	tasks     []string // the tasks the runner's claims pass (a job of another task is none of its)
 	every     time.Duration
 	positions *claimPositions
 	wake      func()
@@ -185,7 +186,7 @@ func (p *passedOverProbe) run(ctx context.Context) {
 		if len(after) == 0 {
 			continue
 		}
-		found, err := p.engine.ClaimPassedOver(ctx, p.queues, after)
+		found, err := p.engine.ClaimPassedOver(ctx, p.queues, p.tasks, after)
 		if ctx.Err() != nil {
 			return
 		}

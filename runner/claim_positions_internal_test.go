@@ -65,7 +65,7 @@ type fakePassedOver struct {
 
 var errNotFound = errors.New("not found")
 
-func (f *fakePassedOver) ClaimPassedOver(_ context.Context, _ []string, after map[string]jobq.ClaimPosition) (bool, error) {
+func (f *fakePassedOver) ClaimPassedOver(_ context.Context, _, _ []string, after map[string]jobq.ClaimPosition) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, after)

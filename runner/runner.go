@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,6 +229,7 @@ type Runner struct {
 	schema    schemaCheck    // readiness and start-up: the database answers, the schema fits
 
 	handlers map[string]Handler
+	served   []string              // the tasks of handlers, sorted: registered and passed to every claim (set by Run)
 	tasks    []jobq.TaskDefinition // declared by Run: Config.Tasks, then the typed tasks
 	declared map[string]bool       // names in tasks
 
@@ -486,6 +489,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		return errors.New("runner: Run called twice")
 	}
 	defer r.state.Store(stateStopped)
+	// Handle is refused from here on: the tasks served are fixed for the runner's life.
+	r.served = slices.Sorted(maps.Keys(r.handlers))
 	if err := r.start(ctx); err != nil {
 		var refused *startRefused
 		if errors.As(err, &refused) {
@@ -498,7 +503,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	r.state.Store(stateRunning)
 	tune := r.tune.current()
-	r.log.Info("runner started", "queues", r.cfg.Queues, "concurrency", r.cfg.Concurrency,
+	if len(r.served) == 0 {
+		r.log.Warn("no handler is registered: this runner claims no job")
+	}
+	r.log.Info("runner started", "queues", r.cfg.Queues, "tasks", r.served, "concurrency", r.cfg.Concurrency,
 		"leaseMs", tune.lease.Milliseconds(), "pollIntervalMs", tune.poll.Milliseconds(),
 		"workerHeartbeatMs", tune.workerHeartbeat.Milliseconds(), "leader", !r.cfg.NoLeader, "wakeup", string(r.cfg.Wakeup),
 		"version", r.cfg.Version)
@@ -533,7 +541,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	w := r.newWaker()
 	loops.Go(func() { w.run(loopCtx) })
-	probe := &passedOverProbe{engine: r.client, queues: r.cfg.Queues, every: r.cfg.RescanInterval, positions: r.positions,
+	probe := &passedOverProbe{engine: r.client, queues: r.cfg.Queues, tasks: r.served, every: r.cfg.RescanInterval, positions: r.positions,
 		wake: r.notify, rescans: r.metrics.rescans, log: r.log}
 	loops.Go(func() { probe.run(loopCtx) })
 
@@ -752,6 +760,11 @@ func (r *Runner) claim(errs *errorLog) (more, idle, short bool) {
 	if n > 0 && unwritten >= r.cfg.MaxUnwrittenResults {
 		r.metrics.heldBack.Inc()
 	}
+	if len(r.served) == 0 {
+		// No handler: every job it claimed would fail as an unknown task. It claims nothing, and
+		// its jobs show as not served while no other worker serves them.
+		return false, true, false
+	}
 	if n <= 0 || unwritten >= r.cfg.MaxUnwrittenResults {
 		// Nothing is needed now, or results wait to be written (a slow database slows the
 		// claims): claim again when a slot frees, few jobs are left ahead or results are written.
@@ -765,7 +778,9 @@ func (r *Runner) claim(errs *errorLog) (more, idle, short bool) {
 		return false, false, false
 	}
 	after := r.positions.next()
-	jobs, err := r.client.ClaimAfter(ctx, r.cfg.WorkerID, r.cfg.Queues, n, lease, after)
+	// The tasks this runner has handlers for: the engine claims no job of another task, which
+	// stays queued for a worker that serves it.
+	jobs, err := r.client.ClaimAfter(ctx, r.cfg.WorkerID, r.cfg.Queues, r.served, n, lease, after)
 	if err != nil {
 		// The claim may have committed although its answer was lost: the next claim first hands
 		// back what the engine records under this worker beyond the leases it holds.

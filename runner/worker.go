@@ -20,8 +20,14 @@ const deregisterTimeout = 5 * time.Second
 // workerInfo is what register_worker records about this runner.
 func (r *Runner) workerInfo() jobq.WorkerInfo {
 	host, _ := os.Hostname()
+	// The tasks it has handlers for, as its claims pass them: never nil, so that the engine
+	// counts a job of another task as not served by this runner (empty: it serves none).
+	tasks := r.served
+	if tasks == nil {
+		tasks = []string{}
+	}
 	return jobq.WorkerInfo{ID: r.cfg.WorkerID, Node: host, PID: os.Getpid(), Queues: r.cfg.Queues,
-		Concurrency: r.cfg.Concurrency, Version: r.cfg.Version}
+		Concurrency: r.cfg.Concurrency, Version: r.cfg.Version, Tasks: tasks}
 }
 
 // buildVersion is the main module's version from the build information.

@@ -46,7 +46,7 @@ func TestClaimExactlyOnce(t *testing.T) {
 			if positioned && call%5 != 0 {
 				from = after
 			}
-			jobs, err := client.ClaimAfter(b.Ctx, worker, []string{"default"}, batchSizes[i], 30*time.Second, from)
+			jobs, err := client.ClaimAfter(b.Ctx, worker, []string{"default"}, nil, batchSizes[i], 30*time.Second, from)
 			if err != nil {
 				return err
 			}
