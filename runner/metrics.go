@@ -60,6 +60,11 @@ import (
 //	                                        jobq.queue_depth at scrape time
 //	jobq_queue_dead_last_hour{queue}        jobs of each served queue that died in the last hour
 //	                                        (jobq.queue_depth at scrape time)
+//	jobq_jobs_not_served{queue}             waiting jobs of each served queue whose task no live
+//	                                        worker of the queue serves (jobq.queue_not_served at
+//	                                        scrape time; counted up to 10001)
+//	jobq_jobs_not_served_oldest_seconds{queue}  how long the oldest due one has waited; 0 when
+//	                                        none is due
 //	jobq_leader                             1 while this runner leads, else 0
 //	jobq_leader_epoch                       the fencing epoch this runner last led with (0: never)
 //	jobq_maintain_runs_total{result}        maintain calls: ok, fenced (stale epoch: nothing done)
@@ -141,6 +146,7 @@ type metricsSource struct {
 type queueReader interface {
 	QueueLag(ctx context.Context, queues []string) ([]jobq.QueueLag, error)
 	QueueDepth(ctx context.Context, queues []string) ([]jobq.QueueDepth, error)
+	QueueNotServed(ctx context.Context, queues []string) ([]jobq.QueueNotServed, error)
 }
 
 // newMetrics returns a registry of its own holding every metric of one runner; src serves the
@@ -247,6 +253,13 @@ func newMetrics(src metricsSource) *metrics {
 				[]string{"queue", "state"}, nil),
 			dead: prometheus.NewDesc("jobq_queue_dead_last_hour",
 				"Jobs per served queue that died (moved to jobq.job_history as dead) in the last hour; read from jobq.queue_depth at scrape time.",
+				[]string{"queue"}, nil)},
+		&notServedCollector{read: src.lag, queues: src.queues, log: src.log,
+			count: prometheus.NewDesc("jobq_jobs_not_served",
+				"Waiting jobs (queued or retry_pending) per served queue whose task no live worker of the queue serves (no live worker registered it); read from jobq.queue_not_served at scrape time, counted up to 10001. Above 0, such jobs wait until a worker with a handler for their task starts.",
+				[]string{"queue"}, nil),
+			oldest: prometheus.NewDesc("jobq_jobs_not_served_oldest_seconds",
+				"Age of the oldest due job per served queue that no live worker serves, from the database's clock; 0 when none is due.",
 				[]string{"queue"}, nil)},
 		buildInfo(),
 		collectors.NewGoCollector(),
@@ -364,6 +377,45 @@ func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(s.n), d.Queue, s.state)
 		}
 		ch <- prometheus.MustNewConstMetric(c.dead, prometheus.GaugeValue, float64(d.DeadLastHour), d.Queue)
+	}
+}
+
+// notServedCollector reads, at scrape time, the waiting jobs of the served queues that no live
+// worker serves. On an error it sends nothing and the rest of the scrape goes on.
+type notServedCollector struct {
+	read          queueReader
+	queues        []string
+	log           *slog.Logger
+	count, oldest *prometheus.Desc
+
+	mu        sync.Mutex
+	lastError time.Time
+}
+
+func (c *notServedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.count; ch <- c.oldest }
+
+func (c *notServedCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	// jobq.queue_not_served counts for us, by the engine's one rule of a live worker: the runtime
+	// role has no access to job rows.
+	rows, err := c.read.QueueNotServed(ctx, c.queues)
+	if err != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if time.Since(c.lastError) > 5*time.Minute {
+			c.lastError = time.Now()
+			c.log.Warn("jobq_jobs_not_served: reading the jobs not served failed", "error", err.Error())
+		}
+		return
+	}
+	for _, r := range rows {
+		ch <- prometheus.MustNewConstMetric(c.count, prometheus.GaugeValue, float64(r.NotServed), r.Queue)
+		var age float64
+		if r.OldestAge != nil {
+			age = r.OldestAge.Seconds()
+		}
+		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age, r.Queue)
 	}
 }
 

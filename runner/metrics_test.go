@@ -85,6 +85,9 @@ func TestMetrics(t *testing.T) {
 		`jobq_queue_jobs{queue="default",state="running"} 1`,
 		`jobq_queue_jobs{queue="default",state="scheduled"} 0`,
 		`jobq_queue_dead_last_hour{queue="default"} 1`,
+		// This runner serves every task waiting in default: none is not served.
+		`jobq_jobs_not_served{queue="default"} 0`,
+		`jobq_jobs_not_served_oldest_seconds{queue="default"} 0`,
 		`go_goroutines`,
 	} {
 		require.Contains(t, body, want)

@@ -2,8 +2,12 @@ package runner_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -159,4 +163,33 @@ func TestARunnersRestartKeepsTheAppEnqueueAnOperatorSet(t *testing.T) {
 	require.True(t, appEnqueue(), "the runner's declaration kept the operator's app_enqueue")
 	_, err := jobq.NewClient(b.db.Pool(t, "jobq_app", 1)).Enqueue(ctx, "ping", nil, jobq.EnqueueOptions{})
 	require.NoError(t, err, "an application may enqueue ping after the restart")
+}
+
+// The runner's /metrics exports, per served queue, the waiting jobs no live worker serves
+// (jobq_jobs_not_served, from jobq.queue_not_served) and how long the oldest due one has waited:
+// a job of a task this runner has no handler for, and no other worker serves, shows there.
+func TestTheRunnerExportsTheJobsNoLiveWorkerServes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.define(t, "served-task", "orphan-task")
+	cfg := b.config()
+	r, err := runner.New(cfg)
+	require.NoError(t, err)
+	r.HandleFunc("served-task", func(context.Context, *jobq.Job) error { return nil })
+	srv := httptest.NewServer(r.HTTPHandler())
+	t.Cleanup(srv.Close)
+	start(t, r)
+
+	require.Contains(t, scrape(t, srv), `jobq_jobs_not_served{queue="default"} 0`)
+	b.enqueue(t, "orphan-task", nil, jobq.EnqueueOptions{RunAt: dbNow(t, b.admin).Add(-90 * time.Second)})
+	served := b.enqueue(t, "served-task", nil, jobq.EnqueueOptions{})
+	b.waitState(t, served, "succeeded")
+
+	body := scrape(t, srv)
+	require.Contains(t, body, `jobq_jobs_not_served{queue="default"} 1`)
+	m := regexp.MustCompile(`(?m)^jobq_jobs_not_served_oldest_seconds\{queue="default"\} (\S+)$`).FindStringSubmatch(body)
+	require.NotNil(t, m, body)
+	age, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	require.InDelta(t, 90, age, 15, "age of the oldest due job not served, from the database")
 }
