@@ -166,7 +166,7 @@ func TestFiftyTransactionsClaimingMixedQueuesNeverDeadlock(t *testing.T) {
 	for _, err := range errs {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
-			t.Errorf("a claim deadlocked: %v", err)
+			t.Errorf("a claim deadlocked: %v (%s)", err, pgErr.Detail)
 		}
 	}
 	requireNoErrors(t, errs, "50 transactions claiming mixed queues")
@@ -177,6 +177,62 @@ func TestFiftyTransactionsClaimingMixedQueuesNeverDeadlock(t *testing.T) {
 		require.LessOrEqual(t, s[2], 3, "mix-store within its store limit")
 	}
 	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'running'`), "every claimed job completed")
+}
+
+// TestAClaimHoldingALimitedQueuesLockGivesUpAWaitInItsPick: a transaction that holds a limited
+// queue's claim lock never waits long in a pick. PostgreSQL can make a SKIP LOCKED pick wait (for
+// whoever locks a newer version of a row the pick's snapshot sees), and such a wait by a holder of
+// a claim lock closed cycles with the claims waiting for that lock (40P01 under CI load). Here the
+// wait is forced where it can be made at will: another session holds the fair queues' cursor table
+// (jobq.claim_cursors) locked, which a fair pick writes. The claim of the fair queue must come back
+// at once, without error and with nothing from that queue, while the lock is still held (before
+// the guard it waited for the lock, here up to the test's deadline); the caller's lock_timeout is
+// as it set it afterwards; and once the lock is gone the next claim takes jobs of the fair queue.
+func TestAClaimHoldingALimitedQueuesLockGivesUpAWaitInItsPick(t *testing.T) {
+	t.Parallel()
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 1})
+	b.Define(t, "guarded")
+	_, err := b.Admin.Exec(b.Ctx, `
+		INSERT INTO jobq.jobs (task, queue, max_attempts)
+		SELECT 'guarded', q, 3 FROM unnest(ARRAY['g-limited', 'g-fair']) AS q, generate_series(1, 10)`)
+	require.NoError(t, err)
+	setControls(t, b, `SELECT jobq.set_concurrency_limit('g-limited', 5)`, `SELECT jobq.set_fair_claiming('g-fair', true)`)
+	worker := conns(t, b.WorkerPool, 1)[0]
+
+	tx, err := worker.Begin(b.Ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(b.Ctx) }()
+	_, err = tx.Exec(b.Ctx, `SET LOCAL lock_timeout = '30s'`)
+	require.NoError(t, err)
+	client := jobq.NewClient(tx)
+	got, err := client.Claim(b.Ctx, "g-worker", []string{"g-limited"}, 2, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "the claim of the limited queue, which takes its lock until the transaction ends")
+
+	holder, err := b.Admin.Begin(b.Ctx)
+	require.NoError(t, err)
+	defer func() { _ = holder.Rollback(b.Ctx) }()
+	_, err = holder.Exec(b.Ctx, `LOCK TABLE jobq.claim_cursors IN ACCESS EXCLUSIVE MODE`)
+	require.NoError(t, err)
+
+	// Well past any wait the guard allows, and well short of the caller's 30 s: a claim that waits
+	// for the lock fails here instead of hanging the test.
+	ctx, cancel := context.WithTimeout(b.Ctx, 15*time.Second)
+	defer cancel()
+	got, err = client.Claim(ctx, "g-worker", []string{"g-fair"}, 3, time.Minute)
+	require.NoError(t, err, "the claim of the fair queue gives its wait up instead of waiting")
+	require.Empty(t, got, "nothing from the fair queue while its cursors are locked")
+	var stillHeld bool
+	require.NoError(t, holder.QueryRow(b.Ctx, `SELECT true`).Scan(&stillHeld), "the lock was held throughout")
+	var timeout string
+	require.NoError(t, tx.QueryRow(b.Ctx, `SHOW lock_timeout`).Scan(&timeout))
+	require.Equal(t, "30s", timeout, "the caller's lock_timeout, as it set it")
+
+	require.NoError(t, holder.Rollback(b.Ctx))
+	got, err = client.Claim(b.Ctx, "g-worker", []string{"g-fair"}, 3, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, got, 3, "the fair queue's jobs once the lock is gone")
+	require.NoError(t, tx.Commit(b.Ctx))
 }
 
 // TestPauseHoldsForAClaimUnderAnOlderSnapshot: a REPEATABLE READ transaction takes its snapshot,

@@ -584,6 +584,7 @@ DECLARE
     v_own integer;                         -- jobs this transaction's shared claims took of it before
     v_take integer;                        -- the most this queue may yield to this claim
     v_n integer;
+    v_lock_timeout text;                   -- the caller's lock_timeout, put back after a guarded pick
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -679,14 +680,37 @@ BEGIN
                 -- queue listed, taken once and in one order, so that two claims listing them in
                 -- different orders cannot deadlock: by the first limited queue's claim, once it
                 -- has picked its jobs.
-                SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
-                FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS l;
+                -- A claim that had to give up a wait (jobq._guard_picks: a pick's row wait
+                -- past its short lock_timeout, or a wait PostgreSQL found in a deadlock) takes
+                -- nothing from the queue: its locks and picks go back with the subtransaction.
+                v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
+                BEGIN
+                    SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
+                    FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS l;
+                    PERFORM set_config('lock_timeout', v_lock_timeout, true);
+                EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                    v_ids := NULL;
+                    v_started_at := NULL;
+                END;
                 v_limits_locked := true;
             ELSIF v_fair THEN
                 -- A fair queue without limits: its stores in turn, from its head whatever the
                 -- position (jobq._pick_fair); its claims run side by side and wait for none.
-                SELECT f.ids INTO v_ids
-                FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+                IF jobq._claim_locks_held() THEN
+                    -- Guarded (jobq._guard_picks): this transaction holds a limited queue's lock.
+                    v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
+                    BEGIN
+                        PERFORM jobq._guard_picks();
+                        SELECT f.ids INTO v_ids
+                        FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+                        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+                    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                        v_ids := NULL;
+                    END;
+                ELSE
+                    SELECT f.ids INTO v_ids
+                    FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+                END IF;
             ELSE
                 IF v_pass = 1 THEN
                     -- From the head: every priority, or those above the position's.
@@ -701,24 +725,23 @@ BEGIN
                     v_to_priority := 32767;
                 END IF;
                 CONTINUE WHEN v_to_priority < -32768;
-                -- Picked and locked first, then updated by primary key (id = ANY): two statements,
-                -- so that no plan can join the other way round. As one statement (a join of the
-                -- picked rows on the key) the plan cached while jobq.jobs was small walked the
-                -- whole primary key for a one-job claim once a held snapshot had grown the table
-                -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
-                -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
-                SELECT array_agg(p.id) INTO v_ids
-                FROM (SELECT j.id
-                      FROM jobq.jobs j
-                      WHERE j.state IN ('queued', 'retry_pending')
-                        AND j.queue = v_queue
-                        AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
-                        AND j.priority <= v_to_priority
-                        AND j.run_at <= p_now
-                        AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
-                      ORDER BY j.priority, j.run_at, j.id
-                      LIMIT v_take
-                      FOR UPDATE SKIP LOCKED) AS p;
+                -- Picked and locked first (jobq._pick_waiting), then updated by primary key
+                -- (id = ANY): two statements, so that no plan can join the other way round.
+                IF jobq._claim_locks_held() THEN
+                    -- Guarded (jobq._guard_picks): this transaction holds a limited queue's lock.
+                    v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
+                    BEGIN
+                        PERFORM jobq._guard_picks();
+                        v_ids := jobq._pick_waiting(v_queue, v_from_priority, v_from_run_at, v_from_id, v_to_priority,
+                                                    v_take, p_now, p_tasks);
+                        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+                    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                        v_ids := NULL;
+                    END;
+                ELSE
+                    v_ids := jobq._pick_waiting(v_queue, v_from_priority, v_from_run_at, v_from_id, v_to_priority,
+                                                v_take, p_now, p_tasks);
+                END IF;
             END IF;
             CONTINUE WHEN v_ids IS NULL;
             IF v_shared THEN
@@ -810,6 +833,12 @@ BEGIN
     -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
     -- The first pick comes before the locks and the counts, as if no limit were full.
     LOOP
+        -- A transaction holding a limited queue's lock (this queue's, once counted, or another's
+        -- from an earlier claim) picks guarded (jobq._guard_picks); jobq._claim, which calls this
+        -- function in a block that catches the wait given up, sets the lock_timeout back.
+        IF jobq._claim_locks_held() THEN
+            PERFORM jobq._guard_picks();
+        END IF;
         IF v_limits.fair THEN
             -- A fair queue: the stores in turn (jobq._pick_fair).
             SELECT f.ids, f.stores, f.parts INTO v_ids, v_stores, v_parts
@@ -1604,10 +1633,14 @@ CREATE TABLE jobq.tasks (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     app_enqueue boolean DEFAULT false NOT NULL,
+    handler text,
+    operator_set text[] DEFAULT '{}'::text[] NOT NULL,
     CONSTRAINT tasks_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT tasks_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
+    CONSTRAINT tasks_handler_check CHECK (((handler IS NULL) OR ((btrim(handler) <> ''::text) AND (char_length(handler) <= 100)))),
     CONSTRAINT tasks_max_attempts_check CHECK ((max_attempts >= 1)),
     CONSTRAINT tasks_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
+    CONSTRAINT tasks_operator_set_check CHECK ((operator_set <@ ARRAY['app_enqueue'::text])),
     CONSTRAINT tasks_payload_schema_check CHECK ((jsonb_typeof(payload_schema) = 'object'::text)),
     CONSTRAINT tasks_queue_check CHECK ((queue <> ''::text)),
     CONSTRAINT tasks_scope_check CHECK ((scope = ANY (ARRAY['system'::text, 'store'::text]))),
@@ -1619,6 +1652,10 @@ ALTER TABLE jobq.tasks OWNER TO jobq_migrator;
 COMMENT ON TABLE jobq.tasks IS 'The task registry: name (kebab-case), scope (system or store), payload contract and defaults. Written by jobq.define_task.';
 
 COMMENT ON COLUMN jobq.tasks.app_enqueue IS 'System tasks only: whether application logins (restricted callers of the gate functions) may enqueue it. Default false.';
+
+COMMENT ON COLUMN jobq.tasks.handler IS 'The name of the handler that runs the task (NULL: the task''s own name). A name only: each worker''s configuration maps names to what it runs. Written by jobq.set_task_handler (operators) only.';
+
+COMMENT ON COLUMN jobq.tasks.operator_set IS 'The fields an operator control fixed (app_enqueue): a runner''s declaration (jobq.define_task by a caller without jobq_operator''s rights) keeps their values.';
 
 CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) RETURNS boolean
     LANGUAGE sql STABLE
@@ -1661,6 +1698,26 @@ $_$;
 ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
+
+CREATE FUNCTION jobq._guard_picks() RETURNS void
+    LANGUAGE sql
+    AS $$
+    SELECT pg_catalog.set_config('lock_timeout', jobq._guarded_lock_timeout(), true)
+    WHERE pg_catalog.current_setting('lock_timeout')::interval = interval '0'
+       OR pg_catalog.current_setting('lock_timeout')::interval > jobq._guarded_lock_timeout()::interval;
+$$;
+
+ALTER FUNCTION jobq._guard_picks() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._guard_picks() IS 'Private. Sets lock_timeout to jobq._guarded_lock_timeout() for the rest of the transaction, unless it is shorter already, before a pick made while the transaction holds a limited queue''s claim lock: PostgreSQL may wait for a row lock there (a row''s update chain, which SKIP LOCKED does not cover), and such a wait could close a cycle with claims waiting for that lock. Callers: jobq._claim and jobq._claim_limited, inside a block that catches lock_not_available and deadlock_detected (the pick then takes nothing) and sets the caller''s lock_timeout back after the pick.';
+
+CREATE FUNCTION jobq._guarded_lock_timeout() RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT '2ms'::text $$;
+
+ALTER FUNCTION jobq._guarded_lock_timeout() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._guarded_lock_timeout() IS 'Private. 2ms: the lock_timeout of a pick made while the transaction holds a limited queue''s claim lock (jobq._guard_picks). Caller: jobq._guard_picks.';
 
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
@@ -2112,6 +2169,53 @@ ALTER FUNCTION jobq._near_limit_setting(p_queue text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._claim_limited.';
 
+CREATE FUNCTION jobq._not_served(p_queue text, p_now timestamp with time zone, p_cap integer) RETURNS TABLE(not_served bigint, oldest_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_every boolean;
+    v_tasks text[];
+BEGIN
+    SELECT coalesce(bool_or(s.task IS NULL), false), coalesce(array_agg(s.task) FILTER (WHERE s.task IS NOT NULL), '{}')
+    INTO v_every, v_tasks
+    FROM jobq._served_by_live_workers(p_now) AS s
+    WHERE s.queue = p_queue;
+    IF v_every THEN
+        not_served := 0;
+        oldest_at := NULL;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO not_served FROM (SELECT 1 FROM jobq.jobs j
+        WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.task <> ALL (v_tasks)
+        LIMIT p_cap + 1) c;
+    oldest_at := NULL;
+    IF not_served > 0 THEN
+        WITH RECURSIVE prio AS (
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending')
+             ORDER BY j.queue, j.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.priority FROM jobq.jobs j
+                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    ORDER BY j.queue, j.priority LIMIT 1)
+            FROM prio p WHERE p.priority IS NOT NULL
+        )
+        SELECT min((SELECT j.run_at FROM jobq.jobs j
+                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                      AND j.run_at <= p_now AND j.task <> ALL (v_tasks)
+                    ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
+        INTO oldest_at
+        FROM prio p WHERE p.priority IS NOT NULL;
+    END IF;
+    RETURN NEXT;
+END
+$$;
+
+ALTER FUNCTION jobq._not_served(p_queue text, p_now timestamp with time zone, p_cap integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._not_served(p_queue text, p_now timestamp with time zone, p_cap integer) IS 'Private. For queue p_queue: not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers), counted up to p_cap + 1; oldest_at, the run_at of the oldest of them that is due at p_now (NULL when none is). Reads nothing of jobq.jobs when a live worker serves every task of the queue; otherwise the queue''s waiting jobs through jobs_claim_idx. Callers: jobq.queue_summary, jobq.queue_not_served. Locks nothing. Errors: none.';
+
 CREATE FUNCTION jobq._note_claim_locks_held() RETURNS void
     LANGUAGE sql
     AS $$ SELECT pg_catalog.set_config('jobq.claim_locks_held', 'held', true); $$;
@@ -2348,6 +2452,34 @@ $$;
 ALTER FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts, the jobs p_skip_ids and, given p_tasks, the jobs of other tasks. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._claim_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
+
+CREATE FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) RETURNS bigint[]
+    LANGUAGE plpgsql
+    AS $$
+-- VOLATILE for its row locks, which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_ids bigint[];
+BEGIN
+    SELECT array_agg(p.id) INTO v_ids
+    FROM (SELECT j.id
+          FROM jobq.jobs j
+          WHERE j.state IN ('queued', 'retry_pending')
+            AND j.queue = p_queue
+            AND (j.priority, j.run_at, j.id) > (p_from_priority, p_from_run_at, p_from_id)
+            AND j.priority <= p_to_priority
+            AND j.run_at <= p_now
+            AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
+          ORDER BY j.priority, j.run_at, j.id
+          LIMIT p_take
+          FOR UPDATE SKIP LOCKED) AS p;
+    RETURN v_ids;
+END
+$$;
+
+ALTER FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) IS 'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take due waiting jobs (state queued or retry_pending, run_at <= p_now) of queue p_queue and of the tasks p_tasks (NULL: every task), after (p_from_priority, p_from_run_at, p_from_id) in (priority, run_at, id) order and of priority at most p_to_priority, in that order; NULL when none. Reads jobs_claim_idx under its caller''s planner settings. Caller: jobq._claim, which updates the jobs it returns.';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -2822,6 +2954,23 @@ ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time 
 
 COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 
+CREATE FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) RETURNS TABLE(queue text, task text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT DISTINCT q.name, t.name
+    FROM jobq.workers w
+    CROSS JOIN LATERAL pg_catalog.unnest(w.queues) AS q(name)
+    LEFT JOIN LATERAL pg_catalog.unnest(w.tasks) AS t(name) ON true
+    WHERE w.state = 'active'
+      AND w.heartbeat_at >= jobq._ts_add(p_now, -jobq._setting_interval('worker_timeout'))
+      AND (w.tasks IS NULL OR pg_catalog.cardinality(w.tasks) > 0)
+$$;
+
+ALTER FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) IS 'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing. Errors: none.';
+
 CREATE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL::text, p_per interval DEFAULT NULL::interval) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2966,7 +3115,13 @@ BEGIN
             RETURN 0;
         END IF;
     ELSE
-        PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+        -- Holding no claim lock, it waits; a wait PostgreSQL finds in a deadlock, or one past the
+        -- caller's lock_timeout, takes nothing (its picked rows stay queued).
+        BEGIN
+            PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            RETURN 0;
+        END;
         PERFORM jobq._note_claim_locks_held();
     END IF;
     SELECT count(*)::integer INTO v_running
@@ -3060,7 +3215,7 @@ ALTER FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) OWNER TO jobq_migrator
 
 COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]; unique_for in (0, 365 days] and only with a job_key. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
 
-CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
+CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3090,13 +3245,25 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    WITH live AS (
+    WITH served AS MATERIALIZED (
+        SELECT s.queue, s.task FROM jobq._served_by_live_workers(v_now) AS s
+    ), live AS (
         SELECT j.queue AS name,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
-               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due,
+               -- Not served: no live worker of the queue serves every task, nor this one (two
+               -- hashed lookups per waiting job; jobq._served_by_live_workers is read once).
+               count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')
+                                  AND j.queue NOT IN (SELECT s.queue FROM served s WHERE s.task IS NULL)
+                                  AND (j.queue, j.task) NOT IN (SELECT s.queue, s.task FROM served s WHERE s.task IS NOT NULL))
+                   AS not_served,
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now
+                                       AND j.queue NOT IN (SELECT s.queue FROM served s WHERE s.task IS NULL)
+                                       AND (j.queue, j.task) NOT IN (SELECT s.queue, s.task FROM served s WHERE s.task IS NOT NULL))
+                   AS not_served_oldest
         FROM jobq.jobs j
         WHERE (p_queue IS NULL OR j.queue = p_queue)
           AND (v_all OR j.store_id = v_store)
@@ -3133,7 +3300,8 @@ BEGIN
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
            t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
-           jobq._queue_limits(q)
+           jobq._queue_limits(q),
+           coalesce(l.not_served, 0), jobq._ts_diff(v_now, l.not_served_oldest)
     FROM live l
     FULL JOIN done d ON d.name = l.name
     LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
@@ -3144,7 +3312,8 @@ BEGIN
         RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
                             NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
                             NULL::interval, NULL::interval, NULL::interval, NULL::interval,
-                            (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue);
+                            (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue),
+                            0::bigint, NULL::interval;
     END IF;
 END
 $$;
@@ -3570,7 +3739,7 @@ $$;
 
 ALTER FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Given tasks (the tasks the worker has handlers for; NULL: every task), no job of another task is claimed, whatever its queue: it stays queued for a worker that serves it. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, so claims never deadlock. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks empty, multidimensional or with a NULL), JOB.OUT_OF_RANGE (more than 1000 tasks), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
+COMMENT ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs integer, lease interval, after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[]) IS 'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Given tasks (the tasks the worker has handlers for; NULL: every task), no job of another task is claimed, whatever its queue: it stays queued for a worker that serves it. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, and its picks give up a row wait (PostgreSQL''s wait on a row''s update chain, which SKIP LOCKED does not cover) after 2 ms (jobq._guard_picks), so claims never deadlock: a wait given up, or found in a deadlock, takes nothing from that queue. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks empty, multidimensional or with a NULL), JOB.OUT_OF_RANGE (more than 1000 tasks), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
 
 CREATE FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[] DEFAULT NULL::text[]) RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -3865,6 +4034,9 @@ CREATE FUNCTION jobq.define_task(name text, scope text DEFAULT 'system'::text, p
     AS $_$
 DECLARE
     v_bad text;
+    -- An operator or the owner (migrations): its app_enqueue is the operator's word.
+    v_by_operator constant boolean := jobq._caller_is_operator()
+                                      OR pg_catalog.pg_has_role(jobq._caller(), 'jobq_migrator', 'USAGE');
 BEGIN
     IF define_task.name IS NULL OR define_task.name !~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' OR length(define_task.name) > 100 THEN
         PERFORM jobq._raise('JOB.INVALID_TASK_NAME', format('%L is not a kebab-case task name', left(define_task.name, 200)));
@@ -3901,28 +4073,37 @@ BEGIN
     PERFORM jobq._check_text('queue', define_task.queue, jobq._limit('queue')::integer);
     PERFORM jobq._check_text('description', define_task.description, 2000);
 
+    -- A runner's declaration keeps the app_enqueue an operator fixed (operator_set); an
+    -- operator's fixes it. A store task never keeps app_enqueue true (it must be false there).
     INSERT INTO jobq.tasks AS t (name, scope, payload_schema, max_attempts, queue, priority, timeout,
-                                 backoff_base, backoff_max, description, app_enqueue)
+                                 backoff_base, backoff_max, description, app_enqueue, operator_set)
     VALUES (define_task.name, define_task.scope, define_task.payload_schema, define_task.max_attempts, define_task.queue,
             define_task.priority, define_task.timeout, define_task.backoff_base, define_task.backoff_max,
-            coalesce(define_task.description, ''), define_task.app_enqueue)
+            coalesce(define_task.description, ''), define_task.app_enqueue,
+            CASE WHEN v_by_operator THEN ARRAY['app_enqueue'] ELSE '{}'::text[] END)
     ON CONFLICT ON CONSTRAINT tasks_pkey DO UPDATE SET
         scope = EXCLUDED.scope, payload_schema = EXCLUDED.payload_schema, max_attempts = EXCLUDED.max_attempts,
         queue = EXCLUDED.queue, priority = EXCLUDED.priority, timeout = EXCLUDED.timeout,
         backoff_base = EXCLUDED.backoff_base, backoff_max = EXCLUDED.backoff_max, description = EXCLUDED.description,
-        app_enqueue = EXCLUDED.app_enqueue, updated_at = now()
+        app_enqueue = CASE WHEN NOT v_by_operator AND 'app_enqueue' = ANY (t.operator_set) AND EXCLUDED.scope = 'system'
+                           THEN t.app_enqueue ELSE EXCLUDED.app_enqueue END,
+        operator_set = CASE WHEN v_by_operator THEN ARRAY['app_enqueue'] ELSE t.operator_set END,
+        updated_at = now()
     WHERE (t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base, t.backoff_max, t.description,
-           t.app_enqueue)
+           t.app_enqueue, t.operator_set)
           IS DISTINCT FROM
           (EXCLUDED.scope, EXCLUDED.payload_schema, EXCLUDED.max_attempts, EXCLUDED.queue, EXCLUDED.priority,
-           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description, EXCLUDED.app_enqueue);
+           EXCLUDED.timeout, EXCLUDED.backoff_base, EXCLUDED.backoff_max, EXCLUDED.description,
+           CASE WHEN NOT v_by_operator AND 'app_enqueue' = ANY (t.operator_set) AND EXCLUDED.scope = 'system'
+                THEN t.app_enqueue ELSE EXCLUDED.app_enqueue END,
+           CASE WHEN v_by_operator THEN ARRAY['app_enqueue'] ELSE t.operator_set END);
     RETURN define_task.name;
 END
 $_$;
 
 ALTER FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) IS 'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it. Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
+COMMENT ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) IS 'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it; declared by an operator or the owner it is fixed (jobq.tasks.operator_set), and a runner''s later declaration (a caller without jobq_operator''s rights) keeps it. Never changes the handler name (jobq.set_task_handler). Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
 
 CREATE FUNCTION jobq.delete_job(job_id bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4710,6 +4891,30 @@ ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 
+CREATE FUNCTION jobq.queue_not_served(queues text[]) RETURNS TABLE(queue text, not_served bigint, oldest_age interval)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_now constant timestamptz := now();
+    v_queue text;
+BEGIN
+    PERFORM jobq._check_length('queues', queue_not_served.queues, jobq._limit('queues')::integer);
+    FOREACH v_queue IN ARRAY coalesce(queue_not_served.queues, '{}'::text[]) LOOP
+        PERFORM jobq._check_text('queues', v_queue, jobq._limit('queue')::integer);
+    END LOOP;
+    RETURN QUERY
+    SELECT q.name, n.not_served, jobq._ts_diff(v_now, n.oldest_at)
+    FROM (SELECT DISTINCT u.name FROM unnest(queue_not_served.queues) AS u(name) WHERE u.name IS NOT NULL) q
+    CROSS JOIN LATERAL jobq._not_served(q.name, v_now, 10000) AS n
+    ORDER BY q.name;
+END
+$$;
+
+ALTER FUNCTION jobq.queue_not_served(queues text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_not_served(queues text[]) IS 'Per queue given (NULL elements and a NULL list give no row): not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (a live worker: active, heard from within worker_timeout; it serves the tasks it registered with jobq.register_worker, every task when it registered none), counted up to 10001; oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Reveals no job content; locks nothing. Callers: runners (metrics), operators, viewers. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+
 CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4741,7 +4946,7 @@ ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
-CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone, limits jsonb)
+CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone, limits jsonb, not_served bigint, not_served_oldest_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -4796,6 +5001,8 @@ BEGIN
         IF oldest_due_at > v_now THEN
             oldest_due_at := NULL;
         END IF;
+        SELECT n.not_served, n.oldest_at INTO not_served, not_served_oldest_at
+        FROM jobq._not_served(v_name, v_now, v_cap) AS n;
         RETURN NEXT;
     END LOOP;
 END
@@ -4803,9 +5010,9 @@ $$;
 
 ALTER FUNCTION jobq.queue_summary(cap integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs; locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 
-CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text) RETURNS jsonb
+CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text, tasks text[] DEFAULT NULL::text[]) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -4831,19 +5038,30 @@ BEGIN
     PERFORM jobq._check_text(format('queues[%s]', q.n), q.name, jobq._limit('queue')::integer)
     FROM unnest(register_worker.queues) WITH ORDINALITY AS q(name, n)
     WHERE char_length(q.name) > jobq._limit('queue');
-    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version)
+    -- The tasks it serves: NULL (every task), none ({}: a runner without handlers), or a list of
+    -- names, as a claim takes them.
+    IF register_worker.tasks IS NOT NULL AND cardinality(register_worker.tasks) > 0 THEN
+        PERFORM jobq._check_claim_tasks(register_worker.tasks);
+        PERFORM jobq._check_name(format('tasks[%s]', t.n), t.name, jobq._limit('task')::integer)
+        FROM unnest(register_worker.tasks) WITH ORDINALITY AS t(name, n)
+        WHERE btrim(t.name) = '' OR char_length(t.name) > jobq._limit('task');
+    END IF;
+    INSERT INTO jobq.workers AS w (id, node, pid, queues, concurrency, version, tasks)
     VALUES (register_worker.worker_id, register_worker.node, register_worker.pid, register_worker.queues,
-            register_worker.concurrency, coalesce(register_worker.version, ''))
+            register_worker.concurrency, coalesce(register_worker.version, ''),
+            CASE WHEN register_worker.tasks IS NOT NULL
+                 THEN ARRAY(SELECT DISTINCT t.name FROM unnest(register_worker.tasks) AS t(name) ORDER BY t.name) END)
     ON CONFLICT ON CONSTRAINT workers_pkey DO UPDATE SET
         node = EXCLUDED.node, pid = EXCLUDED.pid, queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency,
-        version = EXCLUDED.version, state = 'active', started_at = now(), heartbeat_at = now(), state_changed_at = now();
+        version = EXCLUDED.version, tasks = EXCLUDED.tasks, state = 'active', started_at = now(), heartbeat_at = now(),
+        state_changed_at = now();
     RETURN jobq._settings_json();
 END
 $$;
 
-ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) IS 'Registers runner worker_id (node, pid, queues, concurrency, version) as active and returns the settings {name: value} it applies. Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues).';
+COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) IS 'Registers runner worker_id (node, pid, queues, concurrency, version, and tasks: the tasks it serves, NULL for every task, {} for none, stored sorted without duplicates) as active and returns the settings {name: value} it applies. A waiting job of a task that no live worker of its queue serves is "not served" (jobq.queue_not_served, jobq.stats, jobq.queue_summary). Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue; tasks multidimensional or holding a NULL or blank name), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue, a task above 100 characters), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues or tasks).';
 
 CREATE FUNCTION jobq.release_doorbell(queues text[]) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5128,6 +5346,31 @@ ALTER FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, tim
 
 COMMENT ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) IS 'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
 
+CREATE FUNCTION jobq.served_tasks(handlers text[]) RETURNS TABLE(task text, handler text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF served_tasks.handlers IS NULL OR cardinality(served_tasks.handlers) = 0
+       OR array_ndims(served_tasks.handlers) <> 1 OR array_position(served_tasks.handlers, NULL) IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'handlers must be a non-empty, one-dimensional array of names without NULLs');
+    END IF;
+    PERFORM jobq._check_length('handlers', served_tasks.handlers, jobq._limit('tasks')::integer);
+    PERFORM jobq._check_name(format('handlers[%s]', h.n), h.name, jobq._limit('task')::integer)
+    FROM unnest(served_tasks.handlers) WITH ORDINALITY AS h(name, n)
+    WHERE btrim(h.name) = '' OR char_length(h.name) > jobq._limit('task');
+    RETURN QUERY
+        SELECT t.name, coalesce(t.handler, t.name)
+        FROM jobq.tasks t
+        WHERE coalesce(t.handler, t.name) = ANY (served_tasks.handlers)
+        ORDER BY t.name;
+END
+$$;
+
+ALTER FUNCTION jobq.served_tasks(handlers text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.served_tasks(handlers text[]) IS 'The declared tasks whose handler name (jobq.tasks.handler, else the task''s name) is one of handlers, by task name: task and its handler name. Caller: workers at start (worker_runtime), operators. Reads jobq.tasks; locks nothing. Errors: JOB.INVALID_ARGUMENT (handlers NULL, empty, multidimensional, holding a NULL or a blank name), JOB.OUT_OF_RANGE (more than 1000 names), JOB.VALUE_TOO_LONG (a name above 100 characters).';
+
 CREATE FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5303,6 +5546,36 @@ ALTER FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per in
 
 COMMENT ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) IS 'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
 
+CREATE FUNCTION jobq.set_task_handler(task text, handler text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_old text;
+    v_new constant text := set_task_handler.handler;
+BEGIN
+    PERFORM jobq._check_name('task', set_task_handler.task, jobq._limit('task')::integer);
+    IF v_new IS NOT NULL THEN
+        PERFORM jobq._check_name('handler', v_new, jobq._limit('task')::integer);
+    END IF;
+    SELECT t.handler INTO v_old FROM jobq.tasks t WHERE t.name = set_task_handler.task FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_TASK', format('task %L is not declared', set_task_handler.task));
+    END IF;
+    IF v_old IS NOT DISTINCT FROM v_new THEN
+        RETURN false;
+    END IF;
+    UPDATE jobq.tasks AS t SET handler = v_new, updated_at = now() WHERE t.name = set_task_handler.task;
+    INSERT INTO jobq.audit_log (action, detail)
+    VALUES ('set_task_handler', jsonb_build_object('task', set_task_handler.task, 'handler', v_new, 'previous', v_old));
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq.set_task_handler(task text, handler text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_task_handler(task text, handler text) IS 'Sets the handler name of a declared task (NULL: the task''s own name, as declared). A name only: each worker''s configuration maps handler names to the functions, commands and URLs it runs, so a worker runs a task only through a handler its own configuration lists. Returns true when the name changed (audited as set_task_handler with the task, the handler and the previous one), false when it was already so. jobq.define_task never changes it. Caller: operators (jobq_operator) and the owner; no runtime role. Locks the task row. Errors: JOB.INVALID_ARGUMENT (task NULL or blank, handler blank), JOB.VALUE_TOO_LONG (task or handler above 100 characters), JOB.UNKNOWN_TASK.';
+
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5365,7 +5638,7 @@ ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay int
 
 COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
 
-CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb)
+CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -5374,7 +5647,7 @@ $_$;
 
 ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5743,6 +6016,7 @@ CREATE TABLE jobq.workers (
     started_at timestamp with time zone DEFAULT now() NOT NULL,
     heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
     state_changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    tasks text[],
     CONSTRAINT workers_concurrency_check CHECK ((concurrency >= 1)),
     CONSTRAINT workers_id_check CHECK ((id <> ''::text)),
     CONSTRAINT workers_state_check CHECK ((state = ANY (ARRAY['active'::text, 'draining'::text, 'detached'::text, 'lost'::text, 'stopped'::text])))
@@ -5751,6 +6025,8 @@ CREATE TABLE jobq.workers (
 ALTER TABLE jobq.workers OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.workers IS 'Registered runners: node, pid, queues, concurrency, load (running), heartbeat and state.';
+
+COMMENT ON COLUMN jobq.workers.tasks IS 'The tasks the worker serves (has a handler for), as it registered them; NULL: every task (a runner of a release before issue 30).';
 
 ALTER TABLE ONLY jobq.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
@@ -6023,6 +6299,10 @@ GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
@@ -6057,11 +6337,15 @@ GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._near_limit_setting(p_queue text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._not_served(p_queue text, p_now timestamp with time zone, p_cap integer) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._note_claim_locks_held() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
@@ -6089,6 +6373,8 @@ REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBL
 GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) FROM PUBLIC;
 
@@ -6285,6 +6571,11 @@ GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_viewer;
 
+REVOKE ALL ON FUNCTION jobq.queue_not_served(queues text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_not_served(queues text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.queue_not_served(queues text[]) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_not_served(queues text[]) TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_states() TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.queue_states() TO jobq_viewer;
@@ -6293,9 +6584,9 @@ REVOKE ALL ON FUNCTION jobq.queue_summary(cap integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_summary(cap integer) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.queue_summary(cap integer) TO jobq_viewer;
 
-REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text) TO jobq_operator;
+REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.release_doorbell(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.release_doorbell(queues text[]) TO worker_runtime;
@@ -6327,6 +6618,10 @@ REVOKE ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload js
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.served_tasks(handlers text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.served_tasks(handlers text[]) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.served_tasks(handlers text[]) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_concurrency_limit(queue text, max_running integer) TO jobq_operator;
 
@@ -6347,6 +6642,9 @@ GRANT ALL ON FUNCTION jobq.set_store_concurrency_limit(queue text, max_running i
 
 REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer, per interval) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_task_handler(task text, handler text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_task_handler(task text, handler text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) TO worker_runtime;

@@ -50,7 +50,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) IS
-    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Given tasks (the tasks the worker has handlers for; NULL: every task), no job of another task is claimed, whatever its queue: it stays queued for a worker that serves it. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, so claims never deadlock. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks empty, multidimensional or with a NULL), JOB.OUT_OF_RANGE (more than 1000 tasks), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
+    'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Given tasks (the tasks the worker has handlers for; NULL: every task), no job of another task is claimed, whatever its queue: it stays queued for a worker that serves it. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, and its picks give up a row wait (PostgreSQL''s wait on a row''s update chain, which SKIP LOCKED does not cover) after 2 ms (jobq._guard_picks), so claims never deadlock: a wait given up, or found in a deadlock, takes nothing from that queue. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks empty, multidimensional or with a NULL), JOB.OUT_OF_RANGE (more than 1000 tasks), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
 REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) TO worker_runtime;
 
@@ -211,6 +211,7 @@ DECLARE
     v_own integer;                         -- jobs this transaction's shared claims took of it before
     v_take integer;                        -- the most this queue may yield to this claim
     v_n integer;
+    v_lock_timeout text;                   -- the caller's lock_timeout, put back after a guarded pick
 BEGIN
     -- The usual call, every argument within its limits, is told apart by one expression (no
     -- queue can be too long when all of them together are not); only another call runs the
@@ -306,14 +307,37 @@ BEGIN
                 -- queue listed, taken once and in one order, so that two claims listing them in
                 -- different orders cannot deadlock: by the first limited queue's claim, once it
                 -- has picked its jobs.
-                SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
-                FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS l;
+                -- A claim that had to give up a wait (jobq._guard_picks: a pick's row wait
+                -- past its short lock_timeout, or a wait PostgreSQL found in a deadlock) takes
+                -- nothing from the queue: its locks and picks go back with the subtransaction.
+                v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
+                BEGIN
+                    SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
+                    FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS l;
+                    PERFORM set_config('lock_timeout', v_lock_timeout, true);
+                EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                    v_ids := NULL;
+                    v_started_at := NULL;
+                END;
                 v_limits_locked := true;
             ELSIF v_fair THEN
                 -- A fair queue without limits: its stores in turn, from its head whatever the
                 -- position (jobq._pick_fair); its claims run side by side and wait for none.
-                SELECT f.ids INTO v_ids
-                FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+                IF jobq._claim_locks_held() THEN
+                    -- Guarded (jobq._guard_picks): this transaction holds a limited queue's lock.
+                    v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
+                    BEGIN
+                        PERFORM jobq._guard_picks();
+                        SELECT f.ids INTO v_ids
+                        FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+                        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+                    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                        v_ids := NULL;
+                    END;
+                ELSE
+                    SELECT f.ids INTO v_ids
+                    FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+                END IF;
             ELSE
                 IF v_pass = 1 THEN
                     -- From the head: every priority, or those above the position's.
@@ -328,24 +352,23 @@ BEGIN
                     v_to_priority := 32767;
                 END IF;
                 CONTINUE WHEN v_to_priority < -32768;
-                -- Picked and locked first, then updated by primary key (id = ANY): two statements,
-                -- so that no plan can join the other way round. As one statement (a join of the
-                -- picked rows on the key) the plan cached while jobq.jobs was small walked the
-                -- whole primary key for a one-job claim once a held snapshot had grown the table
-                -- (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one statement either:
-                -- that took 0.75 ms for a one-job claim (docs/benchmarks.md).
-                SELECT array_agg(p.id) INTO v_ids
-                FROM (SELECT j.id
-                      FROM jobq.jobs j
-                      WHERE j.state IN ('queued', 'retry_pending')
-                        AND j.queue = v_queue
-                        AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
-                        AND j.priority <= v_to_priority
-                        AND j.run_at <= p_now
-                        AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
-                      ORDER BY j.priority, j.run_at, j.id
-                      LIMIT v_take
-                      FOR UPDATE SKIP LOCKED) AS p;
+                -- Picked and locked first (jobq._pick_waiting), then updated by primary key
+                -- (id = ANY): two statements, so that no plan can join the other way round.
+                IF jobq._claim_locks_held() THEN
+                    -- Guarded (jobq._guard_picks): this transaction holds a limited queue's lock.
+                    v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
+                    BEGIN
+                        PERFORM jobq._guard_picks();
+                        v_ids := jobq._pick_waiting(v_queue, v_from_priority, v_from_run_at, v_from_id, v_to_priority,
+                                                    v_take, p_now, p_tasks);
+                        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+                    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                        v_ids := NULL;
+                    END;
+                ELSE
+                    v_ids := jobq._pick_waiting(v_queue, v_from_priority, v_from_run_at, v_from_id, v_to_priority,
+                                                v_take, p_now, p_tasks);
+                END IF;
             END IF;
             CONTINUE WHEN v_ids IS NULL;
             IF v_shared THEN
@@ -390,6 +413,80 @@ $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) IS
     'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it, of the tasks p_tasks (NULL: every task); see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Raises JOB.CLAIM_ISOLATION under REPEATABLE READ or SERIALIZABLE. A transaction whose shared claims took jobs of a limited queue keeps to shared claims of it, one batch of 16 in all (jobq._shared_claim_taken). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
 REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- The pick of a claim of one queue from a position: up to p_take due waiting jobs of the tasks
+-- p_tasks (NULL: every task) after (p_from_priority, p_from_run_at, p_from_id) in claim order and
+-- of priority p_to_priority or lower, locked (SKIP LOCKED), their ids in claim order (NULL for
+-- none). jobq._claim then updates them by primary key (id = ANY): two statements, so that no plan
+-- can join the other way round. As one statement (a join of the picked rows on the key) the plan
+-- cached while jobq.jobs was small walked the whole primary key for a one-job claim once a held
+-- snapshot had grown the table (4,143 buffers, auto_explain). Not id = ANY (ARRAY(…)) in one
+-- statement either: that took 0.75 ms for a one-job claim (docs/benchmarks.md). Runs under the
+-- planner settings of its caller, jobq._claim (no sequential scan, no bitmap, generic plans).
+CREATE OR REPLACE FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamptz,
+                                              p_from_id bigint, p_to_priority integer, p_take integer,
+                                              p_now timestamptz, p_tasks text[])
+RETURNS bigint[]
+LANGUAGE plpgsql
+VOLATILE
+AS $$
+-- VOLATILE for its row locks, which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_ids bigint[];
+BEGIN
+    SELECT array_agg(p.id) INTO v_ids
+    FROM (SELECT j.id
+          FROM jobq.jobs j
+          WHERE j.state IN ('queued', 'retry_pending')
+            AND j.queue = p_queue
+            AND (j.priority, j.run_at, j.id) > (p_from_priority, p_from_run_at, p_from_id)
+            AND j.priority <= p_to_priority
+            AND j.run_at <= p_now
+            AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
+          ORDER BY j.priority, j.run_at, j.id
+          LIMIT p_take
+          FOR UPDATE SKIP LOCKED) AS p;
+    RETURN v_ids;
+END
+$$;
+COMMENT ON FUNCTION jobq._pick_waiting(text,smallint,timestamp with time zone,bigint,integer,integer,timestamp with time zone,text[]) IS
+    'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take due waiting jobs (state queued or retry_pending, run_at <= p_now) of queue p_queue and of the tasks p_tasks (NULL: every task), after (p_from_priority, p_from_run_at, p_from_id) in (priority, run_at, id) order and of priority at most p_to_priority, in that order; NULL when none. Reads jobs_claim_idx under its caller''s planner settings. Caller: jobq._claim, which updates the jobs it returns.';
+REVOKE ALL ON FUNCTION jobq._pick_waiting(text,smallint,timestamp with time zone,bigint,integer,integer,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- Bounds the row waits of the picks that follow, for a transaction that holds a limited queue's
+-- lock (jobq._claim_locks_held). SKIP LOCKED skips a locked row, but not every wait: a row version
+-- the pick's snapshot sees, updated by a transaction that has just committed, is locked by
+-- following its update chain, and PostgreSQL waits there for whoever locks the newer version
+-- (heap_lock_updated_tuple), SKIP LOCKED or not. A transaction that holds a limited queue's lock
+-- and waits there can close a cycle with claims waiting for that lock (a deadlock, found after
+-- deadlock_timeout). Guarded, it gives the wait up after jobq._guarded_lock_timeout() and takes
+-- nothing from the queue: so a transaction that holds a claim lock never waits long for anything,
+-- and no cycle through claim locks lasts. The caller sets the lock_timeout back after the pick.
+CREATE OR REPLACE FUNCTION jobq._guard_picks()
+RETURNS void
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT pg_catalog.set_config('lock_timeout', jobq._guarded_lock_timeout(), true)
+    WHERE pg_catalog.current_setting('lock_timeout')::interval = interval '0'
+       OR pg_catalog.current_setting('lock_timeout')::interval > jobq._guarded_lock_timeout()::interval;
+$$;
+COMMENT ON FUNCTION jobq._guard_picks() IS
+    'Private. Sets lock_timeout to jobq._guarded_lock_timeout() for the rest of the transaction, unless it is shorter already, before a pick made while the transaction holds a limited queue''s claim lock: PostgreSQL may wait for a row lock there (a row''s update chain, which SKIP LOCKED does not cover), and such a wait could close a cycle with claims waiting for that lock. Callers: jobq._claim and jobq._claim_limited, inside a block that catches lock_not_available and deadlock_detected (the pick then takes nothing) and sets the caller''s lock_timeout back after the pick.';
+REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
+-- How long a guarded pick (jobq._guard_picks) waits for a row lock before it gives up: 2 ms, far
+-- below any sane deadlock_timeout (1 s by default), so that a cycle through it is gone long before
+-- PostgreSQL looks for one.
+CREATE OR REPLACE FUNCTION jobq._guarded_lock_timeout()
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$ SELECT '2ms'::text $$;
+COMMENT ON FUNCTION jobq._guarded_lock_timeout() IS
+    'Private. 2ms: the lock_timeout of a pick made while the transaction holds a limited queue''s claim lock (jobq._guard_picks). Caller: jobq._guard_picks.';
+REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Takes, in one order (by key), the transaction-level advisory lock of every queue in p_queues
 -- that has a concurrency limit: the lock under which jobq._claim_limited counts a queue's running
@@ -618,7 +715,13 @@ BEGIN
             RETURN 0;
         END IF;
     ELSE
-        PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+        -- Holding no claim lock, it waits; a wait PostgreSQL finds in a deadlock, or one past the
+        -- caller's lock_timeout, takes nothing (its picked rows stay queued).
+        BEGIN
+            PERFORM pg_advisory_xact_lock_shared(1785684593, hashtext(p_queue));
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            RETURN 0;
+        END;
         PERFORM jobq._note_claim_locks_held();
     END IF;
     SELECT count(*)::integer INTO v_running
@@ -709,6 +812,12 @@ BEGIN
     -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
     -- The first pick comes before the locks and the counts, as if no limit were full.
     LOOP
+        -- A transaction holding a limited queue's lock (this queue's, once counted, or another's
+        -- from an earlier claim) picks guarded (jobq._guard_picks); jobq._claim, which calls this
+        -- function in a block that catches the wait given up, sets the lock_timeout back.
+        IF jobq._claim_locks_held() THEN
+            PERFORM jobq._guard_picks();
+        END IF;
         IF v_limits.fair THEN
             -- A fair queue: the stores in turn (jobq._pick_fair).
             SELECT f.ids, f.stores, f.parts INTO v_ids, v_stores, v_parts
