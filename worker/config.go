@@ -102,6 +102,7 @@ const (
 	maxResponseBody = 64 << 20 // max_response: 64 MiB
 	minSecretBytes  = 16       // a signing secret shorter than this is guessable
 	maxHandlerName  = 100      // as a task name
+	maxHandlers     = 1000     // the most names jobq.served_tasks takes
 )
 
 var (
@@ -152,6 +153,9 @@ func LoadFile(path string, reserved []string, getenv func(string) (string, bool)
 			if !ok {
 				c.add("handlers", "must be tables: [handlers.<name>]")
 				continue
+			}
+			if len(tables) > maxHandlers {
+				c.add("handlers", "%d handlers: at most %d", len(tables), maxHandlers)
 			}
 			for _, name := range sortedKeys(tables) {
 				if h, ok := c.handler(name, tables[name], reserved); ok {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jobqdev/jobq/runner"
 )
@@ -57,6 +58,11 @@ func serveFile(ctx context.Context, r *runner.Runner, f *File, builtin []string,
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && (pgErr.Code == "42883" || pgErr.Code == "42501" || pgErr.Code == "3F000") {
+			// No such function, no right to it, no jobq schema: waiting will not help.
+			return fmt.Errorf("%w (jobq.served_tasks needs the schema of this release, jobq migrate up, and worker_runtime's rights)", err)
 		}
 		log.Warn("cannot read the tasks the configuration file's handlers serve; retrying", "error", err.Error(), "retryIn", wait.String())
 		select {

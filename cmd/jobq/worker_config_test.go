@@ -209,3 +209,21 @@ command = ["report-generator-that-is-not-installed"]
 	require.Equal(t, 0, code, stdout)
 	require.Equal(t, "ok: 1 handlers\n", stdout)
 }
+
+// A worker whose file has handlers but that may not ask jobq.served_tasks (a schema without it,
+// a role without the right) stops at start with the reason, exit 1, instead of waiting forever
+// or serving nothing in silence. A database that does not answer is waited for, as the runner's
+// start-up waits.
+func TestWorkerConfigStopsWhenItCannotAskWhichTasksItServes(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	_, err := admin.Exec(context.Background(), `REVOKE EXECUTE ON FUNCTION jobq.served_tasks(text[]) FROM worker_runtime`)
+	require.NoError(t, err)
+	config := filepath.Join(t.TempDir(), "worker.toml")
+	require.NoError(t, os.WriteFile(config, []byte("[handlers.report]\ncommand = [\"/bin/true\"]\n"), 0o600))
+	w := proctest.Start(t, jobqBinary(t), nil, "worker", "--database-url", db.URL("worker_runtime"), "--config", config, "--health-addr", "")
+	require.Equal(t, 1, w.Wait(waitCeiling))
+	require.Contains(t, w.Stderr.String(), "permission denied for function served_tasks")
+	require.Contains(t, w.Stderr.String(), "jobq migrate up")
+}
