@@ -16,7 +16,7 @@ import (
 // ---- queues ----
 
 type queuesCmd struct {
-	List   queuesListCmd `cmd:"" help:"List every known queue: paused or not, jobs by state (jobq.queue_states)."`
+	List   queuesListCmd `cmd:"" help:"List every known queue: paused or not, jobs by state (jobq.queue_states), the waiting jobs no live worker serves (jobq.queue_not_served)."`
 	Pause  queueActCmd   `cmd:"" help:"Pause a queue: no claim takes its jobs until it is resumed; enqueue still works (jobq.pause_queue)."`
 	Resume queueActCmd   `cmd:"" help:"Resume a paused queue; its due jobs are claimed at once (jobq.resume_queue)."`
 	Limit  queueLimitCmd `cmd:"" help:"Set or remove a queue's concurrency and rate limits and fair claiming (jobq.set_concurrency_limit and its siblings, jobq.set_fair_claiming; docs/flow-control.md)."`
@@ -34,6 +34,21 @@ type queueRow struct {
 	// Limits are the queue's concurrency and rate limits that are set, by name as in
 	// jobq.queues (intervals as PostgreSQL writes them); null when it has none.
 	Limits map[string]any `json:"limits" db:"limits"`
+	// NotServed counts the waiting jobs (queued or retry_pending, due or not) whose task no live
+	// worker of the queue serves; NotServedOldestAge is how long the oldest due one has waited,
+	// in seconds (null when none is due).
+	NotServed          int64    `json:"not_served" db:"not_served"`
+	NotServedOldestAge *float64 `json:"not_served_oldest_age_seconds" db:"not_served_oldest_age"`
+}
+
+// notServedText is the NOT SERVED cell of queues list: "0", or the count and the oldest due
+// one's age ("3, oldest 5m"; "3" when none of them is due yet).
+func notServedText(n int64, oldest *float64) string {
+	text := strconv.FormatInt(n, 10)
+	if n > 0 && oldest != nil {
+		text += ", oldest " + shortDuration(time.Duration(*oldest*float64(time.Second)))
+	}
+	return text
 }
 
 type queuesListCmd struct {
@@ -44,8 +59,9 @@ type queuesListCmd struct {
 func (c *queuesListCmd) Run(e *env) error {
 	var qs []queueRow
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT queue, paused, paused_at, paused_by, queued, retry_pending, running, scheduled, limits
-			FROM jobq.queue_states() ORDER BY queue`)
+		rows, err := conn.Query(e.ctx, `SELECT s.queue, s.paused, s.paused_at, s.paused_by, s.queued, s.retry_pending, s.running,
+				s.scheduled, s.limits, n.not_served, extract(epoch FROM n.oldest_age)::float8 AS not_served_oldest_age
+			FROM jobq.queue_states() s CROSS JOIN LATERAL jobq.queue_not_served(ARRAY[s.queue]) n ORDER BY s.queue`)
 		if err != nil {
 			return err
 		}
@@ -69,9 +85,10 @@ func (c *queuesListCmd) Run(e *env) error {
 			state = "paused " + relTime(q.PausedAt, now) + " by " + orDash(q.PausedBy)
 		}
 		table = append(table, []string{q.Queue, state, strconv.FormatInt(q.Queued, 10), strconv.FormatInt(q.RetryPending, 10),
-			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10), limitsText(q.Limits)})
+			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10), notServedText(q.NotServed, q.NotServedOldestAge),
+			limitsText(q.Limits)})
 	}
-	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "LIMITS"}, table)
+	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "NOT SERVED", "LIMITS"}, table)
 }
 
 type queueActCmd struct {

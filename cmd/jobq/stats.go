@@ -40,13 +40,18 @@ type statsRow struct {
 	// Limits are the queue's flow controls as jobq queues list shows them (jobq.queue_states'
 	// limits); null when it has none.
 	Limits map[string]any `json:"limits"`
+	// NotServed counts the waiting jobs whose task no live worker of the queue serves;
+	// NotServedOldestAge is how long the oldest due one has waited (null when none is due).
+	NotServed          int64    `json:"not_served"`
+	NotServedOldestAge *float64 `json:"not_served_oldest_age_seconds"`
 }
 
 // statsQuery reads jobq.stats with the intervals as seconds.
 const statsQuery = `SELECT s.queue, s.store_id::text, s.queued, s.retry_pending, s.running, s.scheduled,
 	extract(epoch FROM s.oldest_due_age)::float8, s.dead_last_hour, s.dead_last_day, s.succeeded_last_hour,
 	s.succeeded_per_minute::float8, extract(epoch FROM s.wait_p50)::float8, extract(epoch FROM s.wait_p95)::float8,
-	extract(epoch FROM s.run_p50)::float8, extract(epoch FROM s.run_p95)::float8, s.limits
+	extract(epoch FROM s.run_p50)::float8, extract(epoch FROM s.run_p95)::float8, s.limits,
+	s.not_served, extract(epoch FROM s.not_served_oldest_age)::float8
 	FROM jobq.stats($1::text, $2::uuid) s ORDER BY s.queue, s.store_id NULLS FIRST`
 
 func (c *statsCmd) Run(e *env) error {
@@ -64,7 +69,7 @@ func (c *statsCmd) Run(e *env) error {
 			var perMin pgtype.Float8
 			err := r.Scan(&s.Queue, &s.StoreID, &s.Queued, &s.RetryPending, &s.Running, &s.Scheduled,
 				&s.OldestDueAge, &s.DeadLastHour, &s.DeadLastDay, &s.SucceededLastHour, &perMin,
-				&s.WaitP50, &s.WaitP95, &s.RunP50, &s.RunP95, &s.Limits)
+				&s.WaitP50, &s.WaitP95, &s.RunP50, &s.RunP95, &s.Limits, &s.NotServed, &s.NotServedOldestAge)
 			if perMin.Valid {
 				s.SucceededPerMinute = &perMin.Float64
 			}
@@ -100,8 +105,9 @@ func (c *statsCmd) Run(e *env) error {
 		}
 		table = append(table, []string{s.Queue, orDash(s.StoreID), num(s.Queued), num(s.RetryPending), num(s.Running),
 			num(s.Scheduled), secs(s.OldestDueAge), num(s.DeadLastHour), num(s.DeadLastDay), num(s.SucceededLastHour), perMin,
-			secs(s.WaitP50) + "/" + secs(s.WaitP95), secs(s.RunP50) + "/" + secs(s.RunP95), limitsText(s.Limits)})
+			secs(s.WaitP50) + "/" + secs(s.WaitP95), secs(s.RunP50) + "/" + secs(s.RunP95),
+			notServedText(s.NotServed, s.NotServedOldestAge), limitsText(s.Limits)})
 	}
 	return writeTable(e.stdout, []string{"QUEUE", "STORE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "LAG",
-		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95", "LIMITS"}, table)
+		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95", "NOT SERVED", "LIMITS"}, table)
 }
