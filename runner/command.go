@@ -191,36 +191,49 @@ func (c *command) Work(ctx context.Context, job *jobq.Job) error {
 	out := &tailBuffer{max: c.cfg.OutputTail}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = c.environment(job, deadline, snoozePath)
-	cmd.SysProcAttr = groupAttr()
-	// Output held open by a descendant that left the group must not keep the job waiting.
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		return startError(name, err)
+	end := runGroup(ctx, cmd, c.cfg.KillGrace)
+	if end.startErr != nil {
+		return startError(name, end.startErr)
 	}
-	stopped, err := superviseGroup(ctx, cmd, c.cfg.KillGrace)
-	if stopped {
+	if end.stopped {
 		why := context.Cause(ctx)
-		err = &outputError{err: fmt.Errorf("command %s: stopped (%w): %s%s", name, why, exitText(err), out.report()),
+		err := &outputError{err: fmt.Errorf("command %s: stopped (%w): %s%s", name, why, end, out.report()),
 			output: out.tail()}
 		if errors.Is(why, ErrHandlerTimeout) {
 			return &timedOut{after: limit, err: err}
 		}
 		return err
 	}
-	if err == nil {
+	switch {
+	case end.err == nil && end.signal == 0 && end.code == 0:
 		return nil
+	case end.err == nil && end.signal == 0 && end.code == ExitSnooze:
+		return Snooze(readSnooze(snoozePath))
+	case end.err == nil && end.signal == 0 && end.code == ExitPermanent:
+		return Permanent(&outputError{err: fmt.Errorf("command %s: exit status %d (EX_DATAERR: not retried)%s",
+			name, ExitPermanent, out.report()), output: out.tail()})
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		switch ee.ExitCode() {
-		case ExitSnooze:
-			return Snooze(readSnooze(snoozePath))
-		case ExitPermanent:
-			return Permanent(&outputError{err: fmt.Errorf("command %s: exit status %d (EX_DATAERR: not retried)%s",
-				name, ExitPermanent, out.report()), output: out.tail()})
-		}
+	return &outputError{err: fmt.Errorf("command %s: %s%s", name, end, out.report()), output: out.tail()}
+}
+
+// commandEnd is how a command's run ended.
+type commandEnd struct {
+	startErr error          // the program could not start
+	stopped  bool           // the run's context ended first: the group was signalled
+	code     int            // the exit status, when signal is 0
+	signal   syscall.Signal // the signal that killed it
+	err      error          // the run could not be watched to its end (output, supervision)
+}
+
+// String says how the command ended, for a failure's message.
+func (e commandEnd) String() string {
+	switch {
+	case e.err != nil:
+		return e.err.Error()
+	case e.signal != 0:
+		return "killed by signal " + signalName(e.signal)
 	}
-	return &outputError{err: fmt.Errorf("command %s: %s%s", name, exitText(err), out.report()), output: out.tail()}
+	return "exit status " + strconv.Itoa(e.code)
 }
 
 // environment is the command's environment: the inherited variables, Env, then the job's.
@@ -250,21 +263,6 @@ func startError(name string, err error) error {
 		return fmt.Errorf("command not found: %s", name)
 	}
 	return fmt.Errorf("command %s cannot start: %w", name, err)
-}
-
-// exitText says how a command ended.
-func exitText(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by signal " + signalName(ws.Signal())
-		}
-		return "exit status " + strconv.Itoa(ee.ExitCode())
-	}
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
 }
 
 func signalName(s syscall.Signal) string {

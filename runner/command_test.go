@@ -405,8 +405,9 @@ func TestCommandUnderRunner(t *testing.T) {
 	})
 }
 
-// Kill -9 of a worker process while its command runs: the command dies with it, and the job
-// runs again exactly once after the lease, on another worker.
+// Kill -9 of a worker process while its command runs: the command's process group (the command
+// and the child it started) dies with it, and the job runs again exactly once after the lease, on
+// another worker.
 func TestCommandDiesWithItsWorker(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -415,12 +416,14 @@ func TestCommandDiesWithItsWorker(t *testing.T) {
 	id := b.enqueue(t, "cmd", nil, jobq.EnqueueOptions{BackoffBase: 10 * time.Millisecond})
 	bin := proctest.Build(t, "./testdata/handlers/cmdworker")
 	env := []string{"WORKER_DATABASE_URL=" + b.db.URL("worker_runtime"), "OUT_DIR=" + dir,
-		`COMMAND=echo "$JOBQ_ATTEMPT" >> "$OUT_DIR/runs"; if [ "$JOBQ_ATTEMPT" = 1 ]; then echo $$ > "$OUT_DIR/pid"; exec sleep 300; fi`}
+		`COMMAND=echo "$JOBQ_ATTEMPT" >> "$OUT_DIR/runs"; if [ "$JOBQ_ATTEMPT" = 1 ]; then sleep 300 & echo $! > "$OUT_DIR/child"; echo $$ > "$OUT_DIR/pid"; exec sleep 300; fi`}
 	a := proctest.Start(t, bin, append(env, "WORKER_ID=cmd-a"))
 	pid := readPid(t, filepath.Join(dir, "pid"))
+	child := readPid(t, filepath.Join(dir, "child"))
 	a.Signal(syscall.SIGKILL)
 	a.Wait(waitCeiling)
 	waitFor(t, waitCeiling, "the command gone with its worker", func() bool { return gone(pid) })
+	waitFor(t, waitCeiling, "the command's child gone with its worker", func() bool { return gone(child) })
 
 	proctest.Start(t, bin, append(env, "WORKER_ID=cmd-b"))
 	row := b.waitState(t, id, "succeeded")
