@@ -127,6 +127,7 @@ command = ["./unused.sh"]
 	// write jobq.tasks (here the superuser) writes a program's path as a handler name: after a
 	// restart neither task is served, and nothing but the file's commands ever ran.
 	setHandler("send-welcome-email", "unlisted")
+	setHandler("ping", "thumbs") // a built-in task keeps its own handler
 	_, err := admin.Exec(ctx, `UPDATE jobq.tasks SET handler = $1 WHERE name = 'resize-image'`, evil)
 	require.NoError(t, err)
 	w.Signal(syscall.SIGTERM)
@@ -135,10 +136,12 @@ command = ["./unused.sh"]
 	w = startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--config", config)
 	w.WaitStarted()
 	require.Empty(t, w.Lines("handler serves tasks"))
+	require.Len(t, w.Lines("task is built in: its handler name is ignored"), 1)
 	require.Len(t, w.Lines("handler serves no task: no declared task has this handler name (jobq.set_task_handler, or a task of this name)"), 3)
 	welcome2 := enqueue(t, c, "send-welcome-email", nil, jobq.EnqueueOptions{})
 	resize2 := enqueue(t, c, "resize-image", nil, jobq.EnqueueOptions{})
-	// A ping enqueued last runs: the worker claims, and passes the three jobs over.
+	// A ping enqueued last runs (the built-in, not thumbs.sh): the worker claims, and passes the
+	// three jobs over.
 	ping := enqueue(t, c, "ping", nil, jobq.EnqueueOptions{})
 	waitUntil(t, waitCeiling, "ping succeeded", func() bool {
 		s, _ := liveOrFinished(t, admin, ping)
