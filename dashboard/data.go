@@ -33,6 +33,11 @@ type queueRow struct {
 	// Limits are the queue's flow controls (the limits column of jobq.queue_summary and
 	// jobq.stats, as jobq.queue_states shows it); nil when it has none.
 	Limits map[string]any
+	// NotServed counts the waiting jobs whose task no live worker of the queue serves (they wait
+	// for a worker with a handler for it); NotServedOldest is how long the oldest due one has
+	// waited, nil when none is due.
+	NotServed       int64
+	NotServedOldest *time.Duration
 }
 
 // minute is one bar of the overview's chart.
@@ -51,6 +56,10 @@ type overviewData struct {
 	Totals    minute // the hour's sums
 	Workers   map[string]int
 	Leader    *leaderRow
+	// NotServed sums the queues' jobs no live worker serves; NotServedOldest is the longest
+	// wait of a due one among them (nil when none is due).
+	NotServed       int64
+	NotServedOldest *time.Duration
 }
 
 // newHour is 60 empty minutes from t0.
@@ -83,11 +92,13 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 	var err error
 	if fleet {
 		rows, err = q.Query(ctx, `SELECT s.queue, s.due, s.scheduled, s.retry_pending, s.running,
-				$2::timestamptz - s.oldest_due_at, s.paused, s.paused_at, s.paused_by, s.limits
+				$2::timestamptz - s.oldest_due_at, s.paused, s.paused_at, s.paused_by, s.limits,
+				s.not_served, $2::timestamptz - s.not_served_oldest_at
 			FROM jobq.queue_summary($1) s`, overviewCap, now)
 	} else {
 		rows, err = q.Query(ctx, `SELECT s.queue, s.queued + s.retry_pending, s.scheduled, s.retry_pending, s.running,
-				s.oldest_due_age, p.name IS NOT NULL, p.paused_at, p.paused_by, s.limits
+				s.oldest_due_age, p.name IS NOT NULL, p.paused_at, p.paused_by, s.limits,
+				s.not_served, s.not_served_oldest_age
 			FROM jobq.stats() s LEFT JOIN jobq.queues p ON p.name = s.queue AND p.paused`)
 	}
 	if err != nil {
@@ -95,7 +106,8 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 	}
 	d.Queues, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (queueRow, error) {
 		var x queueRow
-		err := r.Scan(&x.Name, &x.Due, &x.Scheduled, &x.RetryPending, &x.Running, &x.OldestDue, &x.Paused, &x.PausedAt, &x.PausedBy, &x.Limits)
+		err := r.Scan(&x.Name, &x.Due, &x.Scheduled, &x.RetryPending, &x.Running, &x.OldestDue, &x.Paused, &x.PausedAt, &x.PausedBy, &x.Limits,
+			&x.NotServed, &x.NotServedOldest)
 		return x, err
 	})
 	if err != nil {
@@ -106,6 +118,10 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 		byName[x.Name] = x
 		d.Live += x.Due + x.Scheduled + x.Running
 		d.Capped = d.Capped || x.Due > d.Cap || x.Scheduled > d.Cap || x.Running > d.Cap
+		d.NotServed += x.NotServed
+		if x.NotServedOldest != nil && (d.NotServedOldest == nil || *x.NotServedOldest > *d.NotServedOldest) {
+			d.NotServedOldest = x.NotServedOldest
+		}
 	}
 	// The planner's estimate counts every store's jobs: the fleet's view only. jobq.stats counts a
 	// store's staff's jobs exactly, so their view is never capped.
