@@ -251,9 +251,20 @@ type jobqProbe struct {
 	events  chan startEvent
 	runErr  chan error
 	stopRun context.CancelFunc
+	after   func() // run after the runner stopped (nil: nothing)
 }
 
 func startJobqProbe(ctx context.Context, env *environment) (pickupProbe, error) {
+	events := make(chan startEvent, 16)
+	return startJobqProbeWith(ctx, env, events, runner.HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
+		events <- startEvent{id: job.ID, at: monoNow()}
+		return nil
+	}))
+}
+
+// startJobqProbeWith starts the probe's runner with handler h for latencyTask; h (or what it
+// calls) sends each job's start to events.
+func startJobqProbeWith(ctx context.Context, env *environment, events chan startEvent, h runner.Handler) (*jobqProbe, error) {
 	if err := execSQL(ctx, env.cl.url("postgres", "jobq"), "TRUNCATE jobq.jobs, jobq.job_history"); err != nil {
 		return nil, err
 	}
@@ -266,7 +277,7 @@ func startJobqProbe(ctx context.Context, env *environment) (pickupProbe, error) 
 	if err != nil {
 		return nil, fmt.Errorf("pool: %w", err)
 	}
-	p := &jobqProbe{pool: pool, events: make(chan startEvent, 16), runErr: make(chan error, 1)}
+	p := &jobqProbe{pool: pool, events: events, runErr: make(chan error, 1)}
 	r, err := runner.New(runner.Config{
 		Pool:   pool,
 		Tasks:  []jobq.TaskDefinition{{Name: latencyTask, Scope: jobq.ScopeSystem, Description: "jobq bench: pickup latency probe."}},
@@ -276,10 +287,7 @@ func startJobqProbe(ctx context.Context, env *environment) (pickupProbe, error) 
 		pool.Close()
 		return nil, fmt.Errorf("runner: %w", err)
 	}
-	r.HandleFunc(latencyTask, func(ctx context.Context, job *jobq.Job) error {
-		p.events <- startEvent{id: job.ID, at: monoNow()}
-		return nil
-	})
+	r.Handle(latencyTask, h)
 	// Declared before the first enqueue; Run declares it again, changing nothing.
 	if err := r.DeclareTasks(ctx); err != nil {
 		pool.Close()
@@ -312,6 +320,9 @@ func (p *jobqProbe) close() {
 	p.stopRun()
 	<-p.runErr
 	p.pool.Close()
+	if p.after != nil {
+		p.after()
+	}
 }
 
 // floorProbe is the raw floor: one connection LISTENs and, on each notification, claims one row

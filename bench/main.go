@@ -7,7 +7,8 @@
 //	jobqbench [-root DIR] [scenario ...]
 //	jobqbench river-worker [flags]   (internal: the River peer's worker process)
 //
-// Scenarios: wal, enqueue, latency, fanout, throughput (jobq, its peers and the raw floors), scale,
+// Scenarios: wal, enqueue, latency, handlers (command and HTTP handlers against a Go one, claims
+// with and without a task list), fanout, throughput (jobq, its peers and the raw floors), scale,
 // dashboard, idle (pickup under an idle snapshot), soak.
 // Without a scenario every one runs. The environment tunes a run: BENCH_RUNS (default 3),
 // BENCH_QUICK=1 (smaller counts, one run, a one-minute soak), BENCH_SOAK (soak duration, 0 skips
@@ -34,7 +35,7 @@ import (
 // scenarioNames lists the scenarios in the order a full run takes them.
 // The WAL benchmark goes first: it compiles the main module's tests, which should be those of
 // the tree the harness was built from.
-var scenarioNames = []string{"wal", "enqueue", "latency", "fanout", "throughput", "flow", "scale", "dashboard", "idle", "soak"}
+var scenarioNames = []string{"wal", "enqueue", "latency", "handlers", "fanout", "throughput", "flow", "scale", "dashboard", "idle", "soak"}
 
 // environment is what every scenario needs: paths, tools, the cluster and the run's settings.
 type environment struct {
@@ -198,7 +199,7 @@ func (env *environment) estimate(name string) time.Duration {
 	runs := time.Duration(env.runs)
 	if env.quick {
 		quick := map[string]time.Duration{"wal": 40 * time.Second, "enqueue": 30 * time.Second, "latency": 80 * time.Second,
-			"fanout": 20 * time.Second, "flow": 160 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
+			"fanout": 20 * time.Second, "handlers": 30 * time.Second, "flow": 160 * time.Second, "throughput": throughputEstimate(env), "scale": 40 * time.Second, "dashboard": 40 * time.Second}
 		switch name {
 		case "soak":
 			return env.soak + 10*time.Second
@@ -218,6 +219,8 @@ func (env *environment) estimate(name string) time.Duration {
 		return 70*time.Second + runs*30*time.Second // River at its defaults once, the four others every run
 	case "fanout":
 		return 10*time.Second + runs*10*time.Second // 100,000 stores, two calls per run
+	case "handlers":
+		return runs * 60 * time.Second // three drains of 4,000 jobs, two pickup probes, three claim drains of 40,000
 	case "idle":
 		return idleEstimate(env)
 	case "throughput":
@@ -263,6 +266,8 @@ func runScenario(ctx context.Context, env *environment, rep *report, name string
 		return scenarioWAL(ctx, env, rep)
 	case "idle":
 		return scenarioIdle(ctx, env, rep)
+	case "handlers":
+		return scenarioHandlers(ctx, env, rep)
 	}
 	return fmt.Errorf("unknown scenario %q", name)
 }

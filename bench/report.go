@@ -167,6 +167,12 @@ func (r *report) finish() {
 		{"enq/single-wal/32", "enq/raw-single/32", "raw INSERT"},
 		{"enq/many", "enq/raw-many", "raw batched INSERT"},
 		{"scale/loaded", "scale/empty", "empty tables"},
+		{"hd/command", "hd/go", "Go handler"},
+		{"hd/http", "hd/go", "Go handler"},
+		{"hd/lat-http/p50", "hd/lat-go/p50", "Go handler"},
+		{"hd/lat-http/p99", "hd/lat-go/p99", "Go handler"},
+		{"hd/claim-one", "hd/claim-all", "no task list"},
+		{"hd/claim-100", "hd/claim-all", "no task list"},
 	}
 	for _, p := range pairs {
 		a, ok1 := r.get(p.jobq)
