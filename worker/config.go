@@ -208,6 +208,10 @@ func (c *checker) worker(v any, out map[string]string) {
 		case bool:
 			out[name] = strconv.FormatBool(val)
 		case []any: // queues = ["mail", "default"]
+			if len(val) == 0 {
+				c.add("worker", "%s: an empty list", key)
+				continue
+			}
 			var parts []string
 			for _, e := range val {
 				s, ok := e.(string)

@@ -44,6 +44,7 @@ func TestLoadFileNamesEveryProblem(t *testing.T) {
 concurrency = 4
 database_url = "postgres://worker_runtime:pw@db/app"
 colour = "blue"
+queues = []
 
 [handlers.both]
 command = ["/bin/true"]
@@ -114,6 +115,7 @@ headers = { "Jobq-Signature" = "forged", "X-Ok" = "a\nb" }
 		`[handlers.rel] kill_grace: a duration as a string such as "30s", got an integer`,
 		`[handlers.shell] command: with shell = true, one string: the script /bin/sh -c runs`,
 		`[handlers.shell] output_tail: -1 is negative`,
+		`[worker] queues: an empty list`,
 	}
 	for i := range want {
 		want[i] = path + ": " + want[i]
