@@ -539,6 +539,40 @@ var claimTasksGen = valueGen{
 	odd: arrayOf(taskGen, randomLen).odd,
 }
 
+// registerTasksGen draws the tasks a worker registers as serving (jobq.register_worker): NULL
+// (every task, a runner before issue 30), none ({}: a runner without handlers), or lists of the
+// world's tasks; the odd arrays of claims.
+var registerTasksGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.25) {
+			return g.pick(`{}`)
+		}
+		return claimTasksGen.typical(g)
+	},
+	odd: claimTasksGen.odd,
+}
+
+// handlerGen draws a handler name (jobq.set_task_handler): NULL (back to the task's own name),
+// names a worker's file would define, or a task's own name; anything else when odd.
+var handlerGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.25) {
+			return nil
+		}
+		return g.pick("mailer", "fuzz-handler", "fuzz-sys", "resize.v2", "Send Mail")
+	},
+	odd: oddText,
+}
+
+// handlersGen draws the handler names a worker's file defines (jobq.served_tasks): lists of
+// handlerGen's names and task names; the odd arrays (NULL, empty, NULLs, blanks, long names).
+var handlersGen = valueGen{
+	typical: func(g *gen) *string {
+		return g.pick(`{mailer}`, `{fuzz-sys,fuzz-store}`, `{fuzz-handler,fuzz-sys-typed,nope}`, `{"Send Mail"}`)
+	},
+	odd: arrayOf(handlerGen, randomLen).odd,
+}
+
 // pausedQueueGen draws the queue jobq.pause_queue pauses: never one of the control queues, whose
 // claim the health check needs (a paused control queue would be the fuzzer's own doing, not a
 // bug); jobq.resume_queue takes queueGen, so it resumes them and the others.
@@ -929,6 +963,9 @@ var functionGens = map[string]valueGen{
 	"jobq.queue_summary.cap":                             smallCountGen,
 	"jobq.claim_job.tasks":                               claimTasksGen,
 	"jobq.claim_passed_over.tasks":                       claimTasksGen,
+	"jobq.register_worker.tasks":                         registerTasksGen,
+	"jobq.set_task_handler.handler":                      handlerGen,
+	"jobq.served_tasks.handlers":                         handlersGen,
 	"jobq.claim_job.after_priority":                      claimPositionGen(priorityGen),
 	"jobq.claim_job.after_run_at":                        claimPositionGen(timestampGen),
 	"jobq.claim_job.after_id":                            claimPositionGen(jobIDGen),
