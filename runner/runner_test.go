@@ -170,17 +170,22 @@ func TestRunnerPanicFailsTheJobAndGoesOn(t *testing.T) {
 	b.waitState(t, good, "succeeded")
 }
 
-func TestRunnerUnknownTaskIsRetried(t *testing.T) {
+// Issue 30: a runner claims only the tasks it has handlers for. A job of a task it has no
+// handler for stays queued, its attempts unused, for a worker that serves it (it used to be
+// claimed and failed as JOB.UNKNOWN_TASK, retried up to max_attempts times).
+func TestRunnerLeavesATaskWithoutHandlerQueued(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.define(t, "nobody-handles-this")
+	b.define(t, "nobody-handles-this", "ping")
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
+	r.HandleFunc("ping", func(context.Context, *jobq.Job) error { return nil })
 	start(t, r)
 	id := b.enqueue(t, "nobody-handles-this", nil, jobq.EnqueueOptions{BackoffBase: time.Hour})
-	row := b.waitState(t, id, "retry_pending")
-	require.Equal(t, runner.ErrUnknownTask.Code, row.ErrorCode)
-	require.Contains(t, row.LastError, "nobody-handles-this")
+	b.waitState(t, b.enqueue(t, "ping", nil, jobq.EnqueueOptions{}), "succeeded")
+	row := b.job(t, id)
+	require.Equal(t, "queued", row.State, "the claim that took ping, enqueued after it, left it queued")
+	require.Zero(t, row.Attempt)
 }
 
 func TestRunnerCancelsHandlerWhenLeaseIsLost(t *testing.T) {
