@@ -163,17 +163,25 @@ func TestQuickstartNodeHTTP(t *testing.T) {
 	require.NoError(t, err)
 	server.Stderr = os.Stderr
 	require.NoError(t, server.Start())
-	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	logged := make(chan struct{})
+	t.Cleanup(func() {
+		_ = server.Process.Kill()
+		<-logged // its output read to the end before Wait closes the pipe, and before t ends
+		_ = server.Wait()
+	})
 	lines := bufio.NewScanner(stdout)
-	require.True(t, lines.Scan(), "server.mjs printed nothing: %v", lines.Err())
-	m := regexp.MustCompile(`^listening on (http://127\.0\.0\.1:\d+/jobs)$`).FindStringSubmatch(lines.Text())
-	require.NotNil(t, m, "server.mjs said %q", lines.Text())
-	url := m[1]
+	scanned := lines.Scan()
+	listening := lines.Text()
 	go func() { // keep reading its log, so that it never blocks on a full pipe
+		defer close(logged)
 		for lines.Scan() {
 			t.Log("server.mjs: " + lines.Text())
 		}
 	}()
+	require.True(t, scanned, "server.mjs printed nothing")
+	m := regexp.MustCompile(`^listening on (http://127\.0\.0\.1:\d+/jobs)$`).FindStringSubmatch(listening)
+	require.NotNil(t, m, "server.mjs said %q", listening)
+	url := m[1]
 
 	// The signature is checked: a wrong secret, or a right one too old, is refused with 401.
 	body := []byte(`{"id":1,"task":"sync-crm-contact","attempt":1,"payload":{"contactId":"c-9","email":"e@x.com"}}`)
