@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -229,4 +230,132 @@ func TestWorkerConfigStopsWhenItCannotAskWhichTasksItServes(t *testing.T) {
 	require.Equal(t, 1, w.Wait(waitCeiling))
 	require.Contains(t, w.Stderr.String(), "permission denied for function served_tasks")
 	require.Contains(t, w.Stderr.String(), "jobq migrate up")
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+}
+
+// readPids reads the pids a command wrote to path ("" while it has not).
+func readPids(t *testing.T, path string) []int {
+	t.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil || !strings.HasSuffix(string(body), "\n") {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(body)) {
+		pid, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// Issue 30, item 7, through jobq worker and its file: kill -9 of a worker while a command handler
+// runs kills the command and the child it started (its whole process group), and the job runs
+// again exactly once, on another worker, after its lease.
+func TestWorkerConfigKill9KillsTheCommandsGroupAndTheJobRunsOnceMore(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	dir, runs := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.sh"), []byte(`#!/bin/sh
+cat > /dev/null
+echo "$JOBQ_ATTEMPT" >> "$RUNS/$JOBQ_JOB_ID"
+if [ "$JOBQ_ATTEMPT" = 1 ]; then
+  sleep 300 &
+  echo $$ $! > "$RUNS/pids"
+  wait
+fi
+`), 0o755))
+	config := filepath.Join(dir, "worker.toml")
+	require.NoError(t, os.WriteFile(config, []byte(`
+[worker]
+lease = "2s"
+
+[handlers.long-report]
+command = ["./run.sh"]
+inherit_env = ["PATH", "RUNS"]
+`), 0o600))
+	require.NoError(t, jobq.NewClient(admin).DefineTask(context.Background(), jobq.TaskDefinition{Name: "long-report"}))
+	env := []string{"RUNS=" + runs}
+
+	// worker-a never leads: worker-b's maintain rescues the job as soon as its lease expires.
+	a := startWorker(t, env, "--database-url", db.URL("worker_runtime"), "--config", config, "--worker-id", "worker-a", "--no-leader")
+	a.WaitStarted()
+	id := enqueue(t, jobq.NewClient(admin), "long-report", nil, jobq.EnqueueOptions{})
+	var pids []int
+	waitUntil(t, waitCeiling, "the command and its child run", func() bool {
+		pids = readPids(t, filepath.Join(runs, "pids"))
+		return len(pids) == 2
+	})
+	require.True(t, alive(pids[0]) && alive(pids[1]))
+	a.Signal(syscall.SIGKILL)
+	a.Wait(waitCeiling)
+	waitUntil(t, waitCeiling, "the command and its child are gone", func() bool { return !alive(pids[0]) && !alive(pids[1]) })
+
+	startWorker(t, env, "--database-url", db.URL("worker_runtime"), "--config", config, "--worker-id", "worker-b")
+	waitUntil(t, waitCeiling, "the job succeeded on worker-b", func() bool {
+		state, _ := liveOrFinished(t, admin, id)
+		return state == "succeeded"
+	})
+	state, attempt := liveOrFinished(t, admin, id)
+	require.Equal(t, "succeeded", state)
+	require.Equal(t, 2, attempt, "it ran exactly once more")
+	body, err := os.ReadFile(filepath.Join(runs, strconv.FormatInt(id, 10)))
+	require.NoError(t, err)
+	require.Equal(t, "1\n2\n", string(body), "attempt 1 on worker-a, attempt 2 on worker-b, nothing else")
+}
+
+// SIGTERM to a worker whose command handler runs past --shutdown-grace: the command's group gets
+// SIGTERM, then SIGKILL after the file's kill_grace when it ignores it; the job is handed back
+// with its attempt unused and the worker exits 0.
+func TestWorkerConfigSIGTERMStopsTheCommandThenKillsIt(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	admin := db.Pool(t, "postgres", 2)
+	dir, runs := t.TempDir(), t.TempDir()
+	// The shell ignores SIGTERM (it notes it); each sleep of its loop dies of it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "stubborn.sh"), []byte(`#!/bin/sh
+cat > /dev/null
+trap 'echo term >> "$RUNS/signals"' TERM
+echo $$ > "$RUNS/pids"
+while :; do sleep 0.2; done
+`), 0o755))
+	config := filepath.Join(dir, "worker.toml")
+	require.NoError(t, os.WriteFile(config, []byte(`
+[worker]
+shutdown_grace = "1s"
+
+[handlers.stubborn]
+command = ["./stubborn.sh"]
+inherit_env = ["PATH", "RUNS"]
+kill_grace = "2s"
+`), 0o600))
+	require.NoError(t, jobq.NewClient(admin).DefineTask(context.Background(), jobq.TaskDefinition{Name: "stubborn"}))
+	w := startWorker(t, []string{"RUNS=" + runs}, "--database-url", db.URL("worker_runtime"), "--config", config)
+	w.WaitStarted()
+	id := enqueue(t, jobq.NewClient(admin), "stubborn", nil, jobq.EnqueueOptions{})
+	var pids []int
+	waitUntil(t, waitCeiling, "the command runs", func() bool {
+		pids = readPids(t, filepath.Join(runs, "pids"))
+		return len(pids) == 1
+	})
+	w.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, w.Wait(waitCeiling), "a clean drain")
+	require.False(t, alive(pids[0]), "killed after ignoring SIGTERM")
+	signals, err := os.ReadFile(filepath.Join(runs, "signals"))
+	require.NoError(t, err)
+	require.Contains(t, string(signals), "term", "it got SIGTERM first")
+	state, attempt := liveOrFinished(t, admin, id)
+	require.Equal(t, "queued", state, "handed back")
+	require.Equal(t, 0, attempt, "the attempt is not counted")
 }
