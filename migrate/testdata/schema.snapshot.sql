@@ -1699,6 +1699,94 @@ ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.t
 
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
 
+CREATE FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_base constant interval := jobq._setting_interval('backoff_base');
+    v_max constant interval := jobq._setting_interval('backoff_max');
+BEGIN
+    RETURN QUERY
+    WITH input AS (
+        SELECT f.id, f.err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in,
+               coalesce(f.why, 'error') AS why, f.output, f.log_ref
+        FROM unnest(p_ids, p_errors, p_codes, p_retryable, p_retry_in, p_reasons, p_outputs, p_log_refs)
+             AS f(id, err, code, retryable, retry_in, why, output, log_ref)
+    ), dead AS (
+        -- Running, through the lease columns, so that only the primary key serves (a partial
+        -- index of running jobs holds every job that ran since the last vacuum).
+        DELETE FROM jobq.jobs AS j
+        USING input f
+        WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+          AND (NOT f.retryable OR j.attempt >= j.max_attempts)
+        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
+                  CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'error' THEN 'exhausted' ELSE f.why END AS why
+    ), buried AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
+                  jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
+    ), retried AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'retry_pending',
+            run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(p_now, f.retry_in)
+                                    ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                               END,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            reason           = f.why,
+            last_error       = f.err,
+            error_code       = f.code,
+            updated_at       = p_now
+        FROM input f
+        WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+          AND f.retryable AND j.attempt < j.max_attempts
+        RETURNING j.id, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
+                  f.why, f.output, f.log_ref
+    ), failed AS (
+        -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
+        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
+               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
+        FROM dead d
+        UNION ALL
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
+        FROM retried r
+    ), recorded AS (
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
+                                            output, log_ref)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, x.code,
+               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
+        FROM failed x
+        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
+        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
+            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
+        RETURNING a.job_id
+    ), trimmed AS (
+        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(
+            SELECT o.ctid FROM failed x
+            CROSS JOIN LATERAL (
+                SELECT o.ctid FROM jobq.job_attempts o
+                WHERE o.job_id = x.id AND o.attempt <> x.attempt
+                ORDER BY o.ended_at DESC, o.attempt DESC
+                OFFSET 24
+            ) o))
+        RETURNING a.job_id
+    )
+    SELECT b.id, 'dead'::text, NULL::timestamptz, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
+    UNION ALL
+    SELECT r.id, 'retry_pending'::text, r.run_at, r.why, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM retried r;
+END
+$$;
+
+ALTER FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref); a job keeps its newest 25. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
+
 CREATE FUNCTION jobq._guard_picks() RETURNS void
     LANGUAGE sql
     AS $$
@@ -2599,105 +2687,57 @@ CREATE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zon
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_base constant interval := jobq._setting_interval('backoff_base');
-    v_max constant interval := jobq._setting_interval('backoff_max');
+    v_ids bigint[];
+    v_reasons text[];
+    v_errors text[];
+    v_retry_in interval[];
 BEGIN
     IF p_batch_size IS NULL OR p_batch_size < 1 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(p_batch_size::text, 'NULL')));
     END IF;
 
-    RETURN QUERY
-    WITH expired AS (
-        -- A CONFIRMING job (jobq.continuations, same lease) has a lease that ends at its
-        -- confirmation deadline, so it is not taken before; after, its attempt failed: detached.
-        SELECT j.id,
-               CASE WHEN j.deadline_at <= p_now THEN 'timed_out'
-                    WHEN c.job_id IS NOT NULL THEN 'detached'
-                    ELSE 'orphaned' END AS why,
-               CASE WHEN j.deadline_at <= p_now
-                    THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
-                    WHEN c.job_id IS NOT NULL
-                    THEN format('detached: worker %s did not confirm the continuation by %s', j.locked_by, c.confirm_by)
-                    ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
-               END AS err
-        FROM jobq.jobs j
-        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
-        WHERE j.state = 'running'
-          AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
-        ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
-        LIMIT p_batch_size
-        FOR UPDATE OF j SKIP LOCKED
-    ), ended AS (
-        -- CONFIRMING ends with the lease; an unconfirmed continuation is audited.
-        DELETE FROM jobq.continuations AS c USING expired e
+    -- The leases to sweep, locked (SKIP LOCKED). A CONFIRMING job (jobq.continuations, same
+    -- lease) has a lease that ends at its confirmation deadline, so it is not taken before;
+    -- after, its attempt failed: detached. Orphaned and detached jobs run again at once (a
+    -- retry_in of 0), timed-out ones after their backoff.
+    SELECT array_agg(e.id ORDER BY e.n), array_agg(e.why ORDER BY e.n), array_agg(e.err ORDER BY e.n),
+           array_agg(CASE WHEN e.why IN ('orphaned', 'detached') THEN interval '0' END ORDER BY e.n)
+    INTO v_ids, v_reasons, v_errors, v_retry_in
+    FROM (SELECT j.id, row_number() OVER () AS n,
+                 CASE WHEN j.deadline_at <= p_now THEN 'timed_out'
+                      WHEN c.job_id IS NOT NULL THEN 'detached'
+                      ELSE 'orphaned' END AS why,
+                 CASE WHEN j.deadline_at <= p_now
+                      THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
+                      WHEN c.job_id IS NOT NULL
+                      THEN format('detached: worker %s did not confirm the continuation by %s', j.locked_by, c.confirm_by)
+                      ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
+                 END AS err
+          FROM (SELECT j.* FROM jobq.jobs j
+                WHERE j.state = 'running'
+                  AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
+                ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
+                LIMIT p_batch_size
+                FOR UPDATE OF j SKIP LOCKED) AS j
+          LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token) AS e;
+    IF v_ids IS NULL THEN
+        RETURN;
+    END IF;
+
+    -- CONFIRMING ends with the lease; an unconfirmed continuation is audited.
+    WITH ended AS (
+        DELETE FROM jobq.continuations AS c
+        USING unnest(v_ids, v_reasons) AS e(id, why)
         WHERE c.job_id = e.id
         RETURNING c.job_id, c.worker, c.confirm_by, e.why
-    ), expired_audit AS (
-        INSERT INTO jobq.audit_log (action, job_id, detail)
-        SELECT 'continuation_expired', d.job_id, jsonb_build_object('worker_id', d.worker, 'confirm_by', d.confirm_by)
-        FROM ended d WHERE d.why = 'detached'
-        RETURNING 1
-    ), dead AS (
-        DELETE FROM jobq.jobs AS j
-        USING expired e
-        WHERE j.id = e.id AND j.attempt >= j.max_attempts
-        RETURNING j AS job, e.why, e.err
-    ), buried AS (
-        INSERT INTO jobq.job_history
-        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, NULL) AS h
-        RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
-                  jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
-    ), requeued AS (
-        UPDATE jobq.jobs AS j
-        SET state            = 'retry_pending',
-            run_at           = CASE WHEN e.why IN ('orphaned', 'detached') THEN p_now
-                                    ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
-                               END,
-            lease_token      = NULL,
-            lease_expires_at = NULL,
-            deadline_at      = NULL,
-            reason           = e.why,
-            last_error       = e.err,
-            error_code       = NULL,
-            updated_at       = p_now
-        FROM expired e
-        WHERE j.id = e.id AND j.attempt < j.max_attempts
-        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by, j.claimed_at, j.last_error
-    ), failed AS (
-        -- Every timed-out or orphaned lease is one attempt row (jobq.job_attempts).
-        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err
-        FROM dead d
-        UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.reason, r.last_error
-        FROM requeued r
-    ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
-                                            output, log_ref)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL,
-               NULL, jobq._log_ref(x.locked_by, x.id, x.attempt)
-        FROM failed x
-        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
-        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
-            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
-        RETURNING a.job_id
-    ), trimmed AS (
-        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
-        DELETE FROM jobq.job_attempts AS a
-        WHERE a.ctid = ANY (ARRAY(
-            SELECT o.ctid FROM failed x
-            CROSS JOIN LATERAL (
-                SELECT o.ctid FROM jobq.job_attempts o
-                WHERE o.job_id = x.id AND o.attempt <> x.attempt
-                ORDER BY o.ended_at DESC, o.attempt DESC
-                OFFSET 24
-            ) o))
-        RETURNING a.job_id
     )
-    SELECT b.id, 'dead'::text, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
-    UNION ALL
-    SELECT r.id, 'retry_pending'::text, r.reason, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM requeued r;
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    SELECT 'continuation_expired', d.job_id, jsonb_build_object('worker_id', d.worker, 'confirm_by', d.confirm_by)
+    FROM ended d WHERE d.why = 'detached';
+
+    RETURN QUERY
+    SELECT f.job_id, f.outcome, f.reason, f.task, f.queue, f.store_id, f.attempt, f.locked_by
+    FROM jobq._fail_attempts(p_now, v_ids, v_errors, NULL, NULL, v_retry_in, v_reasons, NULL, NULL) AS f;
 END
 $$;
 
@@ -4435,9 +4475,16 @@ CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors tex
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_base constant interval := jobq._setting_interval('backoff_base');
-    v_max constant interval := jobq._setting_interval('backoff_max');
     v_n constant integer := coalesce(cardinality(fail_jobs.job_ids), 0);
+    v_ids bigint[];
+    v_tokens uuid[];
+    v_errors text[];
+    v_codes text[];
+    v_retryable boolean[];
+    v_retry_in interval[];
+    v_reasons text[];
+    v_outputs text[];
+    v_log_refs text[];
 BEGIN
     IF cardinality(fail_jobs.lease_tokens) IS DISTINCT FROM v_n
        OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
@@ -4463,90 +4510,40 @@ BEGIN
     FROM unnest(fail_jobs.error_codes) WITH ORDINALITY AS c(code, n)
     WHERE char_length(c.code) > jobq._limit('error_code');
 
+    -- The leases still held, their rows locked in id order (as jobq.complete_jobs), each job once
+    -- (its first entry with the right token): running, through the lease columns, so that only
+    -- the primary key serves.
+    SELECT array_agg(m.id ORDER BY m.id), array_agg(m.token ORDER BY m.id), array_agg(left(m.err, 10000) ORDER BY m.id),
+           array_agg(m.code ORDER BY m.id), array_agg(m.retryable ORDER BY m.id), array_agg(m.retry_in ORDER BY m.id),
+           array_agg(m.why ORDER BY m.id), array_agg(right(m.output, 16384) ORDER BY m.id), array_agg(left(m.log_ref, 1000) ORDER BY m.id)
+    INTO v_ids, v_tokens, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs
+    FROM (SELECT DISTINCT ON (f.id) f.*
+          FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
+                      fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
+               WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
+          JOIN (SELECT j.id, j.lease_token FROM jobq.jobs j
+                WHERE j.id = ANY (fail_jobs.job_ids) AND j.lease_token = ANY (fail_jobs.lease_tokens)
+                  AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+                ORDER BY j.id
+                FOR UPDATE OF j) AS held ON held.id = f.id AND held.lease_token = f.token
+          ORDER BY f.id, f.ord) AS m;
+
     RETURN QUERY
-    WITH input AS (
-        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord,
-               coalesce(f.why, 'error') AS why, right(f.output, 16384) AS output, left(f.log_ref, 1000) AS log_ref
-        FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
-                    fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
-             WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
-    ), dead AS (
-        DELETE FROM jobq.jobs AS j
-        USING input f
-        WHERE j.id = ANY (fail_jobs.job_ids)
-          -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
-          AND j.id = f.id AND j.lease_token = f.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
-          AND (NOT f.retryable OR j.attempt >= j.max_attempts)
-        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
-                  CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'timed_out' THEN 'timed_out' ELSE 'exhausted' END AS why
-    ), buried AS (
-        INSERT INTO jobq.job_history
-        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
-        RETURNING jobq.job_history.id, jobq.job_history.lease_token
-    ), retried AS (
-        UPDATE jobq.jobs AS j
-        SET state            = 'retry_pending',
-            run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(now(), f.retry_in)
-                                    ELSE jobq._retry_at(now(), j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
-                               END,
-            lease_token      = NULL,
-            lease_expires_at = NULL,
-            deadline_at      = NULL,
-            reason           = f.why,
-            last_error       = f.err,
-            error_code       = f.code,
-            updated_at       = now()
-        FROM input f
-        WHERE j.id = ANY (fail_jobs.job_ids)
-          AND j.id = f.id AND j.lease_token = f.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
-          AND f.retryable AND j.attempt < j.max_attempts
-        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
-                  f.why, f.output, f.log_ref
-    ), failed AS (
-        -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
-        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
-        FROM dead d
-        UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
-        FROM retried r
-    ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
-                                            output, log_ref)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code,
-               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
-        FROM failed x
-        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
-        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
-            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
-        RETURNING a.job_id
-    ), trimmed AS (
-        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
-        DELETE FROM jobq.job_attempts AS a
-        WHERE a.ctid = ANY (ARRAY(
-            SELECT o.ctid FROM failed x
-            CROSS JOIN LATERAL (
-                SELECT o.ctid FROM jobq.job_attempts o
-                WHERE o.job_id = x.id AND o.attempt <> x.attempt
-                ORDER BY o.ended_at DESC, o.attempt DESC
-                OFFSET 24
-            ) o))
-        RETURNING a.job_id
+    WITH changed AS (
+        SELECT c.job_id, c.outcome, c.run_at
+        FROM jobq._fail_attempts(now(), v_ids, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs) AS c
     )
-    SELECT f.id,
-           CASE WHEN r.id IS NOT NULL THEN 'retry_pending' WHEN b.id IS NOT NULL THEN 'dead' ELSE 'lease_lost' END,
-           r.run_at
-    FROM input f
-    LEFT JOIN retried r ON r.id = f.id AND r.token = f.token
-    LEFT JOIN buried b ON b.id = f.id AND b.lease_token = f.token
+    SELECT f.id, coalesce(c.outcome, 'lease_lost'), c.run_at
+    FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens) WITH ORDINALITY AS f(id, token, ord)
+    LEFT JOIN unnest(v_ids, v_tokens) AS h(id, token) ON h.id = f.id AND h.token = f.token
+    LEFT JOIN changed c ON c.job_id = h.id
     ORDER BY f.ord;
 END
 $$;
 
 ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25 (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6298,6 +6295,8 @@ GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC;
 

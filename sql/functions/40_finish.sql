@@ -213,10 +213,112 @@ GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) 
 -- resolves to the new signature through its defaults).
 DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]);
 
+-- The fail-or-retry transition, written once: at time p_now each job of p_ids (running, its
+-- lease matched and its row locked by the caller) fails its attempt. It dies, moved to
+-- jobq.job_history, when p_retryable[i] is false or it used max_attempts; else it waits for its
+-- retry, after p_retry_in[i] or, when that is NULL, its backoff (jobq._retry_at: saturating, so no
+-- stored backoff makes it raise). p_reasons[i] says why the attempt failed (error, timed_out,
+-- orphaned, detached); a dead job's reason is not_retryable, exhausted (for error) or that reason.
+-- Each failed attempt is one jobq.job_attempts row; a job keeps its newest 25. Callers:
+-- jobq.fail_jobs (a handler's failure) and jobq._rescue (the sweeper's), which differ only in how
+-- they find and lock the jobs.
+CREATE OR REPLACE FUNCTION jobq._fail_attempts(p_now timestamptz, p_ids bigint[], p_errors text[], p_codes text[],
+                                               p_retryable boolean[], p_retry_in interval[], p_reasons text[],
+                                               p_outputs text[], p_log_refs text[])
+RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz, reason text, task text, queue text, store_id uuid,
+               attempt integer, locked_by text)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_base constant interval := jobq._setting_interval('backoff_base');
+    v_max constant interval := jobq._setting_interval('backoff_max');
+BEGIN
+    RETURN QUERY
+    WITH input AS (
+        SELECT f.id, f.err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in,
+               coalesce(f.why, 'error') AS why, f.output, f.log_ref
+        FROM unnest(p_ids, p_errors, p_codes, p_retryable, p_retry_in, p_reasons, p_outputs, p_log_refs)
+             AS f(id, err, code, retryable, retry_in, why, output, log_ref)
+    ), dead AS (
+        -- Running, through the lease columns, so that only the primary key serves (a partial
+        -- index of running jobs holds every job that ran since the last vacuum).
+        DELETE FROM jobq.jobs AS j
+        USING input f
+        WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+          AND (NOT f.retryable OR j.attempt >= j.max_attempts)
+        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
+                  CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'error' THEN 'exhausted' ELSE f.why END AS why
+    ), buried AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
+        RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
+                  jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
+    ), retried AS (
+        UPDATE jobq.jobs AS j
+        SET state            = 'retry_pending',
+            run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(p_now, f.retry_in)
+                                    ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
+                               END,
+            lease_token      = NULL,
+            lease_expires_at = NULL,
+            deadline_at      = NULL,
+            reason           = f.why,
+            last_error       = f.err,
+            error_code       = f.code,
+            updated_at       = p_now
+        FROM input f
+        WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+          AND f.retryable AND j.attempt < j.max_attempts
+        RETURNING j.id, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
+                  f.why, f.output, f.log_ref
+    ), failed AS (
+        -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
+        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
+               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
+        FROM dead d
+        UNION ALL
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
+        FROM retried r
+    ), recorded AS (
+        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
+                                            output, log_ref)
+        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, x.code,
+               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
+        FROM failed x
+        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
+        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
+            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
+        RETURNING a.job_id
+    ), trimmed AS (
+        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
+        DELETE FROM jobq.job_attempts AS a
+        WHERE a.ctid = ANY (ARRAY(
+            SELECT o.ctid FROM failed x
+            CROSS JOIN LATERAL (
+                SELECT o.ctid FROM jobq.job_attempts o
+                WHERE o.job_id = x.id AND o.attempt <> x.attempt
+                ORDER BY o.ended_at DESC, o.attempt DESC
+                OFFSET 24
+            ) o))
+        RETURNING a.job_id
+    )
+    SELECT b.id, 'dead'::text, NULL::timestamptz, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
+    UNION ALL
+    SELECT r.id, 'retry_pending'::text, r.run_at, r.why, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM retried r;
+END
+$$;
+COMMENT ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[]) IS
+    'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref); a job keeps its newest 25. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
+REVOKE ALL ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
--- or dies when it is not retryable or used its attempts. The next run time saturates, so no stored
--- backoff makes it raise. Each attempt row keeps why it failed (error, or timed_out for a handler
--- stopped by its timeout), the tail of its output and where its logs are. Caller: the runner.
+-- or dies when it is not retryable or used its attempts (jobq._fail_attempts, the one
+-- fail-or-retry transition). Each attempt row keeps why it failed (error, or timed_out for a
+-- handler stopped by its timeout), the tail of its output and where its logs are. Caller: the
+-- runner.
 CREATE OR REPLACE FUNCTION jobq.fail_jobs(
     job_ids      bigint[],
     lease_tokens uuid[],
@@ -235,9 +337,16 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_base constant interval := jobq._setting_interval('backoff_base');
-    v_max constant interval := jobq._setting_interval('backoff_max');
     v_n constant integer := coalesce(cardinality(fail_jobs.job_ids), 0);
+    v_ids bigint[];
+    v_tokens uuid[];
+    v_errors text[];
+    v_codes text[];
+    v_retryable boolean[];
+    v_retry_in interval[];
+    v_reasons text[];
+    v_outputs text[];
+    v_log_refs text[];
 BEGIN
     IF cardinality(fail_jobs.lease_tokens) IS DISTINCT FROM v_n
        OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
@@ -263,88 +372,38 @@ BEGIN
     FROM unnest(fail_jobs.error_codes) WITH ORDINALITY AS c(code, n)
     WHERE char_length(c.code) > jobq._limit('error_code');
 
+    -- The leases still held, their rows locked in id order (as jobq.complete_jobs), each job once
+    -- (its first entry with the right token): running, through the lease columns, so that only
+    -- the primary key serves.
+    SELECT array_agg(m.id ORDER BY m.id), array_agg(m.token ORDER BY m.id), array_agg(left(m.err, 10000) ORDER BY m.id),
+           array_agg(m.code ORDER BY m.id), array_agg(m.retryable ORDER BY m.id), array_agg(m.retry_in ORDER BY m.id),
+           array_agg(m.why ORDER BY m.id), array_agg(right(m.output, 16384) ORDER BY m.id), array_agg(left(m.log_ref, 1000) ORDER BY m.id)
+    INTO v_ids, v_tokens, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs
+    FROM (SELECT DISTINCT ON (f.id) f.*
+          FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
+                      fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
+               WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
+          JOIN (SELECT j.id, j.lease_token FROM jobq.jobs j
+                WHERE j.id = ANY (fail_jobs.job_ids) AND j.lease_token = ANY (fail_jobs.lease_tokens)
+                  AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+                ORDER BY j.id
+                FOR UPDATE OF j) AS held ON held.id = f.id AND held.lease_token = f.token
+          ORDER BY f.id, f.ord) AS m;
+
     RETURN QUERY
-    WITH input AS (
-        SELECT f.id, f.token, left(f.err, 10000) AS err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in, f.ord,
-               coalesce(f.why, 'error') AS why, right(f.output, 16384) AS output, left(f.log_ref, 1000) AS log_ref
-        FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
-                    fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
-             WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
-    ), dead AS (
-        DELETE FROM jobq.jobs AS j
-        USING input f
-        WHERE j.id = ANY (fail_jobs.job_ids)
-          -- Running, through the lease columns, so that only the primary key serves (complete_jobs).
-          AND j.id = f.id AND j.lease_token = f.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
-          AND (NOT f.retryable OR j.attempt >= j.max_attempts)
-        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
-                  CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'timed_out' THEN 'timed_out' ELSE 'exhausted' END AS why
-    ), buried AS (
-        INSERT INTO jobq.job_history
-        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
-        RETURNING jobq.job_history.id, jobq.job_history.lease_token
-    ), retried AS (
-        UPDATE jobq.jobs AS j
-        SET state            = 'retry_pending',
-            run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(now(), f.retry_in)
-                                    ELSE jobq._retry_at(now(), j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
-                               END,
-            lease_token      = NULL,
-            lease_expires_at = NULL,
-            deadline_at      = NULL,
-            reason           = f.why,
-            last_error       = f.err,
-            error_code       = f.code,
-            updated_at       = now()
-        FROM input f
-        WHERE j.id = ANY (fail_jobs.job_ids)
-          AND j.id = f.id AND j.lease_token = f.token AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
-          AND f.retryable AND j.attempt < j.max_attempts
-        RETURNING j.id, f.token, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
-                  f.why, f.output, f.log_ref
-    ), failed AS (
-        -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
-        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
-        FROM dead d
-        UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
-        FROM retried r
-    ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
-                                            output, log_ref)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, now(), x.reason, x.err, x.code,
-               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
-        FROM failed x
-        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
-        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
-            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
-        RETURNING a.job_id
-    ), trimmed AS (
-        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
-        DELETE FROM jobq.job_attempts AS a
-        WHERE a.ctid = ANY (ARRAY(
-            SELECT o.ctid FROM failed x
-            CROSS JOIN LATERAL (
-                SELECT o.ctid FROM jobq.job_attempts o
-                WHERE o.job_id = x.id AND o.attempt <> x.attempt
-                ORDER BY o.ended_at DESC, o.attempt DESC
-                OFFSET 24
-            ) o))
-        RETURNING a.job_id
+    WITH changed AS (
+        SELECT c.job_id, c.outcome, c.run_at
+        FROM jobq._fail_attempts(now(), v_ids, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs) AS c
     )
-    SELECT f.id,
-           CASE WHEN r.id IS NOT NULL THEN 'retry_pending' WHEN b.id IS NOT NULL THEN 'dead' ELSE 'lease_lost' END,
-           r.run_at
-    FROM input f
-    LEFT JOIN retried r ON r.id = f.id AND r.token = f.token
-    LEFT JOIN buried b ON b.id = f.id AND b.lease_token = f.token
+    SELECT f.id, coalesce(c.outcome, 'lease_lost'), c.run_at
+    FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens) WITH ORDINALITY AS f(id, token, ord)
+    LEFT JOIN unnest(v_ids, v_tokens) AS h(id, token) ON h.id = f.id AND h.token = f.token
+    LEFT JOIN changed c ON c.job_id = h.id
     ORDER BY f.ord;
 END
 $$;
 COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) IS
-    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25. Caller: the runner. Locks the failed rows. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25 (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) TO worker_runtime;
 

@@ -29,8 +29,9 @@ REVOKE ALL ON FUNCTION jobq.rescue_expired(integer) FROM PUBLIC, jobq_app, jobq_
 GRANT EXECUTE ON FUNCTION jobq.rescue_expired(integer) TO worker_runtime, jobq_operator;
 
 -- The sweeper at time p_now: expired leases go back to the queue (orphaned), passed timeouts
--- after their backoff (timed_out), exhausted jobs die. No stored backoff makes it raise (see
--- jobq._retry_at). Callers: jobq.rescue_expired, jobq._maintain, jobq._release_worker_leases.
+-- after their backoff (timed_out), exhausted jobs die, all through the one fail-or-retry
+-- transition (jobq._fail_attempts). Callers: jobq.rescue_expired, jobq._maintain,
+-- jobq._release_worker_leases.
 CREATE OR REPLACE FUNCTION jobq._rescue(p_batch_size integer, p_now timestamptz)
 RETURNS TABLE (job_id bigint, outcome text, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
 LANGUAGE plpgsql
@@ -38,105 +39,57 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_base constant interval := jobq._setting_interval('backoff_base');
-    v_max constant interval := jobq._setting_interval('backoff_max');
+    v_ids bigint[];
+    v_reasons text[];
+    v_errors text[];
+    v_retry_in interval[];
 BEGIN
     IF p_batch_size IS NULL OR p_batch_size < 1 THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(p_batch_size::text, 'NULL')));
     END IF;
 
-    RETURN QUERY
-    WITH expired AS (
-        -- A CONFIRMING job (jobq.continuations, same lease) has a lease that ends at its
-        -- confirmation deadline, so it is not taken before; after, its attempt failed: detached.
-        SELECT j.id,
-               CASE WHEN j.deadline_at <= p_now THEN 'timed_out'
-                    WHEN c.job_id IS NOT NULL THEN 'detached'
-                    ELSE 'orphaned' END AS why,
-               CASE WHEN j.deadline_at <= p_now
-                    THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
-                    WHEN c.job_id IS NOT NULL
-                    THEN format('detached: worker %s did not confirm the continuation by %s', j.locked_by, c.confirm_by)
-                    ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
-               END AS err
-        FROM jobq.jobs j
-        LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token
-        WHERE j.state = 'running'
-          AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
-        ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
-        LIMIT p_batch_size
-        FOR UPDATE OF j SKIP LOCKED
-    ), ended AS (
-        -- CONFIRMING ends with the lease; an unconfirmed continuation is audited.
-        DELETE FROM jobq.continuations AS c USING expired e
+    -- The leases to sweep, locked (SKIP LOCKED). A CONFIRMING job (jobq.continuations, same
+    -- lease) has a lease that ends at its confirmation deadline, so it is not taken before;
+    -- after, its attempt failed: detached. Orphaned and detached jobs run again at once (a
+    -- retry_in of 0), timed-out ones after their backoff.
+    SELECT array_agg(e.id ORDER BY e.n), array_agg(e.why ORDER BY e.n), array_agg(e.err ORDER BY e.n),
+           array_agg(CASE WHEN e.why IN ('orphaned', 'detached') THEN interval '0' END ORDER BY e.n)
+    INTO v_ids, v_reasons, v_errors, v_retry_in
+    FROM (SELECT j.id, row_number() OVER () AS n,
+                 CASE WHEN j.deadline_at <= p_now THEN 'timed_out'
+                      WHEN c.job_id IS NOT NULL THEN 'detached'
+                      ELSE 'orphaned' END AS why,
+                 CASE WHEN j.deadline_at <= p_now
+                      THEN format('timed out: ran longer than its timeout of %s (worker %s)', j.timeout, j.locked_by)
+                      WHEN c.job_id IS NOT NULL
+                      THEN format('detached: worker %s did not confirm the continuation by %s', j.locked_by, c.confirm_by)
+                      ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
+                 END AS err
+          FROM (SELECT j.* FROM jobq.jobs j
+                WHERE j.state = 'running'
+                  AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
+                ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
+                LIMIT p_batch_size
+                FOR UPDATE OF j SKIP LOCKED) AS j
+          LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token) AS e;
+    IF v_ids IS NULL THEN
+        RETURN;
+    END IF;
+
+    -- CONFIRMING ends with the lease; an unconfirmed continuation is audited.
+    WITH ended AS (
+        DELETE FROM jobq.continuations AS c
+        USING unnest(v_ids, v_reasons) AS e(id, why)
         WHERE c.job_id = e.id
         RETURNING c.job_id, c.worker, c.confirm_by, e.why
-    ), expired_audit AS (
-        INSERT INTO jobq.audit_log (action, job_id, detail)
-        SELECT 'continuation_expired', d.job_id, jsonb_build_object('worker_id', d.worker, 'confirm_by', d.confirm_by)
-        FROM ended d WHERE d.why = 'detached'
-        RETURNING 1
-    ), dead AS (
-        DELETE FROM jobq.jobs AS j
-        USING expired e
-        WHERE j.id = e.id AND j.attempt >= j.max_attempts
-        RETURNING j AS job, e.why, e.err
-    ), buried AS (
-        INSERT INTO jobq.job_history
-        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, NULL) AS h
-        RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
-                  jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
-    ), requeued AS (
-        UPDATE jobq.jobs AS j
-        SET state            = 'retry_pending',
-            run_at           = CASE WHEN e.why IN ('orphaned', 'detached') THEN p_now
-                                    ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
-                               END,
-            lease_token      = NULL,
-            lease_expires_at = NULL,
-            deadline_at      = NULL,
-            reason           = e.why,
-            last_error       = e.err,
-            error_code       = NULL,
-            updated_at       = p_now
-        FROM expired e
-        WHERE j.id = e.id AND j.attempt < j.max_attempts
-        RETURNING j.id, j.reason, j.task, j.queue, j.store_id, j.attempt, j.locked_by, j.claimed_at, j.last_error
-    ), failed AS (
-        -- Every timed-out or orphaned lease is one attempt row (jobq.job_attempts).
-        SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err
-        FROM dead d
-        UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.reason, r.last_error
-        FROM requeued r
-    ), recorded AS (
-        INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
-                                            output, log_ref)
-        SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, NULL,
-               NULL, jobq._log_ref(x.locked_by, x.id, x.attempt)
-        FROM failed x
-        ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
-        SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
-            started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
-        RETURNING a.job_id
-    ), trimmed AS (
-        -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
-        DELETE FROM jobq.job_attempts AS a
-        WHERE a.ctid = ANY (ARRAY(
-            SELECT o.ctid FROM failed x
-            CROSS JOIN LATERAL (
-                SELECT o.ctid FROM jobq.job_attempts o
-                WHERE o.job_id = x.id AND o.attempt <> x.attempt
-                ORDER BY o.ended_at DESC, o.attempt DESC
-                OFFSET 24
-            ) o))
-        RETURNING a.job_id
     )
-    SELECT b.id, 'dead'::text, b.reason, b.task, b.queue, b.store_id, b.attempt, b.locked_by FROM buried b
-    UNION ALL
-    SELECT r.id, 'retry_pending'::text, r.reason, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM requeued r;
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    SELECT 'continuation_expired', d.job_id, jsonb_build_object('worker_id', d.worker, 'confirm_by', d.confirm_by)
+    FROM ended d WHERE d.why = 'detached';
+
+    RETURN QUERY
+    SELECT f.job_id, f.outcome, f.reason, f.task, f.queue, f.store_id, f.attempt, f.locked_by
+    FROM jobq._fail_attempts(p_now, v_ids, v_errors, NULL, NULL, v_retry_in, v_reasons, NULL, NULL) AS f;
 END
 $$;
 COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
