@@ -1,15 +1,16 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -17,59 +18,123 @@ import (
 
 const commandSupported = true
 
-// How a command runs on Linux. The worker starts a supervisor, a copy of its own executable
-// (/proc/self/exe) that this package's init turns into supervise before main runs, as the leader
-// of a new process group; the supervisor starts the command in that group, with the worker's
-// standard input and output pipes, and reports how it ended on a pipe (fd 3). The supervisor
-// exists for the worker's death: the kernel sends it SIGUSR1 when the worker dies, even by
-// kill -9 (PR_SET_PDEATHSIG), and it then signals the whole group, SIGTERM and SIGKILL after the
-// kill grace. While the worker lives, the worker signals the group itself.
+// How the process groups of commands die with their worker. Each command leads a process group
+// of its own. One reaper per worker process, a copy of the worker's executable (/proc/self/exe)
+// that this package's init turns into reap before main runs, is told on a pipe which groups run
+// (and with which kill grace) and which ended. When the worker dies, even by kill -9, the kernel
+// closes the pipe's write end: the reaper reads end of file and stops every group still running,
+// SIGTERM, then SIGKILL after the grace. The reaper leads a process group of its own and ignores
+// SIGTERM, SIGINT and SIGHUP, so what stops the worker does not stop it first.
 const (
-	supervisorArg0 = "jobq-command-supervisor"
-	supervisorEnv  = "JOBQ_COMMAND_SUPERVISOR"
-	workerDied     = syscall.SIGUSR1
+	reaperArg0 = "jobq-command-reaper"
+	reaperEnv  = "JOBQ_COMMAND_REAPER"
 )
 
 func init() {
-	if len(os.Args) >= 4 && os.Args[0] == supervisorArg0 && os.Getenv(supervisorEnv) == "1" {
-		supervise(os.Args[1], os.Args[2], os.Args[3:])
+	if len(os.Args) == 1 && os.Args[0] == reaperArg0 && os.Getenv(reaperEnv) == "1" {
+		reap()
 		os.Exit(0)
 	}
 }
 
-// runGroup runs cmd (Path, Args, Env, Dir, Stdin, Stdout, Stderr) under a supervisor in a process
-// group of its own and waits for it. When ctx ends first, the group gets SIGTERM, then SIGKILL
-// after grace. When the supervisor has exited, and before it is reaped (its pid, the group's id,
-// cannot be reused until then), what is left of the group is killed: a child that outlives the
-// command dies with it and holds no output open.
+// groupReaper is the worker's side of the reaper: the pipe to it, started at the first command.
+type groupReaper struct {
+	mu sync.Mutex
+	w  *os.File
+}
+
+var reaper groupReaper
+
+// tell sends the reaper one line, starting it (again) when needed.
+func (g *groupReaper) tell(line string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for try := 0; try < 2; try++ {
+		if g.w == nil && g.start() != nil {
+			return
+		}
+		if _, err := g.w.WriteString(line); err == nil {
+			return
+		}
+		g.w.Close() // the reaper is gone: start another
+		g.w = nil
+	}
+}
+
+func (g *groupReaper) start() error {
+	r, w, err := os.Pipe() // close-on-exec: no command inherits the write end
+	if err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{reaperArg0}, Env: []string{reaperEnv + "=1"}, Stdin: r,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	g.w = w
+	return nil
+}
+
+// reap is the reaper process: it reads "+ PGID GRACE_MS" (a group runs) and "- PGID" (it ended)
+// from standard input until end of file, then stops the groups still running.
+func reap() {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	groups := map[int]time.Duration{}
+	lines := bufio.NewScanner(os.Stdin)
+	for lines.Scan() {
+		f := strings.Fields(lines.Text())
+		if len(f) < 2 {
+			continue
+		}
+		pgid, err := strconv.Atoi(f[1])
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		switch {
+		case f[0] == "+" && len(f) == 3:
+			ms, _ := strconv.ParseInt(f[2], 10, 64)
+			groups[pgid] = time.Duration(ms) * time.Millisecond
+		case f[0] == "-":
+			delete(groups, pgid)
+		}
+	}
+	// The worker is gone.
+	var grace time.Duration
+	for pgid, g := range groups {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		grace = max(grace, g)
+	}
+	for deadline := time.Now().Add(grace); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		alive := false
+		for pgid := range groups {
+			alive = alive || syscall.Kill(-pgid, 0) == nil
+		}
+		if !alive {
+			return
+		}
+	}
+	for pgid := range groups {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// runGroup runs cmd as the leader of a process group of its own and waits for it. When ctx ends
+// first, the group gets SIGTERM, then SIGKILL after grace. When the leader has exited, and before
+// it is reaped (its pid, the group's id, cannot be reused until then), what is left of the group
+// is killed: a child that outlives the command dies with it and holds no output open.
 func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration) commandEnd {
-	status, statusW, err := os.Pipe()
-	if err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Output held open by a descendant that left the group must not keep the job waiting.
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
 		return commandEnd{startErr: err}
 	}
-	defer status.Close()
-	sup := &exec.Cmd{
-		Path:   "/proc/self/exe",
-		Args:   append([]string{supervisorArg0, grace.String(), cmd.Path}, cmd.Args...),
-		Env:    append(cmd.Env[:len(cmd.Env):len(cmd.Env)], supervisorEnv+"=1"),
-		Dir:    cmd.Dir,
-		Stdin:  cmd.Stdin,
-		Stdout: cmd.Stdout,
-		Stderr: cmd.Stderr,
-		// Pdeathsig is sent when the thread that started the supervisor ends; the Go runtime
-		// ends a thread only when a goroutine locked to it (runtime.LockOSThread) returns
-		// without unlocking, which the runner never does.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: workerDied},
-		ExtraFiles:  []*os.File{statusW},
-		// Output held open by a descendant that left the group must not keep the job waiting.
-		WaitDelay: 2 * time.Second,
-	}
-	err = sup.Start()
-	statusW.Close()
-	if err != nil {
-		return commandEnd{startErr: err}
-	}
-	pid := sup.Process.Pid
+	pid := cmd.Process.Pid
+	reaper.tell(fmt.Sprintf("+ %d %d\n", pid, grace.Milliseconds()))
 	exited := make(chan struct{})
 	go func() {
 		waitExited(pid)
@@ -91,42 +156,20 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration) commandEn
 		kill.Stop()
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	waitErr := sup.Wait()
-	report, _ := io.ReadAll(io.LimitReader(status, 4096))
-	kind, detail, _ := strings.Cut(string(report), " ")
-	n, _ := strconv.Atoi(detail)
-	switch kind {
-	case "exit":
-		end.code = n
-	case "signal":
-		end.signal = syscall.Signal(n)
-	case "start":
-		end.startErr = startFailure(detail)
-	default:
-		// The supervisor died before it could tell (killed with the group): its own end says it.
-		var ee *exec.ExitError
-		if errors.As(waitErr, &ee) {
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				end.signal = ws.Signal()
-				return end
-			}
+	reaper.tell(fmt.Sprintf("- %d\n", pid))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			end.signal = ws.Signal()
+		} else {
+			end.code = ee.ExitCode()
 		}
-		end.err = fmt.Errorf("its supervisor ended without a report: %v", waitErr)
-		return end
-	}
-	if waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		end.err = waitErr
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		end.err = err
 	}
 	return end
-}
-
-// startFailure rebuilds the error of a command that could not start from its report.
-func startFailure(detail string) error {
-	errno, msg, _ := strings.Cut(detail, " ")
-	if n, err := strconv.Atoi(errno); err == nil && n > 0 {
-		return fmt.Errorf("%s: %w", msg, syscall.Errno(n))
-	}
-	return errors.New(detail)
 }
 
 // waitExited returns when the process pid (a child) has exited, without reaping it: waitid with
@@ -138,62 +181,6 @@ func waitExited(pid int) {
 		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wEXITED|wNOWAIT, 0, 0)
 		if !errors.Is(e, syscall.EINTR) {
 			return
-		}
-	}
-}
-
-// supervise is the supervisor process: it runs the command at path with argv in its own process
-// group (the supervisor's) and writes how it ended to fd 3: "exit N", "signal N" or "start
-// ERRNO message". When the worker dies (workerDied) it stops the group: SIGTERM, then SIGKILL
-// after grace, itself included. It ignores the SIGTERM the worker sends the group: the command
-// gets it too, and the supervisor reports how the command took it.
-func supervise(grace, path string, argv []string) {
-	report := os.NewFile(3, "status")
-	syscall.CloseOnExec(3)
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGTERM, workerDied)
-	g, err := time.ParseDuration(grace)
-	if err != nil {
-		g = DefaultKillGrace
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, supervisorEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := cmd.Start(); err != nil {
-		var errno syscall.Errno
-		errors.As(err, &errno)
-		fmt.Fprintf(report, "start %d %s", int(errno), err)
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	for {
-		select {
-		case <-done:
-			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-			if ws.Signaled() {
-				fmt.Fprintf(report, "signal %d", int(ws.Signal()))
-			} else {
-				fmt.Fprintf(report, "exit %d", ws.ExitStatus())
-			}
-			return
-		case s := <-signals:
-			if s != workerDied {
-				continue
-			}
-			_ = syscall.Kill(0, syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(g):
-			}
-			_ = syscall.Kill(0, syscall.SIGKILL)
 		}
 	}
 }

@@ -300,3 +300,50 @@ func TestVerifySignature(t *testing.T) {
 		require.ErrorIs(t, runner.VerifySignature(testSecret, bad, body, now, 0), runner.ErrSignatureInvalid, bad)
 	}
 }
+
+func TestHTTPEndpointWork(t *testing.T) {
+	t.Parallel()
+	srv := newEndpointServer(t)
+	job := &jobq.Job{ID: 5, Task: "t", Queue: "default", Payload: json.RawMessage(`{}`), Attempt: 1, MaxAttempts: 3}
+	t.Run("NoAnswerInTimeRetriesAsTimedOut", func(t *testing.T) {
+		t.Parallel()
+		url := srv.on("/hang", func(_ http.ResponseWriter, r *http.Request, _ int) { <-r.Context().Done() })
+		h, err := runner.HTTPEndpoint(runner.HTTPConfig{URL: url, Secret: testSecret, Timeout: 300 * time.Millisecond})
+		require.NoError(t, err)
+		err = h.Work(context.Background(), job)
+		require.ErrorIs(t, err, runner.ErrHandlerTimeout)
+		v := runner.VerdictOf(job, err)
+		require.Equal(t, "timed_out", v.Failure.Reason)
+		require.False(t, v.Failure.Fatal)
+	})
+	t.Run("ConnectionResetRetries", func(t *testing.T) {
+		t.Parallel()
+		url := srv.on("/reset", func(w http.ResponseWriter, _ *http.Request, _ int) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = conn.(*net.TCPConn).SetLinger(0) // RST, not FIN
+				_ = conn.Close()
+			}
+		})
+		v := runner.VerdictOf(job, endpoint(t, url).Work(context.Background(), job))
+		require.Equal(t, runner.VerdictFail, v.Kind)
+		require.False(t, v.Failure.Fatal)
+		require.Contains(t, v.Failure.Error, "POST "+srv.URL+"/reset: connection reset")
+	})
+	t.Run("RetryAfterMissingOrUnusableIsTheDefault", func(t *testing.T) {
+		t.Parallel()
+		for path, header := range map[string][]string{"/503-none": nil, "/503-bad": {"Retry-After", "soon"}, "/429-huge": {"Retry-After", "99999999999"}} {
+			code := 503
+			if strings.HasPrefix(path, "/429") {
+				code = 429
+			}
+			v := runner.VerdictOf(job, endpoint(t, srv.on(path, status(code, "", header...))).Work(context.Background(), job))
+			require.Equal(t, runner.VerdictSnooze, v.Kind, path)
+			want := runner.DefaultSnooze
+			if path == "/429-huge" {
+				want = runner.MaxSnooze
+			}
+			require.Equal(t, want, v.Delay, path)
+		}
+	})
+}
