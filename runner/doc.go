@@ -19,7 +19,14 @@
 // every registered declaration, and those of Config.Tasks, before it claims; declaring is
 // idempotent, so every runner of a service declares at each start. A task handled with
 // Runner.Handle declares nothing and keeps the declaration made elsewhere (in SQL, with
-// jobq.define_task, or in Config.Tasks).
+// jobq.define_task, or in Config.Tasks). A runner's declaration keeps what an operator set: the
+// handler name (jobq.set_task_handler) and app_enqueue as an operator declared it.
+//
+// The runner claims only the tasks it has handlers for: it registers them (register_worker's
+// tasks) and passes them, as one array, to every claim_job and claim_passed_over, so a job of
+// another task stays queued for a worker that serves it, whatever its queue, and a runner without
+// any handler claims nothing. A waiting job whose task no live worker of its queue serves shows
+// as not served (jobq.stats, jobq queues list, the dashboard, jobq_jobs_not_served).
 //
 // # Schedules
 //
@@ -34,7 +41,7 @@
 // # Workers
 //
 // At start the runner registers in jobq.workers (register_worker: worker id, host name, pid,
-// queues, concurrency, Config.Version) and then heartbeats its row every
+// queues, concurrency, Config.Version, the tasks it has handlers for) and then heartbeats its row every
 // worker_heartbeat_interval (5 seconds as shipped) with the number of running handlers. Each
 // answer carries the state the engine holds for the worker and the current settings, and the
 // runner obeys within that heartbeat:

@@ -416,7 +416,8 @@ func (r *Runner) PollInterval() time.Duration {
 }
 
 // Handle registers h for jobs of task name. It declares nothing: the task must be declared in
-// jobq.tasks otherwise (jobq.define_task, Config.Tasks), and keeps that declaration. It panics
+// jobq.tasks otherwise (jobq.define_task, Config.Tasks), and keeps that declaration. The runner
+// claims the jobs of the tasks registered here and of no other task. It panics
 // when name is empty, already registered, or the runner has started: those are programming
 // errors.
 func (r *Runner) Handle(name string, h Handler) {
