@@ -15,6 +15,14 @@ import (
 
 type doctorCmd struct {
 	connFlags
+	JSON bool `name:"json" help:"print the checks as JSON ({\"checks\": [{\"name\", \"ok\", \"problems\"}], \"failed\"}) instead of lines"`
+}
+
+// doctorResult is one check's outcome, as --json prints it.
+type doctorResult struct {
+	Name     string   `json:"name"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems"`
 }
 
 // doctorCheck is one check: its name and a function returning the problems it found.
@@ -72,6 +80,7 @@ var doctorChecks = []doctorCheck{
 }
 
 func (c *doctorCmd) Run(e *env) error {
+	var results []doctorResult
 	failed := 0
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
 		for _, ch := range doctorChecks {
@@ -79,17 +88,31 @@ func (c *doctorCmd) Run(e *env) error {
 			if err != nil {
 				problems = []string{"cannot check: " + explain(err).Error()}
 			}
-			if len(problems) == 0 {
-				fmt.Fprintf(e.stdout, "OK    %s\n", ch.name)
-				continue
+			if len(problems) > 0 {
+				failed++
 			}
-			failed++
-			fmt.Fprintf(e.stdout, "FAIL  %s: %s\n", ch.name, strings.Join(problems, "; "))
+			results = append(results, doctorResult{Name: ch.name, OK: len(problems) == 0, Problems: append([]string{}, problems...)})
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		if err := writeJSON(e.stdout, struct {
+			Checks []doctorResult `json:"checks"`
+			Failed int            `json:"failed"`
+		}{results, failed}); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			if r.OK {
+				fmt.Fprintf(e.stdout, "OK    %s\n", r.Name)
+			} else {
+				fmt.Fprintf(e.stdout, "FAIL  %s: %s\n", r.Name, strings.Join(r.Problems, "; "))
+			}
+		}
 	}
 	if failed > 0 {
 		fmt.Fprintf(e.stderr, "jobq doctor: %d check(s) failed\n", failed)

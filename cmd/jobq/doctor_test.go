@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,46 @@ var repairSQL = map[string]string{
 	"search_path":          `ALTER FUNCTION jobq.set_setting(text, text) SET search_path = pg_catalog, pg_temp`,
 	"setting out of range": `UPDATE jobq.settings SET value = '25' WHERE name = 'default_max_attempts'`,
 	"stale leader":         `UPDATE jobq.leader SET holder = NULL, lease_expires_at = NULL`,
+}
+
+// doctor --json prints every check with ok and its problems, and keeps doctor's exit status: 0
+// when all pass, 1 when one fails.
+func TestDoctorJSON(t *testing.T) {
+	b := setupOps(t)
+	type result struct {
+		Checks []struct {
+			Name     string   `json:"name"`
+			OK       bool     `json:"ok"`
+			Problems []string `json:"problems"`
+		} `json:"checks"`
+		Failed int `json:"failed"`
+	}
+	code, stdout, stderr := b.op(t, "doctor", "--json")
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	var healthy result
+	require.NoError(t, json.Unmarshal([]byte(stdout), &healthy), "stdout:\n%s", stdout)
+	require.Len(t, healthy.Checks, 8)
+	require.Zero(t, healthy.Failed)
+	for _, c := range healthy.Checks {
+		require.True(t, c.OK, c.Name)
+		require.NotNil(t, c.Problems, "an empty list, not null: %s", c.Name)
+		require.Empty(t, c.Problems, c.Name)
+	}
+
+	_, err := b.admin.Exec(testCtx(t), `ALTER TABLE jobq.jobs NO FORCE ROW LEVEL SECURITY`)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = b.admin.Exec(testCtx(t), `ALTER TABLE jobq.jobs FORCE ROW LEVEL SECURITY`) })
+	code, stdout, _ = b.op(t, "doctor", "--json")
+	require.Equal(t, 1, code, "stdout:\n%s", stdout)
+	var broken result
+	require.NoError(t, json.Unmarshal([]byte(stdout), &broken), "stdout:\n%s", stdout)
+	require.Equal(t, 1, broken.Failed)
+	for _, c := range broken.Checks {
+		if c.Name == "row level security" {
+			require.False(t, c.OK)
+			require.Equal(t, []string{"table jobq.jobs has store_id but row level security is not forced"}, c.Problems)
+			continue
+		}
+		require.True(t, c.OK, c.Name)
+	}
 }

@@ -60,6 +60,7 @@ type migrateCmd struct {
 	LockWait    time.Duration `name:"lock-wait" default:"2m" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
 	DatabaseURL string        `name:"database-url" placeholder:"URL" help:"jobq_migrator URL (default $$DATABASE_URL_MIGRATOR, then $$DATABASE_URL)"`
 	Release     string        `name:"release" placeholder:"VERSION" help:"with script: the version the script is labelled with (default: this binary's)"`
+	JSON        bool          `name:"json" help:"with status: print JSON ({\"migrations\": [{\"path\", \"state\", \"applied_at\"}], \"pending_functions\"}) instead of lines"`
 }
 
 // Help is the long help of jobq migrate.
@@ -98,6 +99,9 @@ func (c *migrateCmd) Run(e *env) error {
 	}
 	if c.Release != "" {
 		return usageError{"--release goes with migrate script"}
+	}
+	if c.JSON && verb != "status" {
+		return usageError{"--json goes with migrate status"}
 	}
 	if *dryRun && verb != "up" {
 		return usageError{"--dry-run goes with migrate up"}
@@ -159,6 +163,9 @@ func (c *migrateCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
+		if c.JSON {
+			return migrateStatusJSON(ctx, m, st, stdout)
+		}
 		for _, s := range st {
 			at := "pending"
 			if !s.AppliedAt.IsZero() {
@@ -168,6 +175,37 @@ func (c *migrateCmd) Run(e *env) error {
 		}
 	}
 	return nil
+}
+
+// migrationState is one migration in migrate status --json.
+type migrationState struct {
+	Path      string     `json:"path"`
+	State     string     `json:"state"` // applied or pending
+	AppliedAt *time.Time `json:"applied_at"`
+}
+
+// migrateStatusJSON prints every migration's state and the function files still pending.
+func migrateStatusJSON(ctx context.Context, m *migrate.Migrator, st []*goose.MigrationStatus, stdout io.Writer) error {
+	files, err := m.PendingFunctions(ctx)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Migrations       []migrationState `json:"migrations"`
+		PendingFunctions []string         `json:"pending_functions"`
+	}{Migrations: []migrationState{}, PendingFunctions: []string{}}
+	for _, s := range st {
+		ms := migrationState{Path: s.Source.Path, State: "pending"}
+		if !s.AppliedAt.IsZero() {
+			at := s.AppliedAt.UTC()
+			ms.State, ms.AppliedAt = "applied", &at
+		}
+		out.Migrations = append(out.Migrations, ms)
+	}
+	for _, f := range files {
+		out.PendingFunctions = append(out.PendingFunctions, "functions/"+f.Name)
+	}
+	return writeJSON(stdout, out)
 }
 
 // migrateValidate lists what is pending and fails while anything is.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"sort"
@@ -180,6 +181,29 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 		}
 	})
 
+	t.Run("StatusJSONListsEveryFileAsAppliedAndNoFunctionPending", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "migrate", "status", "--json", "--database-url", migratorURL)
+		require.Equal(t, 0, code, "stderr:\n%s", stderr)
+		var st struct {
+			Migrations []struct {
+				Path      string  `json:"path"`
+				State     string  `json:"state"`
+				AppliedAt *string `json:"applied_at"`
+			} `json:"migrations"`
+			PendingFunctions []string `json:"pending_functions"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &st), "stdout:\n%s", stdout)
+		files := migrationFiles(t)
+		require.Len(t, st.Migrations, len(files))
+		for i, m := range st.Migrations {
+			require.Equal(t, files[i], m.Path)
+			require.Equal(t, "applied", m.State)
+			require.NotNil(t, m.AppliedAt, "an applied migration says when")
+		}
+		require.NotNil(t, st.PendingFunctions, "an empty list, not null")
+		require.Empty(t, st.PendingFunctions)
+	})
+
 	t.Run("SecondMigrateUpIsAlreadyUpToDate", func(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "migrate", "up", "--database-url", migratorURL)
 		require.Equal(t, 0, code, "stderr:\n%s", stderr)
@@ -197,6 +221,23 @@ func TestMigrateUpDryRun(t *testing.T) {
 	adminURL := cluster.URL("postgres", "app")
 	migratorURL := cluster.URL("jobq_migrator", "app")
 	require.NoError(t, migrate.Bootstrap(ctx, dbtest.Connect(t, adminURL), migrate.BootstrapOptions{}))
+
+	code, status, stderr := runCLI(t, "migrate", "status", "--json", "--database-url", migratorURL)
+	require.Equal(t, 0, code, "stderr:\n%s", stderr)
+	var pending struct {
+		Migrations []struct {
+			State     string  `json:"state"`
+			AppliedAt *string `json:"applied_at"`
+		} `json:"migrations"`
+		PendingFunctions []string `json:"pending_functions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(status), &pending), "stdout:\n%s", status)
+	require.Len(t, pending.Migrations, len(migrationFiles(t)))
+	for _, m := range pending.Migrations {
+		require.Equal(t, "pending", m.State)
+		require.Nil(t, m.AppliedAt)
+	}
+	require.Contains(t, pending.PendingFunctions, "functions/30_claim.sql", "every function file waits for migrate up")
 
 	code, printed, stderr := runCLI(t, "migrate", "up", "--dry-run", "--database-url", migratorURL)
 	require.Equal(t, 0, code, "stderr:\n%s", stderr)
