@@ -15,8 +15,8 @@
 //
 // Environment: PORT (default 8787), JOBQ_SECRET (the same value as the worker's variable that
 // secret_env names), and for the CRM stand-in: CRM_OUTBOX (a folder it writes contacts into),
-// CRM_RATE_WINDOW (seconds between two syncs of one contact, default 2) and CRM_FLAKY (contact
-// ids whose first attempt the CRM answers with a server error).
+// CRM_THROTTLED (contact ids whose first sync the CRM throttles: "429, retry in 2 s") and
+// CRM_FLAKY (contact ids whose first attempt the CRM answers with a server error).
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -41,10 +41,11 @@ function verify(header, body) {
   return timingSafeEqual(expected, Buffer.from(parts.v1, 'hex')); // constant time
 }
 
-// The CRM stand-in: it rate-limits syncs per contact, and fails the first call for CRM_FLAKY ids.
-const lastSync = new Map();
-const rateWindowMs = Number(process.env.CRM_RATE_WINDOW ?? 2) * 1000;
-const flaky = new Set((process.env.CRM_FLAKY ?? '').split(',').filter(Boolean));
+// The CRM stand-in: it throttles the first sync of CRM_THROTTLED contacts, and fails the first
+// attempt for CRM_FLAKY ones.
+const list = (v) => new Set((v ?? '').split(',').filter(Boolean));
+const throttled = list(process.env.CRM_THROTTLED);
+const flaky = list(process.env.CRM_FLAKY);
 
 class HTTPError extends Error {
   constructor(status, message, headers = {}) {
@@ -59,15 +60,13 @@ function syncContact(job) {
   if (typeof contactId !== 'string' || typeof email !== 'string' || !email.includes('@')) {
     throw new HTTPError(422, 'a contact needs a contactId and an email address'); // for good
   }
-  const since = Date.now() - (lastSync.get(contactId) ?? -Infinity);
-  if (since < rateWindowMs) {
-    const wait = Math.ceil((rateWindowMs - since) / 1000);
-    throw new HTTPError(429, `contact ${contactId} synced ${since} ms ago`, { 'Retry-After': String(wait) });
+  if (throttled.delete(contactId)) {
+    // Not now: jobq snoozes the job for Retry-After seconds, without using an attempt.
+    throw new HTTPError(429, `the CRM throttles contact ${contactId}`, { 'Retry-After': '2' });
   }
   if (flaky.has(contactId) && job.attempt === 1) {
     throw new HTTPError(502, 'the CRM answered 502 Bad Gateway'); // retried
   }
-  lastSync.set(contactId, Date.now());
   writeFileSync(join(process.env.CRM_OUTBOX, `${job.id}.json`), JSON.stringify({ contactId, email }));
 }
 

@@ -14,11 +14,14 @@ jobq worker runs this program once per job (docs/handlers.md has the whole contr
           with backoff until max_attempts
   - what it prints (stdout and stderr, the last 4 KiB by default) is kept with a failed attempt.
 
-The mail server here is a stand-in that writes each message into the folder $OUTBOX, and that,
-like a server that greylists, refuses the first delivery to the domains listed in $GREYLIST.
+The mail server here is a stand-in that writes each message into the folder $OUTBOX. Like a real
+one, it sometimes says "not now": it greylists the first message to each address of the domains
+listed in $GREYLIST ("451 try again in 2 seconds"), which the handler turns into a snooze. And for
+the demo, the connection to it drops on the first attempt for the domains listed in $FLAKY, which
+the handler reports as a failed attempt, retried.
 """
 
-import datetime
+import hashlib
 import json
 import os
 import sys
@@ -43,14 +46,30 @@ class TemporaryFailure(Exception):
     """This attempt failed; another may succeed."""
 
 
+class Greylisted(Exception):
+    """The mail server asks to be tried again after `seconds`."""
+
+    def __init__(self, seconds):
+        super().__init__(f"451 4.7.1 greylisted, try again in {seconds} seconds")
+        self.seconds = seconds
+
+
+def listed(variable, domain):
+    return domain in [d for d in os.environ.get(variable, "").split(",") if d]
+
+
 def deliver(address, message):
-    """The stand-in mail server: greylists first attempts, else drops the message in $OUTBOX."""
+    """The stand-in mail server: drops the message in $OUTBOX, or says why not."""
     domain = address.rsplit("@", 1)[1]
-    greylisted = [d for d in os.environ.get("GREYLIST", "").split(",") if d]
-    if domain in greylisted and os.environ["JOBQ_ATTEMPT"] == "1":
-        raise TemporaryFailure(f"451 4.7.1 {domain}: greylisted, try again later")
-    path = os.path.join(os.environ["OUTBOX"], os.environ["JOBQ_JOB_ID"] + ".eml")
-    with open(path, "w", encoding="utf-8") as f:
+    if listed("FLAKY", domain) and os.environ["JOBQ_ATTEMPT"] == "1":
+        raise TemporaryFailure(f"connection to the mail server of {domain} reset")
+    outbox = os.environ["OUTBOX"]
+    if listed("GREYLIST", domain):
+        seen = os.path.join(outbox, "greylisted-" + hashlib.sha256(address.encode()).hexdigest())
+        if not os.path.exists(seen):  # a first message to this address: greylisted
+            open(seen, "w").close()
+            raise Greylisted(2)
+    with open(os.path.join(outbox, os.environ["JOBQ_JOB_ID"] + ".eml"), "w", encoding="utf-8") as f:
         f.write(message)
 
 
@@ -58,14 +77,10 @@ def send_welcome_email(payload):
     email = payload.get("email", "")
     if "@" not in email:
         raise Permanent(f"{email!r} is not an email address")
-    # The application may ask for the email to go out later (say, after a sign-up's quiet period).
-    send_after = payload.get("sendAfter")
-    if send_after:
-        when = datetime.datetime.fromisoformat(send_after.replace("Z", "+00:00"))
-        wait = (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
-        if wait > 0:
-            raise Snooze(max(1, round(wait)))
-    deliver(email, f"To: {email}\nSubject: Welcome!\n\nHello {payload.get('name', 'there')}!\n")
+    try:
+        deliver(email, f"To: {email}\nSubject: Welcome!\n\nHello {payload.get('name', 'there')}!\n")
+    except Greylisted as e:
+        raise Snooze(e.seconds) from e  # not an error: the server asked for later
     print(f"job {os.environ['JOBQ_JOB_ID']}: welcome email sent to {email}")
 
 
