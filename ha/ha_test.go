@@ -150,8 +150,9 @@ type harness struct {
 
 	crashed *ha.Node // the node crashNode killed, for rejoin
 	// retaken: the frozen node's Patroni took the leader key back after it resumed, and the
-	// primary promoted meanwhile was rewound (Patroni before 3.0.3 overwrites the leader key
-	// when its session expired during a stall: patroni/patroni#2689).
+	// primary promoted meanwhile was rewound (Patroni before 3.1.0 lets a stale primary win the
+	// leader race after a stall: its release notes, "Don't allow stale primary to win the leader
+	// race").
 	retaken bool
 }
 
@@ -435,7 +436,7 @@ func (h *harness) run(ctx context.Context, t *testing.T, sc scenario) figures {
 	require.Equal(t, f.dups, f.dupsUnacked+f.dupsAfterLostAck, "every duplicate run follows an unacknowledged or a lost completion")
 	if h.retaken {
 		h.retaken = false
-		t.Logf("PATRONI DEFECT (3.0.2, fixed in 3.0.3): the resumed old leader took the leader key back; what the interim primary acknowledged was rewound: %d jobs lost, %d acknowledged completions lost", f.jobsLost, f.acksLost)
+		t.Logf("PATRONI DEFECT (before 3.1.0): the resumed old leader took the leader key back; what the interim primary acknowledged was rewound: %d jobs lost, %d acknowledged completions lost", f.jobsLost, f.acksLost)
 		f.name += " ‡"
 		if !h.sync {
 			require.Equal(t, f.jobsLost, f.enqueuesLost, "a job that reached the surviving timeline is never lost")

@@ -26,9 +26,10 @@ import (
 
 // TestPgBouncerTransactionMode runs two workers and an enqueuer through PgBouncer in transaction
 // pooling mode (Debian's 1.18, which does not track prepared statements): with pgx's
-// default_query_exec_mode=cache_describe every job runs exactly once; with pgx's default (named
-// prepared statements) the worker fails with SQLSTATE 26000. Notifications do not cross a
-// transaction pooler, so pickup falls back to the poll.
+// default_query_exec_mode=cache_describe every job runs exactly once; pgx's default (named
+// prepared statements) fails with SQLSTATE 26000 as soon as a client's transaction lands on another
+// server connection. Notifications do not cross a transaction pooler, so pickup falls back to the
+// poll, unless the wake-up is --wakeup wal on a direct replication connection.
 func TestPgBouncerTransactionMode(t *testing.T) {
 	pgb, err := exec.LookPath("pgbouncer")
 	if err != nil {
@@ -64,14 +65,41 @@ func TestPgBouncerTransactionMode(t *testing.T) {
 		return u
 	}
 
+	// pgx's default caches named prepared statements per connection; PgBouncer 1.18 hands the
+	// next transaction another server connection, which does not have them. Made certain here:
+	// a second client holds the first server connection in a transaction (PgBouncer reuses the
+	// most recent server first), so the first client's next query lands on a new one.
 	t.Run("DefaultModeFails", func(t *testing.T) {
-		w := proctest.Start(t, bin, nil, "worker", "--database-url", via("worker_runtime", ""),
-			"--health-addr", "", "--poll-interval", "200ms")
-		proctest.WaitUntil(t, ceiling, "a prepared-statement error", func() bool {
-			return strings.Contains(w.Logs.String(), "SQLSTATE 26000")
-		})
-		w.Signal(syscall.SIGTERM)
-		w.Wait(time.Minute)
+		c1, err := pgx.Connect(ctx, via("postgres", ""))
+		require.NoError(t, err)
+		defer c1.Close(ctx)
+		_, err = c1.Exec(ctx, `SELECT jobq.queue_lag() FROM (SELECT $1::int) s`, 1)
+		require.NoError(t, err)
+		c2, err := pgx.Connect(ctx, via("postgres", ""))
+		require.NoError(t, err)
+		defer c2.Close(ctx)
+		tx, err := c2.Begin(ctx)
+		require.NoError(t, err)
+		defer tx.Rollback(ctx)
+		_, err = tx.Exec(ctx, "SELECT 1")
+		require.NoError(t, err)
+		_, err = c1.Exec(ctx, `SELECT jobq.queue_lag() FROM (SELECT $1::int) s`, 2)
+		require.ErrorContains(t, err, "SQLSTATE 26000", "a named prepared statement does not follow the client to another server connection")
+
+		// The same with cache_describe: unnamed statements, described once, work on any server
+		// connection.
+		c3, err := pgx.Connect(ctx, via("postgres", "cache_describe"))
+		require.NoError(t, err)
+		defer c3.Close(ctx)
+		_, err = c3.Exec(ctx, `SELECT jobq.queue_lag() FROM (SELECT $1::int) s`, 1)
+		require.NoError(t, err)
+		require.NoError(t, tx.Rollback(ctx))
+		tx, err = c2.Begin(ctx)
+		require.NoError(t, err)
+		_, err = tx.Exec(ctx, "SELECT 1")
+		require.NoError(t, err)
+		_, err = c3.Exec(ctx, `SELECT jobq.queue_lag() FROM (SELECT $1::int) s`, 2)
+		require.NoError(t, err)
 	})
 
 	// Through the pooler with the poll and the LISTEN connection (which a transaction pooler
