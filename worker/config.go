@@ -144,6 +144,10 @@ func LoadFile(path string, reserved []string, getenv func(string) (string, bool)
 	}
 	c := &checker{path: path, dir: filepath.Dir(abs), getenv: getenv}
 	f := &File{Path: path, Worker: map[string]string{}}
+	if st, err := os.Stat(abs); err == nil && st.Mode().Perm()&0o002 != 0 {
+		// Whoever can write the file can make the worker run any program.
+		c.problems = append(c.problems, fmt.Sprintf("%s: writable by every user: anyone could make this worker run any program (chmod o-w)", path))
+	}
 	for _, key := range sortedKeys(raw) {
 		switch key {
 		case "worker":
@@ -413,6 +417,8 @@ func (c *checker) program(where, p string) string {
 		c.add(where, "command: %s is a folder", abs)
 	case st.Mode().Perm()&0o111 == 0:
 		c.add(where, "command: %s is not executable", abs)
+	case st.Mode().Perm()&0o002 != 0:
+		c.add(where, "command: %s is writable by every user: anyone could change what this worker runs (chmod o-w)", abs)
 	}
 	return abs
 }

@@ -274,3 +274,24 @@ log_level = "debug"
 	require.ErrorContains(t, err, "--lease, --poll-interval and --heartbeat-interval must not be negative")
 	require.ErrorAs(t, err, new(worker.UsageError))
 }
+
+// A file, or a program it names, that every user may write is a problem: whoever can write
+// either can make the worker run anything.
+func TestLoadFileRefusesWhatEveryUserMayWrite(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, "[handlers.report]\ncommand = [\"./report.sh\"]\n")
+	program := filepath.Join(filepath.Dir(path), "report.sh")
+	require.NoError(t, os.WriteFile(program, []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.Chmod(program, 0o777))
+	require.NoError(t, os.Chmod(path, 0o666))
+	_, problems := worker.LoadFile(path, nil, env())
+	require.Equal(t, []string{
+		path + ": writable by every user: anyone could make this worker run any program (chmod o-w)",
+		path + ": [handlers.report] command: " + program + " is writable by every user: anyone could change what this worker runs (chmod o-w)",
+	}, problems)
+
+	require.NoError(t, os.Chmod(program, 0o755))
+	require.NoError(t, os.Chmod(path, 0o644))
+	_, problems = worker.LoadFile(path, nil, env())
+	require.Empty(t, problems)
+}
