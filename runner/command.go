@@ -84,8 +84,9 @@ type CommandConfig struct {
 // DefaultSnooze otherwise); 65 (EX_DATAERR) fails it for good; any other status, a death by a
 // signal, or a program that cannot start fails the attempt (retried) with the tail of the output.
 // When the run's context ends (lost lease, timeout, shutdown) the whole group gets SIGTERM, then
-// SIGKILL after KillGrace; when the program exits, what is left of its group is killed. On Linux
-// the program also gets SIGKILL if the worker process dies.
+// SIGKILL after KillGrace; when the program exits, what is left of its group is killed. When the
+// worker process dies (even by kill -9), a reaper process, started at the first command, does the
+// same to every group still running. Command needs Linux.
 func Command(cfg CommandConfig) (Handler, error) {
 	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
 		return nil, errors.New("runner: CommandConfig.Argv is required")
