@@ -82,7 +82,9 @@ func serveFile(ctx context.Context, r *runner.Runner, f *File, builtin []string,
 			log.Warn("task is built in: its handler name is ignored", "task", row.Task, "handler", row.Handler)
 			continue
 		}
-		r.Handle(row.Task, h)
+		if err := handle(r, row.Task, h); err != nil {
+			return fmt.Errorf("task %q, handler %q of the file: %w (a program lists the tasks its Setup handles in Program.BuiltinTasks)", row.Task, row.Handler, err)
+		}
 		tasksOf[row.Handler] = append(tasksOf[row.Handler], row.Task)
 	}
 	for _, spec := range f.Handlers {
@@ -158,5 +160,17 @@ func checkServed(ctx context.Context, f *Flags, builtin []string, stdout io.Writ
 			fmt.Fprintf(stdout, "warning: handler %s (%s) serves no task: no declared task has this handler name\n", spec.Name, spec.Kind())
 		}
 	}
+	return nil
+}
+
+// handle registers h for task, turning Runner.Handle's panic (the program's Setup registered the
+// task already) into an error.
+func handle(r *runner.Runner, task string, h runner.Handler) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	r.Handle(task, h)
 	return nil
 }
