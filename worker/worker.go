@@ -62,9 +62,10 @@ type Program struct {
 	// Setup registers the handlers on the runner before it runs. Optional (a worker without
 	// handlers claims nothing).
 	Setup func(ctx context.Context, r *runner.Runner, env Env) error
-	// BuiltinTasks are the tasks Setup registers. A [handlers.<name>] table of the --config file
-	// may not use one of these names, and a task whose handler name (jobq.tasks.handler) is a
-	// file's handler is still served by Setup's handler. Optional.
+	// BuiltinTasks are the tasks Setup registers. No [handlers.<name>] table of the --config file
+	// may take one of these names, and each keeps Setup's handler whatever handler name
+	// jobq.tasks gives it. Optional; a file handler for a task Setup registered but did not list
+	// here stops the worker at start.
 	BuiltinTasks []string
 }
 
