@@ -3285,29 +3285,33 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    WITH served AS MATERIALIZED (
-        SELECT s.queue, s.task FROM jobq._served_by_live_workers(v_now) AS s
-    ), live AS (
-        SELECT j.queue AS name,
+    WITH by_task AS (
+        -- One pass over the live jobs, by queue and task: whether a task is served is then asked
+        -- once per (queue, task), not once per job.
+        SELECT j.queue AS name, j.task,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
-               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due,
-               -- Not served: no live worker of the queue serves every task, nor this one (two
-               -- hashed lookups per waiting job; jobq._served_by_live_workers is read once).
-               count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')
-                                  AND j.queue NOT IN (SELECT s.queue FROM served s WHERE s.task IS NULL)
-                                  AND (j.queue, j.task) NOT IN (SELECT s.queue, s.task FROM served s WHERE s.task IS NOT NULL))
-                   AS not_served,
-               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now
-                                       AND j.queue NOT IN (SELECT s.queue FROM served s WHERE s.task IS NULL)
-                                       AND (j.queue, j.task) NOT IN (SELECT s.queue, s.task FROM served s WHERE s.task IS NOT NULL))
-                   AS not_served_oldest
+               count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')) AS waiting,
+               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
         FROM jobq.jobs j
         WHERE (p_queue IS NULL OR j.queue = p_queue)
           AND (v_all OR j.store_id = v_store)
-        GROUP BY j.queue
+        GROUP BY j.queue, j.task
+    ), served AS MATERIALIZED (
+        SELECT s.queue, s.task FROM jobq._served_by_live_workers(v_now) AS s
+    ), live AS (
+        SELECT b.name,
+               sum(b.queued)::bigint AS queued, sum(b.retry_pending)::bigint AS retry_pending,
+               sum(b.running)::bigint AS running, sum(b.scheduled)::bigint AS scheduled,
+               min(b.oldest_due) AS oldest_due,
+               -- Not served: no live worker of the queue serves every task, nor this one.
+               coalesce(sum(b.waiting) FILTER (WHERE NOT b.served), 0)::bigint AS not_served,
+               min(b.oldest_due) FILTER (WHERE NOT b.served) AS not_served_oldest
+        FROM (SELECT t.*, EXISTS (SELECT 1 FROM served s WHERE s.queue = t.name AND (s.task IS NULL OR s.task = t.task)) AS served
+              FROM by_task t) b
+        GROUP BY b.name
     ), done AS (
         -- Counts over the last day: a hash aggregate, no sort of the day's rows.
         SELECT h.queue AS name,
