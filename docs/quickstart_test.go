@@ -116,7 +116,7 @@ func TestQuickstartPythonCommand(t *testing.T) {
 	bin := filepath.Join(buildJobq(t), "jobq")
 	w := proctest.StartServing(t, bin, []string{"WORKER_DATABASE_URL=" + db.URL("worker_runtime"), "OUTBOX=" + outbox, "GREYLIST=greylist.example", "FLAKY=flaky.example"},
 		"worker", "--config", config)
-	w.WaitStarted()
+	proctest.WaitUntil(t, quickstartCeiling, "runner started", func() bool { return len(w.Lines("runner started")) == 1 })
 
 	c := jobq.NewClient(admin)
 	enqueue := func(payload map[string]any) int64 {
@@ -212,7 +212,7 @@ func TestQuickstartNodeHTTP(t *testing.T) {
 	bin := filepath.Join(buildJobq(t), "jobq")
 	w := proctest.StartServing(t, bin, []string{"WORKER_DATABASE_URL=" + db.URL("worker_runtime"), "CRM_HANDLER_SECRET=" + secret},
 		"worker", "--config", config)
-	w.WaitStarted()
+	proctest.WaitUntil(t, quickstartCeiling, "runner started", func() bool { return len(w.Lines("runner started")) == 1 })
 
 	c := jobq.NewClient(admin)
 	enqueue := func(payload map[string]any) int64 {

@@ -17,6 +17,13 @@ import (
 	"github.com/jobqdev/jobq/internal/proctest"
 )
 
+// waitStarted waits until w has started its runner, under waitCeiling (a loaded machine starts
+// a worker slower than proctest's WaitStarted allows).
+func waitStarted(t *testing.T, w *workerProc) {
+	t.Helper()
+	waitUntil(t, waitCeiling, "runner started", func() bool { return len(w.Lines("runner started")) == 1 })
+}
+
 // markerScript writes a program that records each run as a file named after its job in out.
 func markerScript(t *testing.T, path, out, what string) {
 	t.Helper()
@@ -92,7 +99,7 @@ command = ["./unused.sh"]
 		"ok: 3 handlers\n", stdout)
 
 	w := startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--config", config)
-	w.WaitStarted()
+	waitStarted(t, w)
 	require.Len(t, w.Lines("handler serves tasks"), 2)
 	unused := w.Lines("handler serves no task: no declared task has this handler name (jobq.set_task_handler, or a task of this name)")
 	require.Len(t, unused, 1)
@@ -135,7 +142,7 @@ command = ["./unused.sh"]
 	require.Equal(t, 0, w.Wait(waitCeiling))
 
 	w = startWorker(t, nil, "--database-url", db.URL("worker_runtime"), "--config", config)
-	w.WaitStarted()
+	waitStarted(t, w)
 	require.Empty(t, w.Lines("handler serves tasks"))
 	require.Len(t, w.Lines("task is built in: its handler name is ignored"), 1)
 	require.Len(t, w.Lines("handler serves no task: no declared task has this handler name (jobq.set_task_handler, or a task of this name)"), 3)
@@ -290,7 +297,7 @@ inherit_env = ["PATH", "RUNS"]
 
 	// worker-a never leads: worker-b's maintain rescues the job as soon as its lease expires.
 	a := startWorker(t, env, "--database-url", db.URL("worker_runtime"), "--config", config, "--worker-id", "worker-a", "--no-leader")
-	a.WaitStarted()
+	waitStarted(t, a)
 	id := enqueue(t, jobq.NewClient(admin), "long-report", nil, jobq.EnqueueOptions{})
 	var pids []int
 	waitUntil(t, waitCeiling, "the command and its child run", func() bool {
@@ -342,7 +349,7 @@ kill_grace = "2s"
 `), 0o600))
 	require.NoError(t, jobq.NewClient(admin).DefineTask(context.Background(), jobq.TaskDefinition{Name: "stubborn"}))
 	w := startWorker(t, []string{"RUNS=" + runs}, "--database-url", db.URL("worker_runtime"), "--config", config)
-	w.WaitStarted()
+	waitStarted(t, w)
 	id := enqueue(t, jobq.NewClient(admin), "stubborn", nil, jobq.EnqueueOptions{})
 	var pids []int
 	waitUntil(t, waitCeiling, "the command runs", func() bool {
