@@ -34,6 +34,31 @@ func (c *Client) CancelJob(ctx context.Context, id int64) (string, error) {
 	return state, wrap(err, "cancel_job")
 }
 
+// JobHold is one rule that holds a job now (jobq.explain_job): Rule is one of running,
+// scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit,
+// store_rate_limit, not_served, or finished for a job in the history; Detail says it in words,
+// with the figures.
+type JobHold struct {
+	Rule   string `json:"rule"`
+	Detail string `json:"detail"`
+}
+
+// ExplainJob says why job id waits: one JobHold per rule that holds it now, none when a claim of
+// its queue may take it (jobq.explain_job). Operators and viewers explain every job; an
+// application only its store's. Errors: ErrNotFound (no such job, or one the caller does not
+// see).
+func (c *Client) ExplainJob(ctx context.Context, id int64) ([]JobHold, error) {
+	rows, err := c.db.Query(ctx, `SELECT rule, detail FROM jobq.explain_job($1)`, id)
+	if err != nil {
+		return nil, wrap(err, "explain_job")
+	}
+	holds, err := pgx.CollectRows(rows, pgx.RowToStructByName[JobHold])
+	if err != nil {
+		return nil, wrap(err, "explain_job")
+	}
+	return holds, nil
+}
+
 // SetSetting changes engine setting name to value, given in the setting's kind (interval,
 // integer, boolean or text), and returns the value as stored (jobq.set_setting, audited).
 // Errors: ErrUnknownSetting; ErrInvalidArgument, ErrOutOfRange or ErrValueTooLong for a value

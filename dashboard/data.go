@@ -350,6 +350,8 @@ type jobData struct {
 	Payload  string
 	Timeline []event
 	Audit    []auditRow
+	// Holds are the rules that hold a live job now (jobq.explain_job); empty: claimable.
+	Holds []jobq.JobHold
 }
 
 // event is one line of a job's timeline.
@@ -386,6 +388,11 @@ func loadJob(ctx context.Context, q querier, id int64, operatorView bool) (jobDa
 		d.Timeline = append(d.Timeline, event{At: *job.FinishedAt, What: job.State, Who: deref(job.LockedBy), Error: deref(job.LastError), Bad: job.State != "succeeded"})
 	}
 	sortEvents(d.Timeline)
+	if job.FinishedAt == nil {
+		if d.Holds, err = jobq.NewClient(q).ExplainJob(ctx, id); err != nil {
+			return d, err
+		}
+	}
 	if operatorView {
 		d.Audit, err = loadAudit(ctx, q, auditFilter{JobID: id}, 100)
 	}

@@ -90,6 +90,7 @@ type jobsCmd struct {
 	Retry  jobsActCmd  `cmd:"" help:"Run a waiting job now, or queue a dead or canceled job again (jobq.retry_job)."`
 	Cancel jobsActCmd  `cmd:"" help:"Cancel a job, also a running one (jobq.cancel_job)."`
 	Delete jobsActCmd  `cmd:"" help:"Delete a job from the live table or the history (jobq.delete_job)."`
+	Why    jobsWhyCmd  `cmd:"" help:"Say why a job waits: every rule that holds it now, or claimable (jobq.explain_job)."`
 }
 
 // jobFilter are the filters of jobs list and dead list.
@@ -175,6 +176,44 @@ type jobsListCmd struct {
 
 func (c *jobsListCmd) Run(e *env) error {
 	return listJobs(e, c.connFlags, c.jobFilter, c.State, c.JSON)
+}
+
+type jobsWhyCmd struct {
+	connFlags
+	jsonFlag
+	ID int64 `arg:"" help:"job id"`
+}
+
+// Run prints one line per rule that holds the job (RULE  detail), or "claimable: ..." when none
+// does; with --json, {"id", "claimable", "holds": [{"rule", "detail"}]}.
+func (c *jobsWhyCmd) Run(e *env) error {
+	var holds []jobq.JobHold
+	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
+		var err error
+		holds, err = jobq.NewClient(conn).ExplainJob(e.ctx, c.ID)
+		if errors.Is(err, jobq.ErrNotFound) {
+			return fmt.Errorf("job %d not found", c.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, struct {
+			ID        int64          `json:"id"`
+			Claimable bool           `json:"claimable"`
+			Holds     []jobq.JobHold `json:"holds"`
+		}{c.ID, len(holds) == 0, append([]jobq.JobHold{}, holds...)})
+	}
+	if len(holds) == 0 {
+		fmt.Fprintf(e.stdout, "claimable: nothing holds job %d; the next claim of its queue may take it\n", c.ID)
+		return nil
+	}
+	for _, h := range holds {
+		fmt.Fprintf(e.stdout, "%-17s %s\n", h.Rule, h.Detail)
+	}
+	return nil
 }
 
 type jobsShowCmd struct {

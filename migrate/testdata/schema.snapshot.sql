@@ -1807,6 +1807,107 @@ ALTER FUNCTION jobq._guarded_lock_timeout() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._guarded_lock_timeout() IS 'Private. 2ms: the lock_timeout of a pick made while the transaction holds a limited queue''s claim lock (jobq._guard_picks). Caller: jobq._guard_picks.';
 
+CREATE FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) RETURNS TABLE(rule text, detail text)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_system constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
+    v_job jobq.jobs;
+    v_q jobq.queues;
+    v_n bigint;
+    v_part text;
+BEGIN
+    SELECT * INTO v_job FROM jobq.jobs j WHERE j.id = p_id;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF v_job.state = 'running' THEN
+        rule := 'running';
+        detail := format('attempt %s runs on worker %s, its lease until %s', v_job.attempt, v_job.locked_by, v_job.lease_expires_at);
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF v_job.run_at > p_now THEN
+        rule := CASE WHEN v_job.state = 'retry_pending' THEN 'backoff' ELSE 'scheduled' END;
+        detail := CASE WHEN v_job.state = 'retry_pending'
+                       THEN format('attempt %s failed (%s); the next one is due at %s', v_job.attempt, coalesce(v_job.reason, 'error'), v_job.run_at)
+                       ELSE format('due at %s', v_job.run_at) END;
+        RETURN NEXT;
+    END IF;
+    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = v_job.queue;
+    IF FOUND THEN
+        IF v_q.paused THEN
+            rule := 'queue_paused';
+            detail := format('queue %s is paused', v_job.queue);
+            RETURN NEXT;
+        END IF;
+        IF v_q.max_running IS NOT NULL THEN
+            SELECT count(*) INTO v_n FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = v_job.queue;
+            IF v_n >= v_q.max_running THEN
+                rule := 'queue_limit';
+                detail := format('queue %s runs %s jobs, its limit (max_running %s)', v_job.queue, v_n, v_q.max_running);
+                RETURN NEXT;
+            END IF;
+        END IF;
+        IF v_q.max_running_per_store IS NOT NULL THEN
+            SELECT count(*) INTO v_n FROM jobq.jobs j
+            WHERE j.state = 'running' AND j.queue = v_job.queue AND coalesce(j.store_id, v_system) = coalesce(v_job.store_id, v_system);
+            IF v_n >= v_q.max_running_per_store THEN
+                rule := 'store_limit';
+                detail := format('its store runs %s jobs of queue %s, the limit per store (max_running_per_store %s)',
+                                 v_n, v_job.queue, v_q.max_running_per_store);
+                RETURN NEXT;
+            END IF;
+        END IF;
+        IF v_q.max_running_per_partition IS NOT NULL THEN
+            v_part := v_job.payload ->> v_q.partition_key;
+            IF v_part IS NOT NULL THEN
+                SELECT count(*) INTO v_n FROM jobq.jobs j
+                WHERE j.state = 'running' AND j.queue = v_job.queue AND j.payload ->> v_q.partition_key = v_part;
+                IF v_n >= v_q.max_running_per_partition THEN
+                    rule := 'partition_limit';
+                    detail := format('%s jobs of queue %s with %s = %s run, the limit per partition (max_running_per_partition %s)',
+                                     v_n, v_job.queue, v_q.partition_key, v_part, v_q.max_running_per_partition);
+                    RETURN NEXT;
+                END IF;
+            END IF;
+        END IF;
+        IF v_q.max_started IS NOT NULL THEN
+            SELECT count(*) INTO v_n FROM jobq.claim_starts s
+            WHERE s.queue = v_job.queue AND s.started_at > p_now - v_q.started_per;
+            IF v_n >= v_q.max_started THEN
+                rule := 'rate_limit';
+                detail := format('queue %s started %s jobs in the last %s, its rate limit (max_started %s)',
+                                 v_job.queue, v_n, v_q.started_per, v_q.max_started);
+                RETURN NEXT;
+            END IF;
+        END IF;
+        IF v_q.max_started_per_store IS NOT NULL THEN
+            SELECT count(*) INTO v_n FROM jobq.claim_starts s
+            WHERE s.queue = v_job.queue AND coalesce(s.store_id, v_system) = coalesce(v_job.store_id, v_system)
+              AND s.started_at > p_now - v_q.store_started_per;
+            IF v_n >= v_q.max_started_per_store THEN
+                rule := 'store_rate_limit';
+                detail := format('its store started %s jobs of queue %s in the last %s, the rate limit per store (max_started_per_store %s)',
+                                 v_n, v_job.queue, v_q.store_started_per, v_q.max_started_per_store);
+                RETURN NEXT;
+            END IF;
+        END IF;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM jobq._served_by_live_workers(p_now) s
+                   WHERE s.queue = v_job.queue AND (s.task IS NULL OR s.task = v_job.task)) THEN
+        rule := 'not_served';
+        detail := format('no live worker serves task %s in queue %s', v_job.task, v_job.queue);
+        RETURN NEXT;
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) IS 'Private. The rules that hold job p_id at time p_now, one row each (rule, detail): running (it runs; nothing else is listed), scheduled or backoff (run_at after p_now), queue_paused, queue_limit, store_limit, partition_limit (running jobs at max_running, max_running_per_store, max_running_per_partition), rate_limit, store_rate_limit (starts in jobq.claim_starts within started_per or store_started_per at max_started or max_started_per_store), not_served (no live worker serves its task in its queue: jobq._served_by_live_workers). None for a job a claim of its queue may take, or no such job. Caller: jobq.explain_job. Reads jobq.jobs, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: none.';
+
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4453,6 +4554,43 @@ ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_app_gate;
 
 COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for: as jobq.enqueue''s arguments; unique_for as an interval string such as "1 hour"). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
 
+CREATE FUNCTION jobq.explain_job(job_id bigint) RETURNS TABLE(rule text, detail text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_store uuid;
+    v_state text;
+    v_finished timestamptz;
+    v_every constant boolean := jobq._caller_sees_every_store();
+BEGIN
+    IF explain_job.job_id IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id is NULL');
+    END IF;
+    SELECT j.store_id INTO v_store FROM jobq.jobs j WHERE j.id = explain_job.job_id;
+    IF FOUND AND (v_every OR v_store = jobq.current_store_id()) THEN
+        RETURN QUERY SELECT h.rule, h.detail FROM jobq._holds(explain_job.job_id, now()) AS h;
+        RETURN;
+    END IF;
+    IF NOT FOUND THEN
+        SELECT h.store_id, h.state, h.finished_at INTO v_store, v_state, v_finished
+        FROM jobq.job_history h WHERE h.id = explain_job.job_id
+        ORDER BY h.finished_at DESC LIMIT 1;
+        IF FOUND AND (v_every OR v_store = jobq.current_store_id()) THEN
+            rule := 'finished';
+            detail := format('%s at %s (jobq.job_history)', v_state, v_finished);
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END IF;
+    PERFORM jobq._raise('JOB.NOT_FOUND', format('no job %s', explain_job.job_id));
+END
+$$;
+
+ALTER FUNCTION jobq.explain_job(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.explain_job(job_id bigint) IS 'Why job job_id waits, now: one row (rule, detail) per rule that holds it (see jobq._holds: running, scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit, store_rate_limit, not_served), none when a claim of its queue may take it (claimable); for a job in jobq.job_history, one row finished (its state and when). EXECUTE for jobq_operator and jobq_viewer, who see every job, and jobq_app, which sees only the jobs of its store (jobq.current_store_id()). Reads jobq.jobs, jobq.job_history, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller does not see: another store''s, or a system job for an application).';
+
 CREATE FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text DEFAULT NULL::text, retryable boolean DEFAULT true, retry_in interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6306,6 +6444,8 @@ REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
 
@@ -6522,6 +6662,11 @@ REVOKE ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.explain_job(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.explain_job(job_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.explain_job(job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.explain_job(job_id bigint) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) TO worker_runtime;

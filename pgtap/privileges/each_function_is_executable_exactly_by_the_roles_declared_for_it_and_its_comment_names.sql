@@ -72,6 +72,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq.drain_worker(text)', '{jobq_operator}'),
     ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)', '{jobq_app,jobq_app_gate,jobq_operator,worker_runtime}'),
     ('jobq.enqueue_many(jsonb)', '{jobq_app,jobq_app_gate,jobq_operator,worker_runtime}'),
+    ('jobq.explain_job(bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.fail_job(bigint,uuid,text,text,boolean,interval)', '{worker_runtime}'),
     ('jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[])', '{worker_runtime}'),
     ('jobq.fan_out(text,jsonb,text,text,timestamp with time zone)', '{worker_runtime}'),
