@@ -19,6 +19,11 @@ import (
 // sandboxDB is the database the sandbox creates, bootstraps and migrates.
 const sandboxDB = "jobq"
 
+// sandboxTemplate is the copy of sandboxDB, taken before COMMAND runs, that each Go test clones
+// (internal/dbtest). Not sandboxDB itself: what COMMAND runs writes there (pg_prove advances its
+// sequences; the docs test commits jobs and failed attempts), and a clone would inherit it.
+const sandboxTemplate = "jobq_template"
+
 func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -35,6 +40,8 @@ runs COMMAND with these variables set, then stops the cluster and deletes it:
   WORKER_DATABASE_URL    worker_runtime
   DATABASE_URL           superuser postgres
   PGHOST PGPORT PGUSER PGDATABASE   for psql and pg_prove (superuser)
+  JOBQ_TEST_DATABASE_URL superuser, database "jobq_template": a copy of "jobq" taken before
+                         COMMAND runs, which the Go tests clone for each test
 The exit status is COMMAND's. For development and tests only: trust authentication.`)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -71,6 +78,7 @@ The exit status is COMMAND's. For development and tests only: trust authenticati
 		"WORKER_DATABASE_URL="+cluster.URL("worker_runtime", sandboxDB),
 		"DATABASE_URL="+cluster.URL("postgres", sandboxDB),
 		"PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", cluster.Port), "PGUSER=postgres", "PGDATABASE="+sandboxDB,
+		"JOBQ_TEST_DATABASE_URL="+cluster.URL("postgres", sandboxTemplate),
 	)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(stderr, "jobq sandbox:", err)
@@ -120,8 +128,11 @@ func prepareSandbox(ctx context.Context, cluster *localpg.Cluster) error {
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	if _, err := m.Up(ctx); err != nil {
+	_, err = m.Up(ctx)
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	_, err = conn.Exec(ctx, `DO $$ BEGIN
@@ -133,5 +144,19 @@ func prepareSandbox(ctx context.Context, cluster *localpg.Cluster) error {
 		return err
 	}
 	// The simple protocol runs the file's statements as one script, as psql -f would.
-	return conn.PgConn().Exec(ctx, pgtap.Fixtures).Close()
+	if err := conn.PgConn().Exec(ctx, pgtap.Fixtures).Close(); err != nil {
+		return err
+	}
+	// The tests' template: a copy taken now, while nothing has run (a template must have no
+	// other connection, this one included).
+	if err := conn.Close(ctx); err != nil {
+		return err
+	}
+	admin, err = pgx.Connect(ctx, cluster.URL("postgres", "postgres"))
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+sandboxTemplate+" TEMPLATE "+sandboxDB)
+	return err
 }

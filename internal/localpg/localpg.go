@@ -104,6 +104,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("localpg: free port: %w", err)
 		}
 	}
+	return start(ctx, opts, binDir, port, opts.Port == 0)
+}
+
+// start is Start on port; chosen: the port was chosen here, and another may be chosen when it
+// turns out to be taken.
+func start(ctx context.Context, opts Options, binDir string, port int, chosen bool) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "jobq-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("localpg: %w", err)
@@ -131,11 +137,43 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := c.Start(ctx); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		err := c.Start(ctx)
+		if err == nil {
+			return c, nil
+		}
+		// A port FreePort found free can be taken before the server binds it: it is one of the
+		// ephemeral ports, which every outgoing connection of the machine draws from. When this
+		// function chose it, it chooses another and starts again.
+		if !chosen || attempt == 5 || !c.portTaken() {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if c.Port, err = FreePort(); err == nil {
+			err = c.appendConf(fmt.Sprintf("port = %d\n", c.Port))
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("localpg: another port: %w", err)
+		}
 	}
-	return c, nil
+}
+
+// portTaken reports whether the server's last start failed because its port was in use.
+func (c *Cluster) portTaken() bool {
+	log, err := os.ReadFile(c.LogFile())
+	return err == nil && bytes.Contains(log, []byte("Address already in use"))
+}
+
+// appendConf appends lines to postgresql.conf (a later setting wins over an earlier one).
+func (c *Cluster) appendConf(lines string) error {
+	f, err := os.OpenFile(filepath.Join(c.dataDir(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("localpg: %w", err)
+	}
+	defer f.Close()
+	_, err = f.WriteString(lines)
+	return err
 }
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.Dir, "data") }
