@@ -144,10 +144,15 @@ func CleanEnv() []string {
 // Lines returns the JSON log lines whose msg is msg.
 func (w *Proc) Lines(msg string) []map[string]any { return w.Logs.Lines(msg) }
 
+// startCeiling is how long WaitStarted waits: a ceiling that only a worker that never starts
+// reaches (a process start, a connection and its declarations take well under a second on a
+// quiet machine, and 19 workers at once missed 10 s at a load average of 13).
+const startCeiling = time.Minute
+
 // WaitStarted waits until the worker has started its runner (its tasks are declared).
 func (w *Proc) WaitStarted() {
 	w.T.Helper()
-	WaitUntil(w.T, 10*time.Second, "runner started", func() bool { return len(w.Lines("runner started")) == 1 })
+	WaitUntil(w.T, startCeiling, "runner started", func() bool { return len(w.Lines("runner started")) == 1 })
 }
 
 // Get fetches path from the worker's health server and returns the status and body.
