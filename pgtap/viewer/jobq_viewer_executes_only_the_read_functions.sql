@@ -9,10 +9,10 @@ SELECT results_eq(
        ORDER BY 1 $$,
     $$ VALUES ('jobq.cron_next(text,timestamp with time zone,text)'),
               ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)'),
-              ('jobq.queue_depth(text[])'), ('jobq.queue_lag(text[])'), ('jobq.queue_not_served(text[])'), ('jobq.queue_states()'),
+              ('jobq.explain_job(bigint)'), ('jobq.queue_depth(text[])'), ('jobq.queue_lag(text[])'), ('jobq.queue_not_served(text[])'), ('jobq.queue_states()'),
               ('jobq.queue_summary(integer)'),
               ('jobq.stats(text,uuid)') $$,
-    'jobq_viewer may execute exactly the read functions: cron_next, cron_slots, queue_depth, queue_lag, queue_not_served, queue_states, queue_summary, stats');
+    'jobq_viewer may execute exactly the read functions: cron_next, cron_slots, explain_job, queue_depth, queue_lag, queue_not_served, queue_states, queue_summary, stats');
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-t');
