@@ -434,7 +434,10 @@ func (n *Node) PostmasterPID() int {
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	pid, _ := strconv.Atoi(strings.TrimSpace(line))
-	if pid > 0 && syscall.Kill(pid, 0) != nil {
+	// A stale file (after a kill -9) may name a PID that the system gave to another process
+	// since: only a live process named postgres counts.
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if pid <= 0 || err != nil || strings.TrimSpace(string(comm)) != "postgres" || !alive(pid) {
 		return 0
 	}
 	return pid
