@@ -42,7 +42,7 @@ test-in-sandbox:
 # The Patroni scenarios of issue 36 (ha/, docs/high-availability.md): one etcd and three PostgreSQL
 # 15 nodes under Patroni on loopback ports, a switchover, a failover by kill -9, the old primary
 # rejoining, a frozen primary and an etcd outage, each under load, with synchronous_mode and without,
-# then jobq through PgBouncer in transaction mode; prints each scenario's figures. About 11 minutes
+# then jobq through PgBouncer in transaction mode; prints each scenario's figures. 3.5 to 6 minutes
 # on 2 cores, too long for make test's budget: .ci/run calls it after make test. Built with -tags ha
 # so that make test's go test ./... leaves it out.
 test-ha: deps build
