@@ -43,8 +43,9 @@ test-in-sandbox:
 # 15 nodes under Patroni on loopback ports, a switchover, a failover by kill -9, the old primary
 # rejoining, a frozen primary and an etcd outage, each under load, with synchronous_mode and without,
 # then jobq through PgBouncer in transaction mode; prints each scenario's figures. 3.5 to 6 minutes
-# on 2 cores, too long for make test's budget: .ci/run calls it after make test. Built with -tags ha
-# so that make test's go test ./... leaves it out.
+# on 2 cores: inside make test (4 to 7) it would leave little of the 15-minute budget, so it is a
+# target of its own that .ci/run calls after make test. Built with -tags ha, so that make test's
+# go test ./... leaves it out.
 test-ha: deps build
 	set -o pipefail; JOBQ_BIN=$(CURDIR)/$(BIN)/jobq $(GO) test -tags ha -count=1 -timeout 30m -v ./ha/ 2>&1 | grep -E -v '^=== (RUN|PAUSE|CONT)'
 
