@@ -75,6 +75,7 @@ type Cluster struct {
 	etcd     *exec.Cmd
 	etcdDone chan struct{}
 	peerPort int
+	tracked  []*os.Process
 	mu       sync.Mutex
 	closed   bool
 }
@@ -581,8 +582,16 @@ func (c *Cluster) Thaw(n *Node) error {
 	return nil
 }
 
-// Close kills every process the cluster started, by PID (SIGCONT first, for a frozen node, then
-// SIGKILL to each process group), waits for them, and removes the folder. Safe to call twice.
+// Track adds a process that uses the cluster (a worker, a dashboard) to those Close kills, so
+// that an interrupted test leaves none behind.
+func (c *Cluster) Track(p *os.Process) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tracked = append(c.tracked, p)
+}
+
+// Close kills every process the cluster started and every tracked one, by PID (SIGKILL, and
+// SIGCONT for a frozen node), waits for the cluster's, and removes the folder. Safe to call twice.
 func (c *Cluster) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -594,6 +603,9 @@ func (c *Cluster) Close() error {
 	liveMu.Lock()
 	delete(live, c)
 	liveMu.Unlock()
+	for _, p := range c.tracked {
+		_ = p.Kill() // an exited process answers an error: nothing to do
+	}
 	for _, n := range c.Nodes {
 		ps := n.procs()
 		for _, p := range ps {

@@ -75,7 +75,8 @@ func runScenarios(t *testing.T, syncMode bool) {
 	h := &harness{t: t, c: c, bin: bin, admin: admin, sync: syncMode, dir: t.TempDir()}
 	// The dashboard runs through every scenario on the multi-host URL, as jobq_dashboard.
 	h.dashboard = freeAddr(t)
-	proctest.Start(t, bin, nil, "dashboard", "--listen", h.dashboard, "--database-url", c.URL("jobq_dashboard"), "--no-sign-in")
+	dash := proctest.Start(t, bin, nil, "dashboard", "--listen", h.dashboard, "--database-url", c.URL("jobq_dashboard"), "--no-sign-in")
+	c.Track(dash.Cmd.Process)
 	// The exec task exists once a worker declared it; the schedule needs it.
 	h.declareTasks(ctx)
 	_, err = admin.Exec(ctx, `SELECT jobq.schedule('ha-minute', '* * * * *', 'exec', payload => '{"cron": true}')`)
@@ -184,10 +185,12 @@ func (h *harness) declareTasks(ctx context.Context) {
 // worker starts `jobq worker` on the multi-host URL with an exec handler that appends
 // "<job id> <attempt> <unix time> <payload>" to runs.
 func (h *harness) worker(t *testing.T, runs string) *proctest.Proc {
-	return proctest.StartServing(t, h.bin, []string{"RUNS=" + runs}, "worker",
+	w := proctest.StartServing(t, h.bin, []string{"RUNS=" + runs}, "worker",
 		"--database-url", h.c.URL("worker_runtime"), "--concurrency", "4", "--lease", "10s",
 		"--shutdown-grace", "5s", "--poll-interval", "500ms",
 		"--exec-command", `p=$(cat); echo "$JOBQ_JOB_ID $JOBQ_ATTEMPT $(date +%s.%N) $p" >> "$RUNS"`)
+	h.c.Track(w.Cmd.Process)
+	return w
 }
 
 type ack struct {
