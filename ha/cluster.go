@@ -804,8 +804,27 @@ func (c *Cluster) Leader(ctx context.Context) *Node {
 
 // Switchover asks Patroni (REST API, as patronictl switchover does) to hand the leadership from
 // leader to candidate now.
+//
+// Patroni answers 503 "Switchover failed" and keeps its leader when the candidate is not ready
+// to take over yet (a replica still replaying what the leader just wrote: jobq's install, a
+// rejoin); Switchover then asks again, once a second, for up to 30 s, while leader still leads.
 func (c *Cluster) Switchover(ctx context.Context, leader, candidate *Node) error {
-	return c.api(ctx, leader, "POST", "/switchover", map[string]string{"leader": leader.Name, "candidate": candidate.Name}, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := c.api(ctx, leader, "POST", "/switchover", map[string]string{"leader": leader.Name, "candidate": candidate.Name}, nil)
+		if err == nil || !strings.Contains(err.Error(), ": 503 ") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+		if l := c.Leader(ctx); l == nil || l.Name != leader.Name {
+			return fmt.Errorf("%w (and %s no longer leads)", err, leader.Name)
+		}
+		c.opts.Logf("switchover: %v; asking again", err)
+	}
 }
 
 func (c *Cluster) installJobq(ctx context.Context) error {
