@@ -343,6 +343,7 @@ type workerRow struct {
 	Node           string    `json:"node" db:"node"`
 	PID            *int32    `json:"pid" db:"pid"`
 	Queues         []string  `json:"queues" db:"queues"`
+	Tasks          []string  `json:"tasks" db:"tasks"` // null: every task (a runner registered without a list)
 	Concurrency    int32     `json:"concurrency" db:"concurrency"`
 	Running        int32     `json:"running" db:"running"`
 	State          string    `json:"state" db:"state"`
@@ -350,6 +351,14 @@ type workerRow struct {
 	StartedAt      time.Time `json:"started_at" db:"started_at"`
 	HeartbeatAt    time.Time `json:"heartbeat_at" db:"heartbeat_at"`
 	StateChangedAt time.Time `json:"state_changed_at" db:"state_changed_at"`
+}
+
+// ptrIf is s, or nil when it is empty.
+func ptrIf(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 type workersListCmd struct {
@@ -361,7 +370,7 @@ type workersListCmd struct {
 func (c *workersListCmd) Run(e *env) error {
 	var ws []workerRow
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT id, node, pid, queues, concurrency, running, state, version,
+		rows, err := conn.Query(e.ctx, `SELECT id, node, pid, queues, tasks, concurrency, running, state, version,
 			started_at, heartbeat_at, state_changed_at FROM jobq.workers
 			WHERE $1::text IS NULL OR state = $1 ORDER BY started_at, id`, nullable(c.State))
 		if err != nil {
@@ -386,10 +395,14 @@ func (c *workersListCmd) Run(e *env) error {
 		if w.PID != nil {
 			pid = strconv.Itoa(int(*w.PID))
 		}
-		table = append(table, []string{w.ID, w.State, w.Node, pid, strings.Join(w.Queues, ","),
+		tasks := "*" // registered without a list: every task
+		if w.Tasks != nil {
+			tasks = orDash(ptrIf(strings.Join(w.Tasks, ",")))
+		}
+		table = append(table, []string{w.ID, w.State, w.Node, pid, strings.Join(w.Queues, ","), tasks,
 			fmt.Sprintf("%d/%d", w.Running, w.Concurrency), relTime(&w.HeartbeatAt, now), relTime(&w.StartedAt, now)})
 	}
-	return writeTable(e.stdout, []string{"ID", "STATE", "NODE", "PID", "QUEUES", "RUNNING", "HEARTBEAT", "STARTED"}, table)
+	return writeTable(e.stdout, []string{"ID", "STATE", "NODE", "PID", "QUEUES", "TASKS", "RUNNING", "HEARTBEAT", "STARTED"}, table)
 }
 
 type workerActCmd struct {

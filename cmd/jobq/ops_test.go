@@ -294,7 +294,25 @@ func TestCLIWorkersLeaderSchedulesSettings(t *testing.T) {
 		}
 		code, stdout, _ := b.op(t, "workers", "list")
 		require.Equal(t, 0, code)
-		require.Regexp(t, `(?m)^w-1\s+detached\s+node-a\s+4242\s+mail,default\s+0/8\s+(now|\d+s ago)\s+(now|\d+s ago)$`, stdout)
+		require.Regexp(t, `(?m)^w-1\s+detached\s+node-a\s+4242\s+mail,default\s+\*\s+0/8\s+(now|\d+s ago)\s+(now|\d+s ago)$`, stdout,
+			"a worker registered without a list of tasks serves every task: *")
+		_, err := b.admin.Exec(ctx, `SELECT jobq.register_worker('w-2', 'node-b', 7, ARRAY['mail'], 2, 'v2', ARRAY['send-mail', 'report'])`)
+		require.NoError(t, err)
+		code, stdout, _ = b.op(t, "workers", "list", "--state", "active")
+		require.Equal(t, 0, code)
+		require.Regexp(t, `(?m)^w-2\s+active\s+node-b\s+7\s+mail\s+report,send-mail\s+0/2\s+`, stdout, "the tasks it serves, as registered (sorted)")
+		type tasks struct {
+			ID    string   `json:"id"`
+			Tasks []string `json:"tasks"`
+		}
+		for _, w := range opJSON[[]tasks](t, b, "workers", "list") {
+			switch w.ID {
+			case "w-1":
+				require.Nil(t, w.Tasks, "null: every task")
+			case "w-2":
+				require.Equal(t, []string{"report", "send-mail"}, w.Tasks)
+			}
+		}
 		code, _, stderr := b.op(t, "workers", "drain", "nope")
 		require.Equal(t, 1, code)
 		require.Contains(t, stderr, "JOB.UNKNOWN_WORKER")
