@@ -441,6 +441,8 @@ type workerRow struct {
 	ID, Node, State, Version string
 	PID                      *int32
 	Queues                   []string
+	Tasks                    []string // the tasks it serves (jobq.workers.tasks)
+	EveryTask                bool     // registered without a list: it serves every task
 	Concurrency, Running     int32
 	Started, Heartbeat       time.Time
 	HeartbeatAge             time.Duration
@@ -459,7 +461,7 @@ func loadWorkers(ctx context.Context, q querier) (workersData, error) {
 	if d.Leader, err = loadLeader(ctx, q); err != nil {
 		return d, err
 	}
-	rows, err := q.Query(ctx, `SELECT w.id, w.node, w.state, w.version, w.pid, w.queues, w.concurrency, w.running,
+	rows, err := q.Query(ctx, `SELECT w.id, w.node, w.state, w.version, w.pid, w.queues, w.tasks, w.concurrency, w.running,
 			w.started_at, w.heartbeat_at, greatest(now() - w.heartbeat_at, interval '0'), w.state_changed_at,
 			coalesce(l.holder = w.id AND l.lease_expires_at > now(), false)
 		FROM jobq.workers w LEFT JOIN jobq.leader l ON true
@@ -469,8 +471,9 @@ func loadWorkers(ctx context.Context, q querier) (workersData, error) {
 	}
 	d.Workers, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (workerRow, error) {
 		var w workerRow
-		err := r.Scan(&w.ID, &w.Node, &w.State, &w.Version, &w.PID, &w.Queues, &w.Concurrency, &w.Running,
+		err := r.Scan(&w.ID, &w.Node, &w.State, &w.Version, &w.PID, &w.Queues, &w.Tasks, &w.Concurrency, &w.Running,
 			&w.Started, &w.Heartbeat, &w.HeartbeatAge, &w.StateChanged, &w.Leader)
+		w.EveryTask = w.Tasks == nil
 		return w, err
 	})
 	return d, err

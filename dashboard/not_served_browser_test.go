@@ -74,6 +74,18 @@ func TestTheOverviewShowsTheJobsNoLiveWorkerServes(t *testing.T) {
 	if got := b.text("#not-served"); !strings.Contains(got, "0 jobs not served") {
 		t.Fatalf("the overview's card says %q", got)
 	}
+	// The workers page says what each worker serves: mailer-1 its list, old-runner every task.
+	b.open("/workers")
+	b.waitText("#workers", "mailer-1")
+	tasksOf := func(id string) string {
+		return b.js(`document.querySelector("#workers tr[data-id=` + id + `] .tasks").textContent`)
+	}
+	if got := tasksOf("mailer-1"); got != "mail" {
+		t.Fatalf("mailer-1's tasks cell is %q, want mail", got)
+	}
+	if got := tasksOf("old-runner"); got != "every task" {
+		t.Fatalf("old-runner's tasks cell is %q, want every task", got)
+	}
 	if path := os.Getenv("JOBQ_NOT_SERVED_SCREENSHOT"); path != "" {
 		if err := os.WriteFile(path, b.shots["overview-not-served"], 0o644); err != nil {
 			t.Fatal(err)
