@@ -353,14 +353,6 @@ type workerRow struct {
 	StateChangedAt time.Time `json:"state_changed_at" db:"state_changed_at"`
 }
 
-// ptrIf is s, or nil when it is empty.
-func ptrIf(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 type workersListCmd struct {
 	connFlags
 	jsonFlag
@@ -395,9 +387,12 @@ func (c *workersListCmd) Run(e *env) error {
 		if w.PID != nil {
 			pid = strconv.Itoa(int(*w.PID))
 		}
-		tasks := "*" // registered without a list: every task
-		if w.Tasks != nil {
-			tasks = orDash(ptrIf(strings.Join(w.Tasks, ",")))
+		tasks := strings.Join(w.Tasks, ",")
+		switch {
+		case w.Tasks == nil: // registered without a list: every task
+			tasks = "*"
+		case tasks == "":
+			tasks = "-"
 		}
 		table = append(table, []string{w.ID, w.State, w.Node, pid, strings.Join(w.Queues, ","), tasks,
 			fmt.Sprintf("%d/%d", w.Running, w.Concurrency), relTime(&w.HeartbeatAt, now), relTime(&w.StartedAt, now)})
