@@ -141,12 +141,12 @@ func TestUpRefusesADatabaseInstalledBeforeTheSquash(t *testing.T) {
 	db, m := openClone(t)
 	admin := dbtest.Connect(t, db.URL("postgres"))
 	_, err := admin.Exec(ctx, `DROP TABLE jobq.function_files;
-		INSERT INTO jobq.goose_db_version (version_id, is_applied) SELECT g, true FROM generate_series(5, 25) AS g`)
+		INSERT INTO jobq.goose_db_version (version_id, is_applied) SELECT g, true FROM generate_series(5, 90) AS g`)
 	require.NoError(t, err)
 	before := dbtest.DumpSchema(t, db.URL("postgres"))
 	_, err = m.Up(ctx)
 	require.ErrorIs(t, err, migrate.ErrPreSquash)
-	require.ErrorContains(t, err, "goose history at 25")
+	require.ErrorContains(t, err, "goose history at 90")
 	require.Empty(t, m.FunctionsApplied())
 	dbtest.RequireSameSchema(t, before, dbtest.DumpSchema(t, db.URL("postgres")), "a refused up changes nothing")
 }

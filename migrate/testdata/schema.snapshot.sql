@@ -533,6 +533,17 @@ CREATE TABLE jobq.jobs (
     error_code text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    progress jsonb,
+    traceparent text DEFAULT
+CASE
+    WHEN ((current_setting('jobq.traceparent'::text, true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(current_setting('jobq.traceparent'::text, true), 4, 32) <> repeat('0'::text, 32)) AND (substr(current_setting('jobq.traceparent'::text, true), 37, 16) <> repeat('0'::text, 16))) THEN current_setting('jobq.traceparent'::text, true)
+    ELSE NULL::text
+END,
+    tracestate text DEFAULT
+CASE
+    WHEN ((current_setting('jobq.traceparent'::text, true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(current_setting('jobq.traceparent'::text, true), 4, 32) <> repeat('0'::text, 32)) AND (substr(current_setting('jobq.traceparent'::text, true), 37, 16) <> repeat('0'::text, 16)) AND ((char_length(current_setting('jobq.tracestate'::text, true)) >= 1) AND (char_length(current_setting('jobq.tracestate'::text, true)) <= 512)) AND (current_setting('jobq.tracestate'::text, true) ~ '^[ -~]*$'::text)) THEN current_setting('jobq.tracestate'::text, true)
+    ELSE NULL::text
+END,
     CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
     CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
@@ -541,11 +552,14 @@ CREATE TABLE jobq.jobs (
     CONSTRAINT jobs_lease_matches_state CHECK (((state = 'running'::text) = ((lease_token IS NOT NULL) AND (locked_by IS NOT NULL) AND (lease_expires_at IS NOT NULL)))),
     CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
     CONSTRAINT jobs_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT jobs_progress_check CHECK ((jsonb_typeof(progress) = 'object'::text)),
     CONSTRAINT jobs_queue_check CHECK ((queue <> ''::text)),
     CONSTRAINT jobs_reason_check CHECK ((reason = ANY (ARRAY['error'::text, 'timed_out'::text, 'orphaned'::text, 'detached'::text, 'not_retryable'::text, 'exhausted'::text, 'skipped'::text, 'canceled'::text, 'deleted'::text, 'replaced'::text, 'requeued'::text]))),
     CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text, 'running'::text]))),
     CONSTRAINT jobs_task_check CHECK ((task <> ''::text)),
-    CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval))
+    CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval)),
+    CONSTRAINT jobs_traceparent_check CHECK ((char_length(traceparent) = 55)),
+    CONSTRAINT jobs_tracestate_check CHECK ((char_length(tracestate) <= 512))
 )
 WITH (fillfactor='40');
 
@@ -554,6 +568,12 @@ ALTER TABLE ONLY jobq.jobs FORCE ROW LEVEL SECURITY;
 ALTER TABLE jobq.jobs OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running). Written only through jobq functions; finished jobs move to jobq.job_history.';
+
+COMMENT ON COLUMN jobq.jobs.progress IS 'What the running attempt''s handler last reported (jobq.set_progress, fenced by the lease token): a JSON object of at most 65536 bytes. NULL before the first report; a failed attempt takes it into its jobq.job_attempts row and the next attempt starts without one.';
+
+COMMENT ON COLUMN jobq.jobs.traceparent IS 'The W3C traceparent of the enqueuer (session setting jobq.traceparent at the insert; a malformed one is ignored): each attempt''s span continues this trace.';
+
+COMMENT ON COLUMN jobq.jobs.tracestate IS 'The W3C tracestate of the enqueuer (session setting jobq.tracestate beside a valid traceparent, at most 512 printable ASCII characters; else ignored).';
 
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[], p_tasks text[] DEFAULT NULL::text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
@@ -1699,20 +1719,24 @@ ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.t
 
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
 
-CREATE FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
+CREATE FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
     v_max constant interval := jobq._setting_interval('backoff_max');
+    v_epoch constant bigint := (SELECT l.epoch FROM jobq.leader l WHERE l.singleton);
 BEGIN
     RETURN QUERY
     WITH input AS (
         SELECT f.id, f.err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in,
-               coalesce(f.why, 'error') AS why, f.output, f.log_ref
-        FROM unnest(p_ids, p_errors, p_codes, p_retryable, p_retry_in, p_reasons, p_outputs, p_log_refs)
-             AS f(id, err, code, retryable, retry_in, why, output, log_ref)
+               coalesce(f.why, 'error') AS why, f.output, f.log_ref, f.exit_code
+        FROM unnest(p_ids, p_errors, p_codes, p_retryable, p_retry_in, p_reasons, p_outputs, p_log_refs, p_exit_codes)
+             AS f(id, err, code, retryable, retry_in, why, output, log_ref, exit_code)
+    ), prior AS (
+        -- The progress of each attempt before the statement clears it (the statement's snapshot).
+        SELECT j.id, j.progress FROM jobq.jobs j WHERE j.id = ANY (p_ids)
     ), dead AS (
         -- Running, through the lease columns, so that only the primary key serves (a partial
         -- index of running jobs holds every job that ran since the last vacuum).
@@ -1720,11 +1744,12 @@ BEGIN
         USING input f
         WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
           AND (NOT f.retryable OR j.attempt >= j.max_attempts)
-        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
+        RETURNING j AS job, f.err, f.code, f.output, f.log_ref, f.exit_code,
                   CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'error' THEN 'exhausted' ELSE f.why END AS why
     ), buried AS (
         INSERT INTO jobq.job_history
-        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code, dead.output,
+            coalesce(dead.log_ref, jobq._log_ref((dead.job).locked_by, (dead.job).id, (dead.job).attempt)), dead.exit_code, v_epoch) AS h
         RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
                   jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
     ), retried AS (
@@ -1739,30 +1764,34 @@ BEGIN
             reason           = f.why,
             last_error       = f.err,
             error_code       = f.code,
+            progress         = NULL,
             updated_at       = p_now
         FROM input f
+        LEFT JOIN prior p ON p.id = f.id
         WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
           AND f.retryable AND j.attempt < j.max_attempts
         RETURNING j.id, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
-                  f.why, f.output, f.log_ref
+                  f.why, f.output, f.log_ref, f.exit_code, p.progress
     ), failed AS (
         -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
         SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
+               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref, d.exit_code, (d.job).progress
         FROM dead d
         UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref,
+               r.exit_code, r.progress
         FROM retried r
     ), recorded AS (
         INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
-                                            output, log_ref)
+                                            output, log_ref, progress, exit_code, leader_epoch)
         SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, x.code,
-               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
+               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt)), x.progress, x.exit_code, v_epoch
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
             started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref,
+            progress = EXCLUDED.progress, exit_code = EXCLUDED.exit_code, leader_epoch = EXCLUDED.leader_epoch
         RETURNING a.job_id
     ), trimmed AS (
         -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
@@ -1783,9 +1812,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref); a job keeps its newest 25. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
+COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
 
 CREATE FUNCTION jobq._guard_picks() RETURNS void
     LANGUAGE sql
@@ -2074,12 +2103,13 @@ CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
         WHEN 'running'           THEN 1000000
         WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
         WHEN 'max_payload_bytes' THEN 268435456   -- highest value of setting max_payload_bytes (256 MiB)
+        WHEN 'progress_bytes'    THEN 65536       -- bytes of a job's progress as JSON text (jobq.set_progress)
     END
 $$;
 
 ALTER FUNCTION jobq._limit(p_name text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._limit(p_name text) IS 'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+COMMENT ON FUNCTION jobq._limit(p_name text) IS 'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
 
 CREATE FUNCTION jobq._limit_interval(p_name text) RETURNS interval
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3495,7 +3525,18 @@ CREATE TABLE jobq.job_history (
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
     finished_at timestamp with time zone NOT NULL,
-    CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text])))
+    progress jsonb,
+    output text,
+    log_ref text,
+    exit_code integer,
+    leader_epoch bigint,
+    traceparent text,
+    tracestate text,
+    CONSTRAINT job_history_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
+    CONSTRAINT job_history_output_check CHECK ((char_length(output) <= 16384)),
+    CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text]))),
+    CONSTRAINT job_history_traceparent_check CHECK ((char_length(traceparent) = 55)),
+    CONSTRAINT job_history_tracestate_check CHECK ((char_length(tracestate) <= 512))
 );
 
 ALTER TABLE ONLY jobq.job_history FORCE ROW LEVEL SECURITY;
@@ -3504,7 +3545,21 @@ ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting.';
 
-CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) RETURNS SETOF jobq.job_history
+COMMENT ON COLUMN jobq.job_history.progress IS 'The last attempt''s progress (jobq.set_progress).';
+
+COMMENT ON COLUMN jobq.job_history.output IS 'The tail of the last attempt''s output (a command''s output, an endpoint''s answer), at most 16384 characters; a succeeded attempt''s too.';
+
+COMMENT ON COLUMN jobq.job_history.log_ref IS 'Where the last attempt''s logs are (at most 1000 characters): the runner''s, else workerId=<worker> jobId=<id> attempt=<n>.';
+
+COMMENT ON COLUMN jobq.job_history.exit_code IS 'The exit status of the last attempt''s command (NULL for other handlers and for a command killed by a signal).';
+
+COMMENT ON COLUMN jobq.job_history.leader_epoch IS 'jobq.leader.epoch when the last attempt was recorded (NULL for a job that never ran).';
+
+COMMENT ON COLUMN jobq.job_history.traceparent IS 'The finished job''s jobq.jobs.traceparent.';
+
+COMMENT ON COLUMN jobq.job_history.tracestate IS 'The finished job''s jobq.jobs.tracestate.';
+
+CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text DEFAULT NULL::text, p_log_ref text DEFAULT NULL::text, p_exit_code integer DEFAULT NULL::integer, p_leader_epoch bigint DEFAULT NULL::bigint) RETURNS SETOF jobq.job_history
     LANGUAGE sql STABLE
     AS $$
     SELECT p_job.id, p_job.task, p_job.queue, p_job.payload, p_job.store_id, p_job.priority, p_job.run_at,
@@ -3513,12 +3568,14 @@ CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p
            p_job.backoff_base, p_job.backoff_max, p_reason,
            coalesce(p_error, p_job.last_error),
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
-           p_job.created_at, pg_catalog.now(), pg_catalog.now()
+           p_job.created_at, pg_catalog.now(), pg_catalog.now(),
+           p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
+           p_job.traceparent, p_job.tracestate
 $$;
 
-ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row.';
+COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress and trace context.';
 
 CREATE FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) RETURNS timestamp with time zone
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -3938,7 +3995,7 @@ ALTER FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) OWNER TO jobq_
 
 COMMENT ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) IS 'Completes one attempt (the job moves to history as succeeded). Caller: runners, tests. Errors: JOB.LEASE_LOST when the job is not running under lease_token (nothing changes).';
 
-CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) RETURNS TABLE(job_id bigint, outcome text)
+CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[], exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
@@ -3950,8 +4007,14 @@ DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
     v_now boolean[];    -- v_now[i]: pair i was moved now
     v_pos bigint;
+    v_epoch constant bigint := (SELECT l.epoch FROM jobq.leader l WHERE l.singleton);
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
+    IF coalesce(cardinality(complete_jobs.outputs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
+       OR coalesce(cardinality(complete_jobs.log_refs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
+       OR coalesce(cardinality(complete_jobs.exit_codes), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'outputs, log_refs and exit_codes must be NULL or as long as job_ids');
+    END IF;
 
     -- The rows come from the primary key (id = ANY), and running is said through the lease
     -- columns (jobs_lease_matches_state ties them to the state), so no partial index of running
@@ -3963,18 +4026,20 @@ BEGIN
     -- cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        USING (SELECT c.id, c.token, c.pos
-               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
+        USING (SELECT c.id, c.token, c.pos, c.output, c.log_ref, c.exit_code
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens, complete_jobs.outputs, complete_jobs.log_refs,
+                           complete_jobs.exit_codes) WITH ORDINALITY AS c(id, token, output, log_ref, exit_code, pos)
                ORDER BY c.id) AS c
         WHERE j.id = ANY (complete_jobs.job_ids)
           AND j.id = c.id
           AND j.lease_token = c.token
           AND j.locked_by IS NOT NULL
           AND j.lease_expires_at IS NOT NULL
-        RETURNING j AS job, c.pos
+        RETURNING j AS job, c.pos, c.output, c.log_ref, c.exit_code
     ), moved AS (
         INSERT INTO jobq.job_history
-        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h
+        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL, done.output,
+            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch) AS h
     )
     SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
@@ -4001,9 +4066,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the three arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
 CREATE FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, outcome text)
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4612,7 +4677,7 @@ ALTER FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_
 
 COMMENT ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) IS 'Fails one attempt and returns the job''s new state: retry_pending or dead. Caller: runners, tests. Errors: JOB.LEASE_LOST (nothing changes), JOB.INVALID_ARGUMENT.';
 
-CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[], reasons text[] DEFAULT NULL::text[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
+CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[], reasons text[] DEFAULT NULL::text[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[], exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -4627,6 +4692,7 @@ DECLARE
     v_reasons text[];
     v_outputs text[];
     v_log_refs text[];
+    v_exit_codes integer[];
 BEGIN
     IF cardinality(fail_jobs.lease_tokens) IS DISTINCT FROM v_n
        OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
@@ -4635,8 +4701,9 @@ BEGIN
        OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.reasons), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.outputs), v_n) <> v_n
-       OR coalesce(cardinality(fail_jobs.log_refs), v_n) <> v_n THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs and log_refs must have the same length');
+       OR coalesce(cardinality(fail_jobs.log_refs), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.exit_codes), v_n) <> v_n THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs, log_refs and exit_codes must have the same length');
     END IF;
     IF EXISTS (SELECT 1 FROM unnest(fail_jobs.reasons) AS r(why) WHERE r.why NOT IN ('error', 'timed_out')) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'reasons must be error, timed_out or NULL (error)');
@@ -4657,12 +4724,14 @@ BEGIN
     -- the primary key serves.
     SELECT array_agg(m.id ORDER BY m.id), array_agg(m.token ORDER BY m.id), array_agg(left(m.err, 10000) ORDER BY m.id),
            array_agg(m.code ORDER BY m.id), array_agg(m.retryable ORDER BY m.id), array_agg(m.retry_in ORDER BY m.id),
-           array_agg(m.why ORDER BY m.id), array_agg(right(m.output, 16384) ORDER BY m.id), array_agg(left(m.log_ref, 1000) ORDER BY m.id)
-    INTO v_ids, v_tokens, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs
+           array_agg(m.why ORDER BY m.id), array_agg(right(m.output, 16384) ORDER BY m.id), array_agg(left(m.log_ref, 1000) ORDER BY m.id),
+           array_agg(m.exit_code ORDER BY m.id)
+    INTO v_ids, v_tokens, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs, v_exit_codes
     FROM (SELECT DISTINCT ON (f.id) f.*
           FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
-                      fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
-               WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
+                      fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs,
+                      fail_jobs.exit_codes)
+               WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, exit_code, ord)
           JOIN (SELECT j.id, j.lease_token FROM jobq.jobs j
                 WHERE j.id = ANY (fail_jobs.job_ids) AND j.lease_token = ANY (fail_jobs.lease_tokens)
                   AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
@@ -4673,7 +4742,8 @@ BEGIN
     RETURN QUERY
     WITH changed AS (
         SELECT c.job_id, c.outcome, c.run_at
-        FROM jobq._fail_attempts(now(), v_ids, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs) AS c
+        FROM jobq._fail_attempts(now(), v_ids, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs,
+                                 v_exit_codes) AS c
     )
     SELECT f.id, coalesce(c.outcome, 'lease_lost'), c.run_at
     FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens) WITH ORDINALITY AS f(id, token, ord)
@@ -4683,9 +4753,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25 (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref, exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5572,6 +5642,52 @@ ALTER FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key te
 
 COMMENT ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) IS 'Sets the per-partition concurrency limit of queue: from the commit on no claim takes a job while max_running running jobs of the queue have the same value of payload ->> partition_key (a top-level field, compared as text); a job without the field is not limited by it. The others stay queued and use no attempt. partition_key and max_running both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope partition; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (partition_key blank, or only one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (partition_key above 200 characters).';
 
+CREATE FUNCTION jobq.set_progress(job_id bigint, lease_token uuid, progress jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_limit constant bigint := jobq._limit('progress_bytes');
+    v_session constant uuid := jobq.current_store_id();
+    v_setting constant text := nullif(current_setting('app.current_store_id', true), '');
+    v_store uuid;
+BEGIN
+    IF set_progress.job_id IS NULL OR set_progress.lease_token IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id and lease_token must not be NULL');
+    END IF;
+    IF set_progress.progress IS NULL OR jsonb_typeof(set_progress.progress) <> 'object' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('progress must be a JSON object, not %s',
+                                                           coalesce(jsonb_typeof(set_progress.progress), 'NULL')));
+    END IF;
+    IF octet_length(set_progress.progress::text) > v_limit THEN
+        PERFORM jobq._raise('JOB.VALUE_TOO_LONG', format('progress is %s bytes as JSON text, above the limit of %s',
+                                                         octet_length(set_progress.progress::text), v_limit));
+    END IF;
+
+    SELECT j.store_id INTO v_store
+    FROM jobq.jobs j
+    WHERE j.id = set_progress.job_id AND j.lease_token = set_progress.lease_token
+      AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+    FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', set_progress.job_id));
+    END IF;
+    -- A tenant transaction acts for its store only: another store's job, or a system job, is
+    -- refused as the row policies would hide it.
+    IF v_setting IS NOT NULL AND v_store IS DISTINCT FROM v_session THEN
+        PERFORM jobq._raise('JOB.TENANT_MISMATCH', format('job %s is not of this session''s store (app.current_store_id = %s)',
+                                                          set_progress.job_id, coalesce(v_session::text, 'not bound')));
+    END IF;
+
+    UPDATE jobq.jobs AS j SET progress = set_progress.progress
+    WHERE j.id = set_progress.job_id;
+END
+$$;
+
+ALTER FUNCTION jobq.set_progress(job_id bigint, lease_token uuid, progress jsonb) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.set_progress(job_id bigint, lease_token uuid, progress jsonb) IS 'Sets the running attempt''s progress (jobq.jobs.progress) to a JSON object of at most 65536 bytes as text; the last one is kept with the attempt (jobq.job_attempts.progress, jobq.job_history.progress). Fenced by the lease token: writes nothing unless the job runs under it. Inside a tenant transaction (app.current_store_id set), only a job of the session''s store. Caller: the runner, for its handlers. Locks the job row. Errors: JOB.INVALID_ARGUMENT (NULL id or token; progress NULL or not an object), JOB.VALUE_TOO_LONG (above 65536 bytes), JOB.LEASE_LOST (not running under this token), JOB.TENANT_MISMATCH (another store''s job or a system job in a tenant transaction).';
+
 CREATE FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6064,6 +6180,9 @@ CREATE TABLE jobq.job_attempts (
     error_code text,
     output text,
     log_ref text,
+    progress jsonb,
+    exit_code integer,
+    leader_epoch bigint,
     CONSTRAINT job_attempts_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
     CONSTRAINT job_attempts_output_check CHECK ((char_length(output) <= 16384))
 );
@@ -6072,7 +6191,7 @@ ALTER TABLE ONLY jobq.job_attempts FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.job_attempts OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.job_attempts IS 'Failed attempts of jobs: worker (locked_by), started_at (claimed_at), ended_at, reason (error, timed_out, orphaned, detached, not_retryable, exhausted), error and error_code, the tail of an exec task''s output (output, at most 16384 characters) and where the attempt''s logs are (log_ref, at most 1000 characters). Written by jobq.fail_jobs and jobq._rescue; the newest 25 per job are kept; pruned with history by ended_at.';
+COMMENT ON TABLE jobq.job_attempts IS 'Failed attempts of jobs: worker (locked_by), started_at (claimed_at), ended_at, reason (error, timed_out, orphaned, detached, not_retryable, exhausted), error and error_code, the tail of an exec task''s output (output, at most 16384 characters), where the attempt''s logs are (log_ref, at most 1000 characters), its last progress (jobq.set_progress), a command''s exit status (exit_code) and jobq.leader.epoch when it was recorded (leader_epoch). A job''s last attempt, succeeded or not, is also in its jobq.job_history row. Written by jobq.fail_jobs and jobq._rescue; the newest 25 per job are kept; pruned with history by ended_at.';
 
 ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME jobq.jobs_id_seq
@@ -6438,7 +6557,7 @@ GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
 
-REVOKE ALL ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC;
 
@@ -6547,8 +6666,8 @@ GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
 
-REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text) TO jobq_app_gate;
+REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) TO jobq_app_gate;
@@ -6601,8 +6720,8 @@ GRANT ALL ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integ
 REVOKE ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO worker_runtime;
 
-REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[]) TO worker_runtime;
+REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
@@ -6671,8 +6790,8 @@ GRANT ALL ON FUNCTION jobq.explain_job(job_id bigint) TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text, retryable boolean, retry_in interval) TO worker_runtime;
 
-REVOKE ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[]) TO worker_runtime;
+REVOKE ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) TO worker_runtime;
@@ -6778,6 +6897,9 @@ GRANT ALL ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) TO jobq_o
 
 REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.set_progress(job_id bigint, lease_token uuid, progress jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.set_progress(job_id bigint, lease_token uuid, progress jsonb) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_rate_limit(queue text, max_started integer, per interval) TO jobq_operator;

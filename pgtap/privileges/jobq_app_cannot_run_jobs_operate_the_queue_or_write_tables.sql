@@ -7,9 +7,9 @@ SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer'
 SELECT function_privs_are('jobq', 'heartbeat', ARRAY['text', 'bigint', 'uuid', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute heartbeat');
 SELECT function_privs_are('jobq', 'heartbeat_jobs', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute heartbeat_jobs');
 SELECT function_privs_are('jobq', 'complete_job', ARRAY['bigint', 'uuid'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute complete_job');
-SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute complete_jobs');
+SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'integer[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute complete_jobs');
 SELECT function_privs_are('jobq', 'fail_job', ARRAY['bigint', 'uuid', 'text', 'text', 'boolean', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute fail_job');
-SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]', 'text[]', 'text[]', 'text[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute fail_jobs');
+SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]', 'text[]', 'text[]', 'text[]', 'integer[]'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute fail_jobs');
 SELECT function_privs_are('jobq', 'snooze', ARRAY['bigint', 'uuid', 'interval'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute snooze');
 SELECT function_privs_are('jobq', 'delete_job', ARRAY['bigint'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute delete_job');
 SELECT function_privs_are('jobq', 'requeue_dead', ARRAY['text', 'timestamptz', 'integer'], 'jobq_app', ARRAY[]::text[], 'jobq_app cannot execute requeue_dead');

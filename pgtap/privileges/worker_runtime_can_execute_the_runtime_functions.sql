@@ -13,9 +13,9 @@ SELECT function_privs_are('jobq', 'hand_back_unheld', ARRAY['text', 'uuid[]'], '
 SELECT function_privs_are('jobq', 'heartbeat', ARRAY['text', 'bigint', 'uuid', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute heartbeat');
 SELECT function_privs_are('jobq', 'heartbeat_jobs', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute heartbeat_jobs');
 SELECT function_privs_are('jobq', 'complete_job', ARRAY['bigint', 'uuid'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_job');
-SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_jobs');
+SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'integer[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_jobs');
 SELECT function_privs_are('jobq', 'fail_job', ARRAY['bigint', 'uuid', 'text', 'text', 'boolean', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_job');
-SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]', 'text[]', 'text[]', 'text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_jobs');
+SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]', 'text[]', 'text[]', 'text[]', 'integer[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_jobs');
 SELECT function_privs_are('jobq', 'snooze', ARRAY['bigint', 'uuid', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze');
 SELECT function_privs_are('jobq', 'confirm_continuation', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute confirm_continuation');
 SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute rescue_expired');

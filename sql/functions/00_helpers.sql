@@ -103,10 +103,11 @@ AS $$
         WHEN 'running'           THEN 1000000
         WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
         WHEN 'max_payload_bytes' THEN 268435456   -- highest value of setting max_payload_bytes (256 MiB)
+        WHEN 'progress_bytes'    THEN 65536       -- bytes of a job's progress as JSON text (jobq.set_progress)
     END
 $$;
 COMMENT ON FUNCTION jobq._limit(text) IS
-    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
 REVOKE ALL ON FUNCTION jobq._limit(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq._limit(text) TO jobq_app_gate;
 
@@ -640,10 +641,18 @@ COMMENT ON FUNCTION jobq.release_doorbell(text[]) IS
 REVOKE ALL ON FUNCTION jobq.release_doorbell(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.release_doorbell(text[]) TO worker_runtime;
 
+-- _to_history took five arguments before the attempt's output, log_ref, exit_code and leader
+-- epoch (a five-argument call still resolves to the new signature through its defaults).
+DROP FUNCTION IF EXISTS jobq._to_history(jobq.jobs,text,text,text,text);
+
 -- The history row of a live job that ends now in p_state. A new error replaces the job's last
--- error together with its code (NULL when none is given); without one, both are kept.
+-- error together with its code (NULL when none is given); without one, both are kept. The last
+-- attempt's output, log_ref, exit code and leader epoch are the caller's (NULL for a job that
+-- ends without running, a cancel or a delete); its progress and trace context are the job's.
 -- SETOF so the planner inlines it.
-CREATE OR REPLACE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text)
+CREATE OR REPLACE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text,
+                                            p_output text DEFAULT NULL, p_log_ref text DEFAULT NULL,
+                                            p_exit_code integer DEFAULT NULL, p_leader_epoch bigint DEFAULT NULL)
 RETURNS SETOF jobq.job_history
 LANGUAGE sql
 STABLE
@@ -654,9 +663,11 @@ AS $$
            p_job.backoff_base, p_job.backoff_max, p_reason,
            coalesce(p_error, p_job.last_error),
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
-           p_job.created_at, pg_catalog.now(), pg_catalog.now()
+           p_job.created_at, pg_catalog.now(), pg_catalog.now(),
+           p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
+           p_job.traceparent, p_job.tracestate
 $$;
-COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text) IS
-    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row.';
-REVOKE ALL ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text) TO jobq_app_gate;
+COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) IS
+    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress and trace context.';
+REVOKE ALL ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) TO jobq_app_gate;

@@ -78,6 +78,61 @@ COMMENT ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) IS
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) TO worker_runtime;
 
+-- Records what a running attempt's handler reports of its progress, a JSON object, fenced by
+-- the lease token: a zombie (a worker whose job was rescued, canceled or finished) writes nothing.
+-- The latest report wins; the attempt's row in jobq.job_attempts or the job's history row keeps
+-- the last one. Bounded (jobq._limit('progress_bytes')) so that a handler cannot bloat the
+-- queue's hottest table. In a tenant transaction (app.current_store_id set), only a job of that
+-- store. Caller: the runner, for its handlers.
+CREATE OR REPLACE FUNCTION jobq.set_progress(job_id bigint, lease_token uuid, progress jsonb)
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_limit constant bigint := jobq._limit('progress_bytes');
+    v_session constant uuid := jobq.current_store_id();
+    v_setting constant text := nullif(current_setting('app.current_store_id', true), '');
+    v_store uuid;
+BEGIN
+    IF set_progress.job_id IS NULL OR set_progress.lease_token IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id and lease_token must not be NULL');
+    END IF;
+    IF set_progress.progress IS NULL OR jsonb_typeof(set_progress.progress) <> 'object' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('progress must be a JSON object, not %s',
+                                                           coalesce(jsonb_typeof(set_progress.progress), 'NULL')));
+    END IF;
+    IF octet_length(set_progress.progress::text) > v_limit THEN
+        PERFORM jobq._raise('JOB.VALUE_TOO_LONG', format('progress is %s bytes as JSON text, above the limit of %s',
+                                                         octet_length(set_progress.progress::text), v_limit));
+    END IF;
+
+    SELECT j.store_id INTO v_store
+    FROM jobq.jobs j
+    WHERE j.id = set_progress.job_id AND j.lease_token = set_progress.lease_token
+      AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
+    FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', set_progress.job_id));
+    END IF;
+    -- A tenant transaction acts for its store only: another store's job, or a system job, is
+    -- refused as the row policies would hide it.
+    IF v_setting IS NOT NULL AND v_store IS DISTINCT FROM v_session THEN
+        PERFORM jobq._raise('JOB.TENANT_MISMATCH', format('job %s is not of this session''s store (app.current_store_id = %s)',
+                                                          set_progress.job_id, coalesce(v_session::text, 'not bound')));
+    END IF;
+
+    UPDATE jobq.jobs AS j SET progress = set_progress.progress
+    WHERE j.id = set_progress.job_id;
+END
+$$;
+COMMENT ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) IS
+    'Sets the running attempt''s progress (jobq.jobs.progress) to a JSON object of at most 65536 bytes as text; the last one is kept with the attempt (jobq.job_attempts.progress, jobq.job_history.progress). Fenced by the lease token: writes nothing unless the job runs under it. Inside a tenant transaction (app.current_store_id set), only a job of the session''s store. Caller: the runner, for its handlers. Locks the job row. Errors: JOB.INVALID_ARGUMENT (NULL id or token; progress NULL or not an object), JOB.VALUE_TOO_LONG (above 65536 bytes), JOB.LEASE_LOST (not running under this token), JOB.TENANT_MISMATCH (another store''s job or a system job in a tenant transaction).';
+REVOKE ALL ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) TO worker_runtime;
+
 -- Completes one attempt; raises JOB.LEASE_LOST instead of reporting it.
 CREATE OR REPLACE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid)
 RETURNS void
@@ -100,10 +155,17 @@ COMMENT ON FUNCTION jobq.complete_job(bigint,uuid) IS
 REVOKE ALL ON FUNCTION jobq.complete_job(bigint,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid) TO worker_runtime;
 
+-- complete_jobs took two arguments before outputs, log_refs and exit_codes (a two-argument call
+-- still resolves to the new signature through its defaults).
+DROP FUNCTION IF EXISTS jobq.complete_jobs(bigint[],uuid[]);
+
 -- Completes many attempts in one statement: each job still running under its lease token moves to
--- history as succeeded. Idempotent per lease, so a runner may repeat a call whose reply it lost.
--- Caller: the runner.
-CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[])
+-- history as succeeded, with what its attempt left behind (the tail of its output, where its logs
+-- are, a command's exit status, its progress and the leader epoch of now), as a failed attempt's
+-- jobq.job_attempts row keeps them. Idempotent per lease, so a runner may repeat a call whose
+-- reply it lost. Caller: the runner.
+CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[] DEFAULT NULL,
+                                              log_refs text[] DEFAULT NULL, exit_codes integer[] DEFAULT NULL)
 RETURNS TABLE (job_id bigint, outcome text)
 LANGUAGE plpgsql
 VOLATILE
@@ -122,8 +184,14 @@ DECLARE
     v_moved bigint[];   -- the input positions of the pairs moved to history now
     v_now boolean[];    -- v_now[i]: pair i was moved now
     v_pos bigint;
+    v_epoch constant bigint := (SELECT l.epoch FROM jobq.leader l WHERE l.singleton);
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
+    IF coalesce(cardinality(complete_jobs.outputs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
+       OR coalesce(cardinality(complete_jobs.log_refs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
+       OR coalesce(cardinality(complete_jobs.exit_codes), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'outputs, log_refs and exit_codes must be NULL or as long as job_ids');
+    END IF;
 
     -- The rows come from the primary key (id = ANY), and running is said through the lease
     -- columns (jobs_lease_matches_state ties them to the state), so no partial index of running
@@ -135,18 +203,20 @@ BEGIN
     -- cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        USING (SELECT c.id, c.token, c.pos
-               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
+        USING (SELECT c.id, c.token, c.pos, c.output, c.log_ref, c.exit_code
+               FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens, complete_jobs.outputs, complete_jobs.log_refs,
+                           complete_jobs.exit_codes) WITH ORDINALITY AS c(id, token, output, log_ref, exit_code, pos)
                ORDER BY c.id) AS c
         WHERE j.id = ANY (complete_jobs.job_ids)
           AND j.id = c.id
           AND j.lease_token = c.token
           AND j.locked_by IS NOT NULL
           AND j.lease_expires_at IS NOT NULL
-        RETURNING j AS job, c.pos
+        RETURNING j AS job, c.pos, c.output, c.log_ref, c.exit_code
     ), moved AS (
         INSERT INTO jobq.job_history
-        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL) AS h
+        SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL, done.output,
+            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch) AS h
     )
     SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
@@ -172,10 +242,10 @@ BEGIN
     ORDER BY c.pos;
 END
 $$;
-COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) IS
-    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
-REVOKE ALL ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[]) TO worker_runtime;
+COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) IS
+    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the three arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+REVOKE ALL ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) TO worker_runtime;
 
 -- Fails one attempt; raises JOB.LEASE_LOST instead of reporting it. Returns the job's new state.
 CREATE OR REPLACE FUNCTION jobq.fail_job(
@@ -209,9 +279,12 @@ COMMENT ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) IS
 REVOKE ALL ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) TO worker_runtime;
 
--- fail_jobs took six arguments before reasons, outputs and log_refs (a six-argument call still
--- resolves to the new signature through its defaults).
+-- fail_jobs took six arguments before reasons, outputs and log_refs, and nine before exit_codes
+-- (a six- or nine-argument call still resolves to the new signature through its defaults);
+-- _fail_attempts took nine before p_exit_codes.
 DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[]);
+DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]);
+DROP FUNCTION IF EXISTS jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[]);
 
 -- The fail-or-retry transition, written once: at time p_now each job of p_ids (running, its
 -- lease matched and its row locked by the caller) fails its attempt. It dies, moved to
@@ -219,12 +292,14 @@ DROP FUNCTION IF EXISTS jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],i
 -- retry, after p_retry_in[i] or, when that is NULL, its backoff (jobq._retry_at: saturating, so no
 -- stored backoff makes it raise). p_reasons[i] says why the attempt failed (error, timed_out,
 -- orphaned, detached); a dead job's reason is not_retryable, exhausted (for error) or that reason.
--- Each failed attempt is one jobq.job_attempts row; a job keeps its newest 25. Callers:
+-- Each failed attempt is one jobq.job_attempts row, with the job's progress, p_exit_codes[i] and
+-- the leader epoch of now; a job keeps its newest 25, and a retried job starts its next attempt
+-- without progress. Callers:
 -- jobq.fail_jobs (a handler's failure) and jobq._rescue (the sweeper's), which differ only in how
 -- they find and lock the jobs.
 CREATE OR REPLACE FUNCTION jobq._fail_attempts(p_now timestamptz, p_ids bigint[], p_errors text[], p_codes text[],
                                                p_retryable boolean[], p_retry_in interval[], p_reasons text[],
-                                               p_outputs text[], p_log_refs text[])
+                                               p_outputs text[], p_log_refs text[], p_exit_codes integer[] DEFAULT NULL)
 RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz, reason text, task text, queue text, store_id uuid,
                attempt integer, locked_by text)
 LANGUAGE plpgsql
@@ -234,13 +309,17 @@ AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
     v_max constant interval := jobq._setting_interval('backoff_max');
+    v_epoch constant bigint := (SELECT l.epoch FROM jobq.leader l WHERE l.singleton);
 BEGIN
     RETURN QUERY
     WITH input AS (
         SELECT f.id, f.err, f.code, coalesce(f.retryable, true) AS retryable, f.retry_in,
-               coalesce(f.why, 'error') AS why, f.output, f.log_ref
-        FROM unnest(p_ids, p_errors, p_codes, p_retryable, p_retry_in, p_reasons, p_outputs, p_log_refs)
-             AS f(id, err, code, retryable, retry_in, why, output, log_ref)
+               coalesce(f.why, 'error') AS why, f.output, f.log_ref, f.exit_code
+        FROM unnest(p_ids, p_errors, p_codes, p_retryable, p_retry_in, p_reasons, p_outputs, p_log_refs, p_exit_codes)
+             AS f(id, err, code, retryable, retry_in, why, output, log_ref, exit_code)
+    ), prior AS (
+        -- The progress of each attempt before the statement clears it (the statement's snapshot).
+        SELECT j.id, j.progress FROM jobq.jobs j WHERE j.id = ANY (p_ids)
     ), dead AS (
         -- Running, through the lease columns, so that only the primary key serves (a partial
         -- index of running jobs holds every job that ran since the last vacuum).
@@ -248,11 +327,12 @@ BEGIN
         USING input f
         WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
           AND (NOT f.retryable OR j.attempt >= j.max_attempts)
-        RETURNING j AS job, f.err, f.code, f.output, f.log_ref,
+        RETURNING j AS job, f.err, f.code, f.output, f.log_ref, f.exit_code,
                   CASE WHEN NOT f.retryable THEN 'not_retryable' WHEN f.why = 'error' THEN 'exhausted' ELSE f.why END AS why
     ), buried AS (
         INSERT INTO jobq.job_history
-        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code) AS h
+        SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code, dead.output,
+            coalesce(dead.log_ref, jobq._log_ref((dead.job).locked_by, (dead.job).id, (dead.job).attempt)), dead.exit_code, v_epoch) AS h
         RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
                   jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
     ), retried AS (
@@ -267,30 +347,34 @@ BEGIN
             reason           = f.why,
             last_error       = f.err,
             error_code       = f.code,
+            progress         = NULL,
             updated_at       = p_now
         FROM input f
+        LEFT JOIN prior p ON p.id = f.id
         WHERE j.id = ANY (p_ids) AND j.id = f.id AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
           AND f.retryable AND j.attempt < j.max_attempts
         RETURNING j.id, j.run_at, j.attempt, j.store_id, j.task, j.queue, j.locked_by, j.claimed_at, f.err, f.code,
-                  f.why, f.output, f.log_ref
+                  f.why, f.output, f.log_ref, f.exit_code, p.progress
     ), failed AS (
         -- Every failed lease, dead or retried, is one attempt row (jobq.job_attempts).
         SELECT (d.job).id, (d.job).attempt, (d.job).store_id, (d.job).task, (d.job).queue, (d.job).locked_by,
-               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref
+               (d.job).claimed_at, d.why AS reason, d.err, d.code, d.output, d.log_ref, d.exit_code, (d.job).progress
         FROM dead d
         UNION ALL
-        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref
+        SELECT r.id, r.attempt, r.store_id, r.task, r.queue, r.locked_by, r.claimed_at, r.why, r.err, r.code, r.output, r.log_ref,
+               r.exit_code, r.progress
         FROM retried r
     ), recorded AS (
         INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
-                                            output, log_ref)
+                                            output, log_ref, progress, exit_code, leader_epoch)
         SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, x.code,
-               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt))
+               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt)), x.progress, x.exit_code, v_epoch
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
             started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, reason = EXCLUDED.reason,
-            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref
+            error = EXCLUDED.error, error_code = EXCLUDED.error_code, output = EXCLUDED.output, log_ref = EXCLUDED.log_ref,
+            progress = EXCLUDED.progress, exit_code = EXCLUDED.exit_code, leader_epoch = EXCLUDED.leader_epoch
         RETURNING a.job_id
     ), trimmed AS (
         -- The bound: the newest 25 attempts of a job (24 older ones beside the row just written).
@@ -310,9 +394,9 @@ BEGIN
     SELECT r.id, 'retry_pending'::text, r.run_at, r.why, r.task, r.queue, r.store_id, r.attempt, r.locked_by FROM retried r;
 END
 $$;
-COMMENT ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[]) IS
-    'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref); a job keeps its newest 25. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
-REVOKE ALL ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+COMMENT ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) IS
+    'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
+REVOKE ALL ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
 -- or dies when it is not retryable or used its attempts (jobq._fail_attempts, the one
@@ -328,7 +412,8 @@ CREATE OR REPLACE FUNCTION jobq.fail_jobs(
     retry_in     interval[] DEFAULT NULL,
     reasons      text[]     DEFAULT NULL,
     outputs      text[]     DEFAULT NULL,
-    log_refs     text[]     DEFAULT NULL
+    log_refs     text[]     DEFAULT NULL,
+    exit_codes   integer[]  DEFAULT NULL
 )
 RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz)
 LANGUAGE plpgsql
@@ -347,6 +432,7 @@ DECLARE
     v_reasons text[];
     v_outputs text[];
     v_log_refs text[];
+    v_exit_codes integer[];
 BEGIN
     IF cardinality(fail_jobs.lease_tokens) IS DISTINCT FROM v_n
        OR coalesce(cardinality(fail_jobs.errors), v_n) <> v_n
@@ -355,8 +441,9 @@ BEGIN
        OR coalesce(cardinality(fail_jobs.retry_in), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.reasons), v_n) <> v_n
        OR coalesce(cardinality(fail_jobs.outputs), v_n) <> v_n
-       OR coalesce(cardinality(fail_jobs.log_refs), v_n) <> v_n THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs and log_refs must have the same length');
+       OR coalesce(cardinality(fail_jobs.log_refs), v_n) <> v_n
+       OR coalesce(cardinality(fail_jobs.exit_codes), v_n) <> v_n THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs, log_refs and exit_codes must have the same length');
     END IF;
     IF EXISTS (SELECT 1 FROM unnest(fail_jobs.reasons) AS r(why) WHERE r.why NOT IN ('error', 'timed_out')) THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'reasons must be error, timed_out or NULL (error)');
@@ -377,12 +464,14 @@ BEGIN
     -- the primary key serves.
     SELECT array_agg(m.id ORDER BY m.id), array_agg(m.token ORDER BY m.id), array_agg(left(m.err, 10000) ORDER BY m.id),
            array_agg(m.code ORDER BY m.id), array_agg(m.retryable ORDER BY m.id), array_agg(m.retry_in ORDER BY m.id),
-           array_agg(m.why ORDER BY m.id), array_agg(right(m.output, 16384) ORDER BY m.id), array_agg(left(m.log_ref, 1000) ORDER BY m.id)
-    INTO v_ids, v_tokens, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs
+           array_agg(m.why ORDER BY m.id), array_agg(right(m.output, 16384) ORDER BY m.id), array_agg(left(m.log_ref, 1000) ORDER BY m.id),
+           array_agg(m.exit_code ORDER BY m.id)
+    INTO v_ids, v_tokens, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs, v_exit_codes
     FROM (SELECT DISTINCT ON (f.id) f.*
           FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens, fail_jobs.errors, fail_jobs.error_codes,
-                      fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs)
-               WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, ord)
+                      fail_jobs.retryable, fail_jobs.retry_in, fail_jobs.reasons, fail_jobs.outputs, fail_jobs.log_refs,
+                      fail_jobs.exit_codes)
+               WITH ORDINALITY AS f(id, token, err, code, retryable, retry_in, why, output, log_ref, exit_code, ord)
           JOIN (SELECT j.id, j.lease_token FROM jobq.jobs j
                 WHERE j.id = ANY (fail_jobs.job_ids) AND j.lease_token = ANY (fail_jobs.lease_tokens)
                   AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
@@ -393,7 +482,8 @@ BEGIN
     RETURN QUERY
     WITH changed AS (
         SELECT c.job_id, c.outcome, c.run_at
-        FROM jobq._fail_attempts(now(), v_ids, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs) AS c
+        FROM jobq._fail_attempts(now(), v_ids, v_errors, v_codes, v_retryable, v_retry_in, v_reasons, v_outputs, v_log_refs,
+                                 v_exit_codes) AS c
     )
     SELECT f.id, coalesce(c.outcome, 'lease_lost'), c.run_at
     FROM unnest(fail_jobs.job_ids, fail_jobs.lease_tokens) WITH ORDINALITY AS f(id, token, ord)
@@ -402,10 +492,10 @@ BEGIN
     ORDER BY f.ord;
 END
 $$;
-COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) IS
-    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref); a job keeps its newest 25 (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[]) TO worker_runtime;
+COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) IS
+    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref, exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) TO worker_runtime;
 
 -- Snoozes one job; raises JOB.LEASE_LOST instead of reporting it.
 CREATE OR REPLACE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)

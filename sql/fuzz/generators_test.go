@@ -931,13 +931,14 @@ var positiveIntervalGen = valueGen{
 // and the arrays of one call share a length unless one is drawn odd.
 var parallelGens = map[string]valueGen{
 	"job_ids bigint[]": pairIDs, "lease_tokens uuid[]": pairTokens, "lease_token uuid": pairToken,
-	"errors text[]":       arrayOf(textGen, sharedLen),
-	"error_codes text[]":  arrayOf(errorCodeGen, sharedLen),
-	"retryable boolean[]": arrayOf(boolGen, sharedLen),
-	"retry_in interval[]": arrayOf(retryInGen, sharedLen),
-	"reasons text[]":      arrayOf(enumGen("error", "timed_out"), sharedLen),
-	"outputs text[]":      arrayOf(textGen, sharedLen),
-	"log_refs text[]":     arrayOf(textGen, sharedLen),
+	"errors text[]":        arrayOf(textGen, sharedLen),
+	"error_codes text[]":   arrayOf(errorCodeGen, sharedLen),
+	"retryable boolean[]":  arrayOf(boolGen, sharedLen),
+	"retry_in interval[]":  arrayOf(retryInGen, sharedLen),
+	"reasons text[]":       arrayOf(enumGen("error", "timed_out"), sharedLen),
+	"outputs text[]":       arrayOf(textGen, sharedLen),
+	"log_refs text[]":      arrayOf(textGen, sharedLen),
+	"exit_codes integer[]": arrayOf(intGen, sharedLen),
 }
 
 // functionGens override the generator of one argument of one function, where its name means
@@ -1112,7 +1113,8 @@ func generatorFor(f *function, a arg) (valueGen, error) {
 		return vg, nil
 	}
 	if a.kind() == "job_id" && (strings.HasPrefix(f.Name, "jobq.complete_") || strings.HasPrefix(f.Name, "jobq.fail_") ||
-		strings.HasPrefix(f.Name, "jobq.heartbeat") || strings.HasPrefix(f.Name, "jobq.snooze")) {
+		strings.HasPrefix(f.Name, "jobq.heartbeat") || strings.HasPrefix(f.Name, "jobq.snooze") ||
+		f.Name == "jobq.set_progress") {
 		return pairID, nil
 	}
 	if vg, ok := kindGens[a.kind()+" "+a.Type]; ok {
