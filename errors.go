@@ -80,6 +80,9 @@ var (
 	ErrInvalidTimezone = &Error{Code: "JOB.INVALID_TIMEZONE"}
 	// ErrUnknownSchedule: no schedule has this name.
 	ErrUnknownSchedule = &Error{Code: "JOB.UNKNOWN_SCHEDULE"}
+	// ErrScheduleOverlap: a run now of a schedule whose concurrency policy is forbid, while a run
+	// of it is still live (Client.RunScheduleNow); nothing was enqueued.
+	ErrScheduleOverlap = &Error{Code: "JOB.SCHEDULE_OVERLAP"}
 	// ErrUnknownWorker: no worker has this id.
 	ErrUnknownWorker = &Error{Code: "JOB.UNKNOWN_WORKER"}
 	// ErrValueTooLong: a text argument is longer than its limit (docs/limits.md).

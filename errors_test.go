@@ -32,6 +32,7 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.INVALID_CRON":         jobq.ErrInvalidCron,
 	"JOB.INVALID_TIMEZONE":     jobq.ErrInvalidTimezone,
 	"JOB.UNKNOWN_SCHEDULE":     jobq.ErrUnknownSchedule,
+	"JOB.SCHEDULE_OVERLAP":     jobq.ErrScheduleOverlap,
 	"JOB.UNKNOWN_WORKER":       jobq.ErrUnknownWorker,
 	"WORKER.UNSAFE_ROLE":       jobq.ErrUnsafeRole,
 	"WORKER.NOT_READY":         jobq.ErrNotReady,

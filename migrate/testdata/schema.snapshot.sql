@@ -92,6 +92,80 @@ ALTER FUNCTION jobq._app_may_enqueue(p_task text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._app_may_enqueue(p_task text) IS 'Private. Whether task p_task is a system task that applications may enqueue (jobq.tasks.app_enqueue). Used by the gate''s insert policy. Locks nothing.';
 
+CREATE TABLE jobq.schedules (
+    name text NOT NULL,
+    cron text NOT NULL,
+    fields jobq.cron_fields NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    task text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    slot_key text DEFAULT 'slotAt'::text,
+    queue text,
+    priority smallint,
+    max_attempts integer,
+    concurrency_policy text DEFAULT 'allow'::text NOT NULL,
+    backfill_window interval DEFAULT '00:15:00'::interval NOT NULL,
+    backfill text DEFAULT 'all'::text NOT NULL,
+    jitter interval DEFAULT '00:00:00'::interval NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
+    next_slot_at timestamp with time zone,
+    last_slot_at timestamp with time zone,
+    last_job_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    paused_at timestamp with time zone,
+    paused_by text,
+    CONSTRAINT schedules_backfill_check CHECK ((backfill = ANY (ARRAY['all'::text, 'latest'::text]))),
+    CONSTRAINT schedules_backfill_window_check CHECK ((backfill_window >= '00:00:00'::interval)),
+    CONSTRAINT schedules_concurrency_policy_check CHECK ((concurrency_policy = ANY (ARRAY['allow'::text, 'forbid'::text, 'replace'::text]))),
+    CONSTRAINT schedules_jitter_check CHECK ((jitter >= '00:00:00'::interval)),
+    CONSTRAINT schedules_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT schedules_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
+    CONSTRAINT schedules_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT schedules_queue_check CHECK ((queue <> ''::text)),
+    CONSTRAINT schedules_slot_key_check CHECK ((slot_key <> ''::text))
+);
+
+ALTER TABLE jobq.schedules OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.schedules IS 'Cron schedules: one job of task per slot. Written by jobq.schedule / jobq.unschedule; advanced by jobq.maintain.';
+
+COMMENT ON COLUMN jobq.schedules.paused_at IS 'When an operator paused the schedule (jobq.pause_schedule); NULL when it runs. A paused schedule enqueues no slot; jobq.resume_schedule restarts it from the next slot after now().';
+
+COMMENT ON COLUMN jobq.schedules.paused_by IS 'The session_user who paused the schedule.';
+
+CREATE FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_s.concurrency_policy = 'allow' OR p_previous IS NULL
+       OR NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = p_previous) THEN
+        RETURN NULL;
+    END IF;
+    IF p_s.concurrency_policy = 'forbid' THEN
+        RETURN p_previous;
+    END IF;
+    -- replace. The cancel is audited like an operator's (actor: the session that ran maintain,
+    -- or the operator who ran the schedule now).
+    WITH gone AS (
+        DELETE FROM jobq.jobs AS j WHERE j.id = p_previous RETURNING j AS job
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h
+    )
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    SELECT 'schedule_replaced', (g.job).id,
+           jsonb_build_object('schedule', p_s.name, 'previous_state', (g.job).state) || p_detail
+    FROM gone g;
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) IS 'Private. The concurrency policy of schedule p_s before one more run (jobq._run_schedule''s slots, jobq.run_schedule_now), p_previous its last job; the caller holds the schedule''s row lock. Returns the id of the live run that forbids it (policy forbid), else NULL: allow, no live run, or replace, which has canceled the live run (history state canceled, reason replaced) and audited it as schedule_replaced (detail: schedule, previous_state and p_detail).';
+
 CREATE FUNCTION jobq._calendar_day_ok(p_day text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -2187,48 +2261,6 @@ ALTER FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) OWNER TO job
 
 COMMENT ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) IS 'Private. Locks the jobq.queues row of p_queue FOR UPDATE and returns true; when it has none: with p_create, inserts one (ON CONFLICT DO NOTHING, then locks it) and returns true, unless the queue is unknown to the engine (not default, and no declared task, live job, registered worker not stopped or schedule names it), which raises JOB.INVALID_ARGUMENT; without p_create, returns false and writes nothing. Callers: jobq._set_queue_limit, jobq.set_fair_claiming.';
 
-CREATE TABLE jobq.schedules (
-    name text NOT NULL,
-    cron text NOT NULL,
-    fields jobq.cron_fields NOT NULL,
-    timezone text DEFAULT 'UTC'::text NOT NULL,
-    task text NOT NULL,
-    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
-    slot_key text DEFAULT 'slotAt'::text,
-    queue text,
-    priority smallint,
-    max_attempts integer,
-    concurrency_policy text DEFAULT 'allow'::text NOT NULL,
-    backfill_window interval DEFAULT '00:15:00'::interval NOT NULL,
-    backfill text DEFAULT 'all'::text NOT NULL,
-    jitter interval DEFAULT '00:00:00'::interval NOT NULL,
-    enabled boolean DEFAULT true NOT NULL,
-    next_slot_at timestamp with time zone,
-    last_slot_at timestamp with time zone,
-    last_job_id bigint,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    paused_at timestamp with time zone,
-    paused_by text,
-    CONSTRAINT schedules_backfill_check CHECK ((backfill = ANY (ARRAY['all'::text, 'latest'::text]))),
-    CONSTRAINT schedules_backfill_window_check CHECK ((backfill_window >= '00:00:00'::interval)),
-    CONSTRAINT schedules_concurrency_policy_check CHECK ((concurrency_policy = ANY (ARRAY['allow'::text, 'forbid'::text, 'replace'::text]))),
-    CONSTRAINT schedules_jitter_check CHECK ((jitter >= '00:00:00'::interval)),
-    CONSTRAINT schedules_max_attempts_check CHECK ((max_attempts >= 1)),
-    CONSTRAINT schedules_name_check CHECK (((name ~ '^[a-z][a-z0-9]*(-[a-z0-9]+)*$'::text) AND (length(name) <= 100))),
-    CONSTRAINT schedules_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
-    CONSTRAINT schedules_queue_check CHECK ((queue <> ''::text)),
-    CONSTRAINT schedules_slot_key_check CHECK ((slot_key <> ''::text))
-);
-
-ALTER TABLE jobq.schedules OWNER TO jobq_migrator;
-
-COMMENT ON TABLE jobq.schedules IS 'Cron schedules: one job of task per slot. Written by jobq.schedule / jobq.unschedule; advanced by jobq.maintain.';
-
-COMMENT ON COLUMN jobq.schedules.paused_at IS 'When an operator paused the schedule (jobq.pause_schedule); NULL when it runs. A paused schedule enqueues no slot; jobq.resume_schedule restarts it from the next slot after now().';
-
-COMMENT ON COLUMN jobq.schedules.paused_by IS 'The session_user who paused the schedule.';
-
 CREATE FUNCTION jobq._lock_schedule(p_name text) RETURNS jobq.schedules
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3070,28 +3102,13 @@ BEGIN
             RETURN NEXT;
             CONTINUE;
         END IF;
-        IF p_s.concurrency_policy <> 'allow' AND v_previous IS NOT NULL
-           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = v_previous) THEN
-            IF p_s.concurrency_policy = 'forbid' THEN
-                INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
-                VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
-                ON CONFLICT DO NOTHING;
-                slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-            -- replace: the previous run is canceled; its lease, if running, stops working. The
-            -- cancel is audited like an operator's (actor: the session that ran maintain).
-            WITH gone AS (
-                DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
-            ), moved AS (
-                INSERT INTO jobq.job_history
-                SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h
-            )
-            INSERT INTO jobq.audit_log (action, job_id, detail)
-            SELECT 'schedule_replaced', (g.job).id,
-                   jsonb_build_object('schedule', p_s.name, 'slot_at', v_at, 'previous_state', (g.job).state)
-            FROM gone g;
+        IF jobq._apply_schedule_policy(p_s, v_previous, jsonb_build_object('slot_at', v_at)) IS NOT NULL THEN
+            INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+            VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
+            ON CONFLICT DO NOTHING;
+            slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
+            RETURN NEXT;
+            CONTINUE;
         END IF;
 
         -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
@@ -5440,14 +5457,21 @@ CREATE FUNCTION jobq.run_schedule_now(name text) RETURNS bigint
 DECLARE
     v_s jobq.schedules := jobq._lock_schedule(run_schedule_now.name);
     v_iso constant text := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+    v_live bigint;
     v_job bigint;
 BEGIN
+    v_live := jobq._apply_schedule_policy(v_s, v_s.last_job_id, jsonb_build_object('run_now_at', v_iso));
+    IF v_live IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.SCHEDULE_OVERLAP', format('schedule %s has concurrency_policy forbid and its run, job %s, is still %s',
+            v_s.name, v_live, coalesce((SELECT j.state FROM jobq.jobs j WHERE j.id = v_live), 'live')));
+    END IF;
     SELECT e.job_id INTO v_job
     FROM jobq._enqueue(ARRAY[ROW(
         v_s.task,
         CASE WHEN v_s.slot_key IS NULL THEN v_s.payload ELSE v_s.payload || jsonb_build_object(v_s.slot_key, v_iso) END,
         v_s.queue, now(), v_s.priority, v_s.max_attempts,
         'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+    UPDATE jobq.schedules AS s SET last_job_id = v_job, updated_at = now() WHERE s.name = v_s.name;
     INSERT INTO jobq.audit_log (action, job_id, detail)
     VALUES ('run_schedule_now', v_job, jsonb_build_object('schedule', v_s.name, 'at', v_iso));
     RETURN v_job;
@@ -5456,7 +5480,7 @@ $$;
 
 ALTER FUNCTION jobq.run_schedule_now(name text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.run_schedule_now(name text) IS 'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
+COMMENT ON FUNCTION jobq.run_schedule_now(name text) IS 'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its concurrency policy applies as at a cron tick: forbid refuses while the schedule''s last run is live (JOB.SCHEDULE_OVERLAP, nothing written); replace cancels that run (audited as schedule_replaced); allow runs beside it. The job becomes the schedule''s last run (last_job_id), which the next tick''s policy sees; its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.SCHEDULE_OVERLAP, JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
 
 CREATE FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT 'UTC'::text, concurrency_policy text DEFAULT 'allow'::text, backfill_window interval DEFAULT '00:15:00'::interval, backfill text DEFAULT 'all'::text, jitter interval DEFAULT '00:00:00'::interval, slot_key text DEFAULT 'slotAt'::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, enabled boolean DEFAULT true) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6452,6 +6476,12 @@ REVOKE ALL ON FUNCTION jobq._acquire_leadership(p_worker_id text, p_ttl interval
 REVOKE ALL ON FUNCTION jobq._app_may_enqueue(p_task text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._app_may_enqueue(p_task text) TO jobq_app_gate;
 
+GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
+GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
+GRANT SELECT ON TABLE jobq.schedules TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._calendar_day_ok(p_day text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._calendar_day_ok(p_day text) TO jobq_app_gate;
 
@@ -6583,10 +6613,6 @@ GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq._lock_limited_queues(p_queues text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) FROM PUBLIC;
-
-GRANT SELECT ON TABLE jobq.schedules TO jobq_operator;
-GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
-GRANT SELECT ON TABLE jobq.schedules TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
 

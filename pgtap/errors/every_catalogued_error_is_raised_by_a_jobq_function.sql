@@ -34,8 +34,9 @@ SELECT is_empty(
 SELECT results_eq(
     $$ SELECT sqlstate, code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ6%' ORDER BY sqlstate $$,
     $$ VALUES ('JQ601'::text, 'JOB.INVALID_CRON'::text), ('JQ602', 'JOB.INVALID_TIMEZONE'), ('JQ603', 'JOB.UNKNOWN_SCHEDULE'),
-              ('JQ605', 'JOB.UNKNOWN_WORKER') $$,
-    'the catalogue holds JQ601, JQ602, JQ603 and JQ605: invalid cron, invalid time zone, unknown schedule, unknown worker (no JQ604)');
+              ('JQ605', 'JOB.UNKNOWN_WORKER'), ('JQ606', 'JOB.SCHEDULE_OVERLAP') $$,
+    'the catalogue holds JQ601, JQ602, JQ603, JQ605 and JQ606: invalid cron, invalid time zone, unknown schedule, unknown worker, '
+    'a run now that its schedule''s forbid policy refuses (no JQ604)');
 SELECT is_empty(
     $$ SELECT code FROM jobq.error_codes WHERE sqlstate LIKE 'JQ6%' EXCEPT SELECT code FROM raised $$,
     'each of the JQ6 errors is raised by some jobq function');

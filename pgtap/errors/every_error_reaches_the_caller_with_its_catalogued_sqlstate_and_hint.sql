@@ -9,6 +9,9 @@ SELECT FROM jobq.define_task('pgtap-store-task', scope => 'store', payload_schem
 -- A login bound to store 1111…, for JOB.STORE_NOT_BOUND (created and dropped with the transaction).
 CREATE ROLE pgtap_bound_login LOGIN IN ROLE jobq_app;
 SELECT jobq.bind_store('pgtap_bound_login', '11111111-1111-1111-1111-111111111111');
+-- A schedule under forbid whose run is live, for JOB.SCHEDULE_OVERLAP.
+SELECT FROM jobq.schedule('pgtap-forbid', '0 3 * * *', 't', queue => 'q3', concurrency_policy => 'forbid');
+SELECT FROM jobq.run_schedule_now('pgtap-forbid');
 
 CREATE TEMP TABLE job AS SELECT jobq.enqueue('t', queue => 'q') AS id, jobq.enqueue('t', queue => 'q2') AS done;
 CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['q', 'q2'], 2);
@@ -46,6 +49,7 @@ INSERT INTO triggers VALUES
     ('JOB.INVALID_CRON',         $$ SELECT jobq.cron_parse('61 * * * *') $$),
     ('JOB.INVALID_TIMEZONE',     $$ SELECT jobq.cron_next('@daily', now(), 'Mars/Olympus_Mons') $$),
     ('JOB.UNKNOWN_SCHEDULE',     $$ SELECT jobq.unschedule('pgtap-no-such-schedule') $$),
+    ('JOB.SCHEDULE_OVERLAP',     $$ SELECT jobq.run_schedule_now('pgtap-forbid') $$),
     ('JOB.UNKNOWN_WORKER',       $$ SELECT * FROM jobq.worker_heartbeat('pgtap-no-such-worker') $$),
     ('JOB.VALUE_TOO_LONG',       $$ SELECT * FROM jobq.claim_job('w', ARRAY[repeat('q', 201)]) $$),
     ('JOB.OUT_OF_RANGE',         $$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '2 days') $$),

@@ -149,6 +149,46 @@ COMMENT ON FUNCTION jobq.unschedule(text) IS
 REVOKE ALL ON FUNCTION jobq.unschedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.unschedule(text) TO jobq_operator;
 
+-- Applies a schedule's concurrency policy before one more run of it, a cron tick's or an
+-- operator's run-now alike (one home for the policy). The run before it is p_previous (the
+-- schedule's last job); it is live while its row is in jobq.jobs (queued, running, waiting for a
+-- retry). allow: nothing to do. forbid: returns the live run's id, and the caller enqueues nothing.
+-- replace: the live run is canceled (its lease, if running, stops working) and audited as
+-- schedule_replaced with p_detail, and the caller goes ahead. The caller holds the schedule's row
+-- lock, so two callers never decide on the same previous run at once.
+CREATE OR REPLACE FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb)
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_s.concurrency_policy = 'allow' OR p_previous IS NULL
+       OR NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = p_previous) THEN
+        RETURN NULL;
+    END IF;
+    IF p_s.concurrency_policy = 'forbid' THEN
+        RETURN p_previous;
+    END IF;
+    -- replace. The cancel is audited like an operator's (actor: the session that ran maintain,
+    -- or the operator who ran the schedule now).
+    WITH gone AS (
+        DELETE FROM jobq.jobs AS j WHERE j.id = p_previous RETURNING j AS job
+    ), moved AS (
+        INSERT INTO jobq.job_history
+        SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h
+    )
+    INSERT INTO jobq.audit_log (action, job_id, detail)
+    SELECT 'schedule_replaced', (g.job).id,
+           jsonb_build_object('schedule', p_s.name, 'previous_state', (g.job).state) || p_detail
+    FROM gone g;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION jobq._apply_schedule_policy(jobq.schedules,bigint,jsonb) IS
+    'Private. The concurrency policy of schedule p_s before one more run (jobq._run_schedule''s slots, jobq.run_schedule_now), p_previous its last job; the caller holds the schedule''s row lock. Returns the id of the live run that forbids it (policy forbid), else NULL: allow, no live run, or replace, which has canceled the live run (history state canceled, reason replaced) and audited it as schedule_replaced (detail: schedule, previous_state and p_detail).';
+REVOKE ALL ON FUNCTION jobq._apply_schedule_policy(jobq.schedules,bigint,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
+
 -- Handles the slots of one schedule from its next_slot_at up to p_now (at most p_max_slots),
 -- applying backfill and concurrency policy. The caller holds the schedule's row lock. The slots are
 -- instants (jobq._cron_next): a window that begins or ends inside a repeated or skipped local
@@ -200,28 +240,13 @@ BEGIN
             RETURN NEXT;
             CONTINUE;
         END IF;
-        IF p_s.concurrency_policy <> 'allow' AND v_previous IS NOT NULL
-           AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = v_previous) THEN
-            IF p_s.concurrency_policy = 'forbid' THEN
-                INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
-                VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
-                ON CONFLICT DO NOTHING;
-                slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-            -- replace: the previous run is canceled; its lease, if running, stops working. The
-            -- cancel is audited like an operator's (actor: the session that ran maintain).
-            WITH gone AS (
-                DELETE FROM jobq.jobs AS j WHERE j.id = v_previous RETURNING j AS job
-            ), moved AS (
-                INSERT INTO jobq.job_history
-                SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'replaced', NULL, NULL) AS h
-            )
-            INSERT INTO jobq.audit_log (action, job_id, detail)
-            SELECT 'schedule_replaced', (g.job).id,
-                   jsonb_build_object('schedule', p_s.name, 'slot_at', v_at, 'previous_state', (g.job).state)
-            FROM gone g;
+        IF jobq._apply_schedule_policy(p_s, v_previous, jsonb_build_object('slot_at', v_at)) IS NOT NULL THEN
+            INSERT INTO jobq.schedule_runs (schedule, slot_at, outcome, reason, detail)
+            VALUES (p_s.name, v_at, 'skipped', 'forbid', jsonb_build_object('running_job_id', v_previous))
+            ON CONFLICT DO NOTHING;
+            slot_at := v_at; outcome := 'skipped'; reason := 'forbid'; job_id := NULL;
+            RETURN NEXT;
+            CONTINUE;
         END IF;
 
         -- The slot is claimed first: the primary key decides, so a slot never gets a second job.
@@ -383,7 +408,10 @@ REVOKE ALL ON FUNCTION jobq.resume_schedule(text) FROM PUBLIC, jobq_app, jobq_ap
 GRANT EXECUTE ON FUNCTION jobq.resume_schedule(text) TO jobq_operator;
 
 -- Runs a schedule once now, outside its slots: one job of its task, its payload with the slot key
--- set to now, job key schedule:<name>:manual:<now>. Its slots, policy and pause are untouched.
+-- set to now, job key schedule:<name>:manual:<now>. Its slots and pause are untouched; its
+-- concurrency policy applies as at a cron tick (jobq._apply_schedule_policy): under forbid a live
+-- run refuses it, under replace the live run is canceled. The new job becomes the schedule's last
+-- run, so the next tick and the next run-now apply the policy to it in turn.
 CREATE OR REPLACE FUNCTION jobq.run_schedule_now(name text)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -394,20 +422,27 @@ AS $$
 DECLARE
     v_s jobq.schedules := jobq._lock_schedule(run_schedule_now.name);
     v_iso constant text := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+    v_live bigint;
     v_job bigint;
 BEGIN
+    v_live := jobq._apply_schedule_policy(v_s, v_s.last_job_id, jsonb_build_object('run_now_at', v_iso));
+    IF v_live IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.SCHEDULE_OVERLAP', format('schedule %s has concurrency_policy forbid and its run, job %s, is still %s',
+            v_s.name, v_live, coalesce((SELECT j.state FROM jobq.jobs j WHERE j.id = v_live), 'live')));
+    END IF;
     SELECT e.job_id INTO v_job
     FROM jobq._enqueue(ARRAY[ROW(
         v_s.task,
         CASE WHEN v_s.slot_key IS NULL THEN v_s.payload ELSE v_s.payload || jsonb_build_object(v_s.slot_key, v_iso) END,
         v_s.queue, now(), v_s.priority, v_s.max_attempts,
         'schedule:' || v_s.name || ':manual:' || v_iso, 'unsafe_dedupe', NULL, NULL, NULL, NULL, NULL)::jobq.job_spec], false) AS e;
+    UPDATE jobq.schedules AS s SET last_job_id = v_job, updated_at = now() WHERE s.name = v_s.name;
     INSERT INTO jobq.audit_log (action, job_id, detail)
     VALUES ('run_schedule_now', v_job, jsonb_build_object('schedule', v_s.name, 'at', v_iso));
     RETURN v_job;
 END
 $$;
 COMMENT ON FUNCTION jobq.run_schedule_now(text) IS
-    'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
+    'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its concurrency policy applies as at a cron tick: forbid refuses while the schedule''s last run is live (JOB.SCHEDULE_OVERLAP, nothing written); replace cancels that run (audited as schedule_replaced); allow runs beside it. The job becomes the schedule''s last run (last_job_id), which the next tick''s policy sees; its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.SCHEDULE_OVERLAP, JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
 REVOKE ALL ON FUNCTION jobq.run_schedule_now(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 GRANT EXECUTE ON FUNCTION jobq.run_schedule_now(text) TO jobq_operator;

@@ -515,6 +515,14 @@ class UnknownWorkerError(JobqError):
     catalogue_hint = "SELECT id, state FROM jobq.workers lists them."
 
 
+class ScheduleOverlapError(JobqError):
+    "JOB.SCHEDULE_OVERLAP (SQLSTATE JQ606): The schedule's concurrency policy is forbid and a run of it is still live (queued, running or waiting for a retry). Hint: Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you."
+
+    code = "JOB.SCHEDULE_OVERLAP"
+    sqlstate = "JQ606"
+    catalogue_hint = "Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you."
+
+
 _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ100": InvalidArgumentError,
     "JQ101": TaskRequiredError,
@@ -547,6 +555,7 @@ _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ602": InvalidTimezoneError,
     "JQ603": UnknownScheduleError,
     "JQ605": UnknownWorkerError,
+    "JQ606": ScheduleOverlapError,
 }
 
 

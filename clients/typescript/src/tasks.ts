@@ -458,6 +458,16 @@ export class UnknownWorkerError extends JobqError {
   }
 }
 
+/** JOB.SCHEDULE_OVERLAP (SQLSTATE JQ606): The schedule's concurrency policy is forbid and a run of it is still live (queued, running or waiting for a retry). Hint: Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you. */
+export class ScheduleOverlapError extends JobqError {
+  static readonly code = "JOB.SCHEDULE_OVERLAP";
+  static readonly sqlstate = "JQ606";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.SCHEDULE_OVERLAP", "JQ606", message, options);
+    this.name = "ScheduleOverlapError";
+  }
+}
+
 const errorClasses: { readonly [sqlstate: string]: new (message: string, options?: { hint?: string; cause?: unknown }) => JobqError } = {
   JQ100: InvalidArgumentError,
   JQ101: TaskRequiredError,
@@ -490,6 +500,7 @@ const errorClasses: { readonly [sqlstate: string]: new (message: string, options
   JQ602: InvalidTimezoneError,
   JQ603: UnknownScheduleError,
   JQ605: UnknownWorkerError,
+  JQ606: ScheduleOverlapError,
 };
 
 /**
