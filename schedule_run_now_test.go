@@ -9,7 +9,6 @@ import (
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/testbundle"
-	"github.com/jobqdev/jobq/operator"
 )
 
 // Fifty operators press "run now" on one schedule at the same instant, each on its own
@@ -39,7 +38,7 @@ func TestRunScheduleNowHonoursTheConcurrencyPolicyUnderFiftyConcurrentCalls(t *t
 				ConcurrencyPolicy: tc.policy})
 			require.NoError(t, err)
 			pool := b.DB.Pool(t, "jobq_operator", callers)
-			op := operator.New(pool)
+			op := jobq.NewClient(pool)
 			// Open every connection first, so the calls start together rather than as each
 			// connection comes up.
 			conns := make([]func(), 0, callers)
