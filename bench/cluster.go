@@ -28,7 +28,9 @@ type cluster struct {
 
 // benchSettings are the postgresql.conf lines the bench adds to localpg's.
 var benchSettings = map[string]string{
-	"max_wal_size":                "4GB",
+	"max_wal_size": "4GB",
+	// The writes-per-job meter reads the WAL of a drain after it (pg_walinspect): keep it.
+	"wal_keep_size":               "2GB",
 	"shared_preload_libraries":    "'pg_stat_statements'",
 	"pg_stat_statements.track":    "top",
 	"pg_stat_statements.max":      "5000",

@@ -26,20 +26,25 @@ func enqueueDuration(env *environment) time.Duration {
 }
 
 // scenarioEnqueue measures rows/s of jobq.enqueue (pgbench, one job per transaction, 1, 8 and 32
-// connections) against a raw single-row INSERT into a table like jobq.jobs (same columns,
-// defaults, constraints and indexes), and of jobq.enqueue_many against a raw batched INSERT of
-// the same batch size (one connection). No runner waits in those, so under the doorbell (the
-// default) no enqueue notifies. One more measure runs 32 connections of single enqueues while one
-// jobq worker drains the queue, with the notifications a job it caused.
+// connections) with a jobq worker listening (and draining), with the notifications a job it
+// caused, against a raw single-row INSERT into a copy of jobq.jobs (same columns, defaults,
+// constraints, indexes and storage parameters); and of jobq.enqueue_many against a raw batched
+// INSERT of the same batch size (one connection).
 func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
 	if err := env.ensureJobq(ctx); err != nil {
 		return err
 	}
 	admin := env.cl.url("postgres", "jobq")
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	err = copyTable(ctx, conn, "bench.raw_jobs", "jobq.jobs")
+	conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
 	if err := execSQL(ctx, admin,
-		"CREATE SCHEMA IF NOT EXISTS bench",
-		"DROP TABLE IF EXISTS bench.raw_jobs",
-		"CREATE TABLE bench.raw_jobs (LIKE jobq.jobs INCLUDING ALL)",
 		`SELECT jobq.define_task('ping', 'system', description => 'jobq worker built-in: completes at once (smoke test).')`,
 		// The raw side runs as the same role as jobq's.
 		"GRANT USAGE ON SCHEMA bench TO worker_runtime",
@@ -58,37 +63,26 @@ func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
 	}
 	dur := enqueueDuration(env)
 	for run := 1; run <= env.runs; run++ {
+		rep.run = run
 		for _, clients := range []int{1, 8, 32} {
 			c := strconv.Itoa(clients)
-			env.progress("enqueue run %d/%d: single jobq.enqueue, %d connection(s)", run, env.runs, clients)
-			tps, err := pgbenchRate(ctx, env, "worker_runtime", jobqScript, clients, dur, "TRUNCATE jobq.jobs, jobq.job_history")
+			// With a runner listening: one jobq worker at its defaults serves the queue (and
+			// drains it), so an enqueue rings the doorbell whenever the worker waits for work.
+			env.progress("enqueue run %d/%d: single jobq.enqueue, %d connection(s), a jobq worker listening", run, env.runs, clients)
+			tps, perJob, err := enqueueWithRunner(ctx, env, jobqScript, clients, dur)
 			if err != nil {
 				return fmt.Errorf("jobq.enqueue with %d connections: %w", clients, err)
 			}
-			env.progress("  %s rows/s", fmtNum(tps))
-			rep.add("enq/single/"+c, "enqueue", "jobq.enqueue, one job per transaction, "+c+" connection(s) (pgbench)", "rows/s", tps)
-			// The same with the setting wakeup = wal: the enqueue emits a logical message
-			// instead of a NOTIFY, so commits do not queue for NOTIFY's cluster-wide lock.
-			env.progress("enqueue run %d/%d: single jobq.enqueue with wakeup = wal, %d connection(s)", run, env.runs, clients)
-			if err := execSQL(ctx, admin, "SELECT jobq.set_setting('wakeup', 'wal')"); err != nil {
-				return err
-			}
-			walTps, err := pgbenchRate(ctx, env, "worker_runtime", jobqScript, clients, dur, "TRUNCATE jobq.jobs, jobq.job_history")
-			if rerr := execSQL(ctx, admin, "SELECT jobq.set_setting('wakeup', 'notify')"); err == nil {
-				err = rerr
-			}
-			if err != nil {
-				return fmt.Errorf("jobq.enqueue (wakeup wal) with %d connections: %w", clients, err)
-			}
-			env.progress("  %s rows/s", fmtNum(walTps))
-			rep.add("enq/single-wal/"+c, "enqueue", "jobq.enqueue with the setting wakeup = wal (no NOTIFY), one job per transaction, "+c+" connection(s) (pgbench)", "rows/s", walTps)
+			env.progress("  %s rows/s, %.3f notifications a job", fmtNum(tps), perJob)
+			rep.add("enq/single/"+c, "enqueue", "jobq.enqueue, one job per transaction, "+c+" connection(s) (pgbench), one jobq worker (defaults) listening and draining", "rows/s", tps)
+			rep.add("enq/single-notify/"+c, "enqueue", "notifications a job on channel jobq (a LISTEN connection of the harness) in that measure", "notifications/job", perJob)
 			env.progress("enqueue run %d/%d: raw single INSERT, %d connection(s)", run, env.runs, clients)
 			raw, err := pgbenchRate(ctx, env, "worker_runtime", rawScript, clients, dur, "TRUNCATE bench.raw_jobs")
 			if err != nil {
 				return fmt.Errorf("raw INSERT with %d connections: %w", clients, err)
 			}
 			env.progress("  %s rows/s", fmtNum(raw))
-			rep.add("enq/raw-single/"+c, "enqueue", "raw single-row INSERT into a copy of jobq.jobs, "+c+" connection(s) (pgbench)", "rows/s", raw)
+			rep.add("enq/raw-single/"+c, "enqueue", "raw single-row INSERT into a copy of jobq.jobs (its indexes, constraints and storage), "+c+" connection(s) (pgbench)", "rows/s", raw)
 		}
 		env.progress("enqueue run %d/%d: jobq.enqueue_many, batches of %d", run, env.runs, enqueueBatch)
 		many, err := batchRate(ctx, env, true, dur)
@@ -103,16 +97,7 @@ func scenarioEnqueue(ctx context.Context, env *environment, rep *report) error {
 			return fmt.Errorf("raw batched INSERT: %w", err)
 		}
 		env.progress("  %s rows/s", fmtNum(raw))
-		rep.add("enq/raw-many", "enqueue", fmt.Sprintf("raw INSERT … SELECT FROM unnest(arrays) of %d rows into a copy of jobq.jobs, 1 connection", enqueueBatch), "rows/s", raw)
-		env.progress("enqueue run %d/%d: single jobq.enqueue, %d connections, one jobq worker draining", run, env.runs, enqueueWorkerClients)
-		tps, perJob, err := enqueueWhileDrained(ctx, env, jobqScript, dur)
-		if err != nil {
-			return fmt.Errorf("jobq.enqueue while a worker drains: %w", err)
-		}
-		env.progress("  %s rows/s, %.3f notifications a job", fmtNum(tps), perJob)
-		c := strconv.Itoa(enqueueWorkerClients)
-		rep.add("enq/single-drained/"+c, "enqueue", "jobq.enqueue, one job per transaction, "+c+" connections (pgbench), while one jobq worker (defaults) drains the queue", "rows/s", tps)
-		rep.add("enq/single-drained-notify/"+c, "enqueue", "notifications a job on channel jobq (a LISTEN connection of the harness), jobq.enqueue from "+c+" connections while one jobq worker drains", "notifications/job", perJob)
+		rep.add("enq/raw-many", "enqueue", fmt.Sprintf("raw INSERT … SELECT FROM unnest(arrays) of %d rows into a copy of jobq.jobs (its indexes, constraints and storage), 1 connection", enqueueBatch), "rows/s", raw)
 	}
 	if err := profileEnqueue(ctx, env, rep, jobqScript); err != nil {
 		return fmt.Errorf("hot spots: %w", err)
@@ -213,14 +198,11 @@ func batchRate(ctx context.Context, env *environment, jobq bool, dur time.Durati
 	return float64(rows) / time.Since(began).Seconds(), nil
 }
 
-// enqueueWorkerClients is the number of pgbench connections of the enqueue measure with a worker.
-const enqueueWorkerClients = 32
-
-// enqueueWhileDrained runs single enqueues (script) from enqueueWorkerClients pgbench connections
-// for dur while one `jobq worker` at its defaults drains the queue, and returns the enqueue rate
-// and the notifications a job that a LISTEN connection of the harness received on channel jobq:
-// under the doorbell an enqueue notifies only while the worker waits for work.
-func enqueueWhileDrained(ctx context.Context, env *environment, script string, dur time.Duration) (rows, perJob float64, err error) {
+// enqueueWithRunner runs single enqueues (script) from clients pgbench connections for dur
+// while one `jobq worker` at its defaults listens and drains the queue, and returns the enqueue
+// rate and the notifications a job that a LISTEN connection of the harness received on channel
+// jobq: under the doorbell an enqueue notifies only while the worker waits for work.
+func enqueueWithRunner(ctx context.Context, env *environment, script string, clients int, dur time.Duration) (rows, perJob float64, err error) {
 	admin := env.cl.url("postgres", "jobq")
 	if err := execSQL(ctx, admin, "TRUNCATE jobq.jobs, jobq.job_history", "CHECKPOINT"); err != nil {
 		return 0, 0, err
@@ -269,7 +251,7 @@ func enqueueWhileDrained(ctx context.Context, env *environment, script string, d
 			n++
 		}
 	}()
-	tps, err := pgbenchRate(ctx, env, "worker_runtime", script, enqueueWorkerClients, dur, "SELECT 1")
+	tps, err := pgbenchRate(ctx, env, "worker_runtime", script, clients, dur, "SELECT 1")
 	time.Sleep(500 * time.Millisecond) // notifications of the last commits
 	stopListening()
 	notified := <-counted

@@ -68,6 +68,7 @@ func scenarioHandlers(ctx context.Context, env *environment, rep *report) error 
 	}
 	n := handlerJobs(env)
 	for run := 1; run <= env.runs; run++ {
+		rep.run = run
 		for _, k := range kinds {
 			env.progress("handlers run %d/%d: drain of %s no-op jobs, handler %s", run, env.runs, fmtNum(float64(n)), k.key)
 			h, err := benchHandler(k.key, srv.URL)

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,6 +65,8 @@ type latencySystem struct {
 	peer  string // "" for jobq; else the BENCH_PEERS name it belongs to
 	label string
 	start func(ctx context.Context, env *environment) (pickupProbe, error)
+	// busy: busyEnqueuers enqueue in the background; its rows are lat-busy/…
+	busy bool
 	// slow marks River at its defaults: with jobs 5 ms apart most of its insert notifications
 	// fall inside its 100 ms cooldown, and those jobs wait for the 1 s poll. It times
 	// latencySlowJobs jobs in the first run only, which keeps make bench short.
@@ -80,8 +83,19 @@ func latencySystems(env *environment) []latencySystem {
 	}}
 	if env.has("pgbench") {
 		systems = append(systems, latencySystem{key: "floor", peer: "pgbench",
-			label: "raw floor: Go loop, INSERT + NOTIFY, LISTEN, UPDATE … SKIP LOCKED … RETURNING (commit → claim returned)",
+			label: "raw floor: Go loop, INSERT + NOTIFY, LISTEN, UPDATE of every waiting row … SKIP LOCKED … RETURNING (commit → claim returned)",
 			start: startFloorProbe})
+	}
+	// The same two with busyEnqueuers enqueuing in the background (their jobs picked up by the
+	// same worker): pickup while the database takes writes.
+	systems = append(systems, latencySystem{busy: true,
+		label: fmt.Sprintf("jobq, in-process runner at its defaults, %d enqueuers running", busyEnqueuers),
+		start: busyProbe(startJobqProbe, "worker_runtime", "jobq", "SELECT jobq.enqueue(task => '"+latencyTask+"', payload => '"+busyMarker+"'::jsonb)")})
+	if env.has("pgbench") {
+		systems = append(systems, latencySystem{key: "floor", peer: "pgbench", busy: true,
+			label: fmt.Sprintf("raw floor, %d enqueuers running (INSERT + NOTIFY)", busyEnqueuers),
+			start: busyProbe(startFloorProbe, "postgres", "raw",
+				"WITH i AS (INSERT INTO floor_latency (task, payload) VALUES ('"+busyTask+"', '{}') RETURNING id) SELECT pg_notify('floor_latency', '') FROM i")})
 	}
 	if env.has("river") {
 		systems = append(systems,
@@ -121,6 +135,7 @@ func scenarioLatency(ctx context.Context, env *environment, rep *report) error {
 	}
 	systems := latencySystems(env)
 	for run := 1; run <= env.runs; run++ {
+		rep.run = run
 		for _, sys := range systems {
 			n := latencyJobs(env)
 			if sys.slow {
@@ -137,6 +152,9 @@ func scenarioLatency(ctx context.Context, env *environment, rep *report) error {
 				what += " (first run only)"
 			}
 			prefix := "lat/"
+			if sys.busy {
+				prefix = "lat-busy/"
+			}
 			if sys.key != "" {
 				prefix += sys.key + "/"
 			}
@@ -257,6 +275,9 @@ type jobqProbe struct {
 func startJobqProbe(ctx context.Context, env *environment) (pickupProbe, error) {
 	events := make(chan startEvent, 16)
 	return startJobqProbeWith(ctx, env, events, runner.HandlerFunc(func(ctx context.Context, job *jobq.Job) error {
+		if bytes.Contains(job.Payload, []byte(busyMarker)) {
+			return nil // a background enqueuer's job: nobody waits for it
+		}
 		events <- startEvent{id: job.ID, at: monoNow()}
 		return nil
 	}))
@@ -346,6 +367,18 @@ func startFloorProbe(ctx context.Context, env *environment) (pickupProbe, error)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
+	// The claim under the planner settings jobq's claim pins (the table is small: unpinned,
+	// the planner may read all of it), checked before it is timed.
+	for _, set := range append([]string{"plan_cache_mode = force_generic_plan"}, claimSettings...) {
+		if _, err := listen.Exec(ctx, "SET "+set); err != nil {
+			listen.Close(ctx)
+			return nil, fmt.Errorf("set %s: %w", set, err)
+		}
+	}
+	if err := checkFloorPlans(ctx, listen, []floorPlan{{name: "pickup floor: claim", settings: claimSettings, sql: floorPickupClaim}}); err != nil {
+		listen.Close(ctx)
+		return nil, err
+	}
 	if _, err := listen.Exec(ctx, "LISTEN floor_latency"); err != nil {
 		listen.Close(ctx)
 		return nil, fmt.Errorf("listen: %w", err)
@@ -366,21 +399,38 @@ func startFloorProbe(ctx context.Context, env *environment) (pickupProbe, error)
 				}
 				return
 			}
-			var id int64
-			err := listen.QueryRow(loopCtx, `UPDATE floor_latency SET state = 'running', claimed_at = now()
-				WHERE id = (SELECT id FROM floor_latency WHERE state = 'queued' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)
-				RETURNING id`).Scan(&id)
-			at := monoNow()
-			if errors.Is(err, pgx.ErrNoRows) {
-				continue
-			}
+			// Every waiting row in one claim, as jobq's runner claims for its free slots: a
+			// notification whose row an earlier claim took finds nothing.
+			rows, err := listen.Query(loopCtx, floorPickupClaim)
 			if err != nil {
 				if loopCtx.Err() == nil {
 					p.failed <- fmt.Errorf("claim: %w", err)
 				}
 				return
 			}
-			p.events <- startEvent{id: id, at: at}
+			var started []startEvent
+			for rows.Next() {
+				var id int64
+				var task string
+				if err := rows.Scan(&id, &task); err != nil {
+					break
+				}
+				if task != busyTask {
+					started = append(started, startEvent{id: id})
+				}
+			}
+			rows.Close()
+			at := monoNow()
+			if err := rows.Err(); err != nil {
+				if loopCtx.Err() == nil {
+					p.failed <- fmt.Errorf("claim: %w", err)
+				}
+				return
+			}
+			for _, ev := range started {
+				ev.at = at
+				p.events <- ev
+			}
 		}
 	}()
 	return p, nil
@@ -571,4 +621,84 @@ func percentile(values []float64, q float64) float64 {
 	sort.Float64s(v)
 	rank := int(math.Ceil(q*float64(len(v)) - 1e-9))
 	return v[min(max(rank-1, 0), len(v)-1)]
+}
+
+// floorPickupClaim is the pickup floor's claim: every waiting row, up to 100, in id order.
+const floorPickupClaim = `UPDATE floor_latency SET state = 'running', claimed_at = now()
+WHERE id IN (SELECT id FROM floor_latency WHERE state = 'queued' ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED)
+RETURNING id, task`
+
+// busyEnqueuers enqueue in the background of the busy pickup measures, each one job every
+// busyInterval (800 jobs/s in all: well below any drain rate here, so the worker keeps up and
+// the pickup measured is not a backlog's).
+const (
+	busyEnqueuers = 8
+	busyInterval  = 10 * time.Millisecond
+	// busyMarker is the payload of jobq's background jobs; busyTask the floor's task.
+	busyMarker = `{"bench_background": true}`
+	busyTask   = "background"
+)
+
+// busyProbe starts a probe with start, then busyEnqueuers connections (as user to database
+// db) that run stmt every busyInterval until the probe closes.
+func busyProbe(start func(context.Context, *environment) (pickupProbe, error), user, db, stmt string) func(context.Context, *environment) (pickupProbe, error) {
+	return func(ctx context.Context, env *environment) (pickupProbe, error) {
+		probe, err := start(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		bctx, stop := context.WithCancel(ctx)
+		b := &backgroundProbe{pickupProbe: probe, stop: stop, errs: make(chan error, busyEnqueuers)}
+		for range busyEnqueuers {
+			conn, err := pgx.Connect(ctx, env.cl.url(user, db))
+			if err != nil {
+				b.close()
+				return nil, fmt.Errorf("background enqueuer: %w", err)
+			}
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				defer conn.Close(context.Background())
+				tick := time.NewTicker(busyInterval)
+				defer tick.Stop()
+				for {
+					select {
+					case <-bctx.Done():
+						return
+					case <-tick.C:
+					}
+					if _, err := conn.Exec(bctx, stmt); err != nil {
+						if bctx.Err() == nil {
+							b.errs <- fmt.Errorf("background enqueuer: %w", err)
+						}
+						return
+					}
+				}
+			}()
+		}
+		return b, nil
+	}
+}
+
+// backgroundProbe is a probe with background enqueuers; a failed enqueuer fails the next pickup.
+type backgroundProbe struct {
+	pickupProbe
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	errs chan error
+}
+
+func (b *backgroundProbe) one(ctx context.Context) (int64, int64, error) {
+	select {
+	case err := <-b.errs:
+		return 0, 0, err
+	default:
+	}
+	return b.pickupProbe.one(ctx)
+}
+
+func (b *backgroundProbe) close() {
+	b.stop()
+	b.wg.Wait()
+	b.pickupProbe.close()
 }

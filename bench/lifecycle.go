@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -42,32 +41,40 @@ func lifecycleClientList() string {
 	return strings.Join(s, ", ")
 }
 
+// copyTable (re)creates table copyOf in schema bench as a copy of table: LIKE … INCLUDING ALL
+// (columns, defaults, constraints, indexes) and the storage parameters (fillfactor), which
+// LIKE leaves behind. jobq's tables have no foreign keys or triggers to copy.
+func copyTable(ctx context.Context, conn *pgx.Conn, copyOf, table string) error {
+	for _, q := range []string{
+		"CREATE SCHEMA IF NOT EXISTS bench",
+		"DROP TABLE IF EXISTS " + copyOf,
+		"CREATE TABLE " + copyOf + " (LIKE " + table + " INCLUDING ALL)",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("copy of %s: %s: %w", table, q, err)
+		}
+	}
+	var opts string
+	if err := conn.QueryRow(ctx, `SELECT coalesce(array_to_string(c.reloptions, ', '), '') FROM pg_class c WHERE c.oid = $1::regclass`, table).Scan(&opts); err != nil {
+		return fmt.Errorf("storage parameters of %s: %w", table, err)
+	}
+	if opts != "" {
+		if _, err := conn.Exec(ctx, "ALTER TABLE "+copyOf+" SET ("+opts+")"); err != nil {
+			return fmt.Errorf("storage parameters of %s: %w", copyOf, err)
+		}
+	}
+	return nil
+}
+
 // prepareLifecycleTables (re)creates bench.lf_jobs and bench.lf_history in database jobq as
 // copies of jobq's tables, and returns the INSERT … SELECT list that turns a deleted row of
 // bench.lf_jobs (alias done) into a history row, built from the catalog so that it follows the
 // schema: every history column takes the job's column of the same name, except state
 // ('succeeded'), finished_at (now()) and columns the job does not have (NULL).
 func prepareLifecycleTables(ctx context.Context, conn *pgx.Conn) (string, error) {
-	for _, q := range []string{
-		"CREATE SCHEMA IF NOT EXISTS bench",
-		"DROP TABLE IF EXISTS bench.lf_jobs, bench.lf_history",
-		"CREATE TABLE bench.lf_jobs (LIKE jobq.jobs INCLUDING ALL)",
-		"CREATE TABLE bench.lf_history (LIKE jobq.job_history INCLUDING ALL)",
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			return "", fmt.Errorf("lifecycle floor tables: %s: %w", q, err)
-		}
-	}
-	// The storage parameters of jobq's tables (fillfactor), which LIKE leaves behind.
 	for copyOf, table := range map[string]string{"bench.lf_jobs": "jobq.jobs", "bench.lf_history": "jobq.job_history"} {
-		var opts string
-		if err := conn.QueryRow(ctx, `SELECT coalesce(array_to_string(c.reloptions, ', '), '') FROM pg_class c WHERE c.oid = $1::regclass`, table).Scan(&opts); err != nil {
-			return "", fmt.Errorf("storage parameters of %s: %w", table, err)
-		}
-		if opts != "" {
-			if _, err := conn.Exec(ctx, "ALTER TABLE "+copyOf+" SET ("+opts+")"); err != nil {
-				return "", fmt.Errorf("storage parameters of %s: %w", copyOf, err)
-			}
+		if err := copyTable(ctx, conn, copyOf, table); err != nil {
+			return "", err
 		}
 	}
 	rows, err := conn.Query(ctx, `SELECT h.attname, j.attname IS NOT NULL
@@ -104,46 +111,85 @@ func prepareLifecycleTables(ctx context.Context, conn *pgx.Conn) (string, error)
 	return "(" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(vals, ", "), nil
 }
 
-// lifecycleScript is the pgbench script: %[1]d the batch, %[2]s the history insert list. The
-// claimed ids and tokens come back to pgbench (\gset, as arrays) and go into the completion.
-const lifecycleScript = `SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SET plan_cache_mode = force_generic_plan;
-BEGIN;
-SELECT coalesce(array_agg(p.id), '{}')::text AS picked
+// The lifecycle floor's statements, with placeholders that become pgbench variables in the
+// script and parameters in the plan check (checkFloorPlans): {picked}, {ids} and {tokens} are
+// arrays, {client} the pgbench client, {batch} the batch and {insert} the history insert list.
+const (
+	lifecyclePick = `SELECT coalesce(array_agg(p.id), '{}')::text AS picked
 FROM (SELECT id FROM bench.lf_jobs
       WHERE state IN ('queued', 'retry_pending') AND queue = 'default' AND run_at <= now()
       ORDER BY priority, run_at, id
-      LIMIT %[1]d
-      FOR UPDATE SKIP LOCKED) AS p \gset
-WITH claimed AS (
+      LIMIT {batch}
+      FOR UPDATE SKIP LOCKED) AS p`
+	lifecycleLease = `WITH claimed AS (
     UPDATE bench.lf_jobs j
     SET state = 'running',
         attempt = j.attempt + 1,
-        locked_by = 'floor-' || :client_id,
+        locked_by = 'floor-' || {client},
         lease_token = gen_random_uuid(),
         claimed_at = now(),
         heartbeat_at = now(),
         lease_expires_at = now() + interval '30 seconds',
         deadline_at = now() + j.timeout,
         updated_at = now()
-    WHERE j.id = ANY (:picked::bigint[])
+    WHERE j.id = ANY ({picked})
     RETURNING j.*
 )
 SELECT coalesce(array_agg(id ORDER BY id), '{}')::text AS ids,
        coalesce(array_agg(lease_token ORDER BY id), '{}')::text AS tokens
-FROM claimed \gset
-COMMIT;
-BEGIN;
-WITH done AS (
+FROM claimed`
+	// As jobq.complete_jobs: the rows by key, joined to the sorted pairs by hash.
+	lifecycleComplete = `WITH done AS (
     DELETE FROM bench.lf_jobs j
-    USING unnest(:ids::bigint[], :tokens::uuid[]) AS c(id, token)
-    WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+    USING (SELECT c.id, c.token FROM unnest({ids}, {tokens}) AS c(id, token) ORDER BY c.id) AS c
+    WHERE j.id = ANY ({ids}) AND j.id = c.id AND j.lease_token = c.token
+      AND j.locked_by IS NOT NULL AND j.lease_expires_at IS NOT NULL
     RETURNING j.*
 )
-INSERT INTO bench.lf_history %[2]s FROM done;
-COMMIT;
-`
+INSERT INTO bench.lf_history {insert} FROM done`
+)
+
+// The planner settings jobq's functions pin: the claim (jobq._claim) and the completion
+// (jobq.complete_jobs, which also turns off nested loops); both plan generically.
+var (
+	claimSettings    = []string{"enable_seqscan = off", "enable_bitmapscan = off"}
+	completeSettings = []string{"enable_seqscan = off", "enable_bitmapscan = off", "enable_nestloop = off"}
+)
+
+func setLocal(settings []string) string {
+	var b strings.Builder
+	for _, s := range settings {
+		b.WriteString("SET LOCAL " + s + ";\n")
+	}
+	return b.String()
+}
+
+// lifecycleScript is the pgbench script: the claim (pick, then lease by id) in one
+// transaction, the completion in another, each under jobq's planner settings.
+func lifecycleScript(insert string) string {
+	pg := strings.NewReplacer("{picked}", ":picked::bigint[]", "{ids}", ":ids::bigint[]", "{tokens}", ":tokens::uuid[]", "{client}", ":client_id",
+		"{batch}", strconv.Itoa(lifecycleBatch), "{insert}", insert)
+	return "SET plan_cache_mode = force_generic_plan;\n" +
+		"BEGIN;\n" + setLocal(claimSettings) +
+		pg.Replace(lifecyclePick) + " \\gset\n" +
+		pg.Replace(lifecycleLease) + " \\gset\n" +
+		"COMMIT;\n" +
+		"BEGIN;\n" + setLocal(completeSettings) +
+		pg.Replace(lifecycleComplete) + ";\n" +
+		"COMMIT;\n"
+}
+
+// lifecyclePlans are the lifecycle floor's statements for the plan check.
+func lifecyclePlans(insert string) []floorPlan {
+	sq := strings.NewReplacer("{picked}", "$1::bigint[]", "{ids}", "$1::bigint[]", "{tokens}", "$2::uuid[]", "{client}", "'1'",
+		"{batch}", strconv.Itoa(lifecycleBatch), "{insert}", insert)
+	return []floorPlan{
+		{"lifecycle floor: pick", claimSettings, sq.Replace(lifecyclePick), nil},
+		{"lifecycle floor: lease", claimSettings, sq.Replace(lifecycleLease), []string{"'{1,2,3}'"}},
+		{"lifecycle floor: complete", completeSettings, sq.Replace(lifecycleComplete),
+			[]string{"'{1,2,3}'", "'{00000000-0000-0000-0000-000000000001,00000000-0000-0000-0000-000000000002,00000000-0000-0000-0000-000000000003}'"}},
+	}
+}
 
 // drainLifecycleFloor fills the copy of jobq.jobs with n due jobs and drains it with pgbench at
 // the given number of clients: n ÷ the wall time of pgbench.
@@ -160,24 +206,37 @@ func drainLifecycleFloor(ctx context.Context, env *environment, n, clients int) 
 	if err != nil {
 		return 0, err
 	}
+	env.meter.filling(ctx)
 	if _, err := conn.Exec(ctx, `INSERT INTO bench.lf_jobs (task, payload, max_attempts) SELECT 'ping', '{}'::jsonb, 25 FROM generate_series(1, $1)`, n); err != nil {
 		return 0, fmt.Errorf("fill bench.lf_jobs: %w", err)
 	}
+	env.meter.filled(ctx)
 	if err := settle(ctx, conn, "bench.lf_jobs"); err != nil {
 		return 0, err
 	}
+	env.meter.draining(ctx)
+	if err := checkFloorPlans(ctx, conn, lifecyclePlans(insert)); err != nil {
+		return 0, err
+	}
 	script := filepath.Join(env.cacheDir, "lifecycle.sql")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf(lifecycleScript, lifecycleBatch, insert)), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(lifecycleScript(insert)), 0o644); err != nil {
 		return 0, fmt.Errorf("pgbench script: %w", err)
 	}
 	perClient := n/(lifecycleBatch*clients) + 10 // a few spare transactions: the last claims take fewer rows
 	args := append(env.pgbenchConn(), "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(clients),
 		"-t", strconv.Itoa(perClient), "-f", script, "jobq")
-	began := time.Now()
 	if _, err := runTool(ctx, nil, filepath.Join(env.pgBinDir, "pgbench"), args...); err != nil {
 		return 0, err
 	}
-	secs := time.Since(began).Seconds()
+	env.meter.drained(ctx)
+	// As jobq's drain is read: from the first claim to the last completion, the database's clock.
+	var secs float64
+	if err := conn.QueryRow(ctx, `SELECT extract(epoch FROM max(finished_at) - min(claimed_at))::float8 FROM bench.lf_history`).Scan(&secs); err != nil {
+		return 0, fmt.Errorf("lifecycle floor drain time: %w", err)
+	}
+	if secs <= 0 {
+		return 0, fmt.Errorf("lifecycle floor drain took %v s", secs)
+	}
 	var left, done int
 	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM bench.lf_jobs), (SELECT count(*) FROM bench.lf_history WHERE state = 'succeeded')").Scan(&left, &done); err != nil {
 		return 0, fmt.Errorf("lifecycle floor rows: %w", err)

@@ -32,7 +32,9 @@ func collectMachine(ctx context.Context, env *environment, rep *report) error {
 	}
 	add("jobq", gitDescribe(ctx, env.root))
 	add("River", riverVersion())
-	add("graphile-worker", graphileVersion(ctx, env))
+	add("graphile-worker", nodePackageVersion(ctx, env, "graphile-worker"))
+	add("pg-boss", nodePackageVersion(ctx, env, "pg-boss"))
+	add("PgQ", pgqVersion())
 	return nil
 }
 
@@ -128,9 +130,10 @@ func riverVersion() string {
 	return "unknown"
 }
 
-// graphileVersion reads the installed graphile-worker's package.json and the Node version.
-func graphileVersion(ctx context.Context, env *environment) string {
-	b, err := os.ReadFile(filepath.Join(env.graphileDir, "node_modules", "graphile-worker", "package.json"))
+// nodePackageVersion reads an installed Node peer's package.json (graphile-worker, pg-boss) and
+// the Node version.
+func nodePackageVersion(ctx context.Context, env *environment, name string) string {
+	b, err := os.ReadFile(filepath.Join(env.graphileDir, "node_modules", name, "package.json"))
 	if err != nil {
 		return "not installed"
 	}

@@ -26,7 +26,7 @@ func (env *environment) preparePeers(ctx context.Context) error {
 	}
 	if env.has("graphile") {
 		env.progress("installing graphile-worker's schema in database graphile")
-		if why := env.graphileUnavailable(); why != "" {
+		if why := env.nodePeerUnavailable("graphile-worker"); why != "" {
 			env.peerDown["graphile"] = "not measured: " + why
 		} else {
 			if err := env.cl.createDatabase(ctx, "graphile"); err != nil {
@@ -35,6 +35,20 @@ func (env *environment) preparePeers(ctx context.Context) error {
 			if _, err := runTool(ctx, nil, env.nodeBin, filepath.Join(env.graphileDir, "worker.mjs"), "migrate", env.cl.url("postgres", "graphile")); err != nil {
 				env.peerDown["graphile"] = "not measured: " + oneLine(err.Error())
 			}
+		}
+	}
+	if env.has("pgboss") {
+		env.progress("installing pg-boss's schema in database pgboss")
+		if why := env.nodePeerUnavailable("pg-boss"); why != "" {
+			env.peerDown["pgboss"] = "not measured: " + why
+		} else if err := installPgboss(ctx, env); err != nil {
+			env.peerDown["pgboss"] = "not measured: " + oneLine(err.Error())
+		}
+	}
+	if env.has("pgq") {
+		env.progress("installing PgQ in database pgq")
+		if err := installPgq(ctx, env); err != nil {
+			env.peerDown["pgq"] = "not measured: " + oneLine(err.Error())
 		}
 	}
 	if env.has("pgbench") {

@@ -17,6 +17,7 @@ type row struct {
 	measure  string
 	unit     string
 	values   []float64
+	runs     []int  // the run of each value (see report.run): ratios pair values of the same run
 	status   string // "" when measured; else "not measured: …", "skipped: …" or "FAILED: …"
 	ratio    string // jobq ÷ peers, filled by finish
 	target   string // the issue's target and whether it is met, filled by finish
@@ -36,6 +37,10 @@ type report struct {
 	targets  [][4]string
 	loads    []*loadCheck // the machine's load per scenario, in run order
 	began    time.Time
+	// run is the run being measured (1, 2, …), set by a scenario's loop; add records it beside
+	// each value, so that a ratio divides figures of the same run. 0 (a scenario that does not
+	// set it) numbers a row's values in the order they came.
+	run int
 }
 
 // section is extra material under the table: the soak's timeline, the hot spots, raw output.
@@ -63,6 +68,11 @@ func (r *report) row(key, scenario, measure, unit string) *row {
 func (r *report) add(key, scenario, measure, unit string, v float64) {
 	x := r.row(key, scenario, measure, unit)
 	x.values = append(x.values, v)
+	run := r.run
+	if run == 0 {
+		run = len(x.values)
+	}
+	x.runs = append(x.runs, run)
 }
 
 // mark records why a measure has no figure.
@@ -118,53 +128,66 @@ func (r *report) get(key string) (float64, bool) {
 	return x.median(), true
 }
 
-// finish computes the ratios to the peers and the issue's targets.
+// finish computes the ratios to the peers and floors and the issue's targets. Every ratio is
+// computed run by run (a figure of run i divided by its counterpart of run i) and reported as
+// the median of those ratios with their range; a target is judged on that median. A jobq figure
+// better than its floor's is a harness bug (the floor does less than jobq's work only when it is
+// built wrong): it fails the run and is not judged.
 func (r *report) finish() {
-	// Throughput: jobq ÷ each peer at the same count.
+	// Throughput: jobq ÷ each peer's best configuration and ÷ the floors, at the same count.
 	for _, x := range r.rows {
 		if !strings.HasPrefix(x.key, "tp/jobq") || !x.ok() {
 			continue
 		}
 		count := x.key[strings.LastIndex(x.key, "/")+1:]
 		var parts []string
-		for _, p := range []struct{ key, label string }{
-			{"tp/river-best/", "River best"}, {"tp/river-default/", "River defaults"},
-			{"tp/graphile-best/", "graphile best"}, {"tp/graphile-default/", "graphile defaults"},
-			{"tp/floor/", "raw floor"},
-		} {
-			if v, ok := r.get(p.key + count); ok && v > 0 {
-				parts = append(parts, fmt.Sprintf("÷ %s %.2f", p.label, x.median()/v))
+		for _, g := range throughputPeers {
+			if best, label := r.bestOf(g.configs, count); best != nil {
+				if s, ok := pairStats(x, best); ok {
+					parts = append(parts, fmt.Sprintf("÷ %s best (%s) %s", g.name, label, s))
+				}
+			}
+			if def := r.byKey[g.defaults+count]; def != nil {
+				if s, ok := pairStats(x, def); ok {
+					parts = append(parts, fmt.Sprintf("÷ %s defaults %s", g.name, s))
+				}
 			}
 		}
-		if v, c, ok := r.lifecycleBest(count); ok {
-			parts = append(parts, fmt.Sprintf("÷ lifecycle floor %.2f (its best, %d clients)", x.median()/v, c))
+		for _, f := range []struct{ key, label string }{{"tp/floor/", "raw floor"}, {"tp/pgq/", "PgQ (event log, no target)"}} {
+			if s, ok := pairStats(x, r.byKey[f.key+count]); ok {
+				parts = append(parts, fmt.Sprintf("÷ %s %s", f.label, s))
+			}
+		}
+		if lf, c := r.lifecycleBest(count); lf != nil {
+			if s, ok := pairStats(x, lf); ok {
+				parts = append(parts, fmt.Sprintf("÷ lifecycle floor %s (its best, %d clients)", s, c))
+			}
 		}
 		x.ratio = strings.Join(parts, "; ")
 	}
 	// Pickup latency: jobq ÷ each peer, percentile by percentile. Lower is better: a ratio below 1
 	// means jobq picks up sooner than that peer.
-	for _, q := range []string{"p50", "p95", "p99"} {
-		x := r.byKey["lat/"+q]
-		if !x.ok() {
-			continue
-		}
-		var parts []string
-		for _, p := range []struct{ key, label string }{
-			{"floor", "raw floor"}, {"river-best", "River tuned"}, {"river-default", "River defaults"}, {"graphile-default", "graphile defaults"},
-		} {
-			if v, ok := r.get("lat/" + p.key + "/" + q); ok && v > 0 {
-				parts = append(parts, fmt.Sprintf("÷ %s %.2f", p.label, x.median()/v))
+	for _, pre := range []string{"lat/", "lat-busy/"} {
+		for _, q := range []string{"p50", "p95", "p99"} {
+			x := r.byKey[pre+q]
+			if !x.ok() {
+				continue
 			}
+			var parts []string
+			for _, p := range []struct{ key, label string }{
+				{"floor", "raw floor"}, {"river-best", "River tuned"}, {"river-default", "River defaults"}, {"graphile-default", "graphile defaults"},
+			} {
+				if s, ok := pairStats(x, r.byKey[pre+p.key+"/"+q]); ok {
+					parts = append(parts, fmt.Sprintf("÷ %s %s", p.label, s))
+				}
+			}
+			x.ratio = strings.Join(parts, "; ")
 		}
-		x.ratio = strings.Join(parts, "; ")
 	}
 	pairs := []struct{ jobq, raw, label string }{
 		{"enq/single/1", "enq/raw-single/1", "raw INSERT"},
 		{"enq/single/8", "enq/raw-single/8", "raw INSERT"},
 		{"enq/single/32", "enq/raw-single/32", "raw INSERT"},
-		{"enq/single-wal/1", "enq/raw-single/1", "raw INSERT"},
-		{"enq/single-wal/8", "enq/raw-single/8", "raw INSERT"},
-		{"enq/single-wal/32", "enq/raw-single/32", "raw INSERT"},
 		{"enq/many", "enq/raw-many", "raw batched INSERT"},
 		{"scale/loaded", "scale/empty", "empty tables"},
 		{"hd/command", "hd/go", "Go handler"},
@@ -175,10 +198,23 @@ func (r *report) finish() {
 		{"hd/claim-100", "hd/claim-all", "no task list"},
 	}
 	for _, p := range pairs {
-		a, ok1 := r.get(p.jobq)
-		b, ok2 := r.get(p.raw)
-		if ok1 && ok2 && b > 0 {
-			r.byKey[p.jobq].ratio = fmt.Sprintf("÷ %s %.2f", p.label, a/b)
+		if s, ok := pairStats(r.byKey[p.jobq], r.byKey[p.raw]); ok {
+			r.byKey[p.jobq].ratio = fmt.Sprintf("÷ %s %s", p.label, s)
+		}
+	}
+	// Writes per job: jobq's total ÷ each other system's of the same run.
+	for _, what := range []string{"wal", "idx"} {
+		x := r.byKey[writesKey("jobq-default", "total", what)]
+		var parts []string
+		for _, y := range r.rows {
+			if y != x && strings.HasPrefix(y.key, "writes/") && strings.HasSuffix(y.key, "/total/"+what) {
+				if s, ok := pairStats(x, y); ok {
+					parts = append(parts, fmt.Sprintf("÷ %s %s", strings.TrimSuffix(strings.TrimPrefix(y.key, "writes/"), "/total/"+what), s))
+				}
+			}
+		}
+		if len(parts) > 0 {
+			x.ratio = strings.Join(parts, "; ")
 		}
 	}
 
@@ -203,94 +239,150 @@ func (r *report) finish() {
 	notMeasured := func(want, why string) {
 		r.targets = append(r.targets, [4]string{want, why, "not measured", ""})
 	}
-	harnessBug := func(want, measured string) {
-		r.targets = append(r.targets, [4]string{want, measured, "harness bug", ""})
+	// floorTarget judges a jobq figure against its floor: better than the floor is a harness
+	// bug, which fails the run; else the target (share of the floor's rate, or for a time the
+	// multiple of the floor's) is judged on the median of the run-by-run ratios.
+	floorTarget := func(key, floorKey, want string, lowerIsBetter bool, limit float64, describe func(s ratioStats) string) {
+		s, ok := pairStats(r.byKey[key], r.byKey[floorKey])
+		if !ok {
+			return
+		}
+		measured := describe(s)
+		beats := s.med > 1
+		if lowerIsBetter {
+			beats = s.med < 1
+		}
+		if beats && r.byKey[key].noisy {
+			// On a busy machine a figure is not a result, not even a harness bug's.
+			target(key, want, false, measured+"; better than its floor")
+			return
+		}
+		if beats {
+			measured += "; better than its floor: a harness bug, not a result"
+			r.targets = append(r.targets, [4]string{want, measured, "harness bug", key})
+			r.failures = append(r.failures, "harness bug: "+want+": "+measured)
+			return
+		}
+		met := s.med >= limit
+		if lowerIsBetter {
+			met = s.med <= limit
+		}
+		target(key, want, met, measured)
 	}
 
 	counts := throughputCounts(r.env)
-	// Throughput against the best peer, at the target count and at the large one: no decay as
-	// the backlog grows.
+	// Throughput against the best peer configuration, at the target count and at the large one:
+	// no decay as the backlog grows.
 	for _, n := range []int{counts.target, counts.large} {
-		want := fmt.Sprintf("throughput ≥ 1.25 × best peer at its best settings, %s jobs", fmtNum(float64(n)))
+		want := fmt.Sprintf("throughput ≥ 1.25 × the best peer configuration, %s jobs", fmtNum(float64(n)))
 		if n == 0 {
-			notMeasured(want, "quick run: no large count")
+			notMeasured("throughput ≥ 1.25 × the best peer configuration at the large count", "no large count in this run")
 			continue
 		}
 		cnt := fmt.Sprint(n)
-		jq, ok := r.get("tp/jobq-default/" + cnt)
-		if !ok {
+		jq := r.byKey["tp/jobq-default/"+cnt]
+		if !jq.ok() {
 			notMeasured(want, "jobq throughput not measured")
 			continue
 		}
-		best, bestName := 0.0, ""
-		for _, p := range []struct{ key, name string }{{"tp/river-best/", "River"}, {"tp/graphile-best/", "graphile-worker"}} {
-			if v, ok := r.get(p.key + cnt); ok && v > best {
-				best, bestName = v, p.name
+		var best *row
+		bestName, bestLabel := "", ""
+		for _, g := range throughputPeers {
+			if b, label := r.bestOf(g.configs, cnt); b != nil && (best == nil || b.median() > best.median()) {
+				best, bestName, bestLabel = b, g.name, label
 			}
 		}
-		if best > 0 {
-			target("tp/jobq-default/"+cnt, want, jq >= 1.25*best,
-				fmt.Sprintf("%.2f × %s (%s vs %s jobs/s)", jq/best, bestName, fmtNum(jq), fmtNum(best)))
-		} else {
+		s, ok := pairStats(jq, best)
+		if !ok {
 			notMeasured(want, "no peer measured")
+			continue
 		}
+		target(jq.key, want, s.med >= 1.25,
+			fmt.Sprintf("%s %s at %s; %s vs %s jobs/s, medians", s.times(), bestName, bestLabel, fmtNum(jq.median()), fmtNum(best.median())))
 	}
 	tc := fmt.Sprint(counts.target)
 	lfWant := fmt.Sprintf("throughput ≥ 85 %% of the lifecycle floor (best of %s clients), %s jobs", lifecycleClientList(), fmtNum(float64(counts.target)))
-	if jq, ok := r.get("tp/jobq-default/" + tc); ok {
-		if fl, clients, ok := r.lifecycleBest(tc); ok {
-			measured := fmt.Sprintf("%.0f %% (%s vs %s jobs/s at %d clients)", 100*jq/fl, fmtNum(jq), fmtNum(fl), clients)
-			if raw, ok := r.get("tp/floor/" + tc); ok && raw > 0 {
-				measured += fmt.Sprintf("; outer bound, raw claim+delete floor: %s jobs/s, jobq at %.0f %%", fmtNum(raw), 100*jq/raw)
-			}
-			if jq > fl {
-				// A drain faster than the statements it runs, without functions or checks: the
-				// floor is built weaker than jobq works. Not a result.
-				measured += "; above 100 % of its floor: a harness bug, not a result"
-				harnessBug(lfWant, measured)
-			} else {
-				target("tp/jobq-default/"+tc, lfWant, jq >= 0.85*fl, measured)
-			}
-		} else {
-			notMeasured(lfWant, "lifecycle floor not measured")
-		}
-	} else {
+	jq := r.byKey["tp/jobq-default/"+tc]
+	lf, clients := r.lifecycleBest(tc)
+	switch {
+	case !jq.ok():
 		notMeasured(lfWant, "jobq throughput not measured")
+	case lf == nil:
+		notMeasured(lfWant, "lifecycle floor not measured")
+	default:
+		floorTarget(jq.key, lf.key, lfWant, false, 0.85, func(s ratioStats) string {
+			m := fmt.Sprintf("%s; %s vs %s jobs/s at %d clients, medians", s.percent(), fmtNum(jq.median()), fmtNum(lf.median()), clients)
+			if raw, ok := pairStats(jq, r.byKey["tp/floor/"+tc]); ok {
+				m += fmt.Sprintf("; outer bound, raw claim+delete floor: %s jobs/s, jobq at %s", fmtNum(r.byKey["tp/floor/"+tc].median()), raw.percent())
+			}
+			return m
+		})
 	}
-	for _, p := range []struct {
-		q      string
-		factor float64
-	}{{"p50", 1.25}, {"p99", 1.5}} {
-		want := fmt.Sprintf("pickup %s ≤ %g × the raw floor's", p.q, p.factor)
-		v, ok := r.get("lat/" + p.q)
-		fl, okf := r.get("lat/floor/" + p.q)
-		switch {
-		case !ok:
-			notMeasured(want, "latency not measured")
-		case !okf || fl <= 0:
-			notMeasured(want, fmt.Sprintf("jobq %.3f ms; raw floor not measured", v))
-		default:
-			target("lat/"+p.q, want, v <= p.factor*fl, fmt.Sprintf("%.2f × (%.3f vs %.3f ms)", v/fl, v, fl))
+	// jobq above the raw claim+delete floor (the outer bound) is a harness bug too.
+	for _, x := range r.rows {
+		if strings.HasPrefix(x.key, "tp/jobq") {
+			cnt := x.key[strings.LastIndex(x.key, "/")+1:]
+			if s, ok := pairStats(x, r.byKey["tp/floor/"+cnt]); ok && s.med > 1 && !x.noisy {
+				r.targets = append(r.targets, [4]string{"jobq below the raw claim+delete floor (outer bound), " + cnt + " jobs",
+					s.percent() + " of it: a harness bug, not a result", "harness bug", x.key})
+				r.failures = append(r.failures, fmt.Sprintf("harness bug: %s at %s of the raw claim+delete floor", x.measure, s.percent()))
+			}
+		}
+	}
+	for _, pre := range []struct{ key, what string }{{"lat/", ""}, {"lat-busy/", fmt.Sprintf(", with %d enqueuers running", busyEnqueuers)}} {
+		for _, p := range []struct {
+			q      string
+			factor float64
+		}{{"p50", 1.25}, {"p99", 1.5}} {
+			want := fmt.Sprintf("pickup %s ≤ %g × the raw floor's%s", p.q, p.factor, pre.what)
+			x, fl := r.byKey[pre.key+p.q], r.byKey[pre.key+"floor/"+p.q]
+			switch {
+			case !x.ok():
+				if pre.key == "lat/" || slices.Contains(r.selected, "latency") {
+					notMeasured(want, "latency not measured")
+				}
+			case !fl.ok():
+				notMeasured(want, fmt.Sprintf("jobq %.3f ms; raw floor not measured", x.median()))
+			default:
+				floorTarget(x.key, fl.key, want, true, p.factor, func(s ratioStats) string {
+					return fmt.Sprintf("%s; %.3f vs %.3f ms, medians", s.times(), x.median(), fl.median())
+				})
+			}
 		}
 	}
 	anySingle := false
 	for _, c := range []string{"1", "8", "32"} {
-		a, ok1 := r.get("enq/single/" + c)
-		b, ok2 := r.get("enq/raw-single/" + c)
-		if ok1 && ok2 {
+		a, b := r.byKey["enq/single/"+c], r.byKey["enq/raw-single/"+c]
+		if a.ok() && b.ok() {
 			anySingle = true
-			target("enq/single/"+c, "single enqueue ≥ 70 % of raw INSERT ("+c+" conn, wakeup = notify, the default)", a >= 0.7*b, fmt.Sprintf("%.0f %%", 100*a/b))
+			floorTarget(a.key, b.key, "single enqueue ≥ 70 % of raw INSERT ("+c+" conn, a jobq runner listening)", false, 0.7,
+				func(s ratioStats) string { return s.percent() })
 		}
 	}
 	if !anySingle {
-		notMeasured("single enqueue ≥ 70 % of raw INSERT at 1, 8 and 32 connections", "enqueue not measured")
+		notMeasured("single enqueue ≥ 70 % of raw INSERT at 1, 8 and 32 connections, a runner listening", "enqueue not measured")
 	}
-	if a, ok := r.get("enq/many"); ok {
-		if b, ok := r.get("enq/raw-many"); ok {
-			target("enq/many", "enqueue_many ≥ 60 % of raw batched INSERT", a >= 0.6*b, fmt.Sprintf("%.0f %%", 100*a/b))
-		}
+	if a, b := r.byKey["enq/many"], r.byKey["enq/raw-many"]; a.ok() && b.ok() {
+		floorTarget(a.key, b.key, "enqueue_many ≥ 60 % of raw batched INSERT", false, 0.6, func(s ratioStats) string { return s.percent() })
 	} else {
 		notMeasured("enqueue_many ≥ 60 % of raw batched INSERT", "enqueue not measured")
+	}
+	// Writes per job: WAL ≤ 2 × the minimal queue's (the raw floor), index entries ≤ 4.
+	walWant := "WAL per job (enqueue + drain) ≤ 2 × the minimal queue's (raw SKIP LOCKED floor)"
+	idxWant := fmt.Sprintf("index entries per job (enqueue + drain) ≤ %d", maxIndexEntries)
+	if a := r.byKey[writesKey("jobq-default", "total", "wal")]; a.ok() {
+		if s, ok := pairStats(a, r.byKey[writesKey("floor", "total", "wal")]); ok {
+			target(a.key, walWant, s.med <= 2, fmt.Sprintf("%s; %s vs %s B a job, medians", s.times(), fmtNum(a.median()), fmtNum(r.byKey[writesKey("floor", "total", "wal")].median())))
+		} else {
+			notMeasured(walWant, "the raw floor's WAL not measured")
+		}
+	} else if slices.Contains(r.selected, "throughput") {
+		notMeasured(walWant, "jobq's WAL not measured")
+	}
+	if a := r.byKey[writesKey("jobq-default", "total", "idx")]; a.ok() {
+		target(a.key, idxWant, a.median() <= maxIndexEntries, fmt.Sprintf("%.2f (range %.2f–%.2f)", a.median(), a.min(), a.max()))
+	} else if slices.Contains(r.selected, "throughput") {
+		notMeasured(idxWant, "jobq's index entries not measured")
 	}
 	idleP99Want := "idle snapshot: pickup p99 while a REPEATABLE READ snapshot stays open ≤ 2 × baseline"
 	idleSizeWant := "idle snapshot: jobq.jobs back to its size within a minute after it ends"
@@ -318,15 +410,6 @@ func (r *report) finish() {
 		}
 	} else {
 		notMeasured(scaleWant, "scale not measured")
-	}
-	const walWant = "WAL mode commits/s ≥ 2 × NOTIFY mode (200 enqueuers)"
-	if a, ok := r.get(walKey("wal", "commits/s")); ok {
-		if b, ok := r.get(walKey("notify", "commits/s")); ok && b > 0 {
-			target(walKey("wal", "commits/s"), walWant, a >= 2*b, fmt.Sprintf("%.2f × (%s vs %s commits/s)", a/b, fmtNum(a), fmtNum(b)))
-			r.byKey[walKey("wal", "commits/s")].ratio = fmt.Sprintf("÷ NOTIFY mode %.2f", a/b)
-		}
-	} else if slices.Contains(r.selected, "wal") {
-		notMeasured(walWant, "wake-up benchmark not measured")
 	}
 	fanWant := fmt.Sprintf("fan-out of %s stores < 3 s", fmtNum(fanoutStores))
 	if v, ok := r.get("fanout/first"); ok {
@@ -375,19 +458,18 @@ func (r *report) finish() {
 	}
 }
 
-// lifecycleBest is the highest lifecycle floor measured at job count cnt, and its clients.
-func (r *report) lifecycleBest(cnt string) (float64, int, bool) {
-	best, at := 0.0, 0
+// lifecycleBest is the lifecycle floor's row with the highest median at job count cnt, and
+// its clients; nil when none was measured.
+func (r *report) lifecycleBest(cnt string) (*row, int) {
+	var best *row
+	at := 0
 	for _, c := range lifecycleClients {
-		if v, ok := r.get(fmt.Sprintf("tp/lifecycle-c%d/%s", c, cnt)); ok && v > best {
-			best, at = v, c
+		if x := r.byKey[fmt.Sprintf("tp/lifecycle-c%d/%s", c, cnt)]; x.ok() && (best == nil || x.median() > best.median()) {
+			best, at = x, c
 		}
 	}
-	return best, at, best > 0
+	return best, at
 }
-
-// walKey is the row key of a value of the wake-up benchmark: mode notify or wal, and its unit.
-func walKey(mode, unit string) string { return "wal/" + mode + "/" + unit }
 
 // profiles names, by the key of a target's row (or its prefix), the section of
 // docs/benchmarks.md that shows where that measure's time goes and what was tried: what the
@@ -397,7 +479,6 @@ var profiles = []struct{ prefix, title, anchor string }{
 	{"lat/", "an idle runner's pickup", "where-the-time-goes-issue-17-tenth-pass-an-idle-runners-pickup"},
 	{"enq/single/", "the single enqueue", "where-the-time-goes-issue-17-seventh-pass-the-single-enqueue"},
 	{"enq/many", "enqueue_many", "where-the-time-goes-issue-17-seventh-pass-the-single-enqueue"},
-	{"wal/", "the doorbell against WAL mode", "where-the-time-goes-issue-17-fourth-pass"},
 	{"idle/", "the idle snapshot", "where-the-time-goes-issue-17-third-pass"},
 	{"flow/", "fair claiming and limits", "flow-control"},
 }

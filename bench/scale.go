@@ -142,6 +142,7 @@ func scenarioScale(ctx context.Context, env *environment, rep *report) error {
 		return nil
 	}
 	for run := 1; run <= env.runs; run++ {
+		rep.run = run
 		// Alternate which goes first, so neither always meets a warmer machine.
 		first, second := measureEmpty, measureLoaded
 		if run%2 == 0 {

@@ -17,7 +17,7 @@ var walGOMAXPROCS = regexp.MustCompile(`-[0-9]+$`)
 // walBenchFile is the Go benchmark of the WAL-vs-NOTIFY wake-up, written in the main module.
 const walBenchFile = "runner/wal_bench_test.go"
 
-// scenarioWAL runs the main module's wake-up benchmark (BenchmarkWakeup…, 200 concurrent
+// scenarioWAL (not part of a default run: name it, bench/run wal) runs the main module's wake-up benchmark (BenchmarkWakeup…, 200 concurrent
 // single-job enqueuers in NOTIFY mode against WAL mode) when its file exists, against a
 // migrated template database of the bench cluster, and puts its result lines into the report.
 func scenarioWAL(ctx context.Context, env *environment, rep *report) error {
@@ -83,7 +83,7 @@ func scenarioWAL(ctx context.Context, env *environment, rep *report) error {
 				if unit == "ns/op" {
 					continue
 				}
-				rep.add(walKey(mode, unit), "wal", fmt.Sprintf("wake-up, 200 concurrent single-job enqueuers, %s mode (go test -bench Wakeup ./runner/)", strings.ToUpper(mode)), unit, v)
+				rep.add("wake/"+mode+"/"+unit, "wal", fmt.Sprintf("wake-up, 200 concurrent single-job enqueuers, %s mode (go test -bench Wakeup ./runner/)", strings.ToUpper(mode)), unit, v)
 			}
 		}
 	}

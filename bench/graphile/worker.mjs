@@ -95,20 +95,27 @@ async function main() {
 }
 
 // serve runs until SIGTERM or SIGINT, then stops the worker and exits.
-async function serve(runner) {
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) {
-      return;
-    }
-    stopping = true;
-    await runner.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+async function serve(r) {
+  runner = r;
   await runner.promise;
 }
+
+// A signal stops the worker once it runs; one that comes while it still starts (a process the
+// harness stops before it got a job) exits at once.
+let runner = null;
+let stopping = false;
+const stop = async () => {
+  if (stopping) {
+    return;
+  }
+  stopping = true;
+  if (runner) {
+    await runner.stop();
+  }
+  process.exit(0);
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
 
 main().catch((err) => {
   process.stderr.write(`graphile peer: ${err && err.stack ? err.stack : err}\n`);

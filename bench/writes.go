@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Writes per job: the WAL a system writes to enqueue and to drain a job, and the index entries
+// it inserts, read over the throughput scenario's fill and drain at the target count, the same
+// jobs for every system. WAL bytes are the difference of pg_current_wal_flush_lsn() before and
+// after each phase (every commit flushes its WAL, so the flush position covers it); index
+// entries are the index insert records of that WAL range (pg_walinspect's pg_get_wal_stats):
+// B-tree leaf inserts and posting-list inserts, and page splits, each of which carries the
+// entry that split the page (an upper-level split counts too: a slight over-count), plus the
+// insert records of hash, GIN and GiST indexes. The cluster keeps its WAL (wal_keep_size) until
+// it is read. The WAL is the cluster's: the harness's own polling writes none; a checkpoint or
+// autovacuum during a drain counts (the fill is vacuumed and checkpointed first, so rarely).
+
+// writeMeter measures one system's fill and drain; nil measures nothing (its methods are
+// no-ops), so drains at counts without a meter call it unchanged.
+type writeMeter struct {
+	conn                           *pgx.Conn // database postgres, where pg_walinspect lives
+	fillStart, fillEnd, drainStart string
+	enqueueWAL, drainWAL           float64
+	enqueueIdx, drainIdx           float64
+	err                            error
+	jobs                           int
+}
+
+// newWriteMeter connects to database postgres and makes sure pg_walinspect is there.
+func newWriteMeter(ctx context.Context, env *environment, jobs int) (*writeMeter, error) {
+	conn, err := pgx.Connect(ctx, env.cl.url("postgres", "postgres"))
+	if err != nil {
+		return nil, fmt.Errorf("write meter: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_walinspect"); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("write meter: pg_walinspect: %w", err)
+	}
+	return &writeMeter{conn: conn, jobs: jobs}, nil
+}
+
+func (m *writeMeter) close(ctx context.Context) {
+	if m != nil {
+		m.conn.Close(context.WithoutCancel(ctx))
+	}
+}
+
+func (m *writeMeter) lsn(ctx context.Context) string {
+	var l string
+	if m.err == nil {
+		m.err = m.conn.QueryRow(ctx, "SELECT pg_current_wal_flush_lsn()::text").Scan(&l)
+	}
+	return l
+}
+
+// filling marks the start of the fill; filled its end.
+func (m *writeMeter) filling(ctx context.Context) {
+	if m != nil {
+		m.fillStart = m.lsn(ctx)
+	}
+}
+
+func (m *writeMeter) filled(ctx context.Context) {
+	if m != nil {
+		m.fillEnd = m.lsn(ctx)
+		m.enqueueWAL, m.enqueueIdx = m.between(ctx, m.fillStart, m.fillEnd)
+	}
+}
+
+// draining marks the start of the drain (after the fill was vacuumed and checkpointed);
+// drained its end (every job done, before the workers stop).
+func (m *writeMeter) draining(ctx context.Context) {
+	if m != nil {
+		m.drainStart = m.lsn(ctx)
+	}
+}
+
+func (m *writeMeter) drained(ctx context.Context) {
+	if m != nil {
+		end := m.lsn(ctx)
+		m.drainWAL, m.drainIdx = m.between(ctx, m.drainStart, end)
+	}
+}
+
+// indexInsertRecords are the WAL record types (pg_walinspect's resource_manager/record_type)
+// counted as index entries.
+var indexInsertRecords = []string{
+	"Btree/INSERT_LEAF", "Btree/INSERT_POST", "Btree/SPLIT_L", "Btree/SPLIT_R",
+	"Hash/INSERT", "Gin/INSERT", "Gist/PAGE_UPDATE",
+}
+
+// between is the WAL bytes from start to end and the index insert records in it.
+func (m *writeMeter) between(ctx context.Context, start, end string) (float64, float64) {
+	if m.err != nil {
+		return 0, 0
+	}
+	var bytes, idx float64
+	m.err = m.conn.QueryRow(ctx, `SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::float8,
+		coalesce((SELECT sum(count) FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true)
+		          WHERE "resource_manager/record_type" = ANY ($3)), 0)::float8`,
+		start, end, indexInsertRecords).Scan(&bytes, &idx)
+	if m.err != nil {
+		m.err = fmt.Errorf("WAL from %s to %s: %w", start, end, m.err)
+	}
+	return bytes, idx
+}
+
+// record adds the meter's figures per job to the report under system.
+func (m *writeMeter) record(rep *report, system, label string) error {
+	if m.err != nil {
+		return m.err
+	}
+	if m.fillEnd == "" || m.drainStart == "" {
+		return fmt.Errorf("write meter of %s: the drain did not mark its fill and drain", system)
+	}
+	n := float64(m.jobs)
+	for _, v := range []struct {
+		phase, what, unit, measure string
+		value                      float64
+	}{
+		{"enqueue", "wal", "B/job", "WAL to enqueue", m.enqueueWAL},
+		{"drain", "wal", "B/job", "WAL to drain", m.drainWAL},
+		{"total", "wal", "B/job", "WAL to enqueue and drain", m.enqueueWAL + m.drainWAL},
+		{"enqueue", "idx", "entries/job", "index entries to enqueue", m.enqueueIdx},
+		{"drain", "idx", "entries/job", "index entries to drain", m.drainIdx},
+		{"total", "idx", "entries/job", "index entries to enqueue and drain", m.enqueueIdx + m.drainIdx},
+	} {
+		rep.add(writesKey(system, v.phase, v.what), "writes", fmt.Sprintf("%s a job, %s, %s jobs", v.measure, label, fmtNum(n)), v.unit, v.value/n)
+	}
+	return nil
+}
