@@ -50,6 +50,11 @@ type Job struct {
 	DeadlineAt     *time.Time
 	LastError      *string
 	CreatedAt      time.Time
+	// Traceparent and Tracestate are the W3C trace context its producer enqueued it under
+	// (jobq.jobs.traceparent, tracestate: the session settings jobq.traceparent and
+	// jobq.tracestate at the enqueue); "" when none.
+	Traceparent string
+	Tracestate  string
 }
 
 // Lease identifies one claimed attempt: the job and the token its claim was given.
@@ -130,6 +135,17 @@ type Failure struct {
 	// jobq.job_attempts.log_ref (its first 1000 characters); "" = the engine's default,
 	// "workerId=<worker> jobId=<id> attempt=<n>".
 	LogRef string
+	// ExitCode is a command's exit status, kept in jobq.job_attempts.exit_code; nil = none.
+	ExitCode *int
+}
+
+// Completion is one succeeded attempt to report with what it left behind, kept in the job's
+// jobq.job_history row as a failed attempt's are in jobq.job_attempts.
+type Completion struct {
+	Lease
+	Output   string // the tail of its output (the last 16384 characters are kept); "" = none
+	LogRef   string // where its logs are (the first 1000 characters); "" = the engine's default
+	ExitCode *int   // a command's exit status; nil = none
 }
 
 // Rescue is one job swept by RescueExpired.
@@ -207,7 +223,9 @@ func marshalPayload(payload any) ([]byte, error) {
 // must be declared (jobq.ErrUnknownTask), a store-scoped task needs a store (StoreID or the
 // payload's "storeId", jobq.ErrStoreRequired) and a system task has none
 // (jobq.ErrStoreNotAllowed). Unless the caller has jobq_operator's rights, the job's store must be
-// the transaction's app.current_store_id, NULL for a system job (jobq.ErrTenantMismatch).
+// the transaction's app.current_store_id, NULL for a system job (jobq.ErrTenantMismatch). When
+// ctx carries an OpenTelemetry span, the job keeps its trace context (W3C traceparent and
+// tracestate) and the runner's span of each attempt continues it; so does EnqueueMany's.
 func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts EnqueueOptions) (int64, error) {
 	body, err := marshalPayload(payload)
 	if err != nil {
@@ -221,18 +239,19 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 	if opts.Priority != 0 {
 		priority = &opts.Priority
 	}
+	args := []any{task, body, nullTime(opts.RunAt), interval(opts.Delay), nullString(opts.JobKey), mode,
+		nullInt(opts.MaxAttempts), priority, nullString(opts.Queue), nullString(opts.StoreID),
+		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax), interval(opts.UniqueFor)}
+	// The span ctx carries, if any, is the job's trace context (jobq.jobs.traceparent).
+	taskArg, args := withTrace(ctx, "$1", len(args)+1, args)
 	var id int64
 	err = c.db.QueryRow(ctx, `
 		SELECT jobq.enqueue(
-			task => $1, payload => $2::jsonb,
+			task => `+taskArg+`, payload => $2::jsonb,
 			run_at => coalesce($3::timestamptz, now() + coalesce($4::interval, interval '0')),
 			job_key => $5, job_key_mode => $6, max_attempts => $7, priority => $8, queue => $9,
 			store_id => $10::text::uuid, timeout => $11, backoff_base => $12, backoff_max => $13,
-			unique_for => $14)`,
-		task, body, nullTime(opts.RunAt), interval(opts.Delay), nullString(opts.JobKey), mode,
-		nullInt(opts.MaxAttempts), priority, nullString(opts.Queue), nullString(opts.StoreID),
-		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax), interval(opts.UniqueFor),
-	).Scan(&id)
+			unique_for => $14)`, args...).Scan(&id)
 	if err != nil {
 		return 0, wrap(err, "enqueue "+task)
 	}
@@ -284,7 +303,8 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 	if err != nil {
 		return nil, fmt.Errorf("jobq: enqueue_many: %w", err)
 	}
-	rows, err := c.db.Query(ctx, `SELECT id FROM jobq.enqueue_many($1::jsonb) AS id`, doc)
+	arg, args := withTrace(ctx, "$1::jsonb", 2, []any{doc})
+	rows, err := c.db.Query(ctx, `SELECT id FROM jobq.enqueue_many(`+arg+`) AS id`, args...)
 	if err != nil {
 		return nil, wrap(err, "enqueue_many")
 	}
@@ -335,7 +355,8 @@ func (p ClaimPosition) Before(q ClaimPosition) bool { return p.Compare(q) < 0 }
 // task must not claim at all.
 func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]Job, error) {
 	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
-		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at`
+		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at,
+		       coalesce(traceparent, ''), coalesce(tracestate, '')`
 	var rows pgx.Rows
 	var err error
 	// The tasks are one array parameter, NULL for every task: the plain claim stays one statement.
@@ -357,7 +378,8 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks 
 	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Job, error) {
 		var j Job
 		err := row.Scan(&j.ID, &j.Task, &j.Queue, &j.Payload, &j.StoreID, &j.Priority, &j.RunAt, &j.Attempt,
-			&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt)
+			&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt,
+			&j.Traceparent, &j.Tracestate)
 		return j, err
 	})
 	if err != nil {
@@ -475,6 +497,36 @@ func (c *Client) Complete(ctx context.Context, leases []Lease) ([]Outcome, error
 	return collectOutcomes(rows, err, "complete")
 }
 
+// CompleteAttempts is Complete for attempts that left something behind: the output's tail, a
+// log reference, an exit status (jobq.complete_jobs' outputs, log_refs and exit_codes).
+func (c *Client) CompleteAttempts(ctx context.Context, done []Completion) ([]Outcome, error) {
+	n := len(done)
+	ids, tokens, outputs, logRefs, codes := make([]int64, n), make([]string, n), make([]*string, n), make([]*string, n), make([]*int32, n)
+	for i, d := range done {
+		ids[i], tokens[i], outputs[i], logRefs[i], codes[i] = d.JobID, d.Token, nullString(d.Output), nullString(d.LogRef), exitCode(d.ExitCode)
+	}
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
+		ids, tokens, outputs, logRefs, codes)
+	return collectOutcomes(rows, err, "complete")
+}
+
+func exitCode(code *int) *int32 {
+	if code == nil {
+		return nil
+	}
+	c := int32(*code)
+	return &c
+}
+
+// SetProgress records what the running attempt of lease reports of its progress, a JSON object
+// of at most 65536 bytes (jobq.set_progress): the latest report is kept, and its attempt keeps
+// the last one. It fails with ErrLeaseLost when the lease is gone (nothing is written),
+// ErrInvalidArgument when progress is not an object and ErrValueTooLong when it is too large.
+func (c *Client) SetProgress(ctx context.Context, lease Lease, progress json.RawMessage) error {
+	_, err := c.db.Exec(ctx, `SELECT jobq.set_progress($1, $2::text::uuid, $3::jsonb)`, lease.JobID, lease.Token, string(progress))
+	return wrap(err, "set_progress")
+}
+
 // Fail reports failed attempts in one statement and returns one Outcome per failure, in order:
 // "retry_pending" (with the next RunAt), "dead", or "lease_lost".
 func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error) {
@@ -482,13 +534,14 @@ func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error
 	ids, tokens, msgs := make([]int64, n), make([]string, n), make([]string, n)
 	codes, retryable, retryIn := make([]*string, n), make([]bool, n), make([]pgtype.Interval, n)
 	reasons, outputs, logRefs := make([]*string, n), make([]*string, n), make([]*string, n)
+	exits := make([]*int32, n)
 	for i, f := range failures {
 		ids[i], tokens[i], msgs[i] = f.JobID, f.Token, f.Error
 		codes[i], retryable[i], retryIn[i] = nullString(f.ErrorCode), !f.Fatal, interval(f.RetryIn)
-		reasons[i], outputs[i], logRefs[i] = nullString(f.Reason), nullString(f.Output), nullString(f.LogRef)
+		reasons[i], outputs[i], logRefs[i], exits[i] = nullString(f.Reason), nullString(f.Output), nullString(f.LogRef), exitCode(f.ExitCode)
 	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6, $7, $8, $9)`,
-		ids, tokens, msgs, codes, retryable, retryIn, reasons, outputs, logRefs)
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6, $7, $8, $9, $10)`,
+		ids, tokens, msgs, codes, retryable, retryIn, reasons, outputs, logRefs, exits)
 	return collectOutcomes(rows, err, "fail")
 }
 

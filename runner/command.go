@@ -192,9 +192,24 @@ func (c *command) Work(ctx context.Context, job *jobq.Job) error {
 	out := &tailBuffer{max: c.cfg.OutputTail}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = c.environment(job, deadline, snoozePath)
+	// Its progress, JSON lines on fd 3 ($JOBQ_PROGRESS_FD), is relayed to jobq.set_progress.
+	progress, err := openProgressPipe(ctx)
+	if err != nil {
+		return fmt.Errorf("command %s: cannot open its progress pipe: %w", name, err)
+	}
+	cmd.ExtraFiles = []*os.File{progress.w}
+	cmd.Env = append(cmd.Env, "JOBQ_PROGRESS_FD="+strconv.Itoa(ProgressFD))
 	end := runGroup(ctx, cmd, c.cfg.KillGrace)
+	progress.close()
 	if end.startErr != nil {
 		return startError(name, end.startErr)
+	}
+	// What every attempt keeps, a succeeded one too: the output's tail and the exit status.
+	if end.err == nil && end.signal == 0 && !end.stopped {
+		code := end.code
+		noteAttempt(ctx, out.tail(), &code)
+	} else {
+		noteAttempt(ctx, out.tail(), nil)
 	}
 	if end.stopped {
 		why := context.Cause(ctx)

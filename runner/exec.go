@@ -85,6 +85,12 @@ func runExec(ctx context.Context, cfg ExecConfig, job *jobq.Job) error {
 	// Output pipes held open by a grandchild must not keep the job waiting forever.
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
+	// What every attempt keeps, a succeeded one too: the output's tail and the exit status.
+	if code := cmd.ProcessState.ExitCode(); code >= 0 { // -1: it did not exit (not started, or killed)
+		noteAttempt(ctx, out.tail(), &code)
+	} else {
+		noteAttempt(ctx, out.tail(), nil)
+	}
 	if err == nil {
 		return nil
 	}

@@ -256,14 +256,36 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 	}
 }
 
+// attemptCompleter completes attempts with what they left behind (the output's tail, an exit
+// status). *jobq.Client is one; a resultWriter that is not completes with the leases alone.
+type attemptCompleter interface {
+	CompleteAttempts(ctx context.Context, done []jobq.Completion) ([]jobq.Outcome, error)
+}
+
 func (f *finisher) complete(items []finishItem) error {
 	leases := make([]jobq.Lease, len(items))
+	var done []jobq.Completion // nil while no attempt left anything behind: the plain statement serves
 	for i, it := range items {
 		leases[i] = it.rj.job.Lease()
+		if output, code := it.rj.notes.taken(); output != "" || code != nil {
+			if done == nil {
+				done = make([]jobq.Completion, len(items))
+			}
+			done[i] = jobq.Completion{Output: output, ExitCode: code}
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()
-	outs, err := f.db.Complete(ctx, leases)
+	var outs []jobq.Outcome
+	var err error
+	if c, ok := f.db.(attemptCompleter); ok && done != nil {
+		for i := range done {
+			done[i].Lease = leases[i]
+		}
+		outs, err = c.CompleteAttempts(ctx, done)
+	} else {
+		outs, err = f.db.Complete(ctx, leases)
+	}
 	if err != nil {
 		return err
 	}
@@ -277,6 +299,9 @@ func (f *finisher) fail(items []finishItem) error {
 	failures := make([]jobq.Failure, len(items))
 	for i, it := range items {
 		failures[i] = it.failure
+		if _, code := it.rj.notes.taken(); code != nil && failures[i].ExitCode == nil {
+			failures[i].ExitCode = code
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
 	defer cancel()

@@ -12,6 +12,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -160,7 +162,17 @@ func (e *endpoint) Work(ctx context.Context, job *jobq.Job) error {
 	if err != nil {
 		return Permanent(fmt.Errorf("POST %s: the job does not encode: %w", e.shown, err))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+	// Progress comes in the Jobq-Progress header of informational (1xx) answers and of the final
+	// one, relayed to jobq.set_progress; the last is written before the attempt's result.
+	relay := startProgressRelay(ctx)
+	defer relay.close()
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		Got1xxResponse: func(_ int, h textproto.MIMEHeader) error {
+			relay.offer([]byte(h.Get(ProgressHeader)))
+			return nil
+		},
+	})
+	req, err := http.NewRequestWithContext(traced, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", e.shown, err)
 	}
@@ -199,6 +211,8 @@ func (e *endpoint) Work(ctx context.Context, job *jobq.Job) error {
 		m, _ := resp.Body.Read(one[:])
 		cut = m > 0
 	}
+	relay.offer([]byte(resp.Header.Get(ProgressHeader)))
+	noteAttempt(ctx, tail.tail(), nil) // what every attempt keeps, a succeeded one too
 	code := resp.StatusCode
 	status := fmt.Sprintf("POST %s: %s", e.shown, resp.Status)
 	fail := func() *outputError {

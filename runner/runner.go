@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobqdev/jobq"
 )
@@ -181,6 +182,12 @@ type Config struct {
 	// attempt=<n>", the fields every log line of the attempt carries.
 	LogRef func(job *jobq.Job) string
 
+	// TracerProvider makes the span of each attempt, the child of the trace context the job
+	// was enqueued under (runner/trace.go, docs/observability.md). Default: nil, for which the
+	// standard OTEL_* variables configure an OTLP/HTTP exporter when they name an endpoint;
+	// when they do not, no span is made (a no-op).
+	TracerProvider trace.TracerProvider
+
 	// Tasks are declared in jobq.tasks (Client.DefineTask) when Run starts, before the typed
 	// tasks registered with Handle and HandleStore: tasks this service enqueues but another
 	// process handles, or untyped tasks it handles with Runner.Handle (which declares nothing).
@@ -223,6 +230,7 @@ type Runner struct {
 	pool    *pgxpool.Pool
 	client  *jobq.Client
 	log     *slog.Logger
+	tracing *attemptTracing // the span of each attempt (trace.go)
 	metrics *metrics
 
 	wakerConn *pgconn.Config // the WAL wake-up's connection settings; nil in notify mode
@@ -386,6 +394,11 @@ func New(cfg Config) (*Runner, error) {
 	rec := &resultRecorder{forget: r.forget, claimWanted: r.claimWanted, metrics: r.metrics.results(),
 		reporter: cfg.Reporter, log: r.log}
 	r.fin = newFinisher(r.client, rec, r.log, finishRetry)
+	tracing, err := newAttemptTracing(cfg.TracerProvider)
+	if err != nil {
+		return nil, err
+	}
+	r.tracing = tracing
 	return r, nil
 }
 
@@ -556,6 +569,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	// Write what the handlers left, then stop renewing.
 	r.fin.close(r.finishDeadline())
 	<-finDone
+	if err := r.tracing.close(5 * time.Second); err != nil {
+		r.log.Warn("exporting the last spans failed", "error", err.Error())
+	}
 	stopBackground()
 	bg.Wait()
 	if n := r.heldCount(); n > 0 && err == nil {
@@ -850,6 +866,7 @@ func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
 func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
 	ctx, cancel := context.WithCancelCause(r.workCtx)
 	rj := &runningJob{job: job, handler: r.handlers[job.Task], ctx: ctx, cancel: cancel, lease: lease, claimed: time.Now()}
+	rj.notes.db = r.client
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
 	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
 	if r.log.Enabled(ctx, slog.LevelInfo) {
@@ -895,10 +912,12 @@ func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 		// lease_expires_at were both set from now() by the claim.
 		timeout = job.DeadlineAt.Sub(job.LeaseExpiresAt.Add(-rj.lease))
 		var stop context.CancelFunc
-		runCtx, stop = context.WithTimeoutCause(rj.ctx, timeout, ErrJobTimeout)
+		runCtx, stop = context.WithTimeoutCause(runCtx, timeout, ErrJobTimeout)
 		defer stop()
 	}
+	runCtx, endSpan := r.tracing.start(runCtx, job)
 	err := r.callHandler(runCtx, h, job)
+	endSpan(err)
 	if err != nil && errors.Is(context.Cause(runCtx), ErrJobTimeout) && !errors.Is(context.Cause(rj.ctx), ErrDetached) {
 		err = &timedOut{after: timeout, err: err}
 	}

@@ -35,6 +35,8 @@ type runningJob struct {
 	lost      bool // a heartbeat did not renew the lease
 	// completedInTx: the handler completed the job in its own transaction (CompleteTx).
 	completedInTx atomic.Bool
+	// notes: what the attempt leaves behind besides its result, and where its progress goes (progress.go).
+	notes attemptNotes
 }
 
 // jitter returns d scaled by a random factor in [0.5, 1.5).
