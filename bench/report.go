@@ -270,6 +270,27 @@ func (r *report) finish() {
 		target(key, want, met, measured)
 	}
 
+	// One floor per path: jobq's database time per job on the claim and on the completion
+	// against the lifecycle floor's same statements (its least time over the client counts); no
+	// target, but jobq faster than its floor on a path is a harness bug.
+	for _, path := range []string{"claim", "complete"} {
+		x := r.byKey[pathKey("jobq-default", path)]
+		var floor *row
+		for _, c := range lifecycleClients {
+			if y := r.byKey[pathKey(fmt.Sprintf("lifecycle-c%d", c), path)]; y.ok() && (floor == nil || y.median() < floor.median()) {
+				floor = y
+			}
+		}
+		if s, ok := pairStats(x, floor); ok {
+			x.ratio = fmt.Sprintf("÷ lifecycle floor (%s) %s", strings.TrimPrefix(shortPath(floor.key), "path/"), s)
+			if s.med < 1 && !x.noisy {
+				want := "jobq's " + path + " path no faster than its floor's statements"
+				r.targets = append(r.targets, [4]string{want, s.times() + " its floor's time: a harness bug, not a result", "harness bug", x.key})
+				r.failures = append(r.failures, "harness bug: "+want+": "+s.times())
+			}
+		}
+	}
+
 	counts := throughputCounts(r.env)
 	// Throughput against the best peer configuration, at the target count and at the large one:
 	// no decay as the backlog grows.
@@ -457,6 +478,9 @@ func (r *report) finish() {
 		notMeasured(flowWant, "flow not measured")
 	}
 }
+
+// shortPath is a path row's key without its path: path/lifecycle-c2/claim → path/lifecycle-c2.
+func shortPath(key string) string { return key[:strings.LastIndex(key, "/")] }
 
 // lifecycleBest is the lifecycle floor's row with the highest median at job count cnt, and
 // its clients; nil when none was measured.

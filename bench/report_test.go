@@ -220,3 +220,22 @@ func TestMissedTargetsLinkTheirProfile(t *testing.T) {
 		t.Errorf("a met target links a profile:\n%s", md)
 	}
 }
+
+// One floor per path: jobq's claim time per job is divided by the lifecycle floor's least
+// (over its client counts); a path faster than its floor fails the run.
+func TestPathFloors(t *testing.T) {
+	env := &environment{root: t.TempDir(), runs: 1, quick: true}
+	rep := newReport(env, []string{"throughput"})
+	rep.add(pathKey("jobq-default", "claim"), "paths", "jobq claim", "µs/job", 40)
+	rep.add(pathKey("lifecycle-c1", "claim"), "paths", "floor claim c1", "µs/job", 10)
+	rep.add(pathKey("lifecycle-c2", "claim"), "paths", "floor claim c2", "µs/job", 20)
+	rep.add(pathKey("jobq-default", "complete"), "paths", "jobq complete", "µs/job", 8)
+	rep.add(pathKey("lifecycle-c1", "complete"), "paths", "floor complete c1", "µs/job", 10)
+	rep.finish()
+	if x := rep.byKey[pathKey("jobq-default", "claim")]; x.ratio != "÷ lifecycle floor (lifecycle-c1) 4.00 (1 run)" {
+		t.Errorf("claim path ratio: %q", x.ratio)
+	}
+	if p := rep.problems(); len(p) != 1 || !strings.Contains(p[0], "complete path no faster than its floor") {
+		t.Errorf("a completion faster than its floor does not fail the run: %q", p)
+	}
+}

@@ -193,6 +193,7 @@ func scenarioThroughput(ctx context.Context, env *environment, rep *report) erro
 				if err != nil {
 					return err
 				}
+				m.paths = pathPatterns[tc.system]
 				env.meter = m
 			}
 			rate, rss, err := runThroughputCase(ctx, env, tc)

@@ -27,6 +27,11 @@ type writeMeter struct {
 	enqueueIdx, drainIdx           float64
 	err                            error
 	jobs                           int
+	// paths: for a system whose statements are told apart (jobq and the lifecycle floor), the
+	// LIKE patterns of each path's top-level statements in pg_stat_statements (reset when the
+	// drain starts); pathMs the milliseconds they took over the drain.
+	paths  map[string][]string
+	pathMs map[string]float64
 }
 
 // newWriteMeter connects to database postgres and makes sure pg_walinspect is there.
@@ -35,9 +40,11 @@ func newWriteMeter(ctx context.Context, env *environment, jobs int) (*writeMeter
 	if err != nil {
 		return nil, fmt.Errorf("write meter: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_walinspect"); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("write meter: pg_walinspect: %w", err)
+	for _, ext := range []string{"pg_walinspect", "pg_stat_statements"} {
+		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext); err != nil {
+			conn.Close(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("write meter: %s: %w", ext, err)
+		}
 	}
 	return &writeMeter{conn: conn, jobs: jobs}, nil
 }
@@ -74,6 +81,9 @@ func (m *writeMeter) filled(ctx context.Context) {
 // drained its end (every job done, before the workers stop).
 func (m *writeMeter) draining(ctx context.Context) {
 	if m != nil {
+		if len(m.paths) > 0 && m.err == nil {
+			_, m.err = m.conn.Exec(ctx, "SELECT pg_stat_statements_reset()")
+		}
 		m.drainStart = m.lsn(ctx)
 	}
 }
@@ -82,7 +92,29 @@ func (m *writeMeter) drained(ctx context.Context) {
 	if m != nil {
 		end := m.lsn(ctx)
 		m.drainWAL, m.drainIdx = m.between(ctx, m.drainStart, end)
+		m.pathMs = map[string]float64{}
+		for path, patterns := range m.paths {
+			if m.err == nil {
+				var ms float64
+				m.err = m.conn.QueryRow(ctx, `SELECT coalesce(sum(total_exec_time), 0)::float8 FROM pg_stat_statements
+					WHERE toplevel AND query LIKE ANY ($1)`, patterns).Scan(&ms)
+				m.pathMs[path] = ms
+			}
+		}
 	}
+}
+
+// pathPatterns are the statements of each path: jobq's functions as the runner calls them, and
+// the lifecycle floor's statements (lifecycle.go).
+var pathPatterns = map[string]map[string][]string{
+	"jobq": {
+		"claim":    {"%jobq.claim_job(%"},
+		"complete": {"%jobq.complete_jobs(%"},
+	},
+	"lifecycle": {
+		"claim":    {"%FROM bench.lf_jobs%FOR UPDATE SKIP LOCKED%", "%UPDATE bench.lf_jobs%"},
+		"complete": {"%DELETE FROM bench.lf_jobs%"},
+	},
 }
 
 // indexInsertRecords are the WAL record types (pg_walinspect's resource_manager/record_type)
@@ -130,5 +162,15 @@ func (m *writeMeter) record(rep *report, system, label string) error {
 	} {
 		rep.add(writesKey(system, v.phase, v.what), "writes", fmt.Sprintf("%s a job, %s, %s jobs", v.measure, label, fmtNum(n)), v.unit, v.value/n)
 	}
+	for _, path := range []string{"claim", "complete"} {
+		if ms, ok := m.pathMs[path]; ok {
+			what := map[string]string{"claim": "the claim (pick and lease)", "complete": "the completion (to history)"}[path]
+			rep.add(pathKey(system, path), "paths", fmt.Sprintf("database time of %s a job (pg_stat_statements, top-level statements), %s, %s jobs", what, label, fmtNum(n)),
+				"µs/job", 1000*ms/n)
+		}
+	}
 	return nil
 }
+
+// pathKey is the row key of a system's database time per job on a path (claim, complete).
+func pathKey(system, path string) string { return "path/" + system + "/" + path }
