@@ -24,7 +24,7 @@ BIN      := bin
 test: deps build dist
 	$(BIN)/jobq sandbox -- $(MAKE) --no-print-directory test-in-sandbox
 
-# Runs inside the sandbox: PG* and DATABASE_URL_* point at the throwaway cluster.
+# Runs inside the sandbox: PG* and JOBQ_*_DATABASE_URL point at the throwaway cluster.
 # The root module's tests first, then those of the bench harness's report (bench/go.mod, no
 # cluster) and of the salon, its own module (examples/salon/go.mod).
 # The salon's tests run verbosely: they print the seed's non-functional figures (pickup, ready,

@@ -13,7 +13,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
-: "${DATABASE_URL_ADMIN:?clients/test.sh runs inside jobq sandbox (DATABASE_URL_ADMIN is not set)}"
+: "${JOBQ_BOOTSTRAP_DATABASE_URL:?clients/test.sh runs inside jobq sandbox (JOBQ_BOOTSTRAP_DATABASE_URL is not set)}"
 : "${PGHOST:?clients/test.sh runs inside jobq sandbox (PGHOST is not set)}"
 
 passed=0
@@ -52,22 +52,22 @@ fi
 
 # Private databases, cloned from the sandbox's migrated one (as internal/dbtest does) and dropped
 # at the end; a login that is a member of jobq_app for the application's side.
-template=$(psql -d "$DATABASE_URL_ADMIN" -Atc 'SELECT current_database()')
+template=$(psql -d "$JOBQ_BOOTSTRAP_DATABASE_URL" -Atc 'SELECT current_database()')
 dbs=()
 cleanup() {
-	for db in "${dbs[@]}"; do psql -q -d "$DATABASE_URL_ADMIN" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
+	for db in "${dbs[@]}"; do psql -q -d "$JOBQ_BOOTSTRAP_DATABASE_URL" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
 	rm -rf "$work"
 }
 trap cleanup EXIT
 url() { # url LOGIN DB
 	$python -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(p._replace(netloc=sys.argv[2] + "@" + p.netloc.rsplit("@", 1)[-1], path="/" + sys.argv[3]).geturl())' \
-		"$DATABASE_URL_ADMIN" "$1" "$2"
+		"$JOBQ_BOOTSTRAP_DATABASE_URL" "$1" "$2"
 }
 clone() { # clone NAME: a fresh copy of the migrated template
 	local db=$1 try
 	dbs+=("$db")
 	for try in $(seq 1 100); do
-		if psql -q -d "$DATABASE_URL_ADMIN" -c "CREATE DATABASE $db TEMPLATE $template" >/dev/null 2>"$work/clone.err"; then break; fi
+		if psql -q -d "$JOBQ_BOOTSTRAP_DATABASE_URL" -c "CREATE DATABASE $db TEMPLATE $template" >/dev/null 2>"$work/clone.err"; then break; fi
 		grep -q 'is being accessed by other users' "$work/clone.err" || { cat "$work/clone.err" >&2; return 1; }
 		sleep 0.2
 	done

@@ -222,7 +222,8 @@ var pageChecks = map[string][]struct{ query, want string }{
 // session per page (simple protocol, like psql: every statement must succeed), or as another
 // login with as=<login>. A block marked expect-error=<SQLSTATE> must fail with that SQLSTATE. A
 // block marked no-run must say why (reason="..."); every other sh block runs with bash -e, with
-// jobq on PATH and DATABASE_URL_ADMIN, DATABASE_URL_MIGRATOR, WORKER_DATABASE_URL and PG* set to
+// jobq on PATH and JOBQ_BOOTSTRAP_DATABASE_URL, JOBQ_MIGRATE_DATABASE_URL, JOBQ_WORKER_DATABASE_URL
+// (and their old names DATABASE_URL_ADMIN, DATABASE_URL_MIGRATOR, WORKER_DATABASE_URL) and PG* set to
 // the page's database. A python block runs with /usr/bin/python3 (Debian's psycopg 3, and
 // clients/python on PYTHONPATH), a js block as an ES module with node (pg and postgres from
 // clients/typescript's node_modules, and the typed client as @jobq/client), a ts block the same
@@ -347,7 +348,8 @@ func runShell(t *testing.T, b block, dir, binDir string, c *localpg.Cluster, db 
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "PG") || strings.HasPrefix(name, "DATABASE_URL") || strings.HasPrefix(name, "WORKER_") || name == "PATH" {
+		if strings.HasPrefix(name, "PG") || strings.HasPrefix(name, "DATABASE_URL") || strings.HasPrefix(name, "WORKER_") || strings.HasPrefix(name, "JOBQ_WORKER_") ||
+			name == "JOBQ_BOOTSTRAP_DATABASE_URL" || name == "JOBQ_MIGRATE_DATABASE_URL" || name == "PATH" {
 			continue
 		}
 		env = append(env, kv)
@@ -355,6 +357,10 @@ func runShell(t *testing.T, b block, dir, binDir string, c *localpg.Cluster, db 
 	host, port := hostPort(t, c.URL("postgres", db))
 	cmd.Env = append(env,
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"JOBQ_BOOTSTRAP_DATABASE_URL="+c.URL("postgres", db),
+		"JOBQ_MIGRATE_DATABASE_URL="+c.URL("jobq_migrator", db),
+		"JOBQ_WORKER_DATABASE_URL="+c.URL("worker_runtime", db),
+		// The old names, as jobq sandbox exports them this release.
 		"DATABASE_URL_ADMIN="+c.URL("postgres", db),
 		"DATABASE_URL_MIGRATOR="+c.URL("jobq_migrator", db),
 		"WORKER_DATABASE_URL="+c.URL("worker_runtime", db),

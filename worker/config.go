@@ -18,7 +18,7 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// File is a worker's configuration file (--config, $JOBQ_WORKER_CONFIG or $WORKER_CONFIG), as
+// File is a worker's configuration file (--config or $JOBQ_WORKER_CONFIG), as
 // docs/worker-config.md describes it: a [worker] table with the values of flags, and one
 // [handlers.<name>] table per handler name, each a command or an HTTP endpoint. The database maps
 // each task to a handler name (jobq.tasks.handler; NULL: the task's own name); only this file maps
@@ -111,10 +111,6 @@ var (
 	headerNameRE  = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 )
 
-// secretFlags are the flags whose values are secrets: they come from the command line or the
-// environment, never from a file that is copied around and checked in.
-var secretFlags = map[string]bool{"database-url": true, "wakeup-database-url": true, "sentry-dsn": true}
-
 var (
 	commandKeys = []string{"command", "shell", "dir", "inherit_env", "env", "timeout", "kill_grace", "output_tail"}
 	httpKeys    = []string{"url", "secret_env", "timeout", "max_response", "headers"}
@@ -194,8 +190,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// worker reads the [worker] table into flag values. Which keys are flags is checked when they are
-// applied (ApplyFile), where the flags are known.
+// worker reads the [worker] table into flag values. Which keys are flags, and whether each value
+// is one its flag takes, is checked by the configuration resolver (internal/cliconf), where the
+// flags are known.
 func (c *checker) worker(v any, out map[string]string) {
 	t, ok := v.(map[string]any)
 	if !ok {
@@ -236,34 +233,6 @@ func (c *checker) worker(v any, out map[string]string) {
 			c.add("worker", "%s: a string, integer, boolean or list of strings, got %s", key, describe(val))
 		}
 	}
-}
-
-// ApplyFile sets, from the file's [worker] table, every flag of fs not in given (set on the
-// command line or by the environment). It returns the problems: a key that is no flag, a secret
-// (database URLs, the Sentry DSN: environment only), a value the flag refuses.
-func applyFile(fs *FlagSet, f *File, given map[string]bool) []string {
-	var problems []string
-	for _, name := range sortedKeys(f.Worker) {
-		key := strings.ReplaceAll(name, "-", "_")
-		where := fmt.Sprintf("%s: [worker] %s", f.Path, key)
-		switch {
-		case secretFlags[name]:
-			problems = append(problems, where+": a secret: set it in the environment ("+EnvPrefix+fs.env[name]+"), never in the file")
-		case name == "config" || name == "check" || fs.Lookup(name) == nil:
-			problems = append(problems, where+": unknown key (a [worker] key is a flag of jobq worker -h, with _ for -)")
-		default:
-			// The command line or the environment wins over the file, but the file's value must
-			// still be one the flag takes: set it, then put the winner back.
-			winner := fs.Lookup(name).Value.String()
-			if err := fs.Set(name, f.Worker[name]); err != nil {
-				problems = append(problems, fmt.Sprintf("%s = %q: %v", where, f.Worker[name], err))
-			}
-			if given[name] {
-				_ = fs.Set(name, winner)
-			}
-		}
-	}
-	return problems
 }
 
 // handler checks one [handlers.<name>] table.

@@ -217,9 +217,9 @@ headers = { "X-Team" = "imaging" }
 	}
 }
 
-// The [worker] table sets flags: the command line wins, then JOBQ_V, then V, then the file,
-// then the default; the file's path comes from --config or $JOBQ_WORKER_CONFIG / $WORKER_CONFIG.
-// (t.Setenv: not parallel.)
+// The [worker] table sets flags: the command line wins, then JOBQ_WORKER_V, then the old name
+// WORKER_V, then the file, then the default; the file's path comes from --config or
+// $JOBQ_WORKER_CONFIG (or the old $WORKER_CONFIG). (t.Setenv: not parallel.)
 func TestFlagsFilePrecedence(t *testing.T) {
 	path := writeFile(t, `
 [worker]
@@ -229,11 +229,11 @@ lease = "45s"
 no_leader = true
 log_level = "debug"
 `)
-	for _, v := range []string{"WORKER_CONCURRENCY", "WORKER_QUEUES", "WORKER_LEASE", "WORKER_NO_LEADER", "WORKER_LOG_LEVEL", "WORKER_CONFIG"} {
+	for _, v := range []string{"WORKER_CONCURRENCY", "WORKER_QUEUES", "WORKER_LEASE", "WORKER_NO_LEADER", "WORKER_LOG_LEVEL", "WORKER_CONFIG", "WORKER_DATABASE_URL"} {
 		t.Setenv(v, "")
 		t.Setenv(worker.EnvPrefix+v, "")
 	}
-	t.Setenv("WORKER_DATABASE_URL", "postgres://worker_runtime@db/app")
+	t.Setenv("JOBQ_WORKER_DATABASE_URL", "postgres://worker_runtime@db/app")
 	prog := worker.Program{Name: "w"}
 	parse := func(args ...string) *worker.Flags {
 		t.Helper()
@@ -252,7 +252,7 @@ log_level = "debug"
 	t.Setenv("WORKER_CONCURRENCY", "5")
 	t.Setenv("JOBQ_WORKER_LEASE", "20s")
 	f = parse("--config", path, "--queues", "urgent", "--no-leader=false")
-	require.Equal(t, 5, f.Concurrency, "the environment wins over the file")
+	require.Equal(t, 5, f.Concurrency, "the environment, an old name included, wins over the file")
 	require.Equal(t, 20*time.Second, f.Lease, "JOBQ_ wins over the file")
 	require.Equal(t, []string{"urgent"}, f.QueueList(), "the flag wins")
 	require.False(t, f.NoLeader, "the flag wins")
@@ -264,13 +264,14 @@ log_level = "debug"
 	require.Equal(t, "debug", f.LogLevel)
 
 	// A value the flag refuses is a problem even where the environment overrides it.
+	const badInt = `--concurrency: expected a valid 64 bit int but got "many"`
 	bad := writeFile(t, "[worker]\nconcurrency = \"many\"\nlease = \"-1s\"\n")
 	_, err := worker.ParseFlags(prog, []string{"--config", bad}, io.Discard)
-	require.EqualError(t, err, bad+`: [worker] concurrency = "many": parse error`)
+	require.EqualError(t, err, bad+`: [worker] concurrency = "many": `+badInt)
 	t.Setenv("WORKER_CONCURRENCY", "")
 	t.Setenv("JOBQ_WORKER_LEASE", "")
 	_, err = worker.ParseFlags(prog, []string{"--config", bad}, io.Discard)
-	require.ErrorContains(t, err, bad+`: [worker] concurrency = "many": parse error`)
+	require.ErrorContains(t, err, bad+`: [worker] concurrency = "many": `+badInt)
 	require.ErrorContains(t, err, "--lease, --poll-interval and --heartbeat-interval must not be negative")
 	require.ErrorAs(t, err, new(worker.UsageError))
 }

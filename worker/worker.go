@@ -28,7 +28,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jobqdev/jobq"
@@ -54,8 +54,11 @@ type Program struct {
 	Name string
 	// Usage is printed by -h before the flags: what the worker runs. Optional.
 	Usage string
-	// Flags adds the program's own flags, each with its environment variable. Optional.
-	Flags func(fs *FlagSet)
+	// Flags is a pointer to a struct of the program's own flags, as kong fields (name, help,
+	// default, env tags: the environment variable of each), parsed beside Flags. Optional.
+	Flags any
+	// Vars are the kong variables the tags of Flags use (default:"${name}"). Optional.
+	Vars kong.Vars
 	// Configure adjusts the runner's configuration before the runner is made: Tasks to declare,
 	// Schedules, Reporter... It may return a UsageError for a bad flag value. Optional.
 	Configure func(cfg *runner.Config, env Env) error
@@ -91,15 +94,40 @@ func Main(ctx context.Context, prog Program, args []string, stdout, stderr io.Wr
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
 
-	f, err := ParseFlags(prog, args, stderr)
-	if f != nil && f.Check {
-		return check(ctx, prog, f, err, stdout)
+	f, help, err := parse(prog, args, stdout, stderr)
+	if help {
+		return 0
 	}
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+		fmt.Fprintf(stderr, "%s: %v\n", prog.Name, err)
+		fmt.Fprintf(stderr, "Run \"%s --help\" for its flags.\n", prog.Name)
+		return 2
+	}
+	return run(ctx, prog, f, signals, stdout, stderr)
+}
+
+// Run runs the worker process described by prog with flags parsed by the caller's kong tree (a
+// command that embeds Flags and prog.Flags, with worker.Vars, and a *cliconf.Resolver from
+// NewResolver given to kong.Resolvers and kong.Bind), as Main does after parsing. jobq worker is
+// one.
+func Run(ctx context.Context, prog Program, f *Flags, stdout, stderr io.Writer) int {
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	return run(ctx, prog, f, signals, stdout, stderr)
+}
+
+func run(ctx context.Context, prog Program, f *Flags, signals <-chan os.Signal, stdout, stderr io.Writer) int {
+	problems := f.Problems(prog)
+	if f.Check {
+		var err error
+		if len(problems) > 0 {
+			err = &ConfigError{Problems: problems}
 		}
-		for _, line := range strings.Split(err.Error(), "\n") {
+		return check(ctx, prog, f, err, stdout)
+	}
+	if len(problems) > 0 {
+		for _, line := range problems {
 			fmt.Fprintf(stderr, "%s: %s\n", prog.Name, line)
 		}
 		return 2

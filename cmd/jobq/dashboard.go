@@ -17,14 +17,14 @@ import (
 
 type dashboardCmd struct {
 	Listen        string        `name:"listen" env:"JOBQ_DASHBOARD_LISTEN" default:"127.0.0.1:8080" help:"address to serve on; the default answers this machine only (put a reverse proxy with TLS in front to serve others, docs/dashboard.md)"`
-	DatabaseURL   string        `name:"database-url" env:"JOBQ_DASHBOARD_DATABASE_URL" placeholder:"URL" help:"URL of the read-only login the pages are read as: jobq_dashboard or another member of jobq_viewer only (default $$JOBQ_DASHBOARD_DATABASE_URL, then libpq's PG* variables). People sign in to the same host and database with their own login and password."`
-	NoSignIn      bool          `name:"no-sign-in" help:"disable signing in: the dashboard stays read-only for everyone"`
+	DatabaseURL   string        `name:"database-url" env:"JOBQ_DASHBOARD_DATABASE_URL" secret:"" placeholder:"URL" help:"URL of the read-only login the pages are read as: jobq_dashboard or another member of jobq_viewer only (default $$JOBQ_DASHBOARD_DATABASE_URL, then libpq's PG* variables). People sign in to the same host and database with their own login and password."`
+	NoSignIn      bool          `name:"no-sign-in" env:"JOBQ_DASHBOARD_NO_SIGN_IN" help:"disable signing in: the dashboard stays read-only for everyone"`
 	RequireSignIn bool          `name:"require-sign-in" env:"JOBQ_DASHBOARD_REQUIRE_SIGN_IN" help:"show nothing to people who have not signed in"`
 	SecureCookies bool          `name:"secure-cookies" env:"JOBQ_DASHBOARD_SECURE_COOKIES" help:"send cookies over HTTPS only: set it when people reach the dashboard over HTTPS"`
 	TrustProxy    bool          `name:"trust-proxy" env:"JOBQ_DASHBOARD_TRUST_PROXY" help:"count sign-in failures by the client address a reverse proxy puts last in X-Forwarded-For"`
 	BasePath      string        `name:"base-path" env:"JOBQ_DASHBOARD_BASE_PATH" placeholder:"PATH" help:"serve under this path (e.g. /jobq) behind a proxy that forwards it unchanged"`
-	Refresh       time.Duration `name:"refresh" default:"5s" help:"how often pages refresh themselves in the browser"`
-	SessionIdle   time.Duration `name:"session-idle" default:"30m" help:"end a session unused for this long"`
+	Refresh       time.Duration `name:"refresh" env:"JOBQ_DASHBOARD_REFRESH" help:"how often pages refresh themselves in the browser; 0 = the dashboard's default (dashboard.Options.Refresh)"`
+	SessionIdle   time.Duration `name:"session-idle" env:"JOBQ_DASHBOARD_SESSION_IDLE" help:"end a session unused for this long; 0 = the dashboard's default (dashboard.Options.SessionIdle)"`
 }
 
 // Help is the long help of jobq dashboard.

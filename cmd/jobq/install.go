@@ -17,23 +17,24 @@ import (
 )
 
 type bootstrapCmd struct {
-	DatabaseURL string `name:"database-url" placeholder:"URL" help:"superuser URL of the application database (default $$DATABASE_URL_ADMIN, then $$DATABASE_URL)"`
+	DatabaseURL string `name:"database-url" env:"JOBQ_BOOTSTRAP_DATABASE_URL" oldenv:"DATABASE_URL_ADMIN,DATABASE_URL" secret:"" placeholder:"URL" help:"superuser URL of the application database"`
 }
 
 // Help is the long help of jobq bootstrap.
 func (c *bootstrapCmd) Help() string {
 	return `Creates jobq's roles and grants them what they need on the database (bootstrap/*.sql).
 Idempotent. Needs a superuser (or CREATEROLE) connection. Passwords are read from
-JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD and JOBQ_WAKER_PASSWORD (jobq_waker, the
-replication role of --wakeup wal); unset leaves a role's password as it is.`
+JOBQ_MIGRATOR_PASSWORD, JOBQ_WORKER_RUNTIME_PASSWORD, JOBQ_WAKER_PASSWORD (jobq_waker, the
+replication role of --wakeup wal) and JOBQ_DASHBOARD_PASSWORD; unset leaves a role's password as
+it is.`
 }
 
 func (c *bootstrapCmd) Run(e *env) error {
 	ctx, stdout := e.ctx, e.stdout
 	url := &c.DatabaseURL
-	dsn := firstEnv(*url, "DATABASE_URL_ADMIN", "DATABASE_URL")
+	dsn := *url
 	if dsn == "" {
-		return usageError{"bootstrap needs --database-url or DATABASE_URL_ADMIN / DATABASE_URL"}
+		return usageError{"bootstrap needs --database-url or JOBQ_BOOTSTRAP_DATABASE_URL"}
 	}
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -42,7 +43,7 @@ func (c *bootstrapCmd) Run(e *env) error {
 	defer conn.Close(context.WithoutCancel(ctx))
 	err = migrate.Bootstrap(ctx, conn, migrate.BootstrapOptions{
 		MigratorPassword:      os.Getenv("JOBQ_MIGRATOR_PASSWORD"),
-		WorkerRuntimePassword: os.Getenv("WORKER_RUNTIME_PASSWORD"),
+		WorkerRuntimePassword: e.conf.Getenv("JOBQ_WORKER_RUNTIME_PASSWORD", "WORKER_RUNTIME_PASSWORD"),
 		WakerPassword:         os.Getenv("JOBQ_WAKER_PASSWORD"),
 		DashboardPassword:     os.Getenv("JOBQ_DASHBOARD_PASSWORD"),
 	})
@@ -58,7 +59,7 @@ type migrateCmd struct {
 	DryRun      bool          `name:"dry-run" help:"with up: print the SQL of the pending upgrade (one transaction) instead of applying it"`
 	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DURATION" help:"with up: how long one attempt may wait for the locks of the jobq tables (default and ceiling: half of the server's deadlock_timeout)"`
 	LockWait    time.Duration `name:"lock-wait" default:"2m" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
-	DatabaseURL string        `name:"database-url" placeholder:"URL" help:"jobq_migrator URL (default $$DATABASE_URL_MIGRATOR, then $$DATABASE_URL)"`
+	DatabaseURL string        `name:"database-url" env:"JOBQ_MIGRATE_DATABASE_URL" oldenv:"DATABASE_URL_MIGRATOR,DATABASE_URL" secret:"" placeholder:"URL" help:"jobq_migrator URL"`
 	Release     string        `name:"release" placeholder:"VERSION" help:"with script: the version the script is labelled with (default: this binary's)"`
 	JSON        bool          `name:"json" help:"with status: print JSON ({\"migrations\": [{\"path\", \"state\", \"applied_at\"}], \"pending_functions\"}) instead of lines"`
 }
@@ -106,9 +107,9 @@ func (c *migrateCmd) Run(e *env) error {
 	if *dryRun && verb != "up" {
 		return usageError{"--dry-run goes with migrate up"}
 	}
-	dsn := firstEnv(*url, "DATABASE_URL_MIGRATOR", "DATABASE_URL")
+	dsn := *url
 	if dsn == "" {
-		return usageError{"migrate needs --database-url or DATABASE_URL_MIGRATOR / DATABASE_URL"}
+		return usageError{"migrate needs --database-url or JOBQ_MIGRATE_DATABASE_URL"}
 	}
 	m, err := migrate.OpenWith(ctx, dsn, migrate.Options{
 		LockTimeout: c.LockTimeout,

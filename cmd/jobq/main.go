@@ -11,6 +11,7 @@
 //	jobq dashboard        serve the web dashboard (docs/dashboard.md)
 //	jobq doctor           check roles, grants, RLS, search_path pins, schema drift, settings, leader lease
 //	jobq stats            per-queue counts, lag and wait/run times (jobq.stats)
+//	jobq config           the effective configuration and where each value came from
 //	jobq version          the module version and VCS commit of this binary
 //
 // Commands, flags and environment variables are parsed by kong; `jobq help CMD` and `-h` on every
@@ -30,14 +31,17 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/jobqdev/jobq/internal/cliconf"
+	"github.com/jobqdev/jobq/worker"
 )
 
 // cli is the command tree.
 type cli struct {
 	Bootstrap bootstrapCmd `cmd:"" help:"Create jobq's roles; run as a superuser before migrate."`
 	Migrate   migrateCmd   `cmd:"" help:"Apply, roll back, list or validate the schema migrations (as jobq_migrator)."`
-	Sandbox   sandboxCmd   `cmd:"" passthrough:"" help:"Run CMD against a throwaway local PostgreSQL, bootstrapped and migrated."`
-	Worker    workerCmd    `cmd:"" passthrough:"" help:"Run jobs: claim, run handlers, complete / fail (as worker_runtime)."`
+	Sandbox   sandboxCmd   `cmd:"" help:"Run CMD against a throwaway local PostgreSQL, bootstrapped and migrated."`
+	Worker    workerCmd    `cmd:"" help:"Run jobs: claim, run handlers, complete / fail (as worker_runtime)."`
 
 	Jobs      jobsCmd      `cmd:"" group:"operate" help:"List, show, retry, cancel or delete jobs (live and finished)."`
 	Dead      deadCmd      `cmd:"" group:"operate" help:"List dead jobs or queue them again."`
@@ -53,6 +57,7 @@ type cli struct {
 	Doctor    doctorCmd    `cmd:"" group:"operate" help:"Check roles, grants, row level security, search_path pins, schema drift, settings and the leader lease; exit 1 on a problem."`
 	Version   versionCmd   `cmd:"" help:"Print the module version and VCS commit of this binary."`
 	Codegen   codegenCmd   `cmd:"" help:"Write a TypeScript or Python module of typed payloads, enqueue and errors from jobq.tasks (docs/clients.md)."`
+	Config    configCmd    `cmd:"" help:"Print the effective configuration of a command line (or of every command) and where each value came from."`
 
 	VersionFlag kong.VersionFlag `name:"version" help:"Print jobq's version and commit and exit."`
 }
@@ -61,6 +66,9 @@ type cli struct {
 type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
+	// conf is the configuration resolver of this command line: Getenv for the variables that
+	// are no flag (passwords), with their old names.
+	conf *cliconf.Resolver
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -83,9 +91,32 @@ func main() {
 	os.Exit(code)
 }
 
-// newParser builds the kong parser writing to stdout and stderr; exit receives kong's exit
-// requests (help).
+// newResolver is the configuration resolver of one command line: deprecation warnings go to
+// stderr; --config files of jobq worker are read as the worker reads them.
+func newResolver(stderr io.Writer) *cliconf.Resolver {
+	return &cliconf.Resolver{Stderr: stderr, Prefix: "jobq: ", Load: worker.LoadWorkerTable}
+}
+
+// vars are the kong variables of the defaults the tree states by reference (worker.Vars and jobq
+// worker's own).
+func vars() kong.Vars {
+	v := worker.Vars()
+	v["version"] = versionLine()
+	for k, val := range execVars() {
+		v[k] = val
+	}
+	return v
+}
+
+// newParser builds the kong parser writing to stdout and stderr, with a configuration resolver of
+// its own; exit receives kong's exit requests (help).
 func newParser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return newParserWith(c, newResolver(stderr), stdout, stderr)
+}
+
+// newParserWith is newParser with the configuration resolver res, which the caller reads after
+// Parse (Source, Getenv).
+func newParserWith(c *cli, res *cliconf.Resolver, stdout, stderr io.Writer) (*kong.Kong, error) {
 	return kong.New(c,
 		kong.Name("jobq"),
 		kong.Description("A PostgreSQL-native job queue: install it, run its workers and operate it.\n\nOperator commands connect with --database-url or $JOBQ_DATABASE_URL, else libpq's PG* variables, as a login that is a member of jobq_operator. See docs/cli.md."),
@@ -94,7 +125,9 @@ func newParser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
 		kong.ExplicitGroups([]kong.Group{{Key: "operate", Title: "Operate (as a member of jobq_operator):"}}),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(lowerUsageHelp),
-		kong.Vars{"version": versionLine()},
+		vars(),
+		kong.Resolvers(res),
+		kong.Bind(res),
 	)
 }
 
@@ -117,7 +150,8 @@ func lowerUsageHelp(options kong.HelpOptions, ctx *kong.Context) error {
 // error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	c := &cli{}
-	parser, err := newParser(c, stdout, stderr)
+	res := newResolver(stderr)
+	parser, err := newParserWith(c, res, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "jobq:", err)
 		return 1
@@ -127,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return 2
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		// jobq help CMD... is CMD... --help; worker and sandbox print their own help.
+		// jobq help CMD... is CMD... --help.
 		args = append(append([]string{}, args[1:]...), "--help")
 	}
 	if !strings.HasPrefix(args[0], "-") && !isCommand(parser, args[0]) {
@@ -154,7 +188,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "Run \"%s\" for its arguments and flags.\n", strings.Join(append([]string{"jobq", "help"}, commandPath(kctx)...), " "))
 		return 2
 	}
-	err = kctx.Run(&env{ctx: ctx, stdout: stdout, stderr: stderr})
+	err = kctx.Run(&env{ctx: ctx, stdout: stdout, stderr: stderr, conf: res})
 	return exitCode(err, stderr)
 }
 
@@ -214,6 +248,9 @@ func printHelp(k *kong.Kong, w io.Writer) {
 }
 
 // firstEnv returns the first non-empty value among flagValue and the named variables.
+//
+// Deprecated: give the flag an env tag (JOBQ_...) and its old names an oldenv tag
+// (internal/cliconf), which warns when an old name is read. Left for jobq compact's fallback.
 func firstEnv(flagValue string, names ...string) string {
 	if flagValue != "" {
 		return flagValue
@@ -224,22 +261,4 @@ func firstEnv(flagValue string, names ...string) string {
 		}
 	}
 	return ""
-}
-
-// sandboxCmd and workerCmd hand their arguments, flags included, to their own parsers, which
-// keep their flags, environment variables, help and exit statuses.
-type sandboxCmd struct {
-	Args []string `arg:"" optional:"" help:"[--] COMMAND [ARG...]"`
-}
-
-func (c *sandboxCmd) Run(e *env) error {
-	return exitStatus(cmdSandbox(e.ctx, c.Args, e.stdout, e.stderr))
-}
-
-type workerCmd struct {
-	Args []string `arg:"" optional:"" help:"worker flags; see jobq worker -h"`
-}
-
-func (c *workerCmd) Run(e *env) error {
-	return exitStatus(cmdWorker(e.ctx, c.Args, e.stdout, e.stderr))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,36 +23,62 @@ const sandboxDB = "jobq"
 // sequences; the docs test commits jobs and failed attempts), and a clone would inherit it.
 const sandboxTemplate = "jobq_template"
 
-func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: jobq sandbox [--] COMMAND [ARG...]
+// sandboxCmd is jobq sandbox: COMMAND and its arguments, flags included, after the first word or
+// after --.
+type sandboxCmd struct {
+	Command []string `arg:"" passthrough:"" placeholder:"COMMAND [ARG...]" help:"the command to run, and its arguments"`
+}
 
-Starts a throwaway PostgreSQL cluster in a temporary folder on a free loopback port, creates
+// Help is the long help of jobq sandbox.
+func (c *sandboxCmd) Help() string {
+	return `Starts a throwaway PostgreSQL cluster in a temporary folder on a free loopback port, creates
 database "jobq", applies bootstrap and the migrations (and CREATE EXTENSION pgtap when pgTAP is
 installed), installs the pgTAP suites' test-only fixtures (schema jobq_test, pgtap/jobq_test.pgsql),
 runs COMMAND with these variables set, then stops the cluster and deletes it:
 
-  DATABASE_URL_ADMIN     superuser postgres
-  DATABASE_URL_MIGRATOR  jobq_migrator
-  WORKER_DATABASE_URL    worker_runtime
-  DATABASE_URL           superuser postgres
+  JOBQ_BOOTSTRAP_DATABASE_URL superuser postgres
+  JOBQ_MIGRATE_DATABASE_URL   jobq_migrator
+  JOBQ_WORKER_DATABASE_URL    worker_runtime
   PGHOST PGPORT PGUSER PGDATABASE   for psql and pg_prove (superuser)
-  JOBQ_TEST_DATABASE_URL superuser, database "jobq_template": a copy of "jobq" taken before
-                         COMMAND runs, which the Go tests clone for each test
-The exit status is COMMAND's. For development and tests only: trust authentication.`)
+  JOBQ_TEST_DATABASE_URL      superuser, database "jobq_template": a copy of "jobq" taken before
+                              COMMAND runs, which the Go tests clone for each test
+  and, for one more release, the old names DATABASE_URL_ADMIN, DATABASE_URL_MIGRATOR,
+  WORKER_DATABASE_URL and DATABASE_URL (superuser); see docs/configuration.md.
+The exit status is COMMAND's. For development and tests only: trust authentication.`
+}
+
+func (c *sandboxCmd) Run(e *env) error {
+	if len(c.Command) > 0 && c.Command[0] == "--" {
+		c.Command = c.Command[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if len(c.Command) == 0 {
+		return usageError{"sandbox needs a COMMAND to run: jobq sandbox [--] COMMAND [ARG...]"}
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
+	return exitStatus(runSandbox(e.ctx, c.Command, e.stdout, e.stderr))
+}
+
+// sandboxEnv are the variables COMMAND gets for a cluster: the JOBQ_ names, and the old names a
+// child of an earlier release reads (kept for one release).
+func sandboxEnv(cluster *localpg.Cluster) []string {
+	admin := cluster.URL("postgres", sandboxDB)
+	migrator := cluster.URL("jobq_migrator", sandboxDB)
+	worker := cluster.URL("worker_runtime", sandboxDB)
+	return []string{
+		"JOBQ_BOOTSTRAP_DATABASE_URL=" + admin,
+		"JOBQ_MIGRATE_DATABASE_URL=" + migrator,
+		"JOBQ_WORKER_DATABASE_URL=" + worker,
+		"PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", cluster.Port), "PGUSER=postgres", "PGDATABASE=" + sandboxDB,
+		"JOBQ_TEST_DATABASE_URL=" + cluster.URL("postgres", sandboxTemplate),
+		// Old names, read by children of an earlier release: exported for one more release.
+		"DATABASE_URL_ADMIN=" + admin,
+		"DATABASE_URL_MIGRATOR=" + migrator,
+		"WORKER_DATABASE_URL=" + worker,
+		"DATABASE_URL=" + admin,
 	}
+}
+
+// runSandbox runs args against a throwaway cluster and returns the exit status.
+func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cluster, err := localpg.Start(ctx, localpg.Options{})
 	if err != nil {
 		fmt.Fprintln(stderr, "jobq sandbox:", err)
@@ -70,16 +95,9 @@ The exit status is COMMAND's. For development and tests only: trust authenticati
 	}
 	fmt.Fprintf(stderr, "jobq sandbox: PostgreSQL on 127.0.0.1:%d, database %s (folder %s)\n", cluster.Port, sandboxDB, cluster.Dir)
 
-	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	cmd.Env = append(os.Environ(),
-		"DATABASE_URL_ADMIN="+cluster.URL("postgres", sandboxDB),
-		"DATABASE_URL_MIGRATOR="+cluster.URL("jobq_migrator", sandboxDB),
-		"WORKER_DATABASE_URL="+cluster.URL("worker_runtime", sandboxDB),
-		"DATABASE_URL="+cluster.URL("postgres", sandboxDB),
-		"PGHOST=127.0.0.1", fmt.Sprintf("PGPORT=%d", cluster.Port), "PGUSER=postgres", "PGDATABASE="+sandboxDB,
-		"JOBQ_TEST_DATABASE_URL="+cluster.URL("postgres", sandboxTemplate),
-	)
+	cmd.Env = append(os.Environ(), sandboxEnv(cluster)...)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(stderr, "jobq sandbox:", err)
 		return 1

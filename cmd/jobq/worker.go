@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/runner"
@@ -25,7 +26,9 @@ every maintain_interval, fenced by its epoch. Serves /healthz, /readyz and /metr
 finish for --shutdown-grace, then hands the rest back to the queue; a second signal stops at once.
 With --once it drains what is due and exits 0 (for cron-driven deployments).
 Exit status: 0 after a clean drain, 1 on an error (WORKER.UNSAFE_ROLE among them), 2 on bad flags
-or a bad --config file.
+or a bad --config file. Each flag's value comes from the command line, else its JOBQ_WORKER_
+variable, else the [worker] table of --config, else its default (docs/configuration.md; jobq config
+worker prints them).
 
 With --config FILE (or JOBQ_WORKER_CONFIG) it also runs the handlers the file names: each
 [handlers.<name>] table is a command or an HTTP endpoint (docs/worker-config.md). At start the
@@ -40,30 +43,52 @@ Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object a
          JOBQ_JOB_ID, JOBQ_TASK, JOBQ_QUEUE, JOBQ_ATTEMPT, JOBQ_MAX_ATTEMPTS, JOBQ_STORE_ID in its
          environment; exit status 0 completes the job, anything else fails the attempt with the
          tail of the output kept in last_error. The command's environment is the worker's less
-         WORKER_DATABASE_URL, WAKEUP_DATABASE_URL, SENTRY_DSN, DATABASE_URL_MIGRATOR,
-         DATABASE_URL_ADMIN, their JOBQ_ equivalents and JOBQ_DATABASE_URL. Without
-         --exec-command the task is neither declared nor served (its jobs fail with
-         JOB.UNKNOWN_TASK and retry).
+         every variable of a database URL or a DSN (JOBQ_*DATABASE_URL, JOBQ_WORKER_SENTRY_DSN
+         and their old names). Without --exec-command the task is neither declared nor
+         served (its jobs fail with JOB.UNKNOWN_TASK and retry).
 `
+
+// workerCmd is jobq worker: the common worker flags (worker.Flags) and the exec task's.
+type workerCmd struct {
+	worker.Flags `embed:""`
+	Exec         execFlags `embed:""`
+}
+
+// Help is the long help of jobq worker.
+func (c *workerCmd) Help() string { return workerUsage }
+
+func (c *workerCmd) Run(e *env) error {
+	return exitStatus(worker.Run(e.ctx, newWorkerProgram(&c.Exec), &c.Flags, e.stdout, e.stderr))
+}
 
 // execFlags are the flags of jobq worker's exec task.
 type execFlags struct {
-	command string
-	timeout time.Duration
+	// Command is the shell command the exec task runs. Default "": no exec task.
+	Command string `name:"exec-command" env:"JOBQ_WORKER_EXEC_COMMAND" oldenv:"WORKER_EXEC_COMMAND" placeholder:"CMD" help:"shell command the exec task runs"`
+	// Timeout is the longest run of one exec job. Default runner.DefaultExecTimeout.
+	Timeout time.Duration `name:"exec-timeout" env:"JOBQ_WORKER_EXEC_TIMEOUT" oldenv:"WORKER_EXEC_TIMEOUT" default:"${worker_exec_timeout}" help:"longest run of one exec job"`
 }
 
-// workerProgram is jobq worker: the common worker process with the built-in tasks ping and exec.
+// execVars are the kong variables of execFlags' defaults.
+func execVars() kong.Vars {
+	return kong.Vars{"worker_exec_timeout": runner.DefaultExecTimeout.String()}
+}
+
+// workerProgram is jobq worker as a program of its own (worker.Main parses its exec flags).
 func workerProgram() worker.Program {
-	ex := &execFlags{}
+	return newWorkerProgram(&execFlags{})
+}
+
+// newWorkerProgram is the common worker process with the built-in tasks ping and exec, ex its exec
+// flags.
+func newWorkerProgram(ex *execFlags) worker.Program {
 	return worker.Program{
 		Name:  "jobq worker",
 		Usage: workerUsage,
-		Flags: func(fs *worker.FlagSet) {
-			fs.String(&ex.command, "exec-command", "WORKER_EXEC_COMMAND", "", "shell command the exec task runs")
-			fs.Duration(&ex.timeout, "exec-timeout", "WORKER_EXEC_TIMEOUT", runner.DefaultExecTimeout, "longest run of one exec job")
-		},
+		Flags: ex,
+		Vars:  execVars(),
 		Configure: func(cfg *runner.Config, env worker.Env) error {
-			if ex.timeout <= 0 {
+			if ex.Timeout <= 0 {
 				return worker.UsageError{Msg: "--exec-timeout must be positive"}
 			}
 			cfg.Tasks = builtinTasks(ex)
@@ -76,11 +101,6 @@ func workerProgram() worker.Program {
 	}
 }
 
-// cmdWorker runs the job runner as a process and returns its exit status.
-func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return worker.Main(ctx, workerProgram(), args, stdout, stderr)
-}
-
 // builtinTasks are the declarations of the built-in tasks this worker serves: ping, and exec when
 // a command is configured. Both are system tasks without a payload contract (any JSON object).
 func builtinTasks(ex *execFlags) []jobq.TaskDefinition {
@@ -88,7 +108,7 @@ func builtinTasks(ex *execFlags) []jobq.TaskDefinition {
 		Name: "ping", Scope: jobq.ScopeSystem,
 		Description: "jobq worker built-in: completes at once (smoke test).",
 	}}
-	if ex.command != "" {
+	if ex.Command != "" {
 		defs = append(defs, jobq.TaskDefinition{
 			Name: "exec", Scope: jobq.ScopeSystem,
 			Description: "jobq worker built-in: runs --exec-command with the payload as JSON on standard input.",
@@ -103,12 +123,12 @@ func registerBuiltins(r *runner.Runner, ex *execFlags, log *slog.Logger) error {
 		log.Info("pong", "jobId", job.ID)
 		return nil
 	})
-	if ex.command == "" {
+	if ex.Command == "" {
 		return nil
 	}
 	h, err := runner.Exec(runner.ExecConfig{
-		Command: []string{"/bin/sh", "-c", ex.command},
-		Timeout: ex.timeout,
+		Command: []string{"/bin/sh", "-c", ex.Command},
+		Timeout: ex.Timeout,
 		Env:     execEnv(),
 	})
 	if err != nil {
@@ -119,19 +139,26 @@ func registerBuiltins(r *runner.Runner, ex *execFlags, log *slog.Logger) error {
 }
 
 // execEnv is the worker's environment without its secrets: commands get no database URL or DSN
-// they were not given on purpose.
+// they were not given on purpose (secretEnv).
 func execEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == worker.EnvPrefix+"DATABASE_URL" { // the operator commands' URL
-			continue
+		if !secretEnv[name] {
+			env = append(env, kv)
 		}
-		switch strings.TrimPrefix(name, worker.EnvPrefix) {
-		case "WORKER_DATABASE_URL", "WAKEUP_DATABASE_URL", "SENTRY_DSN", "DATABASE_URL_MIGRATOR", "DATABASE_URL_ADMIN":
-			continue
-		}
-		env = append(env, kv)
 	}
 	return env
+}
+
+// secretEnv are the variables that hold a database URL or a DSN: the worker's, the wake-up's, the
+// operator commands', the installers', under their JOBQ_ names and their old ones.
+var secretEnv = map[string]bool{
+	"JOBQ_DATABASE_URL": true, "JOBQ_WORKER_DATABASE_URL": true, "JOBQ_WORKER_WAKEUP_DATABASE_URL": true,
+	"JOBQ_WORKER_SENTRY_DSN": true, "JOBQ_MIGRATE_DATABASE_URL": true, "JOBQ_BOOTSTRAP_DATABASE_URL": true,
+	"JOBQ_DASHBOARD_DATABASE_URL": true, "JOBQ_OWNER_DATABASE_URL": true,
+	// Old names, still read this release.
+	"WORKER_DATABASE_URL": true, "JOBQ_WAKEUP_DATABASE_URL": true, "WAKEUP_DATABASE_URL": true,
+	"SENTRY_DSN": true, "JOBQ_SENTRY_DSN": true, "DATABASE_URL_MIGRATOR": true, "DATABASE_URL_ADMIN": true,
+	"JOBQ_DATABASE_URL_MIGRATOR": true, "JOBQ_DATABASE_URL_ADMIN": true,
 }

@@ -202,7 +202,7 @@ command = ["report-generator-that-is-not-installed"]
 		config + `: [handlers.charge-card] secret_env: PAYMENTS_SECRET is not set in the worker's environment`,
 		config + `: [handlers.ping] "ping" is a built-in task of this worker: name the handler otherwise`,
 		config + `: [handlers.report] command: "report-generator-that-is-not-installed" not found in PATH (` + os.Getenv("PATH") + `)`,
-		config + `: [worker] sentry_dsn: a secret: set it in the environment (JOBQ_SENTRY_DSN), never in the file`,
+		config + `: [worker] sentry_dsn: a secret: set it in the environment (JOBQ_WORKER_SENTRY_DSN), never in the file`,
 		`--concurrency must be at least 1`,
 	}
 	require.Equal(t, strings.Join(want, "\n")+"\n", stdout)

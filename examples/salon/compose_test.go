@@ -72,21 +72,23 @@ func TestComposeFileStructure(t *testing.T) {
 	require.Equal(t, "examples/salon/Dockerfile", migrate.Build["dockerfile"])
 	cmd := strings.Join(migrate.Command, " ")
 	require.Less(t, strings.Index(cmd, "salon bootstrap"), strings.Index(cmd, "salon migrate"), "bootstrap, then the migrations")
-	require.Contains(t, migrate.Environment, "DATABASE_URL_MIGRATOR")
-	require.Contains(t, migrate.Environment, "DATABASE_URL_ADMIN")
-	require.Equal(t, "jobq_migrator", userOf(t, migrate.Environment["DATABASE_URL_MIGRATOR"]))
+	require.Contains(t, migrate.Environment, "JOBQ_MIGRATE_DATABASE_URL")
+	require.Contains(t, migrate.Environment, "JOBQ_BOOTSTRAP_DATABASE_URL")
+	require.Equal(t, "jobq_migrator", userOf(t, migrate.Environment["JOBQ_MIGRATE_DATABASE_URL"]))
 
 	worker := c.Services["worker"]
 	require.Equal(t, migrate.Image, worker.Image, "the worker runs the image migrate built")
 	require.Equal(t, "service_completed_successfully", worker.DependsOn["migrate"].Condition, "the worker starts after migrate completed")
 	require.Equal(t, []string{"salon", "worker"}, worker.Command)
-	for _, v := range []string{"WORKER_DATABASE_URL", "WORKER_CONCURRENCY", "SENTRY_DSN"} {
+	for _, v := range []string{"JOBQ_WORKER_DATABASE_URL", "JOBQ_WORKER_CONCURRENCY", "JOBQ_WORKER_SENTRY_DSN"} {
 		require.Contains(t, worker.Environment, v)
 	}
-	require.Equal(t, "worker_runtime", userOf(t, worker.Environment["WORKER_DATABASE_URL"]))
+	require.Equal(t, "worker_runtime", userOf(t, worker.Environment["JOBQ_WORKER_DATABASE_URL"]))
 	for name, value := range worker.Environment {
 		require.NotContains(t, name, "MIGRATOR", "the worker gets no migrator variable")
 		require.NotContains(t, name, "ADMIN")
+		require.NotContains(t, name, "BOOTSTRAP")
+		require.NotContains(t, name, "MIGRATE_")
 		require.NotContains(t, value, "jobq_migrator", "%s must not carry the migrator's URL", name)
 		require.NotContains(t, value, "postgres://postgres", "%s must not carry the superuser's URL", name)
 	}
@@ -145,7 +147,7 @@ func TestComposeCommandsRunOnTheLocalCluster(t *testing.T) {
 	healthAddr := ln.Addr().String()
 	ln.Close()
 	worker := c.Services["worker"]
-	w := proctest.Start(t, filepath.Join(bin, worker.Command[0]), env("worker", "SMTP_ADDR="+sink.Addr(), "WORKER_HEALTH_ADDR="+healthAddr),
+	w := proctest.Start(t, filepath.Join(bin, worker.Command[0]), env("worker", "SMTP_ADDR="+sink.Addr(), "JOBQ_WORKER_HEALTH_ADDR="+healthAddr),
 		worker.Command[1:]...)
 	w.Addr = healthAddr
 	check := worker.Healthcheck.Test[len(worker.Healthcheck.Test)-1]

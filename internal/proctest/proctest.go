@@ -133,7 +133,7 @@ func CleanEnv() []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		name = strings.TrimPrefix(name, "JOBQ_") // the JOBQ_ equivalents too (worker.EnvPrefix)
-		if strings.HasPrefix(name, "WORKER_") || strings.HasPrefix(name, "DATABASE_URL") || name == "WAKEUP_DATABASE_URL" || name == "SENTRY_DSN" || name == "SMTP_ADDR" {
+		if strings.HasPrefix(name, "WORKER_") || strings.HasPrefix(name, "DATABASE_URL") || (strings.HasSuffix(name, "_DATABASE_URL") && name != "TEST_DATABASE_URL") || name == "SENTRY_DSN" || name == "SMTP_ADDR" {
 			continue
 		}
 		env = append(env, kv)

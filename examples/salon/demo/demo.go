@@ -28,7 +28,7 @@ const usage = `usage: salon demo [flags]
 Without DATABASE_URL: starts a throwaway PostgreSQL cluster in a temporary folder (run by the OS
 user postgres when started as root), creates database "salon", and removes it all at the end.
 With DATABASE_URL (a superuser URL): uses that database; the worker and migrator connect with
-WORKER_DATABASE_URL and DATABASE_URL_MIGRATOR when set, else as worker_runtime and jobq_migrator
+JOBQ_WORKER_DATABASE_URL and JOBQ_MIGRATE_DATABASE_URL (or the old WORKER_DATABASE_URL and DATABASE_URL_MIGRATOR) when set, else as worker_runtime and jobq_migrator
 on DATABASE_URL's host without a password. The demo writes stores and business rows there.
 
 Then: bootstrap and migrations, stores with reservations, sales, customers, notes, sessions and
@@ -222,22 +222,25 @@ func createDatabase(ctx context.Context, url, name string) error {
 }
 
 // urlsFrom derives the role URLs from a superuser URL: same host and database, the role's name,
-// no password, unless WORKER_DATABASE_URL / DATABASE_URL_MIGRATOR / SALON_API_URL say otherwise.
+// no password, unless JOBQ_WORKER_DATABASE_URL / JOBQ_MIGRATE_DATABASE_URL / SALON_API_URL (or the
+// old WORKER_DATABASE_URL / DATABASE_URL_MIGRATOR) say otherwise.
 func urlsFrom(admin string) (urls, error) {
 	parsed, err := url.Parse(admin)
 	if err != nil || parsed.Scheme == "" {
 		return urls{}, fmt.Errorf("DATABASE_URL must be a postgres:// URL")
 	}
-	as := func(role, variable string) string {
-		if v := os.Getenv(variable); v != "" {
-			return v
+	as := func(role string, variables ...string) string {
+		for _, variable := range variables {
+			if v := os.Getenv(variable); v != "" {
+				return v
+			}
 		}
 		c := *parsed
 		c.User = url.User(role)
 		return c.String()
 	}
-	return urls{admin: admin, migrator: as("jobq_migrator", "DATABASE_URL_MIGRATOR"),
-		worker: as("worker_runtime", "WORKER_DATABASE_URL"), api: as("salon_api", "SALON_API_URL"),
+	return urls{admin: admin, migrator: as("jobq_migrator", "JOBQ_MIGRATE_DATABASE_URL", "DATABASE_URL_MIGRATOR"),
+		worker: as("worker_runtime", "JOBQ_WORKER_DATABASE_URL", "WORKER_DATABASE_URL"), api: as("salon_api", "SALON_API_URL"),
 		dashboard: as("jobq_dashboard", "JOBQ_DASHBOARD_DATABASE_URL")}, nil
 }
 

@@ -45,11 +45,11 @@ func startWorker(ctx context.Context, workerURL, smtpAddr string, concurrency in
 	w := &workerProcess{logPath: logFile.Name(), healthAddr: "127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{})}
 	w.cmd = exec.Command(self, "worker")
 	w.cmd.Env = append(workerEnv(),
-		"WORKER_DATABASE_URL="+workerURL,
-		"WORKER_CONCURRENCY="+strconv.Itoa(concurrency),
-		"WORKER_HEALTH_ADDR="+w.healthAddr,
+		"JOBQ_WORKER_DATABASE_URL="+workerURL,
+		"JOBQ_WORKER_CONCURRENCY="+strconv.Itoa(concurrency),
+		"JOBQ_WORKER_HEALTH_ADDR="+w.healthAddr,
 		"SMTP_ADDR="+smtpAddr,
-		"WORKER_SHUTDOWN_GRACE=25s",
+		"JOBQ_WORKER_SHUTDOWN_GRACE=25s",
 	)
 	w.cmd.Stdout, w.cmd.Stderr = logFile, logFile
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -73,7 +73,8 @@ func workerEnv() []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "DATABASE_URL", "DATABASE_URL_ADMIN", "DATABASE_URL_MIGRATOR", "SALON_API_URL":
+		case "DATABASE_URL", "DATABASE_URL_ADMIN", "DATABASE_URL_MIGRATOR", "SALON_API_URL",
+			"JOBQ_BOOTSTRAP_DATABASE_URL", "JOBQ_MIGRATE_DATABASE_URL", "WORKER_DATABASE_URL":
 			continue
 		}
 		env = append(env, kv)

@@ -1,8 +1,8 @@
 // Command salon runs the salon reference application on jobq.
 //
-//	salon bootstrap   create jobq's roles and salon_api (as a superuser; DATABASE_URL_ADMIN)
-//	salon migrate     apply jobq's migrations, then the salon's (as jobq_migrator; DATABASE_URL_MIGRATOR)
-//	salon worker      run the salon's jobs (as worker_runtime; WORKER_DATABASE_URL)
+//	salon bootstrap   create jobq's roles and salon_api (as a superuser; JOBQ_BOOTSTRAP_DATABASE_URL)
+//	salon migrate     apply jobq's migrations, then the salon's (as jobq_migrator; JOBQ_MIGRATE_DATABASE_URL)
+//	salon worker      run the salon's jobs (as worker_runtime; JOBQ_WORKER_DATABASE_URL)
 //	salon demo        everything above against a throwaway cluster (or DATABASE_URL), with a burst
 //	                  of jobs, progress and a summary
 package main
@@ -29,10 +29,10 @@ const usage = `usage: salon <command> [flags]
 
 commands:
   bootstrap   create jobq's roles and salon_api; run as a superuser before migrate
-              ($DATABASE_URL_ADMIN; passwords from JOBQ_MIGRATOR_PASSWORD, WORKER_RUNTIME_PASSWORD,
+              ($JOBQ_BOOTSTRAP_DATABASE_URL; passwords from JOBQ_MIGRATOR_PASSWORD, JOBQ_WORKER_RUNTIME_PASSWORD,
               JOBQ_WAKER_PASSWORD, SALON_API_PASSWORD)
-  migrate     apply jobq's migrations, then the salon's, as jobq_migrator ($DATABASE_URL_MIGRATOR)
-  worker      run the salon's jobs as worker_runtime ($WORKER_DATABASE_URL); -h for its flags
+  migrate     apply jobq's migrations, then the salon's, as jobq_migrator ($JOBQ_MIGRATE_DATABASE_URL)
+  worker      run the salon's jobs as worker_runtime ($JOBQ_WORKER_DATABASE_URL); -h for its flags
   demo        start a throwaway PostgreSQL (or use $DATABASE_URL, a superuser URL), install, add
               stores with data, run the worker on a burst of jobs, print a summary; -h for flags
 `
@@ -114,7 +114,7 @@ func urlFlag(name string, args []string, stderr io.Writer, help string, variable
 
 func cmdBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	url, err := urlFlag("salon bootstrap", args, stderr,
-		"Creates jobq's roles and the salon's (salon_api) as a superuser. Idempotent.", "DATABASE_URL_ADMIN")
+		"Creates jobq's roles and the salon's (salon_api) as a superuser. Idempotent.", "JOBQ_BOOTSTRAP_DATABASE_URL", "DATABASE_URL_ADMIN")
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func cmdBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer conn.Close(context.WithoutCancel(ctx))
 	err = salon.Bootstrap(ctx, conn, migrate.BootstrapOptions{
 		MigratorPassword:      os.Getenv("JOBQ_MIGRATOR_PASSWORD"),
-		WorkerRuntimePassword: os.Getenv("WORKER_RUNTIME_PASSWORD"),
+		WorkerRuntimePassword: firstSet("JOBQ_WORKER_RUNTIME_PASSWORD", "WORKER_RUNTIME_PASSWORD"),
 		WakerPassword:         os.Getenv("JOBQ_WAKER_PASSWORD"),
 	}, os.Getenv("SALON_API_PASSWORD"))
 	if err != nil {
@@ -137,7 +137,7 @@ func cmdBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	url, err := urlFlag("salon migrate", args, stderr,
-		"Applies jobq's migrations, then the salon's, as jobq_migrator. Run salon bootstrap first.", "DATABASE_URL_MIGRATOR")
+		"Applies jobq's migrations, then the salon's, as jobq_migrator. Run salon bootstrap first.", "JOBQ_MIGRATE_DATABASE_URL", "DATABASE_URL_MIGRATOR")
 	if err != nil {
 		return err
 	}
@@ -147,4 +147,14 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "salon migrate: applied %d jobq and %d salon migrations\n", len(jobqApplied), len(salonApplied))
 	return nil
+}
+
+// firstSet returns the value of the first variable of names that is set and not empty.
+func firstSet(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
 }
