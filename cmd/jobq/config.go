@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/jobqdev/jobq/internal/cliconf"
 )
@@ -25,7 +28,7 @@ func (c *configCmd) Help() string {
 	return `Prints the configuration a command line would run with, without running it: every flag of the
 command, its value and its source: flag, env NAME (an old name says which JOBQ_ variable replaces
 it), file PATH (jobq worker --config), default, or database (0 means the database's setting of
-that name, jobq.settings). Passwords in URLs and other secrets are masked. Without a command, it
+that name: with the command's --database-url, its value is read from jobq.settings). Passwords in URLs and other secrets are masked. Without a command, it
 prints bootstrap, migrate, worker, dashboard, compact and the operator commands' connection (as
 jobq stats has it). Put --json before the command. Exit status 2 on a command line that does not
 parse. See docs/configuration.md.`
@@ -42,14 +45,17 @@ type configSetting struct {
 	Source cliconf.Source  `json:"-"`
 	Where  configSourceOut `json:"source"`
 	Env    string          `json:"env,omitempty"`
+	raw    string          // the value unmasked
 }
 
 // configSourceOut is a source in JSON: kind (flag, env, file, default, database), name (the
-// variable, file or setting) and, for an old variable name, replacement.
+// variable, file or setting), for an old variable name its replacement, and for a database
+// setting that could not be read, why.
 type configSourceOut struct {
 	Kind        cliconf.Kind `json:"kind"`
 	Name        string       `json:"name,omitempty"`
 	Replacement string       `json:"replacement,omitempty"`
+	Error       string       `json:"error,omitempty"`
 }
 
 // configSection is one command's settings.
@@ -73,6 +79,7 @@ func (c *configCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
+		readDatabaseSettings(e.ctx, &s)
 		sections = append(sections, s)
 	}
 	if c.JSON {
@@ -113,6 +120,7 @@ func explainConfig(args []string, stdout, stderr io.Writer) (configSection, erro
 			}
 			src := res.Source(f)
 			s := configSetting{
+				raw:    fmt.Sprint(f.Target.Interface()),
 				Flag:   f.Name,
 				Value:  cliconf.Mask(f, fmt.Sprint(f.Target.Interface())),
 				Source: src,
@@ -125,6 +133,67 @@ func explainConfig(args []string, stdout, stderr io.Writer) (configSection, erro
 		}
 	}
 	return section, nil
+}
+
+// readDatabaseSettings replaces the zero value of each setting whose source is the database with the
+// database's value (jobq.settings), read with the section's --database-url when it has one. It
+// connects for at most settingsTimeout; when it cannot read them the zero stays and the source says
+// why.
+func readDatabaseSettings(ctx context.Context, s *configSection) {
+	var url string
+	var names []string
+	for _, st := range s.Settings {
+		if st.Flag == "database-url" {
+			url = st.raw
+		}
+		if st.Source.Kind == cliconf.FromDatabase {
+			names = append(names, st.Source.Name)
+		}
+	}
+	if url == "" || len(names) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, settingsTimeout)
+	defer cancel()
+	values, err := querySettings(ctx, url, names)
+	for i, st := range s.Settings {
+		if st.Source.Kind != cliconf.FromDatabase {
+			continue
+		}
+		if err != nil {
+			s.Settings[i].Where.Error = err.Error()
+			continue
+		}
+		if v, ok := values[st.Source.Name]; ok {
+			s.Settings[i].Value = v
+		}
+	}
+}
+
+// settingsTimeout bounds jobq config's read of the database's settings.
+const settingsTimeout = 5 * time.Second
+
+// querySettings reads the named settings' values from jobq.settings.
+func querySettings(ctx context.Context, url string, names []string) (map[string]string, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("not read: %w", explain(err))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, `SELECT name, value FROM jobq.settings WHERE name = ANY($1)`, names)
+	if err != nil {
+		return nil, fmt.Errorf("not read: %w", err)
+	}
+	values := map[string]string{}
+	var name, value string
+	_, err = pgx.ForEachRow(rows, []any{&name, &value}, func() error {
+		values[name] = value
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("not read: %w", err)
+	}
+	return values, nil
 }
 
 // printConfig prints the sections as tables: flag, value, source.
@@ -141,7 +210,11 @@ func printConfig(w io.Writer, sections []configSection) error {
 			if v == "" {
 				v = `""`
 			}
-			fmt.Fprintf(tw, "  --%s\t%s\t%s\n", st.Flag, v, st.Source)
+			src := st.Source.String()
+			if st.Where.Error != "" {
+				src += ": " + st.Where.Error
+			}
+			fmt.Fprintf(tw, "  --%s\t%s\t%s\n", st.Flag, v, src)
 		}
 	}
 	return tw.Flush()

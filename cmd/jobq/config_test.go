@@ -7,11 +7,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq/internal/cliconf"
+	"github.com/jobqdev/jobq/internal/dbtest"
 	"github.com/jobqdev/jobq/internal/localpg"
 )
 
@@ -42,7 +45,7 @@ func TestConfigWorkerPrecedence(t *testing.T) {
 	clearWorkerEnv(t, "DATABASE_URL", "CONCURRENCY", "QUEUES", "LEASE", "LOG_LEVEL", "SHUTDOWN_GRACE", "CONFIG", "POLL_INTERVAL", "NO_LEADER")
 	file := filepath.Join(t.TempDir(), "worker.toml")
 	require.NoError(t, os.WriteFile(file, []byte("[worker]\nconcurrency = 7\nqueues = [\"mail\"]\nlog_level = \"debug\"\nno_leader = true\n"), 0o600))
-	t.Setenv("JOBQ_WORKER_DATABASE_URL", "postgres://worker_runtime:s3cr3t@db.internal:5432/app?sslmode=disable")
+	t.Setenv("JOBQ_WORKER_DATABASE_URL", "postgres://worker_runtime:s3cr3t@127.0.0.1:1/app?sslmode=disable")
 	t.Setenv("JOBQ_WORKER_QUEUES", "urgent,default")
 	t.Setenv("WORKER_SHUTDOWN_GRACE", "40s")
 
@@ -63,10 +66,15 @@ func TestConfigWorkerPrecedence(t *testing.T) {
 		{"lease", "0s", configSourceOut{Kind: "database", Name: "default_lease"}},
 		{"poll-interval", "0s", configSourceOut{Kind: "database", Name: "poll_interval"}},
 		{"exec-timeout", "5m0s", configSourceOut{Kind: "default"}},
-		{"database-url", "postgres://worker_runtime:***@db.internal:5432/app?sslmode=disable", configSourceOut{Kind: "env", Name: "JOBQ_WORKER_DATABASE_URL"}},
+		{"database-url", "postgres://worker_runtime:***@127.0.0.1:1/app?sslmode=disable", configSourceOut{Kind: "env", Name: "JOBQ_WORKER_DATABASE_URL"}},
 	} {
 		require.Equal(t, tc.value, w[tc.flag].Value, tc.flag)
-		require.Equal(t, tc.source, w[tc.flag].Where, tc.flag)
+		got := w[tc.flag].Where
+		if tc.source.Kind == "database" {
+			require.Contains(t, got.Error, "not read: ", "no database answers on port 1: the setting stays unread, and says so")
+			got.Error = ""
+		}
+		require.Equal(t, tc.source, got, tc.flag)
 	}
 	require.Equal(t, "JOBQ_WORKER_CONCURRENCY", w["concurrency"].Env, "each setting names its variable")
 	require.Equal(t, "jobq: warning: WORKER_SHUTDOWN_GRACE is deprecated and will not be read after this release: use JOBQ_WORKER_SHUTDOWN_GRACE (docs/configuration.md)\n", stderr)
@@ -80,7 +88,7 @@ func TestConfigWorkerPrecedence(t *testing.T) {
 		`--queues +urgent,default +env JOBQ_WORKER_QUEUES\n`,
 		`--shutdown-grace +40s +env WORKER_SHUTDOWN_GRACE \(deprecated: use JOBQ_WORKER_SHUTDOWN_GRACE\)\n`,
 		`--log-level +debug +file ` + file + `\n`,
-		`--lease +0s +database \(setting default_lease\)\n`,
+		`--lease +0s +database \(setting default_lease\): not read: `,
 		`--rescan-interval +1s +default\n`,
 	} {
 		require.Regexp(t, want, stdout)
@@ -201,4 +209,76 @@ func TestConfigurationDocListsEveryOldName(t *testing.T) {
 		inDoc[m[1]+" -> "+m[2]] = true
 	}
 	require.Equal(t, inCode, inDoc)
+}
+
+// The flags' table of docs/go-runner.md restates jobq worker's flags for readers: every flag has a
+// row, each row names the flag's variable, and a default written as a value (10, 100 ms, `default`)
+// is the one the code states (the kong tags, from package runner): a default changed in one place
+// fails here instead of drifting.
+func TestGoRunnerDocTableMatchesWorkerFlags(t *testing.T) {
+	t.Parallel()
+	k, err := newParser(&cli{}, nil, nil)
+	require.NoError(t, err)
+	flags := map[string]*kong.Flag{}
+	for _, c := range k.Model.Children {
+		if c.Name == "worker" {
+			for _, f := range c.Flags {
+				flags[f.Name] = f
+			}
+		}
+	}
+	require.NotEmpty(t, flags)
+
+	body, err := os.ReadFile(filepath.Join("..", "..", "docs", "go-runner.md"))
+	require.NoError(t, err)
+	row := regexp.MustCompile("^\\| `--([a-z-]+)` \\| (`[A-Z_]+`|—) \\| ([^|]+) \\|")
+	inDoc := map[string]bool{}
+	for _, line := range strings.Split(string(body), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name, env, def := m[1], strings.Trim(m[2], "`"), strings.TrimSpace(m[3])
+		f := flags[name]
+		require.NotNil(t, f, "docs/go-runner.md has a row for --%s, which jobq worker does not have", name)
+		inDoc[name] = true
+		if env == "—" {
+			require.Empty(t, f.Envs, "--%s", name)
+		} else {
+			require.Equal(t, []string{env}, f.Envs, "--%s", name)
+		}
+		value := strings.Trim(strings.ReplaceAll(def, " ", ""), "`")
+		if d, err := time.ParseDuration(value); err == nil && f.HasDefault {
+			want, err := time.ParseDuration(f.Default)
+			require.NoError(t, err)
+			require.Equal(t, want, d, "--%s: docs/go-runner.md says %s", name, def)
+		} else if f.HasDefault && regexp.MustCompile(`^[0-9a-z.:]+$`).MatchString(value) {
+			require.Equal(t, f.Default, value, "--%s: docs/go-runner.md says %s", name, def)
+		}
+	}
+	for name, f := range flags {
+		if name != "help" && name != "version" && !f.Hidden {
+			require.True(t, inDoc[name], "docs/go-runner.md has no row for --%s", name)
+		}
+	}
+}
+
+// With a database URL, jobq config reads the settings a worker flag's 0 stands for from
+// jobq.settings, as the worker will: the value an operator set is the one printed.
+func TestConfigReadsTheDatabasesSettings(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	ctx := testCtx(t)
+	conn, err := pgx.Connect(ctx, db.URL("postgres"))
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `SELECT jobq.set_setting('default_lease', '45 seconds')`)
+	require.NoError(t, err)
+
+	sections, _ := configJSON(t, "worker", "--database-url", db.URL("worker_runtime"), "--poll-interval", "250ms")
+	w := sections["worker"]
+	require.Equal(t, "45 seconds", w["lease"].Value, "the database's value, read as worker_runtime")
+	require.Equal(t, configSourceOut{Kind: "database", Name: "default_lease"}, w["lease"].Where)
+	require.Equal(t, "250ms", w["poll-interval"].Value, "a flag given is not the database's")
+	require.Equal(t, configSourceOut{Kind: "flag"}, w["poll-interval"].Where)
 }
