@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/testbundle"
+	"github.com/jobqdev/jobq/operator"
 )
 
 // Fifty operators press "run now" on one schedule at the same instant, each on its own
@@ -38,7 +39,7 @@ func TestRunScheduleNowHonoursTheConcurrencyPolicyUnderFiftyConcurrentCalls(t *t
 				ConcurrencyPolicy: tc.policy})
 			require.NoError(t, err)
 			pool := b.DB.Pool(t, "jobq_operator", callers)
-			op := jobq.NewClient(pool)
+			op := operator.New(pool)
 			// Open every connection first, so the calls start together rather than as each
 			// connection comes up.
 			conns := make([]func(), 0, callers)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/operator"
 )
 
 // flash is the one-line outcome of an action, shown once on the page the action returns to.
@@ -40,7 +40,7 @@ type outcome struct {
 }
 
 // actFunc performs one action on the signed-in person's connection.
-type actFunc func(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error)
+type actFunc func(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error)
 
 // action wraps an actFunc: the visitor must be signed in (the dashboard is read-only until then)
 // and the form must carry their CSRF token; the outcome is logged and flashed, and the browser
@@ -61,7 +61,7 @@ func (d *Dashboard) action(fn actFunc) http.HandlerFunc {
 		var out outcome
 		err := d.view(r.Context(), s, func(q querier) error {
 			var err error
-			out, err = fn(r.Context(), r, jobq.NewClient(q), q)
+			out, err = fn(r.Context(), r, operator.New(q), q)
 			return err
 		})
 		if errors.Is(err, errSessionLost) {
@@ -94,7 +94,7 @@ func (d *Dashboard) action(fn actFunc) http.HandlerFunc {
 	}
 }
 
-func (d *Dashboard) jobAction(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) jobAction(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return outcome{}, fmt.Errorf("%q is not a job id", r.PathValue("id"))
@@ -133,7 +133,7 @@ type confirmData struct {
 // first). Without confirm=N it renders a confirmation with the count; with it, it acts only when
 // the count still matches N or more, one jobq.retry_job / jobq.delete_job call per job, each
 // audited.
-func (d *Dashboard) deadBulk(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) deadBulk(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	action := r.PostFormValue("action")
 	if action != "retry" && action != "delete" {
 		return outcome{}, fmt.Errorf("unknown bulk action %q (retry or delete)", action)
@@ -194,7 +194,7 @@ func (d *Dashboard) deadBulk(ctx context.Context, r *http.Request, c *jobq.Clien
 	return outcome{text: text, redirect: back}, nil
 }
 
-func (d *Dashboard) queueAction(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) queueAction(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	queue := r.PathValue("queue")
 	var changed bool
 	var err error
@@ -215,7 +215,7 @@ func (d *Dashboard) queueAction(ctx context.Context, r *http.Request, c *jobq.Cl
 	return outcome{text: fmt.Sprintf("Queue %s %sd.", queue, r.PathValue("action"))}, nil
 }
 
-func (d *Dashboard) workerAction(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) workerAction(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	id := r.PathValue("id")
 	switch r.PathValue("action") {
 	case "drain":
@@ -230,12 +230,12 @@ func (d *Dashboard) workerAction(ctx context.Context, r *http.Request, c *jobq.C
 	}
 }
 
-func (d *Dashboard) demote(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) demote(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	epoch, err := c.DemoteLeader(ctx)
 	return outcome{text: fmt.Sprintf("Leader demoted; the next leader takes epoch %d or later.", epoch+1)}, err
 }
 
-func (d *Dashboard) scheduleAction(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) scheduleAction(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	name := r.PathValue("name")
 	switch r.PathValue("action") {
 	case "pause":
@@ -252,7 +252,7 @@ func (d *Dashboard) scheduleAction(ctx context.Context, r *http.Request, c *jobq
 	}
 }
 
-func (d *Dashboard) settingAction(ctx context.Context, r *http.Request, c *jobq.Client, q querier) (outcome, error) {
+func (d *Dashboard) settingAction(ctx context.Context, r *http.Request, c *operator.Operator, q querier) (outcome, error) {
 	name := r.PathValue("name")
 	stored, err := c.SetSetting(ctx, name, r.PostFormValue("value"))
 	return outcome{text: fmt.Sprintf("Setting %s = %s.", name, stored)}, err

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -10,34 +9,19 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/operator"
 )
 
 // pageSize is how many rows a list page shows; the next page starts after its last id (keyset
 // pagination: no OFFSET walks a big table).
 const pageSize = 50
 
-// queueRow is a queue on the overview.
+// queueRow is a queue on the overview: its row of Operator.Queues (jobq.queue_list, the rows of
+// jobq queues list and jobq stats) with its last hour by minute.
 type queueRow struct {
-	Name                                  string
-	Due, Scheduled, RetryPending, Running int64
-	DeadLastHour, SucceededLastHour       int64
-	FailedLastHour                        int64
-	OldestDue                             *time.Duration
-	Minutes                               []minute // the last hour of this queue
-	Paused                                bool
-	PausedAt                              *time.Time
-	PausedBy                              *string
-	// Limits are the queue's flow controls (the limits column of jobq.queue_summary and
-	// jobq.stats, as jobq.queue_states shows it); nil when it has none.
-	Limits map[string]any
-	// NotServed counts the waiting jobs whose task no live worker of the queue serves (they wait
-	// for a worker with a handler for it); NotServedOldest is how long the oldest due one has
-	// waited, nil when none is due.
-	NotServed       int64
-	NotServedOldest *time.Duration
+	operator.Queue
+	Minutes        []minute // the last hour of this queue
+	FailedLastHour int64    // failed attempts in the last hour (jobq.queue_minutes)
 }
 
 // minute is one bar of the overview's chart.
@@ -47,19 +31,18 @@ type minute struct {
 }
 
 type overviewData struct {
-	Queues    []queueRow
-	Cap       int64 // a count above it means "more than Cap" (jobq.queue_summary)
-	Estimated int64 // the planner's estimate of jobq.jobs' rows
-	Live      int64 // the live jobs counted (exact unless Capped)
-	Capped    bool  // some count stopped at Cap: Live is a floor, Estimated the better figure
-	Minutes   []minute
-	Totals    minute // the hour's sums
-	Workers   map[string]int
-	Leader    *leaderRow
+	Queues  []queueRow
+	Live    int64 // the live jobs of the rows: queued, retrying, running and scheduled
+	Minutes []minute
+	// Totals are the sums of the queue rows: Succeeded and Dead over the last hour of
+	// jobq.stats, Failed over the chart's hour; the cards show them, so they add up to the table.
+	Totals  minute
+	Workers map[string]int
+	Leader  *operator.Leader
 	// NotServed sums the queues' jobs no live worker serves; NotServedOldest is the longest
 	// wait of a due one among them (nil when none is due).
 	NotServed       int64
-	NotServedOldest *time.Duration
+	NotServedOldest *operator.Seconds
 }
 
 // newHour is 60 empty minutes from t0.
@@ -71,159 +54,77 @@ func newHour(t0 time.Time) []minute {
 	return ms
 }
 
-type leaderRow struct {
-	Holder   *string
-	Epoch    int64
-	Acquired *time.Time
-	Expires  *time.Time
-}
-
-// overviewCap is where the overview's counts stop (jobq.queue_summary's cap).
-const overviewCap = 10000
-
-// loadOverview reads the queues with their flow controls (jobq.queue_summary: index-only counts
-// that stop at overviewCap, for the fleet's view; jobq.stats for a store's staff, which counts
-// their store only) and the
-// last hour of finished jobs and failed attempts, by minute and by queue.
+// loadOverview reads the queues (Operator.Queues: the rows jobq queues list and jobq stats show,
+// a store's staff its store's only) and the last hour by queue and minute (Operator.Minutes); for
+// the fleet's view also the workers by state and the leader. The cards are sums of the table.
 func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (overviewData, error) {
-	d := overviewData{Cap: overviewCap}
+	var d overviewData
+	op := operator.New(q)
+	queues, err := op.Queues(ctx, operator.QueueFilter{})
+	if err != nil {
+		return d, fmt.Errorf("queues: %w", err)
+	}
 	byName := map[string]*queueRow{}
-	var rows pgx.Rows
-	var err error
-	if fleet {
-		rows, err = q.Query(ctx, `SELECT s.queue, s.due, s.scheduled, s.retry_pending, s.running,
-				$2::timestamptz - s.oldest_due_at, s.paused, s.paused_at, s.paused_by, s.limits,
-				s.not_served, $2::timestamptz - s.not_served_oldest_at
-			FROM jobq.queue_summary($1) s`, overviewCap, now)
-	} else {
-		rows, err = q.Query(ctx, `SELECT s.queue, s.queued + s.retry_pending, s.scheduled, s.retry_pending, s.running,
-				s.oldest_due_age, p.name IS NOT NULL, p.paused_at, p.paused_by, s.limits,
-				s.not_served, s.not_served_oldest_age
-			FROM jobq.stats() s LEFT JOIN jobq.queues p ON p.name = s.queue AND p.paused`)
-	}
-	if err != nil {
-		return d, fmt.Errorf("queues: %w", err)
-	}
-	d.Queues, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (queueRow, error) {
-		var x queueRow
-		err := r.Scan(&x.Name, &x.Due, &x.Scheduled, &x.RetryPending, &x.Running, &x.OldestDue, &x.Paused, &x.PausedAt, &x.PausedBy, &x.Limits,
-			&x.NotServed, &x.NotServedOldest)
-		return x, err
-	})
-	if err != nil {
-		return d, fmt.Errorf("queues: %w", err)
-	}
-	for i := range d.Queues {
-		x := &d.Queues[i]
-		byName[x.Name] = x
-		d.Live += x.Due + x.Scheduled + x.Running
-		d.Capped = d.Capped || x.Due > d.Cap || x.Scheduled > d.Cap || x.Running > d.Cap
+	d.Queues = make([]queueRow, len(queues))
+	for i, x := range queues {
+		d.Queues[i].Queue = x
+		byName[x.Queue] = &d.Queues[i]
+		d.Live += x.Queued + x.RetryPending + x.Running + x.Scheduled
+		d.Totals.Succeeded += x.SucceededLastHour
+		d.Totals.Dead += x.DeadLastHour
 		d.NotServed += x.NotServed
-		if x.NotServedOldest != nil && (d.NotServedOldest == nil || *x.NotServedOldest > *d.NotServedOldest) {
-			d.NotServedOldest = x.NotServedOldest
+		if x.NotServedOldestAge != nil && (d.NotServedOldest == nil || *x.NotServedOldestAge > *d.NotServedOldest) {
+			d.NotServedOldest = x.NotServedOldestAge
 		}
 	}
-	// The planner's estimate counts every store's jobs: the fleet's view only. jobq.stats counts a
-	// store's staff's jobs exactly, so their view is never capped.
-	if fleet {
-		if err := q.QueryRow(ctx, `SELECT greatest(c.reltuples, 0)::bigint FROM pg_catalog.pg_class c WHERE c.oid = 'jobq.jobs'::regclass`).Scan(&d.Estimated); err != nil {
-			return d, fmt.Errorf("estimate: %w", err)
-		}
-	} else {
-		d.Capped = false
-	}
-	// The last hour by queue and minute: finished jobs in one pass over the history's finish-time
-	// index, failed attempts over jobq.job_attempts' end-time index (hash aggregates, no sort).
+	// The last hour by queue and minute, for the chart and each row's sparkline.
 	t0 := now.Truncate(time.Minute).Add(-59 * time.Minute)
 	d.Minutes = newHour(t0)
-	bar := func(queue string, at time.Time) (*minute, *minute, *queueRow) {
-		i := int(at.Sub(t0) / time.Minute)
+	minutes, err := op.Minutes(ctx, t0)
+	if err != nil {
+		return d, fmt.Errorf("last hour: %w", err)
+	}
+	for _, m := range minutes {
+		i := int(m.At.Sub(t0) / time.Minute)
 		if i < 0 || i >= 60 {
-			return nil, nil, nil
+			continue
 		}
-		x := byName[queue]
-		if x == nil {
-			return &d.Minutes[i], nil, nil
+		all := &d.Minutes[i]
+		all.Succeeded += m.Succeeded
+		all.Dead += m.Dead
+		all.Failed += m.Failed
+		if x := byName[m.Queue]; x != nil {
+			if x.Minutes == nil {
+				x.Minutes = newHour(t0)
+			}
+			x.Minutes[i].Succeeded, x.Minutes[i].Dead, x.Minutes[i].Failed = m.Succeeded, m.Dead, m.Failed
+			x.FailedLastHour += m.Failed
+			d.Totals.Failed += m.Failed
 		}
-		if x.Minutes == nil {
-			x.Minutes = newHour(t0)
-		}
-		return &d.Minutes[i], &x.Minutes[i], x
-	}
-	var queue string
-	var at time.Time
-	var ok, dead, failed int64
-	rows, err = q.Query(ctx, `SELECT h.queue, date_trunc('minute', h.finished_at),
-			count(*) FILTER (WHERE h.state = 'succeeded'), count(*) FILTER (WHERE h.state = 'dead')
-		FROM jobq.job_history h WHERE h.finished_at >= $1 GROUP BY 1, 2`, t0)
-	if err != nil {
-		return d, fmt.Errorf("last hour: %w", err)
-	}
-	_, err = pgx.ForEachRow(rows, []any{&queue, &at, &ok, &dead}, func() error {
-		all, one, x := bar(queue, at)
-		if all == nil {
-			return nil
-		}
-		all.Succeeded += ok
-		all.Dead += dead
-		d.Totals.Succeeded += ok
-		d.Totals.Dead += dead
-		if x != nil {
-			one.Succeeded, one.Dead = ok, dead
-			x.SucceededLastHour += ok
-			x.DeadLastHour += dead
-		}
-		return nil
-	})
-	if err != nil {
-		return d, fmt.Errorf("last hour: %w", err)
-	}
-	rows, err = q.Query(ctx, `SELECT a.queue, date_trunc('minute', a.ended_at), count(*)
-		FROM jobq.job_attempts a WHERE a.ended_at >= $1 GROUP BY 1, 2`, t0)
-	if err != nil {
-		return d, fmt.Errorf("attempts: %w", err)
-	}
-	_, err = pgx.ForEachRow(rows, []any{&queue, &at, &failed}, func() error {
-		all, one, x := bar(queue, at)
-		if all == nil {
-			return nil
-		}
-		all.Failed += failed
-		d.Totals.Failed += failed
-		if x != nil {
-			one.Failed = failed
-			x.FailedLastHour += failed
-		}
-		return nil
-	})
-	if err != nil {
-		return d, fmt.Errorf("attempts: %w", err)
 	}
 	if !fleet {
 		return d, nil
 	}
-	d.Workers = map[string]int{}
-	var state string
-	var n int
-	rows, err = q.Query(ctx, `SELECT state, count(*)::int FROM jobq.workers GROUP BY state`)
+	workers, err := op.Workers(ctx, "")
 	if err != nil {
 		return d, fmt.Errorf("workers: %w", err)
 	}
-	if _, err = pgx.ForEachRow(rows, []any{&state, &n}, func() error { d.Workers[state] = n; return nil }); err != nil {
-		return d, fmt.Errorf("workers: %w", err)
+	d.Workers = map[string]int{}
+	for _, w := range workers {
+		d.Workers[w.State]++
 	}
 	d.Leader, err = loadLeader(ctx, q)
 	return d, err
 }
 
-func loadLeader(ctx context.Context, q querier) (*leaderRow, error) {
-	var l leaderRow
-	err := q.QueryRow(ctx, `SELECT holder, epoch, acquired_at, lease_expires_at FROM jobq.leader`).Scan(&l.Holder, &l.Epoch, &l.Acquired, &l.Expires)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
+// loadLeader reads the leadership; nil before any runner led.
+func loadLeader(ctx context.Context, q querier) (*operator.Leader, error) {
+	l, err := operator.New(q).Leader(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("leader: %w", err)
+	}
+	if l.Holder == nil && l.Epoch == 0 {
+		return nil, nil
 	}
 	return &l, nil
 }
@@ -302,8 +203,8 @@ func (f jobFilter) Query() string { return f.values(0).Encode() }
 // Active says whether any filter is set.
 func (f jobFilter) Active() bool { return f.Query() != "" }
 
-func (f jobFilter) client(dbNow time.Time) jobq.JobFilter {
-	jf := jobq.JobFilter{Queue: f.Queue, State: f.State, Task: f.Task, StoreID: f.Store, Key: f.Key, Before: f.Before, Limit: pageSize + 1}
+func (f jobFilter) client(dbNow time.Time) operator.JobFilter {
+	jf := operator.JobFilter{Queue: f.Queue, State: f.State, Task: f.Task, StoreID: f.Store, Key: f.Key, Before: f.Before, Limit: pageSize + 1}
 	if d, err := time.ParseDuration(f.Since); err == nil && d > 0 {
 		jf.Since = dbNow.Add(-d)
 	}
@@ -312,7 +213,7 @@ func (f jobFilter) client(dbNow time.Time) jobq.JobFilter {
 
 type jobsData struct {
 	Filter jobFilter
-	Jobs   []jobq.JobInfo
+	Jobs   []operator.Job
 	Next   string // the query string of the next page, "" on the last
 	States []string
 	Since  []struct{ Value, Label string }
@@ -324,7 +225,7 @@ func loadJobs(ctx context.Context, q querier, f jobFilter, dbNow time.Time) (job
 	if f.Problem != "" {
 		return d, nil
 	}
-	jobs, err := jobq.NewClient(q).ListJobs(ctx, f.client(dbNow))
+	jobs, err := operator.New(q).Jobs(ctx, f.client(dbNow))
 	if err != nil {
 		return d, err
 	}
@@ -336,22 +237,13 @@ func loadJobs(ctx context.Context, q querier, f jobFilter, dbNow time.Time) (job
 	return d, nil
 }
 
-type auditRow struct {
-	ID     int64
-	At     time.Time
-	Actor  string
-	Action string
-	JobID  *int64
-	Detail string
-}
-
 type jobData struct {
-	Job      jobq.JobInfo
+	Job      operator.Job
 	Payload  string
 	Timeline []event
-	Audit    []auditRow
+	Audit    []operator.AuditEntry
 	// Holds are the rules that hold a live job now (jobq.explain_job); empty: claimable.
-	Holds []jobq.JobHold
+	Holds []operator.Hold
 }
 
 // event is one line of a job's timeline.
@@ -365,7 +257,7 @@ type event struct {
 
 func loadJob(ctx context.Context, q querier, id int64, operatorView bool) (jobData, error) {
 	var d jobData
-	job, err := jobq.NewClient(q).GetJob(ctx, id)
+	job, err := operator.New(q).Job(ctx, id)
 	if err != nil {
 		return d, err
 	}
@@ -389,7 +281,7 @@ func loadJob(ctx context.Context, q querier, id int64, operatorView bool) (jobDa
 	}
 	sortEvents(d.Timeline)
 	if job.FinishedAt == nil {
-		if d.Holds, err = jobq.NewClient(q).ExplainJob(ctx, id); err != nil {
+		if d.Holds, err = operator.New(q).ExplainJob(ctx, id); err != nil {
 			return d, err
 		}
 	}
@@ -402,7 +294,7 @@ func loadJob(ctx context.Context, q querier, id int64, operatorView bool) (jobDa
 type deadData struct {
 	Filter jobFilter
 	States []string // none: the page shows dead jobs only
-	Jobs   []jobq.JobInfo
+	Jobs   []operator.Job
 	Next   string
 	Since  []struct{ Value, Label string }
 }
@@ -422,37 +314,18 @@ const bulkLimit = 10000
 func matchingDead(ctx context.Context, q querier, f jobFilter, dbNow time.Time) ([]int64, error) {
 	f.State, f.Before = "dead", 0
 	jf := f.client(dbNow)
-	var since *time.Time
-	if !jf.Since.IsZero() {
-		since = &jf.Since
+	jf.Limit = bulkLimit + 1
+	jobs, err := operator.New(q).Jobs(ctx, jf)
+	ids := make([]int64, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
 	}
-	rows, err := q.Query(ctx, `SELECT h.id FROM jobq.job_history h
-		WHERE h.state = 'dead' AND ($1::text IS NULL OR h.queue = $1) AND ($2::text IS NULL OR h.task = $2)
-		  AND ($3::uuid IS NULL OR h.store_id = $3::uuid) AND ($4::text IS NULL OR h.job_key = $4)
-		  AND ($5::timestamptz IS NULL OR h.finished_at >= $5)
-		ORDER BY h.id DESC LIMIT $6`, nullIfEmpty(f.Queue), nullIfEmpty(f.Task), nullIfEmpty(f.Store), nullIfEmpty(f.Key), since, bulkLimit+1)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[int64])
-}
-
-type workerRow struct {
-	ID, Node, State, Version string
-	PID                      *int32
-	Queues                   []string
-	Tasks                    []string // the tasks it serves (jobq.workers.tasks)
-	EveryTask                bool     // registered without a list: it serves every task
-	Concurrency, Running     int32
-	Started, Heartbeat       time.Time
-	HeartbeatAge             time.Duration
-	StateChanged             time.Time
-	Leader                   bool
+	return ids, err
 }
 
 type workersData struct {
-	Workers []workerRow
-	Leader  *leaderRow
+	Workers []operator.Worker
+	Leader  *operator.Leader
 }
 
 func loadWorkers(ctx context.Context, q querier) (workersData, error) {
@@ -461,100 +334,16 @@ func loadWorkers(ctx context.Context, q querier) (workersData, error) {
 	if d.Leader, err = loadLeader(ctx, q); err != nil {
 		return d, err
 	}
-	rows, err := q.Query(ctx, `SELECT w.id, w.node, w.state, w.version, w.pid, w.queues, w.tasks, w.concurrency, w.running,
-			w.started_at, w.heartbeat_at, greatest(now() - w.heartbeat_at, interval '0'), w.state_changed_at,
-			coalesce(l.holder = w.id AND l.lease_expires_at > now(), false)
-		FROM jobq.workers w LEFT JOIN jobq.leader l ON true
-		ORDER BY w.state = 'stopped', w.id`)
-	if err != nil {
-		return d, fmt.Errorf("workers: %w", err)
-	}
-	d.Workers, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (workerRow, error) {
-		var w workerRow
-		err := r.Scan(&w.ID, &w.Node, &w.State, &w.Version, &w.PID, &w.Queues, &w.Tasks, &w.Concurrency, &w.Running,
-			&w.Started, &w.Heartbeat, &w.HeartbeatAge, &w.StateChanged, &w.Leader)
-		w.EveryTask = w.Tasks == nil
-		return w, err
-	})
+	d.Workers, err = operator.New(q).Workers(ctx, "")
 	return d, err
 }
 
-type scheduleRow struct {
-	Name, Cron, Timezone, Task, Policy string
-	Queue                              *string
-	Enabled                            bool
-	PausedAt                           *time.Time
-	PausedBy                           *string
-	NextSlot, LastSlot                 *time.Time
-	LastJob                            *int64
-	Upcoming                           []time.Time
-	Runs                               []scheduleRun
+func loadSchedules(ctx context.Context, q querier) ([]operator.Schedule, error) {
+	return operator.New(q).Schedules(ctx)
 }
 
-type scheduleRun struct {
-	Slot    time.Time
-	Outcome string
-	Reason  *string
-	JobID   *int64
-	At      time.Time
-	Late    time.Duration // how long after its slot the run was recorded
-}
-
-func loadSchedules(ctx context.Context, q querier) ([]scheduleRow, error) {
-	rows, err := q.Query(ctx, `SELECT s.name, s.cron, s.timezone, s.task, s.concurrency_policy, s.queue, s.enabled,
-			s.paused_at, s.paused_by, s.next_slot_at, s.last_slot_at, s.last_job_id,
-			ARRAY(SELECT jobq.cron_slots(s.cron, now(), now() + interval '400 days', s.timezone, 3))
-		FROM jobq.schedules s ORDER BY s.name`)
-	if err != nil {
-		return nil, fmt.Errorf("schedules: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (scheduleRow, error) {
-		var s scheduleRow
-		err := r.Scan(&s.Name, &s.Cron, &s.Timezone, &s.Task, &s.Policy, &s.Queue, &s.Enabled, &s.PausedAt,
-			&s.PausedBy, &s.NextSlot, &s.LastSlot, &s.LastJob, &s.Upcoming)
-		return s, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("schedules: %w", err)
-	}
-	byName := map[string]*scheduleRow{}
-	for i := range list {
-		byName[list[i].Name] = &list[i]
-	}
-	rows, err = q.Query(ctx, `SELECT r.schedule, r.slot_at, r.outcome, r.reason, r.job_id, r.created_at,
-			greatest(r.created_at - r.slot_at, interval '0')
-		FROM jobq.schedules s
-		CROSS JOIN LATERAL (SELECT * FROM jobq.schedule_runs r WHERE r.schedule = s.name ORDER BY r.slot_at DESC LIMIT 5) r
-		ORDER BY r.schedule, r.slot_at DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("schedule runs: %w", err)
-	}
-	var name string
-	var run scheduleRun
-	_, err = pgx.ForEachRow(rows, []any{&name, &run.Slot, &run.Outcome, &run.Reason, &run.JobID, &run.At, &run.Late}, func() error {
-		if s := byName[name]; s != nil {
-			s.Runs = append(s.Runs, run)
-		}
-		return nil
-	})
-	return list, err
-}
-
-type settingRow struct {
-	Name, Kind, Value, Description string
-	Updated                        time.Time
-}
-
-func loadSettings(ctx context.Context, q querier) ([]settingRow, error) {
-	rows, err := q.Query(ctx, `SELECT name, kind, value, description, updated_at FROM jobq.settings ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("settings: %w", err)
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (settingRow, error) {
-		var s settingRow
-		err := r.Scan(&s.Name, &s.Kind, &s.Value, &s.Description, &s.Updated)
-		return s, err
-	})
+func loadSettings(ctx context.Context, q querier) ([]operator.Setting, error) {
+	return operator.New(q).Settings(ctx, "")
 }
 
 // auditFilter selects audit log rows.
@@ -599,24 +388,13 @@ func (f auditFilter) values(before int64) url.Values {
 	return v
 }
 
-func loadAudit(ctx context.Context, q querier, f auditFilter, limit int) ([]auditRow, error) {
-	rows, err := q.Query(ctx, `SELECT a.id, a.at, a.actor, a.action, a.job_id, a.detail::text FROM jobq.audit_log a
-		WHERE ($1::text IS NULL OR a.actor = $1) AND ($2::text IS NULL OR a.action = $2)
-		  AND ($3::bigint IS NULL OR a.job_id = $3) AND ($4::bigint IS NULL OR a.id < $4)
-		ORDER BY a.id DESC LIMIT $5`, nullIfEmpty(f.Actor), nullIfEmpty(f.Action), nullIfZero(f.JobID), nullIfZero(f.Before), limit)
-	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (auditRow, error) {
-		var a auditRow
-		err := r.Scan(&a.ID, &a.At, &a.Actor, &a.Action, &a.JobID, &a.Detail)
-		return a, err
-	})
+func loadAudit(ctx context.Context, q querier, f auditFilter, limit int) ([]operator.AuditEntry, error) {
+	return operator.New(q).Audit(ctx, operator.AuditFilter{Actor: f.Actor, Action: f.Action, JobID: f.JobID, Before: f.Before, Limit: limit})
 }
 
 type auditData struct {
 	Filter  auditFilter
-	Rows    []auditRow
+	Rows    []operator.AuditEntry
 	Next    string
 	Actions []string
 }
@@ -636,20 +414,6 @@ func loadAuditPage(ctx context.Context, q querier, f auditFilter) (auditData, er
 	}
 	d.Rows = rows
 	return d, nil
-}
-
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func nullIfZero(n int64) *int64 {
-	if n == 0 {
-		return nil
-	}
-	return &n
 }
 
 func deref(s *string) string {

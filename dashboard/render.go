@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jobqdev/jobq/operator"
 )
 
 //go:embed templates/*.html
@@ -55,23 +57,17 @@ func newRenderer(opts Options) (*renderer, error) {
 		"abs": absTime,
 		"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"dur": duration,
-		"durp": func(d *time.Duration) string {
+		"secs": func(d *operator.Seconds) string {
 			if d == nil {
 				return "–"
 			}
-			return duration(*d)
+			return duration(d.Duration())
 		},
 		"str":   deref,
 		"short": short,
 		"chart": chart,
 		"spark": spark,
 		"num":   number,
-		"capped": func(n, limit int64) string {
-			if n > limit {
-				return number(limit) + "+"
-			}
-			return number(n)
-		},
 		"join":     strings.Join,
 		"controls": controls,
 		"deref64": func(p *int64) int64 {

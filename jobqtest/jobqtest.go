@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/operator"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -66,7 +67,7 @@ func nullable(s string) any {
 }
 
 // liveJobs returns the live jobs of task whose payload contains want (nil = any payload).
-func liveJobs(t T, db jobq.DB, task string, want any, opts Options) ([]jobq.JobInfo, string) {
+func liveJobs(t T, db jobq.DB, task string, want any, opts Options) ([]operator.Job, string) {
 	t.Helper()
 	contains := []byte("{}")
 	if want != nil {
@@ -80,7 +81,7 @@ func liveJobs(t T, db jobq.DB, task string, want any, opts Options) ([]jobq.JobI
 	if err != nil {
 		t.Fatalf("jobqtest: reading jobq.jobs: %v", err)
 	}
-	jobs, err := pgx.CollectRows(rows, pgx.RowToStructByName[jobq.JobInfo])
+	jobs, err := pgx.CollectRows(rows, pgx.RowToStructByName[operator.Job])
 	if err != nil {
 		t.Fatalf("jobqtest: reading jobq.jobs: %v", err)
 	}
@@ -102,7 +103,7 @@ func describe(task, contains string, opts Options) string {
 // payload contains wantPayload (JSON containment, @>: every key of wantPayload with an equal
 // value; nil matches any payload) and that opts select, and returns the oldest such job. It fails
 // the test, listing the task's live jobs, when there is none.
-func RequireEnqueued(t T, db jobq.DB, task string, wantPayload any, opts Options) jobq.JobInfo {
+func RequireEnqueued(t T, db jobq.DB, task string, wantPayload any, opts Options) operator.Job {
 	t.Helper()
 	jobs, contains := liveJobs(t, db, task, wantPayload, opts)
 	if len(jobs) == 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/dbtest"
 	"github.com/jobqdev/jobq/jobqtest"
+	"github.com/jobqdev/jobq/operator"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -73,7 +74,7 @@ func (b *bundle) enqueue(t *testing.T, task string, payload any, opts jobq.Enque
 
 func (b *bundle) state(t *testing.T, id int64) string {
 	t.Helper()
-	job, err := b.client.GetJob(b.ctx, id)
+	job, err := operator.New(b.pool).Job(b.ctx, id)
 	require.NoError(t, err)
 	return job.State
 }
@@ -148,7 +149,7 @@ func TestRunJob(t *testing.T) {
 			require.Equal(t, c.outcome, b.state(t, id), c.name)
 			require.ErrorIs(t, res.Err, c.err, c.name)
 		}
-		dead, err := b.client.ListJobs(b.ctx, jobq.JobFilter{State: "dead"})
+		dead, err := operator.New(b.pool).Jobs(b.ctx, operator.JobFilter{State: "dead"})
 		require.NoError(t, err)
 		require.Len(t, dead, 1)
 		require.Equal(t, jobqPtr("BAD_ADDRESS"), dead[0].ErrorCode)
@@ -168,7 +169,7 @@ func TestRunJob(t *testing.T) {
 		require.Contains(t, failure(func(rt jobqtest.T) { jobqtest.RunJob(rt, b.ctx, b.pool, handler(nil), later+100) }),
 			"is not live")
 		paused := b.enqueue(t, "mail", nil, jobq.EnqueueOptions{Queue: "paused"})
-		_, err := jobq.NewClient(b.pool).PauseQueue(b.ctx, "paused")
+		_, err := operator.New(b.pool).PauseQueue(b.ctx, "paused")
 		require.NoError(t, err)
 		require.Contains(t, failure(func(rt jobqtest.T) { jobqtest.RunJob(rt, b.ctx, b.pool, handler(nil), paused) }),
 			"was not claimable")
@@ -218,7 +219,7 @@ func TestDrain(t *testing.T) {
 			jobqtest.Drain(rt, b.ctx, b.pool, "default", map[string]runner.Handler{"mail": handler(nil)})
 		})
 		require.Contains(t, msg, fmt.Sprintf(`no handler for task "other" (job %d)`, id))
-		job, err := b.client.GetJob(b.ctx, id)
+		job, err := operator.New(b.pool).Job(b.ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, "queued", job.State, "handed back")
 		require.Zero(t, job.Attempt, "without using an attempt")

@@ -1,4 +1,4 @@
-package jobq_test
+package operator_test
 
 import (
 	"fmt"
@@ -9,14 +9,15 @@ import (
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/testbundle"
+	"github.com/jobqdev/jobq/operator"
 )
 
-// operatorSetup is a bundle with a client of jobq_operator.
-func operatorSetup(t *testing.T) (*testbundle.Bundle, *jobq.Client) {
+// operatorSetup is a bundle with an Operator of jobq_operator.
+func operatorSetup(t *testing.T) (*testbundle.Bundle, *operator.Operator) {
 	t.Helper()
 	b := testbundle.New(t)
 	b.Define(t, "task", "report")
-	return b, jobq.NewClient(b.DB.Pool(t, "jobq_operator", 2))
+	return b, operator.New(b.DB.Pool(t, "jobq_operator", 2))
 }
 
 func TestOperatorJobActs(t *testing.T) {
@@ -60,19 +61,19 @@ func TestOperatorJobActs(t *testing.T) {
 			_, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: job.Lease(), Error: "boom", Fatal: true}})
 			require.NoError(t, err)
 		}
-		n, err := op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{Task: "report"})
+		n, err := op.RequeueDead(b.Ctx, operator.RequeueDeadOptions{Task: "report"})
 		require.NoError(t, err)
 		require.Equal(t, int64(1), n)
 		require.Equal(t, "queued", b.Live(t, ids[1]).State)
 		require.Equal(t, "dead", b.Finished(t, ids[0]).State)
 
-		n, err = op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{FinishedAfter: b.DBNow(t).Add(time.Hour)})
+		n, err = op.RequeueDead(b.Ctx, operator.RequeueDeadOptions{FinishedAfter: b.DBNow(t).Add(time.Hour)})
 		require.NoError(t, err)
 		require.Zero(t, n, "no job died after the filter")
-		n, err = op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{})
+		n, err = op.RequeueDead(b.Ctx, operator.RequeueDeadOptions{})
 		require.NoError(t, err)
 		require.Equal(t, int64(1), n)
-		_, err = op.RequeueDead(b.Ctx, jobq.RequeueDeadOptions{Max: -1})
+		_, err = op.RequeueDead(b.Ctx, operator.RequeueDeadOptions{Max: -1})
 		require.ErrorIs(t, err, jobq.ErrInvalidArgument)
 	})
 
@@ -93,38 +94,38 @@ func TestOperatorJobActs(t *testing.T) {
 			}
 		}
 
-		all, err := op.ListJobs(b.Ctx, jobq.JobFilter{})
+		all, err := op.Jobs(b.Ctx, operator.JobFilter{})
 		require.NoError(t, err)
 		require.Equal(t, []int64{done, mail, first}, jobIDs(all), "newest first, live and finished")
 
 		for _, c := range []struct {
 			name string
-			f    jobq.JobFilter
+			f    operator.JobFilter
 			want []int64
 		}{
-			{"Queue", jobq.JobFilter{Queue: "mail"}, []int64{mail}},
-			{"Task", jobq.JobFilter{Task: "report"}, []int64{done}},
-			{"State", jobq.JobFilter{State: "succeeded"}, []int64{done}},
-			{"Store", jobq.JobFilter{StoreID: testbundle.StoreID}, []int64{mail}},
-			{"Key", jobq.JobFilter{Key: "mail:1"}, []int64{mail}},
-			{"SinceFuture", jobq.JobFilter{Since: b.DBNow(t).Add(time.Hour)}, nil},
-			{"Limit", jobq.JobFilter{Limit: 1}, []int64{done}},
+			{"Queue", operator.JobFilter{Queue: "mail"}, []int64{mail}},
+			{"Task", operator.JobFilter{Task: "report"}, []int64{done}},
+			{"State", operator.JobFilter{State: "succeeded"}, []int64{done}},
+			{"Store", operator.JobFilter{StoreID: testbundle.StoreID}, []int64{mail}},
+			{"Key", operator.JobFilter{Key: "mail:1"}, []int64{mail}},
+			{"SinceFuture", operator.JobFilter{Since: b.DBNow(t).Add(time.Hour)}, nil},
+			{"Limit", operator.JobFilter{Limit: 1}, []int64{done}},
 		} {
-			got, err := op.ListJobs(b.Ctx, c.f)
+			got, err := op.Jobs(b.Ctx, c.f)
 			require.NoError(t, err, c.name)
 			require.Equal(t, c.want, jobIDs(got), c.name)
 		}
 
-		job, err := op.GetJob(b.Ctx, done)
+		job, err := op.Job(b.Ctx, done)
 		require.NoError(t, err)
 		require.Equal(t, "succeeded", job.State)
 		require.NotNil(t, job.FinishedAt)
-		live, err := op.GetJob(b.Ctx, mail)
+		live, err := op.Job(b.Ctx, mail)
 		require.NoError(t, err)
 		require.Nil(t, live.FinishedAt)
 		require.Equal(t, testbundle.Ptr(testbundle.StoreID), live.StoreID)
 		require.Equal(t, testbundle.Ptr("mail:1"), live.Key)
-		_, err = op.GetJob(b.Ctx, done+100)
+		_, err = op.Job(b.Ctx, done+100)
 		require.ErrorIs(t, err, jobq.ErrNotFound)
 		require.Empty(t, job.Attempts, "a job that never failed has no attempts")
 		require.NotNil(t, job.Attempts, "an empty list, not nil")
@@ -143,7 +144,7 @@ func TestOperatorJobActs(t *testing.T) {
 			_, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: job.Lease(), Error: fmt.Sprintf("failure %d", i+1), ErrorCode: fmt.Sprintf("E%d", i+1)}})
 			require.NoError(t, err)
 		}
-		job, err := op.GetJob(b.Ctx, id)
+		job, err := op.Job(b.Ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, "dead", job.State)
 		require.Len(t, job.Attempts, 2)
@@ -159,7 +160,7 @@ func TestOperatorJobActs(t *testing.T) {
 	})
 }
 
-func jobIDs(jobs []jobq.JobInfo) []int64 {
+func jobIDs(jobs []operator.Job) []int64 {
 	var ids []int64
 	for _, j := range jobs {
 		ids = append(ids, j.ID)
@@ -183,7 +184,7 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 		require.False(t, changed, "already paused")
 		require.Empty(t, b.Claim(t, testbundle.ClaimArgs{}), "a paused queue's jobs wait")
 
-		states, err := op.QueueStates(b.Ctx)
+		states, err := op.Queues(b.Ctx, operator.QueueFilter{})
 		require.NoError(t, err)
 		require.Len(t, states, 1)
 		require.Equal(t, "default", states[0].Queue)
@@ -200,14 +201,14 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 		require.False(t, changed)
 		require.Equal(t, id, b.ClaimOne(t, testbundle.ClaimArgs{}).ID)
 
-		states, err = op.QueueStates(b.Ctx)
+		states, err = op.Queues(b.Ctx, operator.QueueFilter{})
 		require.NoError(t, err)
 		require.False(t, states[0].Paused)
 		require.Equal(t, int64(1), states[0].Running)
 
 		_, err = b.Admin.Exec(b.Ctx, `SELECT jobq.set_concurrency_limit('default', 3), jobq.set_fair_claiming('default', true)`)
 		require.NoError(t, err)
-		states, err = op.QueueStates(b.Ctx)
+		states, err = op.Queues(b.Ctx, operator.QueueFilter{})
 		require.NoError(t, err)
 		require.Equal(t, map[string]any{"max_running": float64(3), "fair": true}, states[0].Limits,
 			"the queue's controls, as jobq.queue_states shows them")
@@ -264,9 +265,10 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 	t.Run("OperatorOnly", func(t *testing.T) {
 		t.Parallel()
 		b, _ := operatorSetup(t)
-		_, err := b.Worker.PauseQueue(b.Ctx, "default")
+		worker := operator.New(b.DB.Pool(t, "worker_runtime", 1))
+		_, err := worker.PauseQueue(b.Ctx, "default")
 		require.Error(t, err, "worker_runtime may not pause a queue")
-		_, err = b.Worker.DemoteLeader(b.Ctx)
+		_, err = worker.DemoteLeader(b.Ctx)
 		require.Error(t, err)
 	})
 }
@@ -295,9 +297,9 @@ func TestOperatorStats(t *testing.T) {
 	_, err := opPool.Exec(b.Ctx, `SELECT jobq.set_concurrency_limit('stats-q', 5), jobq.set_fair_claiming('stats-q', true)`)
 	require.NoError(t, err)
 
-	all, err := op.Stats(b.Ctx, jobq.StatsFilter{})
+	all, err := op.Queues(b.Ctx, operator.QueueFilter{})
 	require.NoError(t, err)
-	by := map[string]jobq.QueueStats{}
+	by := map[string]operator.Queue{}
 	for _, s := range all {
 		by[s.Queue] = s
 		require.Nil(t, s.StoreID, "an operator's rows aggregate every store")
@@ -311,9 +313,9 @@ func TestOperatorStats(t *testing.T) {
 	require.Equal(t, map[string]any{"max_running": 5.0, "fair": true}, by["stats-q"].Limits)
 	require.Nil(t, by["stats-done"].Limits, "a queue without controls has no limits")
 
-	one, err := op.Stats(b.Ctx, jobq.StatsFilter{Queue: "stats-q"})
+	one, err := op.Queues(b.Ctx, operator.QueueFilter{Queue: "stats-q"})
 	require.NoError(t, err)
 	require.Len(t, one, 1)
-	_, err = op.Stats(b.Ctx, jobq.StatsFilter{Queue: " "})
+	_, err = op.Queues(b.Ctx, operator.QueueFilter{Queue: " "})
 	require.ErrorIs(t, err, jobq.ErrInvalidArgument)
 }

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/jobqdev/jobq/operator"
 )
 
-// jobq queues limit: one call of a limit's SQL function per flag given (docs/flow-control.md),
+// jobq queues limit: one Operator call (a limit's SQL function) per flag given (docs/flow-control.md),
 // all in one transaction, so a refused value changes none of them. Each call is audited there.
 // --fair / --no-fair is one more of them: jobq.set_fair_claiming.
 
@@ -25,11 +28,10 @@ type queueLimitCmd struct {
 	Fair         *bool  `name:"fair" negatable:"" help:"--fair: claims serve the queue's stores in turn (jobq.set_fair_claiming); --no-fair: plain order again"`
 }
 
-// limitCall is one SQL call the command makes and how it reports it.
+// limitCall is one Operator call the command makes and how it reports it.
 type limitCall struct {
 	what string // what the line says was set, e.g. "max_running 5"
-	sql  string
-	args []any
+	set  func(ctx context.Context, op *operator.Operator) (bool, error)
 }
 
 func (c *queueLimitCmd) Run(e *env) error {
@@ -43,8 +45,10 @@ func (c *queueLimitCmd) Run(e *env) error {
 	changed := make([]bool, len(calls))
 	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
 		return pgx.BeginFunc(e.ctx, conn, func(tx pgx.Tx) error {
+			op := operator.New(tx)
 			for i, call := range calls {
-				if err := tx.QueryRow(e.ctx, call.sql, call.args...).Scan(&changed[i]); err != nil {
+				var err error
+				if changed[i], err = call.set(e.ctx, op); err != nil {
 					return err
 				}
 			}
@@ -68,7 +72,7 @@ func (c *queueLimitCmd) Run(e *env) error {
 // database checks the ranges.
 func (c *queueLimitCmd) calls() ([]limitCall, error) {
 	var calls []limitCall
-	add := func(flag, value, what, fn string) error {
+	add := func(flag, value, what string, set func(*operator.Operator, context.Context, string, *int64) (bool, error)) error {
 		if value == "" {
 			return nil
 		}
@@ -76,13 +80,15 @@ func (c *queueLimitCmd) calls() ([]limitCall, error) {
 		if err != nil {
 			return err
 		}
-		calls = append(calls, limitCall{what: what + " " + orNone(n), sql: "SELECT jobq." + fn + "($1, $2)", args: []any{c.Queue, n}})
+		calls = append(calls, limitCall{what: what + " " + orNone(n), set: func(ctx context.Context, op *operator.Operator) (bool, error) {
+			return set(op, ctx, c.Queue, n)
+		}})
 		return nil
 	}
-	if err := add("--max-running", c.MaxRunning, "max_running", "set_concurrency_limit"); err != nil {
+	if err := add("--max-running", c.MaxRunning, "max_running", (*operator.Operator).SetConcurrencyLimit); err != nil {
 		return nil, err
 	}
-	if err := add("--per-store", c.PerStore, "max_running_per_store", "set_store_concurrency_limit"); err != nil {
+	if err := add("--per-store", c.PerStore, "max_running_per_store", (*operator.Operator).SetStoreConcurrencyLimit); err != nil {
 		return nil, err
 	}
 	if c.PerPartition != "" {
@@ -94,13 +100,18 @@ func (c *queueLimitCmd) calls() ([]limitCall, error) {
 			return nil, usageError{"--per-partition N goes with --partition-key FIELD; --per-partition none without it"}
 		}
 		calls = append(calls, limitCall{what: "max_running_per_partition " + orNone(n) + partitionText(c.PartitionKey),
-			sql: "SELECT jobq.set_partition_concurrency_limit($1, $2, $3)", args: []any{c.Queue, nullable(c.PartitionKey), n}})
+			set: func(ctx context.Context, op *operator.Operator) (bool, error) {
+				return op.SetPartitionConcurrencyLimit(ctx, c.Queue, c.PartitionKey, n)
+			}})
 	} else if c.PartitionKey != "" {
 		return nil, usageError{"--partition-key goes with --per-partition N"}
 	}
-	for _, r := range []struct{ flag, value, what, fn string }{
-		{"--rate", c.Rate, "started", "set_rate_limit"},
-		{"--store-rate", c.StoreRate, "started per store", "set_store_rate_limit"},
+	for _, r := range []struct {
+		flag, value, what string
+		set               func(*operator.Operator, context.Context, string, *int64, time.Duration) (bool, error)
+	}{
+		{"--rate", c.Rate, "started", (*operator.Operator).SetRateLimit},
+		{"--store-rate", c.StoreRate, "started per store", (*operator.Operator).SetStoreRateLimit},
 	} {
 		if r.value == "" {
 			continue
@@ -110,19 +121,23 @@ func (c *queueLimitCmd) calls() ([]limitCall, error) {
 			return nil, err
 		}
 		what := r.what + " none"
-		var secs any
 		if n != nil {
 			what = fmt.Sprintf("%s at most %d per %s", r.what, *n, per)
-			secs = per.Seconds()
 		}
-		calls = append(calls, limitCall{what: what, sql: "SELECT jobq." + r.fn + "($1, $2, make_interval(secs => $3))", args: []any{c.Queue, n, secs}})
+		set := r.set
+		calls = append(calls, limitCall{what: what, set: func(ctx context.Context, op *operator.Operator) (bool, error) {
+			return set(op, ctx, c.Queue, n, per)
+		}})
 	}
 	if c.Fair != nil {
 		what := "fair claiming off"
 		if *c.Fair {
 			what = "fair claiming on"
 		}
-		calls = append(calls, limitCall{what: what, sql: "SELECT jobq.set_fair_claiming($1, $2)", args: []any{c.Queue, *c.Fair}})
+		fair := *c.Fair
+		calls = append(calls, limitCall{what: what, set: func(ctx context.Context, op *operator.Operator) (bool, error) {
+			return op.SetFairClaiming(ctx, c.Queue, fair)
+		}})
 	}
 	return calls, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -17,11 +16,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/operator"
 )
 
-// The operator commands: thin calls of the SQL API (docs/sql-api.md) and reads of the tables
-// jobq_operator may select. Each connects once, as the login of --database-url,
-// $JOBQ_DATABASE_URL or libpq's PG* variables.
+// The operator commands: thin calls of package operator (each one SQL function, docs/sql-api.md),
+// the API the dashboard calls too, so that both show the same rows. Each connects once, as the
+// login of --database-url, $JOBQ_DATABASE_URL or libpq's PG* variables.
 
 // connFlags are the connection flags of the operator commands.
 type connFlags struct {
@@ -103,8 +103,8 @@ type jobFilter struct {
 	Limit int    `default:"50" help:"at most this many jobs"`
 }
 
-// jobRow is one job in --json output: the client's JobInfo, read by Client.ListJobs and GetJob.
-type jobRow = jobq.JobInfo
+// jobRow is one job in --json output: operator.Job, read by Operator.Jobs and Operator.Job.
+type jobRow = operator.Job
 
 // jobStates are the states a job can be in, live or finished.
 var jobStates = []string{"queued", "running", "retry_pending", "succeeded", "dead", "canceled"}
@@ -112,15 +112,7 @@ var jobStates = []string{"queued", "running", "retry_pending", "succeeded", "dea
 // uuidRE matches a uuid in its canonical text form.
 var uuidRE = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// nullable is s as a query argument: NULL when empty.
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// listJobs runs jobsQuery with the filters and prints the jobs.
+// listJobs reads the jobs matching the filters (Operator.Jobs) and prints them.
 func listJobs(e *env, c connFlags, f jobFilter, state string, asJSON bool) error {
 	if err := checkLimit(f.Limit); err != nil {
 		return err
@@ -138,12 +130,12 @@ func listJobs(e *env, c connFlags, f jobFilter, state string, asJSON bool) error
 	}
 	var jobs []jobRow
 	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		f := jobq.JobFilter{Queue: f.Queue, Task: f.Task, State: state, StoreID: f.Store, Key: f.Key, Limit: f.Limit}
+		f := operator.JobFilter{Queue: f.Queue, Task: f.Task, State: state, StoreID: f.Store, Key: f.Key, Limit: f.Limit}
 		if since != nil {
 			f.Since = *since
 		}
 		var err error
-		jobs, err = jobq.NewClient(conn).ListJobs(e.ctx, f)
+		jobs, err = operator.New(conn).Jobs(e.ctx, f)
 		return err
 	})
 	if err != nil {
@@ -187,10 +179,10 @@ type jobsWhyCmd struct {
 // Run prints one line per rule that holds the job (RULE  detail), or "claimable: ..." when none
 // does; with --json, {"id", "claimable", "holds": [{"rule", "detail"}]}.
 func (c *jobsWhyCmd) Run(e *env) error {
-	var holds []jobq.JobHold
+	var holds []operator.Hold
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
 		var err error
-		holds, err = jobq.NewClient(conn).ExplainJob(e.ctx, c.ID)
+		holds, err = operator.New(conn).ExplainJob(e.ctx, c.ID)
 		if errors.Is(err, jobq.ErrNotFound) {
 			return fmt.Errorf("job %d not found", c.ID)
 		}
@@ -201,10 +193,10 @@ func (c *jobsWhyCmd) Run(e *env) error {
 	}
 	if c.JSON {
 		return writeJSON(e.stdout, struct {
-			ID        int64          `json:"id"`
-			Claimable bool           `json:"claimable"`
-			Holds     []jobq.JobHold `json:"holds"`
-		}{c.ID, len(holds) == 0, append([]jobq.JobHold{}, holds...)})
+			ID        int64           `json:"id"`
+			Claimable bool            `json:"claimable"`
+			Holds     []operator.Hold `json:"holds"`
+		}{c.ID, len(holds) == 0, append([]operator.Hold{}, holds...)})
 	}
 	if len(holds) == 0 {
 		fmt.Fprintf(e.stdout, "claimable: nothing holds job %d; the next claim of its queue may take it\n", c.ID)
@@ -226,7 +218,7 @@ func (c *jobsShowCmd) Run(e *env) error {
 	var job jobRow
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
 		var err error
-		job, err = jobq.NewClient(conn).GetJob(e.ctx, c.ID)
+		job, err = operator.New(conn).Job(e.ctx, c.ID)
 		if errors.Is(err, jobq.ErrNotFound) {
 			return fmt.Errorf("job %d not found", c.ID)
 		}
@@ -239,7 +231,7 @@ func (c *jobsShowCmd) Run(e *env) error {
 		// "attempts" is always present in show (an empty list when the job never failed).
 		return writeJSON(e.stdout, struct {
 			jobRow
-			Attempts []jobq.Attempt `json:"attempts"`
+			Attempts []operator.Attempt `json:"attempts"`
 		}{job, job.Attempts})
 	}
 	now := time.Now()
@@ -269,17 +261,20 @@ func (c *jobsShowCmd) Run(e *env) error {
 	return writeTable(e.stdout, []string{"ATTEMPT", "WORKER", "STARTED", "ENDED", "REASON", "CODE", "ERROR"}, table)
 }
 
-// jobsActCmd is jobs retry, cancel and delete: one SQL call on one job.
+// jobsActCmd is jobs retry, cancel and delete: one Operator call on one job.
 type jobsActCmd struct {
 	connFlags
 	ID int64 `arg:"" help:"job id"`
 }
 
 func (c *jobsActCmd) Run(e *env, kctx *kong.Context) error {
-	fn := map[string]string{"retry": "jobq.retry_job", "cancel": "jobq.cancel_job", "delete": "jobq.delete_job"}[kctx.Selected().Name]
 	var result string
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		return conn.QueryRow(e.ctx, "SELECT "+fn+"($1)", c.ID).Scan(&result)
+		act := map[string]func(context.Context, int64) (string, error){"retry": operator.New(conn).RetryJob,
+			"cancel": operator.New(conn).CancelJob, "delete": operator.New(conn).DeleteJob}[kctx.Selected().Name]
+		var err error
+		result, err = act(e.ctx, c.ID)
+		return err
 	})
 	if err != nil {
 		return err
@@ -318,9 +313,15 @@ func (c *deadRequeueCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	opts := operator.RequeueDeadOptions{Task: c.Task, Max: c.Limit}
+	if since != nil {
+		opts.FinishedAfter = *since
+	}
 	var n int64
 	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		return conn.QueryRow(e.ctx, "SELECT jobq.requeue_dead($1, $2, $3)", nullable(c.Task), since, c.Limit).Scan(&n)
+		var err error
+		n, err = operator.New(conn).RequeueDead(e.ctx, opts)
+		return err
 	})
 	if err != nil {
 		return err
@@ -338,21 +339,6 @@ type workersCmd struct {
 	Detach workerActCmd   `cmd:"" help:"Stop a worker for good (jobq.detach_worker)."`
 }
 
-type workerRow struct {
-	ID             string    `json:"id" db:"id"`
-	Node           string    `json:"node" db:"node"`
-	PID            *int32    `json:"pid" db:"pid"`
-	Queues         []string  `json:"queues" db:"queues"`
-	Tasks          []string  `json:"tasks" db:"tasks"` // null: every task (a runner registered without a list)
-	Concurrency    int32     `json:"concurrency" db:"concurrency"`
-	Running        int32     `json:"running" db:"running"`
-	State          string    `json:"state" db:"state"`
-	Version        string    `json:"version" db:"version"`
-	StartedAt      time.Time `json:"started_at" db:"started_at"`
-	HeartbeatAt    time.Time `json:"heartbeat_at" db:"heartbeat_at"`
-	StateChangedAt time.Time `json:"state_changed_at" db:"state_changed_at"`
-}
-
 type workersListCmd struct {
 	connFlags
 	jsonFlag
@@ -360,24 +346,16 @@ type workersListCmd struct {
 }
 
 func (c *workersListCmd) Run(e *env) error {
-	var ws []workerRow
+	var ws []operator.Worker
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT id, node, pid, queues, tasks, concurrency, running, state, version,
-			started_at, heartbeat_at, state_changed_at FROM jobq.workers
-			WHERE $1::text IS NULL OR state = $1 ORDER BY started_at, id`, nullable(c.State))
-		if err != nil {
-			return err
-		}
-		ws, err = pgx.CollectRows(rows, pgx.RowToStructByName[workerRow])
+		var err error
+		ws, err = operator.New(conn).Workers(e.ctx, c.State)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		if ws == nil {
-			ws = []workerRow{}
-		}
 		return writeJSON(e.stdout, ws)
 	}
 	now := time.Now()
@@ -406,9 +384,15 @@ type workerActCmd struct {
 }
 
 func (c *workerActCmd) Run(e *env, kctx *kong.Context) error {
-	fn := map[string]string{"drain": "jobq.drain_worker", "resume": "jobq.resume_worker", "detach": "jobq.detach_worker"}[kctx.Selected().Name]
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		_, err := conn.Exec(e.ctx, "SELECT "+fn+"($1)", c.ID)
+		op := operator.New(conn)
+		switch kctx.Selected().Name {
+		case "drain":
+			return op.DrainWorker(e.ctx, c.ID)
+		case "resume":
+			return op.ResumeWorker(e.ctx, c.ID)
+		}
+		_, err := op.DetachWorker(e.ctx, c.ID)
 		return err
 	})
 	if err != nil {
@@ -425,29 +409,16 @@ type leaderCmd struct {
 	Demote leaderDemoteCmd `cmd:"" help:"Demote the leader: its epoch is fenced at once (jobq.demote_leader)."`
 }
 
-type leaderInfo struct {
-	Holder         *string    `json:"holder" db:"holder"`
-	Epoch          int64      `json:"epoch" db:"epoch"`
-	AcquiredAt     *time.Time `json:"acquired_at" db:"acquired_at"`
-	LeaseExpiresAt *time.Time `json:"lease_expires_at" db:"lease_expires_at"`
-	Held           bool       `json:"held" db:"held"`
-}
-
 type leaderShowCmd struct {
 	connFlags
 	jsonFlag
 }
 
 func (c *leaderShowCmd) Run(e *env) error {
-	var l leaderInfo
+	var l operator.Leader
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT l.holder, coalesce(l.epoch, 0) AS epoch, l.acquired_at, l.lease_expires_at,
-			coalesce(l.holder IS NOT NULL AND l.lease_expires_at > now(), false) AS held
-			FROM (SELECT 1) one LEFT JOIN jobq.leader l ON true`)
-		if err != nil {
-			return err
-		}
-		l, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[leaderInfo])
+		var err error
+		l, err = operator.New(conn).Leader(e.ctx)
 		return err
 	})
 	if err != nil {
@@ -477,43 +448,22 @@ type schedulesCmd struct {
 	Run    scheduleRunCmd   `cmd:"" help:"Enqueue one job of a schedule now (jobq.run_schedule_now)."`
 }
 
-type scheduleRow struct {
-	Name              string     `json:"name" db:"name"`
-	Cron              string     `json:"cron" db:"cron"`
-	Timezone          string     `json:"timezone" db:"timezone"`
-	Task              string     `json:"task" db:"task"`
-	Queue             *string    `json:"queue" db:"queue"`
-	Enabled           bool       `json:"enabled" db:"enabled"`
-	PausedAt          *time.Time `json:"paused_at" db:"paused_at"`
-	ConcurrencyPolicy string     `json:"concurrency_policy" db:"concurrency_policy"`
-	NextSlotAt        *time.Time `json:"next_slot_at" db:"next_slot_at"`
-	LastSlotAt        *time.Time `json:"last_slot_at" db:"last_slot_at"`
-	LastJobID         *int64     `json:"last_job_id" db:"last_job_id"`
-}
-
 type schedulesListCmd struct {
 	connFlags
 	jsonFlag
 }
 
 func (c *schedulesListCmd) Run(e *env) error {
-	var ss []scheduleRow
+	var ss []operator.Schedule
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT name, cron, timezone, task, queue, enabled, paused_at, concurrency_policy,
-			next_slot_at, last_slot_at, last_job_id FROM jobq.schedules ORDER BY name`)
-		if err != nil {
-			return err
-		}
-		ss, err = pgx.CollectRows(rows, pgx.RowToStructByName[scheduleRow])
+		var err error
+		ss, err = operator.New(conn).Schedules(e.ctx)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		if ss == nil {
-			ss = []scheduleRow{}
-		}
 		return writeJSON(e.stdout, ss)
 	}
 	now := time.Now()
@@ -540,30 +490,13 @@ type settingsCmd struct {
 	Set  settingsSetCmd  `cmd:"" help:"Change a setting (jobq.set_setting); runners apply it at their next heartbeat."`
 }
 
-type settingRow struct {
-	Name        string    `json:"name" db:"name"`
-	Kind        string    `json:"kind" db:"kind"`
-	Value       string    `json:"value" db:"value"`
-	Description string    `json:"description" db:"description"`
-	UpdatedAt   time.Time `json:"updated_at" db:"updated_at"`
-}
-
-const settingsQuery = `SELECT name, kind, value, description, updated_at FROM jobq.settings
-	WHERE $1::text IS NULL OR name = $1 ORDER BY name`
-
-func readSettings(e *env, c connFlags, name string) ([]settingRow, error) {
-	var ss []settingRow
+func readSettings(e *env, c connFlags, name string) ([]operator.Setting, error) {
+	var ss []operator.Setting
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, settingsQuery, nullable(name))
-		if err != nil {
-			return err
-		}
-		ss, err = pgx.CollectRows(rows, pgx.RowToStructByName[settingRow])
+		var err error
+		ss, err = operator.New(conn).Settings(e.ctx, name)
 		return err
 	})
-	if ss == nil {
-		ss = []settingRow{}
-	}
 	return ss, err
 }
 
@@ -618,7 +551,9 @@ type settingsSetCmd struct {
 func (c *settingsSetCmd) Run(e *env) error {
 	var result string
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		return conn.QueryRow(e.ctx, "SELECT jobq.set_setting($1, $2)", c.Name, c.Value).Scan(&result)
+		var err error
+		result, err = operator.New(conn).SetSetting(e.ctx, c.Name, c.Value)
+		return err
 	})
 	if err != nil {
 		return err
@@ -628,15 +563,6 @@ func (c *settingsSetCmd) Run(e *env) error {
 }
 
 // ---- audit ----
-
-type auditRow struct {
-	ID     int64           `json:"id" db:"id"`
-	At     time.Time       `json:"at" db:"at"`
-	Actor  string          `json:"actor" db:"actor"`
-	Action string          `json:"action" db:"action"`
-	JobID  *int64          `json:"job_id" db:"job_id"`
-	Detail json.RawMessage `json:"detail" db:"detail"`
-}
 
 type auditCmd struct {
 	connFlags
@@ -654,23 +580,20 @@ func (c *auditCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	var as []auditRow
+	f := operator.AuditFilter{Limit: c.Limit}
+	if since != nil {
+		f.Since = *since
+	}
+	var as []operator.AuditEntry
 	err = c.withConn(e.ctx, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(e.ctx, `SELECT id, at, actor, action, job_id, detail FROM jobq.audit_log
-			WHERE $1::timestamptz IS NULL OR at >= $1 ORDER BY id DESC LIMIT $2`, since, c.Limit)
-		if err != nil {
-			return err
-		}
-		as, err = pgx.CollectRows(rows, pgx.RowToStructByName[auditRow])
+		var err error
+		as, err = operator.New(conn).Audit(e.ctx, f)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		if as == nil {
-			as = []auditRow{}
-		}
 		return writeJSON(e.stdout, as)
 	}
 	table := make([][]string, 0, len(as))

@@ -236,7 +236,9 @@ var writesNothing = map[string]bool{"jobq.cron_next": true, "jobq.cron_parse": t
 	"jobq._json_type_ok": true, "jobq.payload_problem": true, "jobq.backoff_delay": true, "jobq.backoff_ceiling": true,
 	"jobq.current_store_id": true, "jobq.queue_lag": true, "jobq.queue_depth": true, "jobq.queue_states": true, "jobq._raise": true,
 	"jobq.stats": true, "jobq.queue_summary": true, "jobq.upkeep_advice": true, "jobq.served_tasks": true,
-	"jobq.queue_not_served": true}
+	"jobq.queue_not_served": true, "jobq.queue_list": true, "jobq.queue_minutes": true, "jobq.job_list": true,
+	"jobq.job_attempt_list": true, "jobq.worker_list": true, "jobq.leader_state": true, "jobq.schedule_list": true,
+	"jobq.setting_list": true, "jobq.audit_list": true}
 
 // refreshAfter are the functions after whose success the pools are read again at once (else at
 // the end of the batch): they hand out the lease tokens the next calls should use.

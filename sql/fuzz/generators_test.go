@@ -961,6 +961,8 @@ var functionGens = map[string]valueGen{
 	"jobq.unbind_store.login":                            loginGen,
 	"jobq.stats.queue":                                   statsQueueGen,
 	"jobq.stats.store_id":                                statsStoreGen,
+	"jobq.queue_list.queue":                              statsQueueGen,
+	"jobq.queue_list.store_id":                           statsStoreGen,
 	"jobq.queue_summary.cap":                             smallCountGen,
 	"jobq.claim_job.tasks":                               claimTasksGen,
 	"jobq.claim_passed_over.tasks":                       claimTasksGen,
