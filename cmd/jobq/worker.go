@@ -44,8 +44,9 @@ Built-in tasks, declared in jobq.tasks at start (system tasks, any JSON object a
          environment; exit status 0 completes the job, anything else fails the attempt with the
          tail of the output kept in last_error. The command's environment is the worker's less
          every variable of a database URL or a DSN (JOBQ_*DATABASE_URL, JOBQ_WORKER_SENTRY_DSN
-         and their old names). Without --exec-command the task is neither declared nor
-         served (its jobs fail with JOB.UNKNOWN_TASK and retry).
+         and their old names, but DATABASE_URL, the application's own). Without
+         --exec-command the task is neither declared nor served (its jobs fail with
+         JOB.UNKNOWN_TASK and retry).
 `
 
 // workerCmd is jobq worker: the common worker flags (worker.Flags) and the exec task's.
@@ -152,7 +153,8 @@ func execEnv() []string {
 }
 
 // secretEnv are the variables that hold a database URL or a DSN: the worker's, the wake-up's, the
-// operator commands', the installers', under their JOBQ_ names and their old ones.
+// operator commands', the installers', under their JOBQ_ names and their old ones; not
+// DATABASE_URL, the application's own variable by convention, which a command may need.
 var secretEnv = map[string]bool{
 	"JOBQ_DATABASE_URL": true, "JOBQ_WORKER_DATABASE_URL": true, "JOBQ_WORKER_WAKEUP_DATABASE_URL": true,
 	"JOBQ_WORKER_SENTRY_DSN": true, "JOBQ_MIGRATE_DATABASE_URL": true, "JOBQ_BOOTSTRAP_DATABASE_URL": true,

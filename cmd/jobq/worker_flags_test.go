@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jobqdev/jobq/internal/cliconf"
 	"github.com/jobqdev/jobq/worker"
 )
 
@@ -149,4 +151,45 @@ func TestWorkerBadFlagIsShort(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Empty(t, stdout)
 	require.Equal(t, "jobq: unknown flag --concurency, did you mean \"--concurrency\"?\nRun \"jobq help worker\" for its arguments and flags.\n", stderr)
+}
+
+// The exec task's commands get no variable that can hold a secret of the tree: every variable, new
+// or old name, of a flag tagged secret (database URLs, the Sentry DSN) is left out of execEnv, but
+// DATABASE_URL: the application's own variable by convention (a command such as ./manage.py
+// run-job reads it), which jobq only fell back on. (t.Setenv: not parallel.)
+func TestExecEnvLeavesOutEverySecretVariable(t *testing.T) {
+	k, err := newParser(&cli{}, nil, nil)
+	require.NoError(t, err)
+	var secrets []string
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if f.Tag.Has("secret") {
+				secrets = append(secrets, f.Envs...)
+				secrets = append(secrets, cliconf.OldEnvs(f)...)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(k.Model.Node)
+	require.Contains(t, secrets, "JOBQ_WORKER_DATABASE_URL")
+	for _, name := range secrets {
+		t.Setenv(name, "postgres://someone:pw@db/app")
+	}
+	t.Setenv("JOBQ_EXEC_TEST_HARMLESS", "kept")
+	t.Setenv("DATABASE_URL", "postgres://app@db/app")
+	env := map[string]string{}
+	for _, kv := range execEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	require.Equal(t, "kept", env["JOBQ_EXEC_TEST_HARMLESS"])
+	require.Equal(t, "postgres://app@db/app", env["DATABASE_URL"], "the application's own URL stays")
+	for _, name := range secrets {
+		if name != "DATABASE_URL" {
+			require.NotContains(t, env, name, "%s reaches the exec task's commands", name)
+		}
+	}
 }
