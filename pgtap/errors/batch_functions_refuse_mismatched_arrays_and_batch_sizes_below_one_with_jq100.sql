@@ -12,10 +12,10 @@ SELECT throws_ok(format('SELECT * FROM jobq.complete_jobs(ARRAY[%s, 1], ARRAY[%L
     'JQ100', 'JOB.INVALID_ARGUMENT: job_ids and lease_tokens must have the same length',
     'complete_jobs refuses one id too many');
 SELECT throws_ok(format('SELECT * FROM jobq.fail_jobs(ARRAY[%s], ARRAY[%L]::uuid[], ARRAY[''a'', ''b''])', (SELECT id FROM c), (SELECT lease_token FROM c)),
-    'JQ100', 'JOB.INVALID_ARGUMENT: job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs and log_refs must have the same length',
+    'JQ100', 'JOB.INVALID_ARGUMENT: job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs, log_refs and exit_codes must have the same length',
     'fail_jobs refuses one error too many');
 SELECT throws_ok(format('SELECT * FROM jobq.fail_jobs(ARRAY[%s], ARRAY[%L]::uuid[], NULL, retryable => ARRAY[true, false])', (SELECT id FROM c), (SELECT lease_token FROM c)),
-    'JQ100', 'JOB.INVALID_ARGUMENT: job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs and log_refs must have the same length',
+    'JQ100', 'JOB.INVALID_ARGUMENT: job_ids, lease_tokens, errors, error_codes, retryable, retry_in, reasons, outputs, log_refs and exit_codes must have the same length',
     'fail_jobs refuses a retryable array of another length');
 SELECT throws_ok(format('SELECT * FROM jobq.heartbeat_jobs(%L, ARRAY[%s], ARRAY[]::uuid[])', 'w', (SELECT id FROM c)),
     'JQ100', 'JOB.INVALID_ARGUMENT: job_ids and lease_tokens must have the same length',
