@@ -24,7 +24,11 @@ import (
 // TestMain creates the salon's cluster role (salon_api) once, on the sandbox's cluster, before
 // the tests clone databases from its template. Without a database every test fails (dbtest).
 func TestMain(m *testing.M) {
-	if url := os.Getenv("DATABASE_URL_ADMIN"); url != "" {
+	url := os.Getenv("JOBQ_BOOTSTRAP_DATABASE_URL")
+	if url == "" {
+		url = os.Getenv("DATABASE_URL_ADMIN") // jobq sandbox's old name, still exported this release
+	}
+	if url != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		conn, err := pgx.Connect(ctx, url)
 		if err == nil {

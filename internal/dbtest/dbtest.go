@@ -1,7 +1,7 @@
 // Package dbtest gives each Go test its own copy of a migrated jobq database, so tests that claim,
 // rescue or time-travel cannot see each other's jobs.
 //
-// `make test` runs the tests inside `jobq sandbox`, which sets DATABASE_URL_ADMIN to a superuser
+// `make test` runs the tests inside `jobq sandbox`, which sets JOBQ_TEST_DATABASE_URL to a superuser
 // connection of a bootstrapped and migrated database. New clones that database (used only as a
 // template, never connected to by tests) and drops the clone when the test ends. When no URL is
 // set the test fails: a test that needs PostgreSQL never skips.
@@ -26,7 +26,7 @@ import (
 )
 
 // TemplateURLEnv names the variables read, in order, for the template database's superuser URL.
-var TemplateURLEnv = []string{"JOBQ_TEST_DATABASE_URL", "DATABASE_URL_ADMIN"}
+var TemplateURLEnv = []string{"JOBQ_TEST_DATABASE_URL", "JOBQ_BOOTSTRAP_DATABASE_URL", "DATABASE_URL_ADMIN"}
 
 // DB is one test's private database.
 type DB struct {
