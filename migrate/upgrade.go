@@ -42,8 +42,8 @@ type Options struct {
 	// with a live call the upgrade always gives up first (see lockStep).
 	LockTimeout time.Duration
 	// LockWait is how long Up goes on retrying, with backoff, when the locks are not granted
-	// within LockTimeout (zero: 2 minutes). Past it Up fails with ErrLocksBusy, naming who holds
-	// them, and has changed nothing.
+	// within LockTimeout (zero: DefaultLockWait). Past it Up fails with ErrLocksBusy, naming who
+	// holds them, and has changed nothing.
 	LockWait time.Duration
 	// Logf, when set, is told of each attempt that gave way (for the CLI's stderr).
 	Logf func(format string, args ...any)
@@ -245,13 +245,16 @@ func (m *Migrator) lockBound(ctx context.Context, q querier) (time.Duration, err
 	return max(bound, 10*time.Millisecond), nil
 }
 
+// DefaultLockWait is Options.LockWait's default: 2 minutes.
+const DefaultLockWait = 2 * time.Minute
+
 // apply runs the upgrade's transaction on conn, again from the start while an attempt gives way
 // to a lock (lock_timeout, the lock step's statement_timeout or a deadlock: the attempt rolled
 // back and changed nothing), with exponential backoff and jitter, for at most Options.LockWait.
 func (m *Migrator) apply(ctx context.Context, conn *sql.Conn, u *upgrade) ([]*goose.MigrationResult, error) {
 	wait := m.opts.LockWait
 	if wait <= 0 {
-		wait = 2 * time.Minute
+		wait = DefaultLockWait
 	}
 	deadline := time.Now().Add(wait)
 	backoff := 50 * time.Millisecond

@@ -58,7 +58,7 @@ type migrateCmd struct {
 	Verb        string        `arg:"" optional:"" help:"up, down, status, validate or script"`
 	DryRun      bool          `name:"dry-run" help:"with up: print the SQL of the pending upgrade (one transaction) instead of applying it"`
 	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DURATION" help:"with up: how long one attempt may wait for the locks of the jobq tables (default and ceiling: half of the server's deadlock_timeout)"`
-	LockWait    time.Duration `name:"lock-wait" default:"2m" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
+	LockWait    time.Duration `name:"lock-wait" default:"${migrate_lock_wait}" placeholder:"DURATION" help:"with up: how long to go on retrying, with backoff, while live transactions hold those locks"`
 	DatabaseURL string        `name:"database-url" env:"JOBQ_MIGRATE_DATABASE_URL" oldenv:"DATABASE_URL_MIGRATOR,DATABASE_URL" secret:"" placeholder:"URL" help:"jobq_migrator URL"`
 	Release     string        `name:"release" placeholder:"VERSION" help:"with script: the version the script is labelled with (default: this binary's)"`
 	JSON        bool          `name:"json" help:"with status: print JSON ({\"migrations\": [{\"path\", \"state\", \"applied_at\"}], \"pending_functions\"}) instead of lines"`

@@ -33,6 +33,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jobqdev/jobq/internal/cliconf"
+	"github.com/jobqdev/jobq/migrate"
 	"github.com/jobqdev/jobq/worker"
 )
 
@@ -102,6 +103,7 @@ func newResolver(stderr io.Writer) *cliconf.Resolver {
 func vars() kong.Vars {
 	v := worker.Vars()
 	v["version"] = versionLine()
+	v["migrate_lock_wait"] = migrate.DefaultLockWait.String()
 	for k, val := range execVars() {
 		v[k] = val
 	}
