@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jobqdev/jobq/migrate"
+	"github.com/jobqdev/jobq/operator"
 )
 
 // jobq doctor: the checks an operator runs after an install, an upgrade or a change by hand.
@@ -216,15 +218,7 @@ func checkSettings(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 		return nil, err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := tx.Query(ctx, `SELECT s.name, s.value FROM jobq.settings s ORDER BY s.name`)
-	if err != nil {
-		return nil, err
-	}
-	type setting struct{ name, value string }
-	settings, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (setting, error) {
-		var s setting
-		return s, r.Scan(&s.name, &s.value)
-	})
+	settings, err := operator.New(tx).Settings(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +228,11 @@ func checkSettings(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := sp.Exec(ctx, `SELECT jobq.set_setting($1, $2)`, s.name, s.value); err != nil {
+		if _, err := operator.New(sp).SetSetting(ctx, s.Name, s.Value); err != nil {
 			if rerr := sp.Rollback(ctx); rerr != nil {
 				return nil, rerr
 			}
-			problems = append(problems, fmt.Sprintf("setting %s = %q: %v", s.name, s.value, explain(err)))
+			problems = append(problems, fmt.Sprintf("setting %s = %q: %v", s.Name, s.Value, explain(errors.Unwrap(err))))
 			continue
 		}
 		if err := sp.Rollback(ctx); err != nil {
