@@ -161,7 +161,7 @@ func readDatabaseSettings(ctx context.Context, s *configSection) {
 			continue
 		}
 		if err != nil {
-			s.Settings[i].Where.Error = err.Error()
+			s.Settings[i].Where.Error = strings.Join(strings.Fields(err.Error()), " ") // one line
 			continue
 		}
 		if v, ok := values[st.Source.Name]; ok {
