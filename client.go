@@ -447,20 +447,29 @@ func splitLeases(leases []Lease) ([]int64, []string) {
 // Heartbeat renews, in one statement, the leases workerID still holds, for another lease. It
 // returns the new expiry of each renewed job; a job missing from the map has lost its lease.
 func (c *Client) Heartbeat(ctx context.Context, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, error) {
+	renewed, _, err := c.HeartbeatAt(ctx, workerID, leases, lease)
+	return renewed, err
+}
+
+// HeartbeatAt is Heartbeat that also returns the database's now() of the call, the instant the
+// new expiries count from: a runner maps lease_expires_at - now() onto its own monotonic clock
+// (it self-fences by it) without trusting its wall clock. The time is zero when no lease was
+// renewed.
+func (c *Client) HeartbeatAt(ctx context.Context, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, time.Time, error) {
 	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, lease_expires_at FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
+	rows, err := c.db.Query(ctx, `SELECT job_id, lease_expires_at, now() FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
 		workerID, ids, tokens, interval(lease))
 	if err != nil {
-		return nil, wrap(err, "heartbeat")
+		return nil, time.Time{}, wrap(err, "heartbeat")
 	}
 	renewed := make(map[int64]time.Time, len(leases))
 	var id int64
-	var until time.Time
-	_, err = pgx.ForEachRow(rows, []any{&id, &until}, func() error {
-		renewed[id] = until
+	var until, now, dbNow time.Time
+	_, err = pgx.ForEachRow(rows, []any{&id, &until, &now}, func() error {
+		renewed[id], dbNow = until, now
 		return nil
 	})
-	return renewed, wrap(err, "heartbeat")
+	return renewed, dbNow, wrap(err, "heartbeat")
 }
 
 func collectOutcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) {

@@ -123,7 +123,8 @@ func reap() {
 }
 
 // runGroup runs cmd as the leader of a process group of its own and waits for it. When ctx ends
-// first, the group gets SIGTERM, then SIGKILL after grace. When the leader has exited, and before
+// first, the group gets SIGTERM, then SIGKILL after grace (shortened for a job the runner fenced,
+// stopGrace). When the leader has exited, and before
 // it is reaped (its pid, the group's id, cannot be reused until then), what is left of the group
 // is killed: a child that outlives the command dies with it and holds no output open.
 func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration) commandEnd {
@@ -146,7 +147,8 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration) commandEn
 	case <-ctx.Done():
 		end.stopped = true
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
-		kill := time.NewTimer(grace)
+		// A fenced job's group must be dead before its lease can end (fence.go).
+		kill := time.NewTimer(stopGrace(ctx, grace))
 		select {
 		case <-exited:
 		case <-kill.C:

@@ -2,9 +2,8 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"time"
-
-	"github.com/jobqdev/jobq"
 )
 
 // Seed 002 section 7.3, the runner's side. jobq.detach_worker marks each job this runner runs
@@ -20,7 +19,11 @@ import (
 // onControl handles a notification on ControlChannel: a detach of this runner makes it
 // heartbeat its worker row now, so that it learns its state and confirms at once.
 func (r *Runner) onControl(payload string) {
-	if payload != "detached:"+r.cfg.WorkerID {
+	if strings.HasPrefix(payload, cancelPrefix) {
+		r.onCancelNotified(payload)
+		return
+	}
+	if payload != "detached:"+r.WorkerID() {
 		return
 	}
 	select {
@@ -34,32 +37,28 @@ func (r *Runner) onControl(payload string) {
 func (r *Runner) continueDetached() {
 	t := r.tune.tunables()
 	tries, every := t.continuationTries, t.continuationInterval
-	r.mu.Lock()
-	var held []*runningJob
-	for _, rj := range r.held {
-		if rj.running && !rj.finishing && !rj.lost {
-			held = append(held, rj)
-		}
-	}
-	r.mu.Unlock()
+	held, leases := r.heldWhere(func(rj *runningJob) bool { return rj.running })
 	if len(held) == 0 {
 		return
 	}
-	leases := make([]jobq.Lease, len(held))
-	for i, rj := range held {
-		leases[i] = rj.job.Lease()
-	}
+	// Until the engine answers, these jobs' leases end at the detach's confirmation deadline,
+	// which a heartbeat reports: the continuation, not self-fencing, decides whether they stop.
+	r.confirming.Store(true)
+	defer r.confirming.Store(false)
 	r.log.Warn("worker detached: confirming the continuation of its running jobs", "jobs", len(held),
 		"tries", tries, "intervalMs", every.Milliseconds())
 	start := time.Now()
 	for try := 1; try <= tries; try++ {
 		ctx, cancel := context.WithTimeout(context.Background(), every)
-		outcomes, err := r.client.ConfirmContinuation(ctx, r.cfg.WorkerID, leases, r.Lease())
+		sent, lease := time.Now(), r.Lease()
+		outcomes, err := r.client.ConfirmContinuation(ctx, r.WorkerID(), leases, lease)
 		cancel()
 		if err == nil {
 			var stop []*runningJob
 			for i, o := range outcomes {
 				if o.Outcome == "confirmed" {
+					// Renewed to now() + lease, now() read after sent (fence.go).
+					r.confirmLease(held[i], sent, lease)
 					r.log.Info("job continues on the detached worker", jobAttrs(held[i].job)...)
 					continue
 				}

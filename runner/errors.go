@@ -39,6 +39,18 @@ var ErrJobTimeout = errors.New("jobq: job timed out")
 // recorded as failed with reason detached, and the job may run elsewhere.
 var ErrDetached = errors.New("jobq: worker detached and the job's continuation was not confirmed")
 
+// ErrLeaseUnconfirmed is the cause of a handler context cancelled by the runner itself because
+// no renewal of the job's lease was confirmed by the database in time (it is cut off from the
+// database, or was paused): the lease may end soon and the job run elsewhere, so the handler
+// stops before it can (self-fencing; docs/go-runner.md). Its result is discarded; the engine
+// records the attempt when it rescues the job (reason orphaned).
+var ErrLeaseUnconfirmed = errors.New("jobq: lease not renewed in time: the runner stopped the handler before its lease could end")
+
+// ErrCanceled is the cause of a handler context cancelled because the job was canceled
+// (jobq.cancel_job) while it ran: the job is in the history as canceled and its result is
+// discarded.
+var ErrCanceled = errors.New("jobq: job canceled")
+
 // timedOut is the error of a handler that returned after the job's timeout passed: its own
 // error, marked so that the attempt is recorded with reason timed_out.
 type timedOut struct {

@@ -26,12 +26,12 @@ const readyTimeout = 2 * time.Second
 func (r *Runner) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "workerId": r.cfg.WorkerID})
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "workerId": r.WorkerID()})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, req *http.Request) {
 		err := r.Ready(req.Context())
 		if err == nil {
-			writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "workerId": r.cfg.WorkerID})
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "workerId": r.WorkerID()})
 			return
 		}
 		code := ErrNotReady.Code
@@ -40,7 +40,7 @@ func (r *Runner) HTTPHandler() http.Handler {
 			code = jerr.Code
 		}
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{
-			"status": "not_ready", "code": code, "error": err.Error(), "workerId": r.cfg.WorkerID,
+			"status": "not_ready", "code": code, "error": err.Error(), "workerId": r.WorkerID(),
 		})
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.metrics.reg, promhttp.HandlerOpts{Registry: r.metrics.reg}))

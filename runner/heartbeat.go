@@ -13,7 +13,8 @@ import (
 // leaseRenewer renews leases in one jobq.heartbeat_jobs call and returns the new expiry of each
 // renewed job by id. *jobq.Client satisfies it.
 type leaseRenewer interface {
-	Heartbeat(ctx context.Context, workerID string, leases []jobq.Lease, lease time.Duration) (map[int64]time.Time, error)
+	// The time returned is the database's now() of the call, which the expiries count from.
+	HeartbeatAt(ctx context.Context, workerID string, leases []jobq.Lease, lease time.Duration) (map[int64]time.Time, time.Time, error)
 }
 
 // leaseBook is the table of held leases as the lease heartbeat sees it. The Runner is one.
@@ -24,6 +25,9 @@ type leaseBook interface {
 	// has not returned (a returned handler's result write tells what happened), and returns
 	// them.
 	markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lostLease
+	// leaseConfirmed records the new end of each renewed lease: the call was sent at sent (the
+	// local monotonic clock) and the database's now() was dbNow (fence.go).
+	leaseConfirmed(leases []jobq.Lease, renewed map[int64]time.Time, sent, dbNow time.Time)
 }
 
 // lostLease is a held lease a heartbeat found lost.
@@ -38,7 +42,7 @@ type lostLease struct {
 type heartbeater struct {
 	engine    leaseRenewer
 	book      leaseBook
-	workerID  string
+	workerID  func() string        // the worker's id now (a detached runner rejoins under a new one)
 	tune      tuning               // the lease to renew with, and when it changes
 	interval  func() time.Duration // the heartbeat interval now: Config.HeartbeatInterval or a third of the lease
 	leaseLost *prometheus.CounterVec
@@ -78,7 +82,8 @@ func (h *heartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, max(h.interval(), 2*time.Second))
 	defer cancel()
-	renewed, err := h.engine.Heartbeat(cctx, h.workerID, leases, h.tune.tunables().lease)
+	sent := time.Now()
+	renewed, dbNow, err := h.engine.HeartbeatAt(cctx, h.workerID(), leases, h.tune.tunables().lease)
 	if err != nil {
 		if ctx.Err() == nil {
 			errs.failed(err)
@@ -86,6 +91,7 @@ func (h *heartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 		return
 	}
 	errs.ok()
+	h.book.leaseConfirmed(leases, renewed, sent, dbNow)
 	for _, l := range h.book.markLost(leases, renewed) {
 		h.leaseLost.WithLabelValues(l.rj.job.Task).Inc()
 		detail := "the heartbeat was refused: the job was rescued, cancelled or deleted; cancelling its handler"

@@ -30,6 +30,8 @@ func (f *fakeBook) renewable() []jobq.Lease {
 	return out
 }
 
+func (f *fakeBook) leaseConfirmed([]jobq.Lease, map[int64]time.Time, time.Time, time.Time) {}
+
 func (f *fakeBook) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lostLease {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -65,7 +67,7 @@ func TestHeartbeater(t *testing.T) {
 	require.NoError(t, b.admin.QueryRow(ctx, `SELECT lease_expires_at FROM jobq.jobs WHERE id = $1`, jobs[0].ID).Scan(&before))
 
 	lost := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lost"}, []string{"task"})
-	h := &heartbeater{engine: b.client, book: book, workerID: "unit-hb",
+	h := &heartbeater{engine: b.client, book: book, workerID: func() string { return "unit-hb" },
 		tune:     fixedTuning{tunables{lease: time.Hour}},
 		interval: func() time.Duration { return 20 * time.Millisecond }, leaseLost: lost, log: b.log}
 	runCtx, stop := context.WithCancel(ctx)

@@ -40,8 +40,8 @@ type leaderStatus struct {
 // and a logger.
 type leader struct {
 	engine   leaderEngine
-	holders  rowQuerier // reads jobq.leader's holder
-	workerID string
+	holders  rowQuerier    // reads jobq.leader's holder
+	workerID func() string // the worker's id now
 	tune     tuning
 	wake     *wakeSignal
 	m        leaderMetrics
@@ -53,7 +53,7 @@ type leader struct {
 }
 
 // newLeader returns a leader; see leader for what each argument serves. Call run once.
-func newLeader(engine leaderEngine, holders rowQuerier, workerID string, tune tuning, wake *wakeSignal,
+func newLeader(engine leaderEngine, holders rowQuerier, workerID func() string, tune tuning, wake *wakeSignal,
 	m leaderMetrics, log *slog.Logger) *leader {
 	return &leader{engine: engine, holders: holders, workerID: workerID, tune: tune, wake: wake, m: m, log: log}
 }
@@ -117,7 +117,7 @@ func (r *leader) run(ctx context.Context) {
 func (r *leader) acquire(ctx context.Context, ttl time.Duration, errs *errorLog) bool {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
-	epoch, leads, err := r.engine.AcquireLeadership(cctx, r.workerID, ttl)
+	epoch, leads, err := r.engine.AcquireLeadership(cctx, r.workerID(), ttl)
 	if err != nil {
 		if ctx.Err() == nil {
 			errs.failed(err)
@@ -155,7 +155,7 @@ func (r *leader) leaderHolder(ctx context.Context) (holder string, heldOffUntil 
 	var until *time.Time
 	if err := r.holders.QueryRow(ctx, `
 		SELECT holder, CASE WHEN demoted_holder = $1 AND demoted_until > now() THEN demoted_until END
-		FROM jobq.leader`, r.workerID).Scan(&h, &until); err != nil {
+		FROM jobq.leader`, r.workerID()).Scan(&h, &until); err != nil {
 		return "", time.Time{}
 	}
 	if h != nil {
@@ -180,7 +180,7 @@ func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbCallTimeout)
 	defer cancel()
 	epoch := r.status.epoch
-	res, err := r.engine.Maintain(cctx, r.workerID, epoch)
+	res, err := r.engine.Maintain(cctx, r.workerID(), epoch)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.m.maintainRuns.WithLabelValues("error").Inc()
@@ -231,7 +231,7 @@ func (r *leader) reportDead(ctx context.Context, s jobq.SweptDead) {
 		d.StoreID = *s.StoreID
 	}
 	r.log.Error("job dead", "jobId", d.JobID, "taskName", d.Task, "storeId", d.StoreID, "attempt", d.Attempt,
-		"queue", d.Queue, "reason", d.Reason, "worker", d.Worker, "error", firstLine(d.Error), "sweptBy", r.workerID)
+		"queue", d.Queue, "reason", d.Reason, "worker", d.Worker, "error", firstLine(d.Error), "sweptBy", r.workerID())
 	if r.reporter != nil {
 		r.reporter.ReportDead(context.WithoutCancel(ctx), d)
 	}

@@ -21,7 +21,7 @@ func TestLeader(t *testing.T) {
 		db: b.pool, log: b.log}).leadership()
 	wake := newWakeSignal([]string{"default"})
 	tune := fixedTuning{tunables{leaderTTL: 30 * time.Second, maintainInterval: 50 * time.Millisecond}}
-	l := newLeader(b.client, b.pool, "unit-leader", tune, wake, m, b.log)
+	l := newLeader(b.client, b.pool, func() string { return "unit-leader" }, tune, wake, m, b.log)
 	done := make(chan struct{})
 	go func() { defer close(done); l.run(ctx) }()
 

@@ -24,6 +24,9 @@ import (
 //	jobq_jobs_failed_total{task}            attempts that failed (retried or not)
 //	jobq_jobs_dead_total{task}              failed attempts that were final (the job is dead)
 //	jobq_jobs_lease_lost_total{task}        attempts whose lease was lost
+//	jobq_jobs_fenced_total{task}            attempts this runner stopped itself: no renewal
+//	                                        confirmed before the lease could end (fence.go)
+//	jobq_jobs_canceled_total{task}          running attempts stopped by jobq.cancel_job
 //	jobq_jobs_snoozed_total{task}           attempts snoozed by their handler
 //	jobq_jobs_handed_back_total{task}       attempts handed back by a shutdown, or jobs claimed
 //	                                        ahead and handed back before they ran
@@ -82,6 +85,8 @@ type metrics struct {
 	failed     *prometheus.CounterVec
 	dead       *prometheus.CounterVec
 	leaseLost  *prometheus.CounterVec
+	fenced     *prometheus.CounterVec
+	canceled   *prometheus.CounterVec
 	snoozed    *prometheus.CounterVec
 	returned   *prometheus.CounterVec
 	rescued    prometheus.Counter
@@ -162,6 +167,8 @@ func newMetrics(src metricsSource) *metrics {
 		failed:    counter("jobs_failed_total", "Attempts that failed, retried or not, by task.", "task"),
 		dead:      counter("jobs_dead_total", "Failed attempts that were final: the job is dead. By task.", "task"),
 		leaseLost: counter("jobs_lease_lost_total", "Attempts whose lease was lost (rescued, cancelled or deleted elsewhere), by task.", "task"),
+		fenced:    counter("jobs_fenced_total", "Attempts this runner stopped because no lease renewal was confirmed before the lease could end (self-fencing), by task.", "task"),
+		canceled:  counter("jobs_canceled_total", "Running attempts stopped because an operator or application canceled the job, by task.", "task"),
 		snoozed:   counter("jobs_snoozed_total", "Attempts snoozed by their handler, by task.", "task"),
 		returned:  counter("jobs_handed_back_total", "Attempts handed back to the queue by a shutdown, and jobs claimed ahead handed back before they ran, by task.", "task"),
 		rescued: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobq", Name: "maintain_rescued_total",
@@ -222,7 +229,7 @@ func newMetrics(src metricsSource) *metrics {
 	for _, reason := range fallbackReasons {
 		m.wakeupFallbacks.WithLabelValues(reason)
 	}
-	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.snoozed, m.returned, m.rescued,
+	m.reg.MustRegister(m.claimed, m.completed, m.failed, m.dead, m.leaseLost, m.fenced, m.canceled, m.snoozed, m.returned, m.rescued,
 		m.swept, m.unheld, m.heldBack, m.rescans,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "jobq", Name: "results_unwritten",

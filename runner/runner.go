@@ -244,16 +244,18 @@ type Runner struct {
 	sched *scheduleSync // declares Config.Schedules at Run, after the tasks
 
 	state       atomic.Int32
-	tasksLogged bool // "tasks declared" was logged; touched only by start
+	id          atomic.Pointer[string] // the worker id now: Config.WorkerID, then a new one at each rejoin (rejoin.go)
+	tasksLogged bool                   // "tasks declared" was logged; touched only by start
 
 	tune   *tuner // the intervals in effect: Config, else the engine's settings
 	worker workerStatus
 
-	mu     sync.Mutex
-	held   map[string]*runningJob // by lease token: running handlers, jobs claimed ahead, results not yet written
-	active int                    // handlers running
-	ahead  []*runningJob          // claimed ahead of a free slot, oldest first
-	closed bool                   // no job starts any more: the claim loop ended
+	mu      sync.Mutex
+	held    map[string]*runningJob // by lease token: running handlers, jobs claimed ahead, results not yet written
+	active  int                    // handlers running
+	ahead   []*runningJob          // claimed ahead of a free slot, oldest first
+	closed  bool                   // no job starts any more: the claim loop ended
+	rejoins int                    // how many times the runner rejoined under a new id (rejoin.go)
 
 	claimFailed bool            // the last claim failed: hand back unheld jobs first (claim loop only)
 	positions   *claimPositions // where the next claim starts in each queue (claim loop only)
@@ -272,6 +274,9 @@ type Runner struct {
 	hardStopOnce sync.Once
 
 	heartbeatNow chan struct{} // a worker heartbeat is wanted now (jobq.detach_worker's NOTIFY)
+	fenceWake    chan struct{} // the fence watcher should look again: a job started (fence.go)
+	cancels      *cancelChecks // jobs whose cancel was notified, to check with the database (cancel.go)
+	confirming   atomic.Bool   // a detached runner confirms its jobs' continuation (continuation.go)
 
 	workCtx    context.Context // parent of handler contexts; cancelled past the grace period
 	cancelWork context.CancelCauseFunc
@@ -372,7 +377,7 @@ func New(cfg Config) (*Runner, error) {
 		cfg:       cfg,
 		pool:      cfg.Pool,
 		client:    jobq.NewClient(cfg.Pool),
-		log:       cfg.Logger.With("workerId", cfg.WorkerID),
+		log:       nil, // below: every line names the worker id of the moment
 		wakerConn: wakerConn,
 		schema:    schemaCheck{db: cfg.Pool},
 		handlers:  make(map[string]Handler),
@@ -385,8 +390,12 @@ func New(cfg Config) (*Runner, error) {
 		hardStop:  make(chan struct{}),
 
 		heartbeatNow: make(chan struct{}, 1),
+		fenceWake:    make(chan struct{}, 1),
+		cancels:      newCancelChecks(),
 		positions:    newClaimPositions(cfg.RescanInterval).withSettle(positionSettle),
 	}
+	r.id.Store(&cfg.WorkerID)
+	r.log = slog.New(&workerIDHandler{inner: cfg.Logger.Handler(), id: r.WorkerID})
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
 	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
 	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, unwritten: r.unwrittenCount, lag: r.client,
@@ -403,7 +412,8 @@ func New(cfg Config) (*Runner, error) {
 }
 
 // WorkerID returns the name this runner claims jobs under.
-func (r *Runner) WorkerID() string { return r.cfg.WorkerID }
+// A detached runner rejoins under a new id once its jobs are done (rejoin.go).
+func (r *Runner) WorkerID() string { return *r.id.Load() }
 
 // Client returns a jobq.Client on the runner's pool, for handlers that enqueue follow-up jobs.
 func (r *Runner) Client() *jobq.Client { return r.client }
@@ -539,12 +549,14 @@ func (r *Runner) Run(ctx context.Context) error {
 	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, answered: r.fin.databaseAnswers, rescued: r.metrics.swept,
 		reporter: r.cfg.Reporter, log: r.log}
 	if !r.cfg.NoLeader {
-		l := newLeader(r.client, r.pool, r.cfg.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
+		l := newLeader(r.client, r.pool, r.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
 		l.reporter = r.cfg.Reporter
 		sw.leading = l.leading
 		bg.Go(func() { l.run(bgCtx) })
 	}
 	bg.Go(func() { sw.run(bgCtx) })
+	bg.Go(func() { r.watchFences(bgCtx.Done()) })
+	bg.Go(func() { r.checkCancels(bgCtx) })
 	finDone := make(chan struct{})
 	go func() { defer close(finDone); r.fin.run() }()
 
@@ -710,6 +722,8 @@ func (r *Runner) claimLoop(ctx context.Context, hardStop <-chan struct{}) {
 	}
 	defer retry.Stop()
 	for {
+		// A handler whose lease may end is stopped before anything else is done (fence.go).
+		r.enforceFences()
 		if ctx.Err() == nil && !r.worker.mayClaim() {
 			r.handBackAhead("the worker is no longer active", 0)
 		} else if ctx.Err() == nil {
@@ -796,8 +810,10 @@ func (r *Runner) claim(errs *errorLog) (more, idle, short bool) {
 	}
 	after := r.positions.next()
 	// The tasks this runner has handlers for: the engine claims no job of another task, which
-	// stays queued for a worker that serves it.
-	jobs, err := r.client.ClaimAfter(ctx, r.cfg.WorkerID, r.cfg.Queues, r.served, n, lease, after)
+	// stays queued for a worker that serves it. The lease of each job claimed is confirmed from
+	// the instant the claim is sent (fence.go).
+	sent := time.Now()
+	jobs, err := r.client.ClaimAfter(ctx, r.WorkerID(), r.cfg.Queues, r.served, n, lease, after)
 	if err != nil {
 		// The claim may have committed although its answer was lost: the next claim first hands
 		// back what the engine records under this worker beyond the leases it holds.
@@ -815,7 +831,7 @@ func (r *Runner) claim(errs *errorLog) (more, idle, short bool) {
 	}
 	r.aheadCtl.claimed(len(jobs) == n)
 	for i := range jobs {
-		r.startJob(&jobs[i], lease)
+		r.startJob(&jobs[i], lease, sent)
 	}
 	return more || len(jobs) == n, !more && len(jobs) == 0, !more && len(jobs) < n
 }
@@ -837,7 +853,7 @@ func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
 		r.log.Warn("cannot hand back jobs of a lost claim answer: too many leases held", "leases", len(tokens))
 		return true
 	}
-	back, err := r.client.HandBackUnheld(ctx, r.cfg.WorkerID, tokens)
+	back, err := r.client.HandBackUnheld(ctx, r.WorkerID(), tokens)
 	if errors.Is(err, jobq.ErrUnknownWorker) {
 		// Not registered (any more): the engine cannot tell its claims apart, so the leases'
 		// expiry and the sweep take care of them; claiming goes on.
@@ -863,9 +879,16 @@ func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
 
 // startJob registers the lease, then runs the handler in its own goroutine when a slot is
 // free, or keeps the job claimed ahead until one is.
-func (r *Runner) startJob(job *jobq.Job, lease time.Duration) {
+func (r *Runner) startJob(job *jobq.Job, lease time.Duration, sent time.Time) {
 	ctx, cancel := context.WithCancelCause(r.workCtx)
 	rj := &runningJob{job: job, handler: r.handlers[job.Task], ctx: ctx, cancel: cancel, lease: lease, claimed: time.Now()}
+	// The claim set lease_expires_at = now() + lease, now() being read after sent.
+	valid := lease
+	if !job.LeaseExpiresAt.IsZero() && !job.ClaimedAt.IsZero() {
+		valid = min(valid, job.LeaseExpiresAt.Sub(job.ClaimedAt))
+	}
+	r.confirmLease(rj, sent, valid)
+	defer r.fenceMoved()
 	rj.notes.db = r.client
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
 	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
@@ -902,7 +925,7 @@ func (r *Runner) runJob(rj *runningJob) (time.Duration, error) {
 	rj.started = time.Now()
 	if h == nil {
 		err := WithCode(fmt.Errorf("%s: no handler is registered for task %q on worker %s",
-			ErrUnknownTask.Code, job.Task, r.cfg.WorkerID), ErrUnknownTask.Code)
+			ErrUnknownTask.Code, job.Task, r.WorkerID()), ErrUnknownTask.Code)
 		return time.Since(rj.started), err
 	}
 	runCtx := context.WithValue(rj.ctx, runningJobKey{}, rj)
@@ -1025,10 +1048,17 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 	v := VerdictOf(job, err)
 	switch {
 	case lost:
-		// The lease is gone: any write would be refused, and someone else owns the job now.
+		// The lease is gone (or may be gone: fenced): any write would be refused, and someone
+		// else owns the job now or soon.
 		r.forget(rj)
-		r.log.Warn("handler stopped after its lease was lost; result discarded",
-			append(jobAttrs(job), "duration", ms(d), "error", errString(err))...)
+		msg := "handler stopped after its lease was lost; result discarded"
+		switch {
+		case rj.fenced:
+			msg = "handler stopped before its lease could end (self-fencing); result discarded, the job's sweep records the attempt"
+		case rj.canceled.Load():
+			msg = "handler stopped: the job was canceled; result discarded"
+		}
+		r.log.Warn(msg, append(jobAttrs(job), "duration", ms(d), "error", errString(err))...)
 	case err != nil && errors.Is(context.Cause(r.workCtx), ErrShutdown):
 		// Cancelled by the shutdown: hand the job back without using an attempt.
 		r.fin.submit(finishItem{rj: rj, kind: finishSnooze, delay: 0, shutdown: true, duration: d, err: err})
@@ -1059,11 +1089,19 @@ func (r *Runner) claimWanted() {
 	}
 }
 
-// forget drops a held lease.
+// forget drops a held lease. The last lease of a detached runner gone, its worker heartbeat is
+// wanted now: it rejoins under a new id (rejoin.go).
 func (r *Runner) forget(rj *runningJob) {
 	r.mu.Lock()
 	delete(r.held, rj.job.LeaseToken)
+	last := len(r.held) == 0
 	r.mu.Unlock()
+	if last && r.worker.isDetached() {
+		select {
+		case r.heartbeatNow <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (r *Runner) aheadCount() int {
@@ -1132,12 +1170,14 @@ func (r *Runner) drain(ctx context.Context) error {
 
 // newHeartbeater returns the runner's lease heartbeat.
 func (r *Runner) newHeartbeater() *heartbeater {
-	return &heartbeater{engine: r.client, book: r, workerID: r.cfg.WorkerID, tune: r.tune,
+	return &heartbeater{engine: r.client, book: r, workerID: r.WorkerID, tune: r.tune,
 		interval: r.heartbeatInterval, leaseLost: r.metrics.leaseLost, log: r.log}
 }
 
 // renewable returns the held leases not known to be lost: part of the Runner's leaseBook.
 func (r *Runner) renewable() []jobq.Lease {
+	// A lease whose fence is due is not renewed: its handler is stopped first (fence.go).
+	r.enforceFences()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	leases := make([]jobq.Lease, 0, len(r.held))
@@ -1175,7 +1215,7 @@ func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lo
 func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
 	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
 		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log,
-		now: r.heartbeatNow, detached: func() { go r.continueDetached() }}
+		now: r.heartbeatNow, detached: func() { go r.continueDetached() }, rejoin: r.rejoin}
 }
 
 // activeCount returns the number of handlers running now.
@@ -1188,7 +1228,7 @@ func (r *Runner) activeCount() int {
 // newWaker returns the waker of the runner's wake-up mode.
 func (r *Runner) newWaker() waker {
 	if r.cfg.Wakeup == WakeupWAL {
-		return newWALListener(r.wakerConn, r.cfg.WorkerID, r.wake, r.pool, r.PollInterval, r.metrics.wakeup(), r.log)
+		return newWALListener(r.wakerConn, r.WorkerID(), r.wake, r.pool, r.PollInterval, r.metrics.wakeup(), r.log)
 	}
 	l := newListener(r.pool.Config().ConnConfig, r.wake, r.metrics.listenerUp, r.log)
 	l.control = r.onControl

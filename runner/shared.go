@@ -33,8 +33,16 @@ type runningJob struct {
 	running   bool // the handler started
 	finishing bool // the handler returned
 	lost      bool // a heartbeat did not renew the lease
+	fenced    bool // the runner stopped it: its lease was not renewed in time (fence.go)
 	// completedInTx: the handler completed the job in its own transaction (CompleteTx).
 	completedInTx atomic.Bool
+	// fence is where its lease was last confirmed to end, on the runner's monotonic clock
+	// (Runner.mono); zero: not known (a job run outside a Runner).
+	fence atomic.Int64
+	// stopBy is set when the runner fences the job: a command's group must be killed by then.
+	stopBy atomic.Pointer[time.Time]
+	// canceled: an operator canceled the job (jobq.cancel_job's NOTIFY, checked with the database).
+	canceled atomic.Bool
 	// notes: what the attempt leaves behind besides its result, and where its progress goes (progress.go).
 	notes attemptNotes
 }

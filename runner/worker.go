@@ -26,7 +26,7 @@ func (r *Runner) workerInfo() jobq.WorkerInfo {
 	if tasks == nil {
 		tasks = []string{}
 	}
-	return jobq.WorkerInfo{ID: r.cfg.WorkerID, Node: host, PID: os.Getpid(), Queues: r.cfg.Queues,
+	return jobq.WorkerInfo{ID: r.WorkerID(), Node: host, PID: os.Getpid(), Queues: r.cfg.Queues,
 		Concurrency: r.cfg.Concurrency, Version: r.cfg.Version, Tasks: tasks}
 }
 
@@ -60,12 +60,28 @@ func (w *workerStatus) notReady() (why, hint string) {
 	defer w.mu.Unlock()
 	switch {
 	case w.detached:
-		return "the worker was detached (jobq.detach_worker): it claims no more jobs", "Restart the worker to serve again."
+		return "the worker was detached (jobq.detach_worker): it claims no more jobs under this id",
+			"It rejoins under a new worker id by itself once the jobs it runs are done and their results written."
 	case w.state == jobq.WorkerDraining:
 		return "the worker is draining (jobq.drain_worker): it claims no new jobs and finishes the ones it holds",
 			"jobq.resume_worker(worker_id) undoes a drain."
 	}
 	return "", ""
+}
+
+// isDetached reports whether the runner was detached and has not rejoined since.
+func (w *workerStatus) isDetached() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.detached
+}
+
+// rejoined forgets the detach: the runner registered under a new id, active.
+func (w *workerStatus) rejoined(gauge *prometheus.GaugeVec) {
+	w.mu.Lock()
+	w.detached = false
+	w.mu.Unlock()
+	w.setState(jobq.WorkerActive, gauge)
 }
 
 // setState records state, shows it in gauge (jobq_worker_state) and returns the previous one.
@@ -112,6 +128,10 @@ type workerHeartbeater struct {
 
 	now      <-chan struct{} // a heartbeat is wanted at once (the detach NOTIFY); nil: never
 	detached func()          // called once when the engine first says detached; nil: nothing
+	// rejoin is asked at each heartbeat while the runner is detached: when it holds no lease any
+	// more it takes a new worker id (info then names it) and returns it; "" otherwise. nil: a
+	// detached runner never rejoins.
+	rejoin func() (oldID, newID string)
 }
 
 // run heartbeats until ctx ends. When a setting changes the interval, the next heartbeat is due
@@ -147,6 +167,23 @@ func (w *workerHeartbeater) run(ctx context.Context) {
 func (w *workerHeartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 	cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 	defer cancel()
+	if w.rejoin != nil && w.status.isDetached() {
+		if oldID, newID := w.rejoin(); newID != "" {
+			// Seed 002 §7.3: a detached worker whose jobs are done rejoins under a new id. Should
+			// this registration fail, the next heartbeat of the new id registers it.
+			settings, err := w.engine.RegisterWorker(cctx, w.info())
+			w.status.rejoined(w.gauge)
+			w.log.Warn("worker rejoined under a new id after its detach: claiming again", "previousWorkerId", oldID, "newWorkerId", newID)
+			w.wake.notify()
+			if err != nil {
+				errs.failed(err)
+				return
+			}
+			errs.ok()
+			w.apply(settings)
+			return
+		}
+	}
 	state, settings, err := w.engine.WorkerHeartbeat(cctx, w.info().ID, w.running())
 	if errors.Is(err, jobq.ErrUnknownWorker) {
 		// The row was pruned (the worker was lost or stopped long ago): register again.
@@ -185,7 +222,7 @@ func (w *workerHeartbeater) obey(state jobq.WorkerState) {
 	switch state {
 	case jobq.WorkerActive:
 		if wasDetached {
-			w.log.Warn("worker resumed after it was detached: it claims no more jobs until it is restarted", "state", state)
+			w.log.Warn("worker resumed after it was detached: it claims no more jobs under this id; it rejoins under a new one once its jobs are done", "state", state)
 			return
 		}
 		w.log.Info("worker active: claiming again", "previousState", prev)
@@ -211,7 +248,7 @@ func (w *workerHeartbeater) obey(state jobq.WorkerState) {
 func (r *Runner) deregister() {
 	ctx, cancel := context.WithTimeout(context.Background(), deregisterTimeout)
 	defer cancel()
-	if err := r.client.DeregisterWorker(ctx, r.cfg.WorkerID); err != nil {
+	if err := r.client.DeregisterWorker(ctx, r.WorkerID()); err != nil {
 		r.log.Warn("deregister_worker failed; the worker will be marked lost after worker_timeout", "error", err.Error())
 		return
 	}

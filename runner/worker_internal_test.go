@@ -91,7 +91,7 @@ func TestWorkerHeartbeater(t *testing.T) {
 	require.False(t, status.mayClaim())
 	b.exec(t, `SELECT jobq.resume_worker($1)`, info.ID)
 	eventually(t, waitCeiling, "the resume seen", func() bool {
-		return len(b.logs.lines("worker resumed after it was detached: it claims no more jobs until it is restarted")) > 0
+		return len(b.logs.lines("worker resumed after it was detached: it claims no more jobs under this id; it rejoins under a new one once its jobs are done")) > 0
 	})
 	require.False(t, status.mayClaim(), "a detached worker claims no more")
 }

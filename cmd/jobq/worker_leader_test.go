@@ -297,25 +297,26 @@ func TestWorkerObeysDrainResumeAndDetach(t *testing.T) {
 	require.Equal(t, 0, queryInt(t, admin, `SELECT count(*) FROM jobq.job_attempts WHERE job_id = ANY($1)`, victims),
 		"no attempt of the victims failed")
 	require.Empty(t, cw.Lines("job claimed"), "obey-c never claimed a victim")
-	require.Equal(t, float64(1), a.Metric(`jobq_worker_state{state="detached"}`))
-	code, body = a.Get("/readyz")
-	require.Equal(t, 503, code)
-	require.Contains(t, body, "detached")
-
-	// Even resumed, a detached worker claims no more.
+	// Its jobs done, obey-a rejoins under a new id without a restart (issue 34, item 5): the old
+	// row stays detached, and a resume of the old id changes nothing for the process.
+	waitUntil(t, waitCeiling, "obey-a rejoins as obey-a-r1", func() bool {
+		return len(a.Lines("worker rejoined under a new id after its detach: claiming again")) == 1
+	})
+	require.Equal(t, []string{"obey-a detached", "obey-a-r1 active"}, queryTexts(t, admin,
+		`SELECT id || ' ' || state FROM jobq.workers WHERE id LIKE 'obey-a%' ORDER BY id`))
+	waitUntil(t, waitCeiling, "ready again", func() bool { code, _ := a.Get("/readyz"); return code == 200 })
 	_, err = admin.Exec(context.Background(), `SELECT jobq.resume_worker('obey-a')`)
 	require.NoError(t, err)
-	waitUntil(t, waitCeiling, "obey-a refuses to resume", func() bool {
-		return len(a.Lines("worker resumed after it was detached: it claims no more jobs until it is restarted")) == 1
-	})
 	var later []int64
 	for i := range 4 {
 		later = append(later, enqueue(t, c, "exec", map[string]int{"later": i}, jobq.EnqueueOptions{}))
 	}
-	waitUntil(t, waitCeiling, "obey-c ran the later jobs", func() bool {
-		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND locked_by = 'obey-c'`, later) == len(later)
+	waitUntil(t, waitCeiling, "obey-c and obey-a-r1 ran the later jobs", func() bool {
+		return queryInt(t, admin, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND locked_by IN ('obey-c', 'obey-a-r1')`, later) == len(later)
 	})
 	a.Signal(syscall.SIGTERM)
 	require.Equal(t, 0, a.Wait(waitCeiling))
-	require.Equal(t, "stopped", queryTexts(t, admin, `SELECT state FROM jobq.workers WHERE id = 'obey-a'`)[0])
+	// The resumed old row is no process's: the leader marks it lost after worker_timeout.
+	require.Equal(t, []string{"obey-a active", "obey-a-r1 stopped"}, queryTexts(t, admin,
+		`SELECT id || ' ' || state FROM jobq.workers WHERE id LIKE 'obey-a%' ORDER BY id`))
 }

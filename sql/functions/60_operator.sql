@@ -55,7 +55,7 @@ GRANT EXECUTE ON FUNCTION jobq.retry_job(bigint) TO jobq_app, jobq_operator;
 
 -- Cancels a live job: it moves to history as canceled. A running job's lease stops working at
 -- once, so its worker's heartbeat is refused (the runner cancels the handler) and its late
--- complete or fail changes nothing.
+-- complete or fail changes nothing; its runner is notified at commit (NOTIFY jobq_control).
 CREATE OR REPLACE FUNCTION jobq.cancel_job(job_id bigint)
 RETURNS text
 LANGUAGE plpgsql
@@ -89,11 +89,17 @@ BEGIN
 
     INSERT INTO jobq.audit_log (action, job_id, detail)
     VALUES ('cancel_job', cancel_job.job_id, jsonb_build_object('previous_state', v_previous));
+    -- A running job's runner is told at commit, so its handler stops within moments rather than
+    -- at its next heartbeat. The payload names only the job: the runner that holds it checks its
+    -- lease with jobq.heartbeat_jobs before it stops anything (a NOTIFY is only a hint).
+    IF v_previous = 'running' THEN
+        PERFORM pg_catalog.pg_notify('jobq_control', 'cancel:' || cancel_job.job_id);
+    END IF;
     RETURN 'canceled';
 END
 $$;
 COMMENT ON FUNCTION jobq.cancel_job(bigint) IS
-    'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND (also for a job the caller may not cancel: an application asking of a system job), JOB.STATE_CONFLICT (already ended).';
+    'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working; for a running job it NOTIFYs jobq_control with cancel:<job id> at commit, so the runner stops the handler at once. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND (also for a job the caller may not cancel: an application asking of a system job), JOB.STATE_CONFLICT (already ended).';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.cancel_job(bigint) OWNER TO jobq_app_gate;
