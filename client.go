@@ -1,12 +1,10 @@
 package jobq
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -331,14 +329,6 @@ func PositionOf(j *Job) ClaimPosition {
 	return ClaimPosition{Priority: j.Priority, RunAt: j.RunAt, ID: j.ID}
 }
 
-// Compare returns -1, 0 or +1 as p comes before, at or after q in claim order.
-func (p ClaimPosition) Compare(q ClaimPosition) int {
-	return cmp.Or(cmp.Compare(p.Priority, q.Priority), p.RunAt.Compare(q.RunAt), cmp.Compare(p.ID, q.ID))
-}
-
-// Before reports whether p comes before q in claim order.
-func (p ClaimPosition) Before(q ClaimPosition) bool { return p.Compare(q) < 0 }
-
 // ClaimAfter claims like Claim, but in each queue that after gives a position for, only the
 // jobs of a higher priority than the position's and those after it in claim order; queues
 // without one are claimed from their head. A claim that starts where the caller's last one
@@ -385,10 +375,7 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks 
 	if err != nil {
 		return nil, wrap(err, "claim")
 	}
-	// Sorted here rather than by an ORDER BY in the statement: the claim's rows are in the
-	// runner's memory anyway, and a sort in the database cost its CPU, the queue's bottleneck,
-	// on every claim (docs/benchmarks.md, "Where a drain's time goes").
-	sortClaimed(jobs, queues)
+	// In claim order as the engine returns them (jobq._lease): the order is stated once, in SQL.
 	return jobs, nil
 }
 
@@ -420,19 +407,6 @@ func positionArrays(queues []string, after map[string]ClaimPosition) ([]*int32, 
 		}
 	}
 	return priority, runAt, id
-}
-
-// sortClaimed puts claimed jobs in claim order: queue position in queues, priority, run_at, id.
-func sortClaimed(jobs []Job, queues []string) {
-	pos := make(map[string]int, len(queues))
-	for i, q := range queues {
-		if _, seen := pos[q]; !seen {
-			pos[q] = i
-		}
-	}
-	slices.SortFunc(jobs, func(a, b Job) int {
-		return cmp.Or(cmp.Compare(pos[a.Queue], pos[b.Queue]), PositionOf(&a).Compare(PositionOf(&b)))
-	})
 }
 
 func splitLeases(leases []Lease) ([]int64, []string) {

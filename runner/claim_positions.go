@@ -108,21 +108,20 @@ func (p *claimPositions) settleFrom(now time.Time) {
 	}
 }
 
-// claimed records the jobs a claim took, as it returns. In each queue where it took a job after
-// the last position, the last position moves to the last job it took, marked with the time;
-// positions never move back (a claim from the head may take a passed-over job before them).
+// claimed records the jobs a claim took, as it returns: in each queue it took jobs of, the last
+// position moves to the last job it took, marked with the time. The claim returns each queue's
+// jobs in claim order (the engine states the order; the runner never compares positions). A
+// claim from the head that took only jobs passed over moves a position back: the next claims
+// from it walk once more over the entries up to where the claims had got, and nothing is missed.
 func (p *claimPositions) claimed(jobs []jobq.Job) {
 	took := make(map[string]jobq.ClaimPosition)
 	for i := range jobs {
-		pos := jobq.PositionOf(&jobs[i])
-		if old, ok := took[jobs[i].Queue]; !ok || old.Before(pos) {
-			took[jobs[i].Queue] = pos
-		}
+		took[jobs[i].Queue] = jobq.PositionOf(&jobs[i])
 	}
 	now := p.clock()
 	for q, pos := range took {
 		marks := p.marks[q]
-		if n := len(marks); n > 0 && !marks[n-1].pos.Before(pos) {
+		if n := len(marks); n > 0 && marks[n-1].pos.ID == pos.ID {
 			continue
 		}
 		if len(marks) >= maxPositionMarks { // thousands of claims within settle: start fewer back

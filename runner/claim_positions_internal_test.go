@@ -35,13 +35,15 @@ func TestClaimPositionsStartOneClaimBackMoveForwardAndARescanStartsOneClaimFromT
 	require.Equal(t, want, p.next(), "the next claim starts after the last job the claim before the last took")
 	require.Equal(t, want, p.current(), "the probe sees the same positions")
 
-	// A job of a higher priority, or one a claim from the head took before the last position,
-	// moves nothing; a claim that took nothing in a queue leaves it where it was.
+	// A claim from the head that took only jobs before the last position (passed over) marks the
+	// last job it took, in the order the claim returned them: the start may move back, so that
+	// claims walk once more over entries they had passed, and never past a waiting job. A claim
+	// that took nothing in a queue leaves it where it was.
 	p.claimed([]jobq.Job{job("a", -1, 0, 20), job("a", 0, 0, 1)})
-	require.Equal(t, want, p.next(), "positions never move back")
-	p.claimed([]jobq.Job{job("a", 0, 2*time.Second, 30)})
 	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0.Add(time.Second), ID: 12}, p.next()["a"], "a's start moves one claim on")
 	require.Equal(t, want["b"], p.next()["b"], "b's start stays")
+	p.claimed([]jobq.Job{job("a", 0, 2*time.Second, 30)})
+	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0, ID: 1}, p.next()["a"], "one claim back is the passed-over job: the start moves back to it")
 	require.Equal(t, p.next(), p.current(), "the published copy follows")
 
 	p.rescan()

@@ -134,7 +134,7 @@ func TestConcurrencyLimitsHoldUnder50Claimers(t *testing.T) {
 }
 
 // TestSharedClaimsHoldTheLimitsUnder50Claimers drains two queues whose limits are far above a
-// shared claim's margin (jobq._claim_limited: claims of at most 16 jobs count side by side under
+// shared claim's margin (jobq._pick_limited: claims of at most 16 jobs count side by side under
 // one of 8 slots while 7 batches of 16 stay below the lowest limit) with 50 claimers on 50
 // connections, each listing one queue and asking for 1 to 16 jobs, which run 30 ms: one queue
 // with max_running 150, and a fair one with 130 per store (four stores and the system jobs). The

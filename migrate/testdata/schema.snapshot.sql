@@ -244,6 +244,29 @@ ALTER FUNCTION jobq._caller_sees_every_store() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._caller_sees_every_store() IS 'Private. Whether the caller (jobq._caller()) reads every store''s rows: it has the rights of jobq_operator or of jobq_viewer. Used by jobq._stats. Locks nothing.';
 
+CREATE FUNCTION jobq._check_claim_call(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
+    END IF;
+    PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
+    PERFORM jobq._check_claim_queues(p_queues);
+    IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch') THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..%s', coalesce(p_max_jobs::text, 'NULL'), jobq._limit('batch')));
+    END IF;
+    PERFORM jobq._check_lease(p_lease);
+    PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
+    PERFORM jobq._check_claim_tasks(p_tasks);
+END
+$$;
+
+ALTER FUNCTION jobq._check_claim_call(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._check_claim_call(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) IS 'Private. Raises JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG, JOB.OUT_OF_RANGE or JOB.LEASE_INVALID for the first argument of a claim out of its limits (worker_id, queues, max_jobs, lease, positions, tasks; see jobq.claim_job). Locks nothing. Caller: jobq._claim, when jobq._claim_call_ok is false.';
+
 CREATE FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -657,64 +680,19 @@ CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs intege
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 DECLARE
-    v_queue text;
-    v_left integer := p_max_jobs;
-    v_got integer;
-    -- Each pass claims the jobs after (v_from_priority, v_from_run_at, v_from_id) in claim
-    -- order, up to priority v_to_priority; the first position sorts before every job.
-    v_from_priority smallint;
-    v_from_run_at timestamptz;
-    v_from_id bigint;
-    v_to_priority integer;
-    v_ids bigint[];
-    v_paused boolean;
-    v_limited boolean;
-    v_fair boolean;
-    v_limits_locked boolean := false;
-    v_started_at timestamptz;              -- the claimed_at of a rate-limited claim's jobs
-    v_ceiling integer;                     -- a limited queue's jobq._shared_claim_ceiling
-    v_rated boolean;                       -- it has a rate limit
-    v_shared boolean;                      -- this claim of it is shared (jobq._shared_claim_slot)
-    v_own integer;                         -- jobs this transaction's shared claims took of it before
+    v_q record;                            -- the queue's controls (jobq.queues)
+    v_kind text;                           -- its pick: plain, fair or limited
+    v_left integer := p_max_jobs;          -- jobs still wanted
     v_take integer;                        -- the most this queue may yield to this claim
-    v_n integer;
-    v_lock_timeout text;                   -- the caller's lock_timeout, put back after a guarded pick
+    v_ids bigint[];
+    v_clock timestamptz;                   -- the claimed_at of a rate-limited pick's jobs
+    v_shared boolean;                      -- a shared claim of a limited queue
+    v_own integer;                         -- jobs this transaction's shared claims took of it
+    v_limits_locked boolean := false;      -- a limited queue was picked (its lock tried or held)
+    v_got integer;
 BEGIN
-    -- The usual call, every argument within its limits, is told apart by one expression (no
-    -- queue can be too long when all of them together are not); only another call runs the
-    -- checks, which raise the catalogued error of the first argument out of its limits.
-    IF p_worker_id IS NULL OR btrim(p_worker_id) = '' OR char_length(p_worker_id) > jobq._limit('worker_id')
-       OR NOT jobq._claim_queues_ok(p_queues)
-       OR p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch')
-       OR p_lease IS NULL OR p_lease <= interval '0' OR p_lease > jobq._limit_interval('lease') THEN
-        IF p_worker_id IS NULL OR btrim(p_worker_id) = '' THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'worker_id is NULL or empty');
-        END IF;
-        PERFORM jobq._check_text('worker_id', p_worker_id, jobq._limit('worker_id')::integer);
-        PERFORM jobq._check_claim_queues(p_queues);
-        IF p_max_jobs IS NULL OR p_max_jobs < 1 OR p_max_jobs > jobq._limit('batch') THEN
-            PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('max_jobs %s is outside 1..%s', coalesce(p_max_jobs::text, 'NULL'), jobq._limit('batch')));
-        END IF;
-        PERFORM jobq._check_lease(p_lease);
-    END IF;
-    -- Positions as the runner passes them (one per queue, each all NULL or all set, the
-    -- priorities smallints) are told apart by one expression too; only others are checked.
-    IF (p_after_priority IS NOT NULL OR p_after_run_at IS NOT NULL OR p_after_id IS NOT NULL)
-       AND NOT coalesce(array_ndims(p_after_priority) = 1 AND array_ndims(p_after_run_at) = 1 AND array_ndims(p_after_id) = 1
-                        AND cardinality(p_after_priority) = cardinality(p_queues)
-                        AND cardinality(p_after_run_at) = cardinality(p_queues)
-                        AND cardinality(p_after_id) = cardinality(p_queues)
-                        AND array_positions(p_after_run_at, NULL) = array_positions(p_after_priority, NULL)
-                        AND array_positions(p_after_id, NULL) = array_positions(p_after_priority, NULL)
-                        AND -32768 <= ALL (array_remove(p_after_priority, NULL))
-                        AND 32767 >= ALL (array_remove(p_after_priority, NULL)), false) THEN
-        PERFORM jobq._check_claim_positions(p_queues, p_after_priority, p_after_run_at, p_after_id);
-    END IF;
-    -- The tasks the worker serves: NULL (every task), or a list claims can match.
-    IF p_tasks IS NOT NULL
-       AND NOT coalesce(array_ndims(p_tasks) = 1 AND cardinality(p_tasks) <= jobq._limit('tasks')
-                        AND array_position(p_tasks, NULL) IS NULL, false) THEN
-        PERFORM jobq._check_claim_tasks(p_tasks);
+    IF NOT jobq._claim_call_ok(p_worker_id, p_queues, p_max_jobs, p_lease, p_after_priority, p_after_run_at, p_after_id, p_tasks) THEN
+        PERFORM jobq._check_claim_call(p_worker_id, p_queues, p_max_jobs, p_lease, p_after_priority, p_after_run_at, p_after_id, p_tasks);
     END IF;
     -- Under REPEATABLE READ or SERIALIZABLE every statement reads the transaction's snapshot,
     -- older than the claim: it cannot see a pause that committed since, nor what other
@@ -731,389 +709,96 @@ BEGIN
     END IF;
 
     FOR v_i IN 1 .. cardinality(p_queues) LOOP
-        v_queue := p_queues[v_i];
-        -- A paused queue (jobq.pause_queue) is skipped from the moment the pause commits: one
-        -- primary-key probe of jobq.queues per queue listed; its jobs wait where they are. The
-        -- same probe tells a queue with a concurrency limit (jobq.set_concurrency_limit and its
-        -- siblings), which is claimed from its head; a queue without a row or without limits goes
-        -- on below as ever.
+        -- One primary-key probe of jobq.queues: a paused queue is skipped from the moment the
+        -- pause commits; a queue without a row has no controls.
         SELECT q.paused, q.limited, q.fair,
-               jobq._shared_claim_ceiling(q.max_running, q.max_running_per_store, q.max_running_per_partition),
-               q.max_started IS NOT NULL OR q.max_started_per_store IS NOT NULL
-        INTO v_paused, v_limited, v_fair, v_ceiling, v_rated
-        FROM jobq.queues q WHERE q.name = v_queue;
-        CONTINUE WHEN v_paused;
-        -- A small claim of a limited queue far below its limits is shared: it holds one of the
-        -- queue's slots, picks as from a queue without limits (none of them can be full), and
-        -- then counts the queue's running jobs beside the other slot holders
-        -- (jobq._shared_claim_room). Every other claim of a limited queue is
-        -- jobq._claim_limited's, under the queue's lock alone. The first limited queue listed
-        -- decides: a later one is never waited for (jobq._claim_limited).
+               jobq._shared_claim_ceiling(q.max_running, q.max_running_per_store, q.max_running_per_partition) AS ceiling,
+               q.max_started IS NOT NULL OR q.max_started_per_store IS NOT NULL AS rated
+        INTO v_q FROM jobq.queues q WHERE q.name = p_queues[v_i];
+        CONTINUE WHEN v_q.paused;
+        v_kind := CASE WHEN v_q.limited THEN 'limited' WHEN v_q.fair THEN 'fair' ELSE 'plain' END;
+        v_take := v_left;
         v_shared := false;
-        v_own := 0;
-        IF v_limited AND NOT v_limits_locked THEN
-            -- A transaction whose shared claims took jobs of the queue before holds its lock
-            -- shared until it ends: its claims of the queue stay shared (taking the lock alone
-            -- would wait for the other slot holders while they may wait for it) and take one
-            -- shared batch in all, so that no slot holder has more unseen claims than the
-            -- ceiling leaves room for (jobq._shared_claim_taken).
-            v_own := jobq._shared_claim_taken(v_queue);
+        IF v_q.limited AND NOT v_limits_locked THEN
+            -- A small claim far below the limits is shared (jobq._shared_claim_slot), as is every
+            -- later claim of a transaction whose shared claims took jobs of the queue: one shared
+            -- batch in all (jobq._shared_claim_taken). The first limited queue listed decides.
+            v_own := jobq._shared_claim_taken(p_queues[v_i]);
             IF v_own > 0 THEN
-                CONTINUE WHEN v_rated OR NOT coalesce(v_ceiling > 0, false) OR v_own >= jobq._claim_slot_batch();
+                CONTINUE WHEN v_q.rated OR NOT coalesce(v_q.ceiling > 0, false) OR v_own >= jobq._claim_slot_batch();
                 v_shared := true;
             ELSE
-                v_shared := jobq._shared_claim_slot(v_queue, v_ceiling, v_rated, v_left, p_queues);
+                v_shared := jobq._shared_claim_slot(p_queues[v_i], v_q.ceiling, v_q.rated, v_left, p_queues);
             END IF;
-            v_limits_locked := v_shared;
-        END IF;
-        FOR v_pass IN 1 .. CASE WHEN p_after_id[v_i] IS NULL OR v_limited OR v_fair THEN 1 ELSE 2 END LOOP
-            v_started_at := NULL;
-            v_take := CASE WHEN v_shared THEN least(v_left, jobq._claim_slot_batch() - v_own) ELSE v_left END;
-            IF v_limited AND NOT v_shared THEN
-                -- The jobs the limits allow (jobq._claim_limited). The locks of every limited
-                -- queue listed, taken once and in one order, so that two claims listing them in
-                -- different orders cannot deadlock: by the first limited queue's claim, once it
-                -- has picked its jobs.
-                -- A claim that had to give up a wait (jobq._guard_picks: a pick's row wait
-                -- past its short lock_timeout, or a wait PostgreSQL found in a deadlock) takes
-                -- nothing from the queue: its locks and picks go back with the subtransaction.
-                v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
-                BEGIN
-                    SELECT l.claim_ids, l.claim_clock INTO v_ids, v_started_at
-                    FROM jobq._claim_limited(v_queue, v_left, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS l;
-                    PERFORM set_config('lock_timeout', v_lock_timeout, true);
-                EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-                    v_ids := NULL;
-                    v_started_at := NULL;
-                END;
-                v_limits_locked := true;
-            ELSIF v_fair THEN
-                -- A fair queue without limits: its stores in turn, from its head whatever the
-                -- position (jobq._pick_fair); its claims run side by side and wait for none.
-                IF jobq._claim_locks_held() THEN
-                    -- Guarded (jobq._guard_picks): this transaction holds a limited queue's lock.
-                    v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
-                    BEGIN
-                        PERFORM jobq._guard_picks();
-                        SELECT f.ids INTO v_ids
-                        FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
-                        PERFORM set_config('lock_timeout', v_lock_timeout, true);
-                    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-                        v_ids := NULL;
-                    END;
-                ELSE
-                    SELECT f.ids INTO v_ids
-                    FROM jobq._pick_fair(v_queue, v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
-                END IF;
-            ELSE
-                IF v_pass = 1 THEN
-                    -- From the head: every priority, or those above the position's.
-                    v_from_priority := (-32768)::smallint;
-                    v_from_run_at := '-infinity';
-                    v_from_id := -9223372036854775808;
-                    v_to_priority := CASE WHEN v_limited THEN 32767 ELSE coalesce(p_after_priority[v_i] - 1, 32767) END;
-                ELSE
-                    v_from_priority := p_after_priority[v_i]::smallint;
-                    v_from_run_at := p_after_run_at[v_i];
-                    v_from_id := p_after_id[v_i];
-                    v_to_priority := 32767;
-                END IF;
-                CONTINUE WHEN v_to_priority < -32768;
-                -- Picked and locked first (jobq._pick_waiting), then updated by primary key
-                -- (id = ANY): two statements, so that no plan can join the other way round.
-                IF jobq._claim_locks_held() THEN
-                    -- Guarded (jobq._guard_picks): this transaction holds a limited queue's lock.
-                    v_lock_timeout := coalesce(v_lock_timeout, current_setting('lock_timeout'));
-                    BEGIN
-                        PERFORM jobq._guard_picks();
-                        v_ids := jobq._pick_waiting(v_queue, v_from_priority, v_from_run_at, v_from_id, v_to_priority,
-                                                    v_take, p_now, p_tasks);
-                        PERFORM set_config('lock_timeout', v_lock_timeout, true);
-                    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-                        v_ids := NULL;
-                    END;
-                ELSE
-                    v_ids := jobq._pick_waiting(v_queue, v_from_priority, v_from_run_at, v_from_id, v_to_priority,
-                                                v_take, p_now, p_tasks);
-                END IF;
-            END IF;
-            CONTINUE WHEN v_ids IS NULL;
             IF v_shared THEN
-                v_n := jobq._shared_claim_room(v_queue, v_ceiling, v_take);
-                CONTINUE WHEN v_n = 0;
-                IF v_n < cardinality(v_ids) THEN
-                    -- The first v_n in claim order: a fair pick's ids come in its turns, a plain
-                    -- pick's are put in (priority, run_at, id) order (the rest stay queued).
-                    IF NOT v_fair THEN
-                        SELECT array_agg(j.id ORDER BY j.priority, j.run_at, j.id) INTO v_ids FROM jobq.jobs j WHERE j.id = ANY (v_ids);
-                    END IF;
-                    v_ids := v_ids[1:v_n];
-                END IF;
+                v_kind := CASE WHEN v_q.fair THEN 'fair' ELSE 'plain' END;
+                v_take := least(v_left, jobq._claim_slot_batch() - v_own);
             END IF;
-            RETURN QUERY
-            UPDATE jobq.jobs j
-            SET state            = 'running',
-                attempt          = j.attempt + 1,
-                locked_by        = p_worker_id,
-                lease_token      = gen_random_uuid(),
-                -- A rate-limited start is the instant its window counted (jobq._claim_limited).
-                claimed_at       = coalesce(v_started_at, p_now),
-                heartbeat_at     = p_now,
-                lease_expires_at = jobq._ts_add(p_now, p_lease),
-                -- Saturating: a timeout stored before the limits (or by hand) cannot stop the queue.
-                deadline_at      = jobq._ts_add(p_now, j.timeout),
-                updated_at       = p_now
-            WHERE j.id = ANY (v_ids)
-            RETURNING j.*;
-            GET DIAGNOSTICS v_got = ROW_COUNT;
-            IF v_shared AND v_got > 0 THEN
-                PERFORM jobq._note_shared_claim(v_queue, v_got);
-            END IF;
-            v_left := v_left - v_got;
-            IF v_left = 0 THEN
-                RETURN;
-            END IF;
-        END LOOP;
+        END IF;
+        IF v_kind = 'limited' OR jobq._claim_locks_held() THEN
+            SELECT g.ids, g.clock INTO v_ids, v_clock
+            FROM jobq._pick_guarded(v_kind, p_queues[v_i], v_take, p_now, CASE WHEN NOT v_limits_locked THEN p_queues END, p_tasks) AS g;
+            v_limits_locked := v_limits_locked OR v_kind = 'limited' OR v_shared;
+        ELSIF v_kind = 'fair' THEN
+            SELECT f.ids INTO v_ids FROM jobq._pick_fair(p_queues[v_i], v_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+            v_clock := NULL;
+        ELSE
+            -- From its position, but a limited queue's shared claim: from its head.
+            v_ids := CASE WHEN v_q.limited THEN jobq._pick_plain(p_queues[v_i], NULL, NULL, NULL, v_take, p_now, p_tasks)
+                          ELSE jobq._pick_plain(p_queues[v_i], p_after_priority[v_i]::smallint, p_after_run_at[v_i],
+                                                p_after_id[v_i], v_take, p_now, p_tasks) END;
+            v_clock := NULL;
+        END IF;
+        v_limits_locked := v_limits_locked OR v_shared;
+        CONTINUE WHEN v_ids IS NULL;
+        IF v_shared THEN
+            -- Counted beside the other slot holders: the first jobs of the pick it leaves room for.
+            v_ids := v_ids[1:jobq._shared_claim_room(p_queues[v_i], v_q.ceiling, v_take)];
+            CONTINUE WHEN cardinality(v_ids) = 0;
+        END IF;
+        RETURN QUERY SELECT * FROM jobq._lease(v_ids, p_worker_id, p_lease, p_now, v_clock);
+        GET DIAGNOSTICS v_got = ROW_COUNT;
+        IF v_shared AND v_got > 0 THEN
+            PERFORM jobq._note_shared_claim(p_queues[v_i], v_got);
+        END IF;
+        v_left := v_left - v_got;
+        EXIT WHEN v_left = 0;
     END LOOP;
 END
 $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) IS 'Private. The claim implementation at time p_now, from the head of each queue or after the position given for it, of the tasks p_tasks (NULL: every task); see jobq.claim_job. Claims nothing for a registered worker that is draining or detached, nor from a paused queue (one jobq.queues primary-key probe per queue, which also tells a limited queue, claimed from its head: a claim of at most 16 jobs far below its concurrency limits is shared, taking one of its slots before its pick (jobq._shared_claim_slot), picking as from a queue without limits and then counting its running jobs under its lock shared (jobq._shared_claim_room), which keeps the first jobs of the pick the count leaves room for; any other claim of it by jobq._claim_limited, after jobq._lock_limited_queues took the advisory locks of every limited queue listed; and a fair queue: picked by jobq._pick_fair, from its head, unless jobq._claim_limited picks it). Raises JOB.CLAIM_ISOLATION under REPEATABLE READ or SERIALIZABLE. A transaction whose shared claims took jobs of a limited queue keeps to shared claims of it, one batch of 16 in all (jobq._shared_claim_taken). Locks the rows it claims (SKIP LOCKED). The deadline of a job whose stored timeout reaches past the end of time is infinity. Errors: those of jobq.claim_job and jobq._check_claim_positions.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Checks the arguments (jobq._claim_call_ok, jobq._check_claim_call), refuses REPEATABLE READ and SERIALIZABLE (JOB.CLAIM_ISOLATION), claims nothing for a registered worker that is draining or detached; then queue by queue in the order listed, skipping a paused queue (one jobq.queues primary-key probe each): picks with jobq._pick_limited (a queue with concurrency or rate limits; a claim of at most 16 jobs far below its concurrency limits is shared instead: jobq._shared_claim_slot before the plain or fair pick, jobq._shared_claim_room after it), jobq._pick_fair (a fair queue) or jobq._pick_plain (any other, from its position), guarded by jobq._pick_guarded while the transaction holds a limited queue''s lock, and leases the picked jobs with jobq._lease. Returns the claimed jobs queue by queue, each queue''s in claim order. Locks the rows it claims (SKIP LOCKED). Errors: those of jobq.claim_job.';
 
-CREATE FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) RETURNS record
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
+CREATE FUNCTION jobq._claim_call_ok(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) RETURNS boolean
+    LANGUAGE sql STABLE
     AS $$
-DECLARE
-    v_system constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
-    v_limits jobq.queues;
-    v_room integer := p_max_jobs;          -- jobs this call may still claim
-    v_running integer;
-    v_store_counts jsonb := '{}'::jsonb;          -- running jobs per store (text of the uuid)
-    v_part_counts jsonb := '{}'::jsonb;           -- running jobs per partition value
-    v_full_stores uuid[] := '{}'::uuid[];          -- stores at their limit: not picked
-    v_full_parts text[] := '{}'::text[];           -- partition values at their limit: not picked
-    v_ids bigint[];
-    v_stores uuid[];
-    v_parts text[];
-    v_keep bigint[];
-    v_n integer;
-    v_rated boolean;                       -- a rate limit is set: starts are logged
-    v_clock timestamptz;                   -- the instant of this claim's starts
-    v_store_starts jsonb := '{}'::jsonb;   -- starts per store in the store window
-    v_full_starts uuid[];
-    v_keep_stores uuid[];
-    v_counted boolean := false;            -- the limits were counted (under the lock)
-    v_priorities smallint[];               -- of the jobs picked, in claim order
-    v_run_ats timestamptz[];
-    v_after_priority smallint := (-32768)::smallint;  -- where a plain pick starts: after the last job
-    v_after_run_at timestamptz := '-infinity'::timestamptz;  -- the pick before took (the head first)
-    v_after_id bigint := (-9223372036854775807)::bigint - 1;
-BEGIN
-    -- (jobq._claim refuses REPEATABLE READ and SERIALIZABLE, and does not come here for a queue
-    -- that is fair without limits: its claims run side by side, each picking with SKIP LOCKED
-    -- through jobq._pick_fair.)
-    SELECT * INTO v_limits FROM jobq.queues q WHERE q.name = p_queue;
-
-    -- Pick in claim order, passing over the stores and partitions at their limit; keep of the
-    -- picked jobs those that still fit (a batch may fill a store), in order; claim them. When a
-    -- job did not fit, its store or partition just became full: pick again without it. Each
-    -- round either fills the room, finds no more jobs, or adds a full store or partition, so
-    -- the loop ends. A job picked and not kept stays queued (its lock ends with the transaction).
-    -- The first pick comes before the locks and the counts, as if no limit were full.
-    LOOP
-        -- A transaction holding a limited queue's lock (this queue's, once counted, or another's
-        -- from an earlier claim) picks guarded (jobq._guard_picks); jobq._claim, which calls this
-        -- function in a block that catches the wait given up, sets the lock_timeout back.
-        IF jobq._claim_locks_held() THEN
-            PERFORM jobq._guard_picks();
-        END IF;
-        IF v_limits.fair THEN
-            -- A fair queue: the stores in turn (jobq._pick_fair).
-            SELECT f.ids, f.stores, f.parts INTO v_ids, v_stores, v_parts
-            FROM jobq._pick_fair(p_queue, v_room, p_now, v_full_stores, v_limits.partition_key, v_full_parts,
-                                 coalesce(claim_ids, '{}'), p_tasks) AS f;
-        ELSE
-            -- A pick again starts after the last job the pick before took: every job up to it
-            -- was picked (kept, or of a store or partition full now) or held by another claim,
-            -- so neither the jobs kept (waiting until jobq._claim's update) nor those of the
-            -- full stores are walked again.
-            SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id),
-                   array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
-                   array_agg(p.part ORDER BY p.priority, p.run_at, p.id),
-                   array_agg(p.priority ORDER BY p.priority, p.run_at, p.id),
-                   array_agg(p.run_at ORDER BY p.priority, p.run_at, p.id)
-            INTO v_ids, v_stores, v_parts, v_priorities, v_run_ats
-            FROM (SELECT j.id, j.priority, j.run_at, coalesce(j.store_id, v_system) AS store,
-                         j.payload ->> v_limits.partition_key AS part
-                  FROM jobq.jobs j
-                  WHERE j.state IN ('queued', 'retry_pending')
-                    AND j.queue = p_queue
-                    AND (j.priority, j.run_at, j.id) > (v_after_priority, v_after_run_at, v_after_id)
-                    AND j.run_at <= p_now
-                    AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
-                    AND coalesce(j.store_id, v_system) <> ALL (v_full_stores)
-                    AND (v_limits.partition_key IS NULL OR j.payload ->> v_limits.partition_key IS NULL
-                         OR j.payload ->> v_limits.partition_key <> ALL (v_full_parts))
-                  ORDER BY j.priority, j.run_at, j.id
-                  LIMIT v_room
-                  FOR UPDATE OF j SKIP LOCKED) AS p;
-            v_after_priority := v_priorities[cardinality(v_priorities)];
-            v_after_run_at := v_run_ats[cardinality(v_run_ats)];
-            v_after_id := v_ids[cardinality(v_ids)];
-        END IF;
-        IF NOT v_counted THEN
-            IF p_lock_queues IS NOT NULL THEN
-                PERFORM jobq._lock_limited_queues(p_lock_queues);
-            END IF;
-            EXIT WHEN v_ids IS NULL;
-            IF v_limits.limited THEN
-                -- Held already when jobq._lock_limited_queues locked the queues the claim
-                -- lists; a queue that became limited since is not waited for (that could
-                -- deadlock): it is left to the next claim.
-                IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
-                    RETURN;
-                END IF;
-                PERFORM jobq._note_claim_locks_held();
-            END IF;
-            v_rated := v_limits.max_started IS NOT NULL OR v_limits.max_started_per_store IS NOT NULL;
-            IF v_rated THEN
-                -- Taken under the lock, so the starts of the queue are logged in the order they
-                -- happen (now() is when the transaction began, maybe before a wait for the lock);
-                -- never before p_now, so that tests can move the clock forward.
-                v_clock := greatest(p_now, clock_timestamp());
-                DELETE FROM jobq.claim_starts AS s
-                WHERE s.queue = p_queue
-                  AND s.started_at <= v_clock - greatest(coalesce(v_limits.started_per, interval '0'),
-                                                         coalesce(v_limits.store_started_per, interval '0'));
-                IF v_limits.max_started IS NOT NULL THEN
-                    SELECT count(*)::integer INTO v_n FROM jobq.claim_starts s
-                    WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.started_per;
-                    v_room := least(v_room, v_limits.max_started - v_n);
-                END IF;
-            END IF;
-
-            -- The queue's room, and each store's and partition's running jobs, counted once per
-            -- call (this statement's snapshot is taken after the lock: it sees every claim before
-            -- it). With a store limit, the queue's count is the sum of the stores' (one read).
-            IF v_limits.max_running_per_store IS NOT NULL THEN
-                SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
-                       coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_running_per_store), '{}'),
-                       coalesce(sum(c.n), 0)::integer
-                INTO v_store_counts, v_full_stores, v_running
-                FROM (SELECT coalesce(j.store_id, v_system) AS store, count(*) AS n
-                      FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
-                      GROUP BY 1) AS c;
-            END IF;
-            IF v_limits.max_running IS NOT NULL THEN
-                IF v_running IS NULL THEN
-                    SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
-                END IF;
-                v_room := least(v_room, v_limits.max_running - v_running);
-            END IF;
-            IF v_limits.max_started_per_store IS NOT NULL THEN
-                SELECT coalesce(jsonb_object_agg(c.store, c.n), '{}'),
-                       coalesce(array_agg(c.store) FILTER (WHERE c.n >= v_limits.max_started_per_store), '{}')
-                INTO v_store_starts, v_full_starts
-                FROM (SELECT coalesce(s.store_id, v_system) AS store, count(*) AS n
-                      FROM jobq.claim_starts s
-                      WHERE s.queue = p_queue AND s.started_at > v_clock - v_limits.store_started_per
-                      GROUP BY 1) AS c;
-                v_full_stores := v_full_stores || v_full_starts;
-            END IF;
-            IF v_limits.max_running_per_partition IS NOT NULL THEN
-                SELECT coalesce(jsonb_object_agg(c.part, c.n), '{}'),
-                       coalesce(array_agg(c.part) FILTER (WHERE c.n >= v_limits.max_running_per_partition), '{}')
-                INTO v_part_counts, v_full_parts
-                FROM (SELECT j.payload ->> v_limits.partition_key AS part, count(*) AS n
-                      FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
-                        AND j.payload ->> v_limits.partition_key IS NOT NULL
-                      GROUP BY 1) AS c;
-            END IF;
-            v_counted := true;
-            IF p_lock_queues IS NOT NULL AND current_setting(jobq._near_limit_setting(p_queue), true) = 'near' THEN
-                -- The note of jobq._shared_claim_room is taken back when the queue has room for
-                -- a shared claim's batch again.
-                IF v_running IS NULL THEN
-                    SELECT count(*)::integer INTO v_running FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue;
-                END IF;
-                IF jobq._shared_claim_ceiling(v_limits.max_running, v_limits.max_running_per_store,
-                                              v_limits.max_running_per_partition) - v_running >= jobq._claim_slot_batch() THEN
-                    PERFORM set_config(jobq._near_limit_setting(p_queue), '', false);
-                END IF;
-            END IF;
-            IF v_room <= 0 THEN
-                RETURN;
-            END IF;
-        END IF;
-        EXIT WHEN v_ids IS NULL;
-
-        v_keep := '{}'::bigint[];
-        v_keep_stores := '{}'::uuid[];
-        FOR v_i IN 1 .. cardinality(v_ids) LOOP
-            -- Jobs of the first pick beyond the room the counts leave stay queued.
-            EXIT WHEN cardinality(v_keep) >= v_room;
-            IF v_limits.max_running_per_store IS NOT NULL THEN
-                v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0);
-                CONTINUE WHEN v_n >= v_limits.max_running_per_store;
-            END IF;
-            IF v_limits.max_running_per_partition IS NOT NULL AND v_parts[v_i] IS NOT NULL THEN
-                v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0);
-                CONTINUE WHEN v_n >= v_limits.max_running_per_partition;
-            END IF;
-            IF v_limits.max_started_per_store IS NOT NULL THEN
-                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0);
-                CONTINUE WHEN v_n >= v_limits.max_started_per_store;
-            END IF;
-            v_keep := v_keep || v_ids[v_i];
-            v_keep_stores := v_keep_stores || v_stores[v_i];
-            IF v_limits.max_started_per_store IS NOT NULL THEN
-                v_n := coalesce((v_store_starts ->> v_stores[v_i]::text)::integer, 0) + 1;
-                v_store_starts := v_store_starts || jsonb_build_object(v_stores[v_i]::text, v_n);
-                IF v_n >= v_limits.max_started_per_store THEN
-                    v_full_stores := v_full_stores || v_stores[v_i];
-                END IF;
-            END IF;
-            IF v_limits.max_running_per_store IS NOT NULL THEN
-                v_n := coalesce((v_store_counts ->> v_stores[v_i]::text)::integer, 0) + 1;
-                v_store_counts := v_store_counts || jsonb_build_object(v_stores[v_i]::text, v_n);
-                IF v_n >= v_limits.max_running_per_store THEN
-                    v_full_stores := v_full_stores || v_stores[v_i];
-                END IF;
-            END IF;
-            IF v_limits.max_running_per_partition IS NOT NULL AND v_parts[v_i] IS NOT NULL THEN
-                v_n := coalesce((v_part_counts ->> v_parts[v_i])::integer, 0) + 1;
-                v_part_counts := v_part_counts || jsonb_build_object(v_parts[v_i], v_n);
-                IF v_n >= v_limits.max_running_per_partition THEN
-                    v_full_parts := v_full_parts || v_parts[v_i];
-                END IF;
-            END IF;
-        END LOOP;
-
-        IF cardinality(v_keep) > 0 THEN
-            -- Kept for jobq._claim's update; a later pick of this call passes over them (they
-            -- are still waiting, and locked by this transaction, which SKIP LOCKED does not skip).
-            claim_ids := claim_ids || v_keep;
-            v_room := v_room - cardinality(v_keep);
-            IF v_rated THEN
-                claim_clock := v_clock;
-                INSERT INTO jobq.claim_starts (queue, store_id, started_at)
-                SELECT p_queue, nullif(k.store, v_system), v_clock FROM unnest(v_keep_stores) AS k(store);
-            END IF;
-        END IF;
-        EXIT WHEN v_room <= 0 OR cardinality(v_keep) = cardinality(v_ids);
-    END LOOP;
-END
+    SELECT coalesce(p_worker_id IS NOT NULL AND pg_catalog.btrim(p_worker_id) <> ''
+                    AND pg_catalog.char_length(p_worker_id) <= jobq._limit('worker_id')
+                    AND jobq._claim_queues_ok(p_queues)
+                    AND p_max_jobs BETWEEN 1 AND jobq._limit('batch')
+                    AND p_lease > interval '0' AND p_lease <= jobq._limit_interval('lease')
+                    -- Positions: none, or one per queue, each all NULL or all set, priorities smallints.
+                    AND (num_nulls(p_after_priority, p_after_run_at, p_after_id) = 3
+                         OR (pg_catalog.array_ndims(p_after_priority) = 1 AND pg_catalog.array_ndims(p_after_run_at) = 1
+                             AND pg_catalog.array_ndims(p_after_id) = 1
+                             AND pg_catalog.cardinality(p_after_priority) = pg_catalog.cardinality(p_queues)
+                             AND pg_catalog.cardinality(p_after_run_at) = pg_catalog.cardinality(p_queues)
+                             AND pg_catalog.cardinality(p_after_id) = pg_catalog.cardinality(p_queues)
+                             AND pg_catalog.array_positions(p_after_run_at, NULL) = pg_catalog.array_positions(p_after_priority, NULL)
+                             AND pg_catalog.array_positions(p_after_id, NULL) = pg_catalog.array_positions(p_after_priority, NULL)
+                             AND -32768 <= ALL (pg_catalog.array_remove(p_after_priority, NULL))
+                             AND 32767 >= ALL (pg_catalog.array_remove(p_after_priority, NULL))))
+                    -- Tasks: NULL (every task), or a list a claim can match.
+                    AND (p_tasks IS NULL
+                         OR (pg_catalog.array_ndims(p_tasks) = 1 AND pg_catalog.cardinality(p_tasks) <= jobq._limit('tasks')
+                             AND pg_catalog.array_position(p_tasks, NULL) IS NULL)), false)
 $$;
 
-ALTER FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._claim_call_ok(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) IS 'Private. The pick of a claim of one queue with concurrency limits at time p_now (see jobq._claim, which claims the jobs it returns): from the head of the queue, at most p_max_jobs due jobs of the tasks p_tasks (NULL: every task), none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned here; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Counts and claims under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive, and empties the session''s note that the queue is near its limit (jobq._near_limit_setting) once its count finds room for a shared claim''s batch of 16 again (a shared claim, jobq._shared_claim_slot, does not come here). Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED; a fair queue''s through jobq._pick_fair) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting unless the transaction holds one already (jobq._lock_limited_queues), and keeps of the picked jobs those the limits allow; else it takes the queue''s lock if free and claims nothing if not. Not called under REPEATABLE READ or SERIALIZABLE (jobq._claim refuses them). Locks the rows it picks (SKIP LOCKED; a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends.';
+COMMENT ON FUNCTION jobq._claim_call_ok(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) IS 'Private. True when every argument of a claim is within its limits (those jobq._check_claim_call checks); false otherwise, never NULL, raises nothing. Inlined. Caller: jobq._claim, which calls jobq._check_claim_call only when it is false.';
 
 CREATE FUNCTION jobq._claim_locks_held() RETURNS boolean
     LANGUAGE sql STABLE
@@ -1142,7 +827,7 @@ CREATE FUNCTION jobq._claim_slot_batch() RETURNS integer
 
 ALTER FUNCTION jobq._claim_slot_batch() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim_slot_batch() IS 'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_slot). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_slot, jobq._claim_limited.';
+COMMENT ON FUNCTION jobq._claim_slot_batch() IS 'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_slot). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_slot, jobq._pick_limited.';
 
 CREATE FUNCTION jobq._claim_slots() RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -1890,6 +1575,133 @@ ALTER FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[
 
 COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
 
+CREATE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    SELECT j.priority, jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
+    INTO priority, store, run_at, id, part
+    FROM jobq.jobs j
+    WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
+      AND j.priority > coalesce(p_after_priority, -32769)
+    ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
+    LIMIT 1;
+END
+$$;
+
+ALTER FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) IS 'Private. The first waiting job of queue p_queue of the tasks p_tasks (NULL: every task) in the first priority after p_after_priority (NULL: any), by (priority, store key, run_at, id): its priority, store key (jobq._store_key), run_at, id and payload ->> p_partition_key; all NULL for none. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
+
+CREATE FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    SELECT jobq._store_key(j.store_id), j.run_at, j.id INTO store, run_at, id
+    FROM jobq.jobs j
+    WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+      AND jobq._store_key(j.store_id) = p_store
+      AND (j.run_at, j.id) > (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
+      AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+    ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
+    LIMIT 1;
+END
+$$;
+
+ALTER FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) IS 'Private. The first due waiting job (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue after (p_run_at, p_id) whose payload ->> p_partition_key is NULL or outside p_skip_parts: its store key, run_at and id; all NULL for none. Caller: jobq._pick_fair, for a store whose first job is in a full partition.';
+
+CREATE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    SELECT jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
+    INTO store, run_at, id, part
+    FROM jobq.jobs j
+    WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+      AND jobq._store_key(j.store_id) > p_store
+    ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
+    LIMIT 1;
+END
+$$;
+
+ALTER FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) IS 'Private. The first waiting job (of the tasks p_tasks) of the first store after p_store in priority p_priority of queue p_queue: its store key, run_at, id and payload ->> p_partition_key; all NULL when there is no later store. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
+
+CREATE FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+-- VOLATILE for its row locks, which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_quota constant integer := p_room / cardinality(p_keys);
+BEGIN
+    full_keys := '{}'::uuid[]; full_runs := '{}'::timestamptz[]; full_ids := '{}'::bigint[];
+    IF cardinality(p_keys) = 1 THEN
+        SELECT s.ids, s.parts INTO ids, parts
+        FROM jobq._fair_take_store(p_queue, p_priority, p_keys[1], p_runs[1], p_ids[1], p_room, p_now, p_partition_key, p_skip_parts,
+                                   p_skip_ids, p_tasks) AS s;
+        keys := CASE WHEN ids IS NOT NULL THEN array_fill(p_keys[1], ARRAY[cardinality(ids)]) END;
+        RETURN;                            -- all that is wanted or all it has: the round ends
+    END IF;
+    SELECT array_agg(t.id ORDER BY t.rn, t.pos), array_agg(t.k ORDER BY t.rn, t.pos), array_agg(t.part ORDER BY t.rn, t.pos),
+           coalesce(array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}'),
+           coalesce(array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}'),
+           coalesce(array_agg(t.id + 1 ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}')
+    INTO ids, keys, parts, full_keys, full_runs, full_ids
+    FROM (SELECT h.id, h.run_at, h.part, s.k, s.pos, s.share,
+                 row_number() OVER (PARTITION BY s.pos ORDER BY h.run_at, h.id) AS rn
+          FROM (SELECT u.k, u.r, u.i, u.pos, v_quota + CASE WHEN u.pos <= p_room % cardinality(p_keys) THEN 1 ELSE 0 END AS share
+                FROM unnest(p_keys, p_runs, p_ids) WITH ORDINALITY AS u(k, r, i, pos)) AS s
+          CROSS JOIN LATERAL (
+              SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+              FROM jobq.jobs j
+              WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+                AND jobq._store_key(j.store_id) = s.k
+                AND (j.run_at, j.id) >= (s.r, s.i) AND jobq._rule_due(j.run_at, p_now)
+                AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+                AND j.id <> ALL (p_skip_ids)
+              ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
+              LIMIT s.share
+              FOR UPDATE OF j SKIP LOCKED) AS h
+          WHERE s.share > 0) AS t;
+    IF ids IS NULL THEN
+        full_keys := '{}'::uuid[]; full_runs := '{}'::timestamptz[]; full_ids := '{}'::bigint[];
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) IS 'Private. One round of the fair pick over the stores p_keys (each from (p_runs[i], p_ids[i]) on) of priority p_priority of queue p_queue: locks (SKIP LOCKED) up to p_room due waiting jobs (of the tasks p_tasks, outside p_skip_parts and p_skip_ids), room / stores per store and one more for the first room mod stores, and returns them in turns (ids, their store keys and partition values; NULL for none) with the stores that gave their whole share and where each is to go on from (full_keys, full_runs, full_ids). A single store is taken by jobq._fair_take_store, and is never returned as full. Caller: jobq._pick_fair.';
+
+CREATE FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+-- VOLATILE for its row locks, which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+BEGIN
+    SELECT array_agg(h.id ORDER BY h.run_at, h.id), array_agg(h.part ORDER BY h.run_at, h.id)
+    INTO ids, parts
+    FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
+          FROM jobq.jobs j
+          WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+            AND jobq._store_key(j.store_id) = p_store
+            AND (j.run_at, j.id) >= (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
+            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+            AND j.id <> ALL (p_skip_ids)
+          ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
+          LIMIT p_room
+          FOR UPDATE OF j SKIP LOCKED) AS h;
+END
+$$;
+
+ALTER FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) IS 'Private. Locks (SKIP LOCKED) and returns up to p_room due waiting jobs (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue, from (p_run_at, p_id) on in (run_at, id) order, outside p_skip_parts (payload ->> p_partition_key) and p_skip_ids: ids and partition values, NULL for none. One locking scan of jobs_fair_idx under its caller''s planner settings. Callers: jobq._pick_fair, jobq._fair_take_round.';
+
 CREATE FUNCTION jobq._guard_picks() RETURNS void
     LANGUAGE sql
     AS $$
@@ -1900,7 +1712,7 @@ $$;
 
 ALTER FUNCTION jobq._guard_picks() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._guard_picks() IS 'Private. Sets lock_timeout to jobq._guarded_lock_timeout() for the rest of the transaction, unless it is shorter already, before a pick made while the transaction holds a limited queue''s claim lock: PostgreSQL may wait for a row lock there (a row''s update chain, which SKIP LOCKED does not cover), and such a wait could close a cycle with claims waiting for that lock. Callers: jobq._claim and jobq._claim_limited, inside a block that catches lock_not_available and deadlock_detected (the pick then takes nothing) and sets the caller''s lock_timeout back after the pick.';
+COMMENT ON FUNCTION jobq._guard_picks() IS 'Private. Sets lock_timeout to jobq._guarded_lock_timeout() for the rest of the transaction, unless it is shorter already, before a pick made while the transaction holds a limited queue''s claim lock: PostgreSQL may wait for a row lock there (a row''s update chain, which SKIP LOCKED does not cover), and such a wait could close a cycle with claims waiting for that lock. Callers: jobq._claim and jobq._pick_limited, inside a block that catches lock_not_available and deadlock_detected (the pick then takes nothing) and sets the caller''s lock_timeout back after the pick.';
 
 CREATE FUNCTION jobq._guarded_lock_timeout() RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1915,7 +1727,6 @@ CREATE FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) RETURNS
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_system constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_job jobq.jobs;
     v_q jobq.queues;
     v_n bigint;
@@ -1925,78 +1736,60 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    IF v_job.state = 'running' THEN
+    IF NOT jobq._rule_waiting(v_job.state) THEN
         rule := 'running';
         detail := format('attempt %s runs on worker %s, its lease until %s', v_job.attempt, v_job.locked_by, v_job.lease_expires_at);
         RETURN NEXT;
         RETURN;
     END IF;
-    IF v_job.run_at > p_now THEN
+    IF NOT jobq._rule_due(v_job.run_at, p_now) THEN
         rule := CASE WHEN v_job.state = 'retry_pending' THEN 'backoff' ELSE 'scheduled' END;
         detail := CASE WHEN v_job.state = 'retry_pending'
                        THEN format('attempt %s failed (%s); the next one is due at %s', v_job.attempt, coalesce(v_job.reason, 'error'), v_job.run_at)
                        ELSE format('due at %s', v_job.run_at) END;
         RETURN NEXT;
     END IF;
-    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = v_job.queue;
-    IF FOUND THEN
-        IF v_q.paused THEN
-            rule := 'queue_paused';
-            detail := format('queue %s is paused', v_job.queue);
-            RETURN NEXT;
-        END IF;
-        IF v_q.max_running IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = v_job.queue;
-            IF v_n >= v_q.max_running THEN
-                rule := 'queue_limit';
-                detail := format('queue %s runs %s jobs, its limit (max_running %s)', v_job.queue, v_n, v_q.max_running);
-                RETURN NEXT;
-            END IF;
-        END IF;
-        IF v_q.max_running_per_store IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.jobs j
-            WHERE j.state = 'running' AND j.queue = v_job.queue AND coalesce(j.store_id, v_system) = coalesce(v_job.store_id, v_system);
-            IF v_n >= v_q.max_running_per_store THEN
-                rule := 'store_limit';
-                detail := format('its store runs %s jobs of queue %s, the limit per store (max_running_per_store %s)',
-                                 v_n, v_job.queue, v_q.max_running_per_store);
-                RETURN NEXT;
-            END IF;
-        END IF;
-        IF v_q.max_running_per_partition IS NOT NULL THEN
-            v_part := v_job.payload ->> v_q.partition_key;
-            IF v_part IS NOT NULL THEN
-                SELECT count(*) INTO v_n FROM jobq.jobs j
-                WHERE j.state = 'running' AND j.queue = v_job.queue AND j.payload ->> v_q.partition_key = v_part;
-                IF v_n >= v_q.max_running_per_partition THEN
-                    rule := 'partition_limit';
-                    detail := format('%s jobs of queue %s with %s = %s run, the limit per partition (max_running_per_partition %s)',
-                                     v_n, v_job.queue, v_q.partition_key, v_part, v_q.max_running_per_partition);
-                    RETURN NEXT;
-                END IF;
-            END IF;
-        END IF;
-        IF v_q.max_started IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.claim_starts s
-            WHERE s.queue = v_job.queue AND s.started_at > p_now - v_q.started_per;
-            IF v_n >= v_q.max_started THEN
-                rule := 'rate_limit';
-                detail := format('queue %s started %s jobs in the last %s, its rate limit (max_started %s)',
-                                 v_job.queue, v_n, v_q.started_per, v_q.max_started);
-                RETURN NEXT;
-            END IF;
-        END IF;
-        IF v_q.max_started_per_store IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.claim_starts s
-            WHERE s.queue = v_job.queue AND coalesce(s.store_id, v_system) = coalesce(v_job.store_id, v_system)
-              AND s.started_at > p_now - v_q.store_started_per;
-            IF v_n >= v_q.max_started_per_store THEN
-                rule := 'store_rate_limit';
-                detail := format('its store started %s jobs of queue %s in the last %s, the rate limit per store (max_started_per_store %s)',
-                                 v_n, v_job.queue, v_q.store_started_per, v_q.max_started_per_store);
-                RETURN NEXT;
-            END IF;
-        END IF;
+    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = v_job.queue;   -- no row: no controls (NULLs)
+    IF v_q.paused THEN
+        rule := 'queue_paused';
+        detail := format('queue %s is paused', v_job.queue);
+        RETURN NEXT;
+    END IF;
+    SELECT r.n INTO v_n FROM jobq._running_in_queue(v_job.queue) AS r;
+    IF jobq._rule_at_limit(v_n, v_q.max_running) THEN
+        rule := 'queue_limit';
+        detail := format('queue %s runs %s jobs, its limit (max_running %s)', v_job.queue, v_n, v_q.max_running);
+        RETURN NEXT;
+    END IF;
+    v_n := coalesce((SELECT c.n FROM jobq._running_per_store(v_job.queue) AS c WHERE c.store = jobq._store_key(v_job.store_id)), 0);
+    IF jobq._rule_at_limit(v_n, v_q.max_running_per_store) THEN
+        rule := 'store_limit';
+        detail := format('its store runs %s jobs of queue %s, the limit per store (max_running_per_store %s)',
+                         v_n, v_job.queue, v_q.max_running_per_store);
+        RETURN NEXT;
+    END IF;
+    v_part := v_job.payload ->> v_q.partition_key;
+    v_n := coalesce((SELECT c.n FROM jobq._running_per_partition(v_job.queue, v_q.partition_key) AS c WHERE c.part = v_part), 0);
+    IF v_part IS NOT NULL AND jobq._rule_at_limit(v_n, v_q.max_running_per_partition) THEN
+        rule := 'partition_limit';
+        detail := format('%s jobs of queue %s with %s = %s run, the limit per partition (max_running_per_partition %s)',
+                         v_n, v_job.queue, v_q.partition_key, v_part, v_q.max_running_per_partition);
+        RETURN NEXT;
+    END IF;
+    SELECT s.n INTO v_n FROM jobq._started_since(v_job.queue, p_now - v_q.started_per) AS s;
+    IF jobq._rule_at_limit(v_n, v_q.max_started) THEN
+        rule := 'rate_limit';
+        detail := format('queue %s started %s jobs in the last %s, its rate limit (max_started %s)',
+                         v_job.queue, v_n, v_q.started_per, v_q.max_started);
+        RETURN NEXT;
+    END IF;
+    v_n := coalesce((SELECT s.n FROM jobq._started_per_store(v_job.queue, p_now - v_q.store_started_per) AS s
+                     WHERE s.store = jobq._store_key(v_job.store_id)), 0);
+    IF jobq._rule_at_limit(v_n, v_q.max_started_per_store) THEN
+        rule := 'store_rate_limit';
+        detail := format('its store started %s jobs of queue %s in the last %s, the rate limit per store (max_started_per_store %s)',
+                         v_n, v_job.queue, v_q.store_started_per, v_q.max_started_per_store);
+        RETURN NEXT;
     END IF;
     IF NOT EXISTS (SELECT 1 FROM jobq._served_by_live_workers(p_now) s
                    WHERE s.queue = v_job.queue AND (s.task IS NULL OR s.task = v_job.task)) THEN
@@ -2153,6 +1946,83 @@ ALTER FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) OWNER TO jobq_migr
 
 COMMENT ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) IS 'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date: a calendar day YYYY-MM-DD, timestamp: a calendar day, a time of day up to 23:59:59.999… and an optional offset up to ±23:59, any). Never raises.';
 
+CREATE FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_q jobq.queues;
+    v_store text;
+    v_part text;
+BEGIN
+    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
+    IF num_nonnulls(v_q.max_running_per_store, v_q.max_started_per_store, v_q.max_running_per_partition) = 0 THEN
+        -- Only queue-wide limits: the room is the whole test.
+        ids := p_ids[1:p_room]; stores := p_stores[1:p_room]; counts := p_counts;
+        full_stores := '{}'::uuid[]; full_parts := '{}'::text[];
+        RETURN;
+    END IF;
+    ids := '{}'::bigint[]; stores := '{}'::uuid[]; counts := p_counts; full_stores := '{}'::uuid[]; full_parts := '{}'::text[];
+    FOR v_i IN 1 .. cardinality(p_ids) LOOP
+        EXIT WHEN cardinality(ids) >= p_room;
+        v_store := p_stores[v_i]::text;
+        v_part := p_parts[v_i];
+        CONTINUE WHEN jobq._rule_at_limit(coalesce((counts #>> ARRAY['store', v_store])::bigint, 0), v_q.max_running_per_store)
+                   OR jobq._rule_at_limit(coalesce((counts #>> ARRAY['start', v_store])::bigint, 0), v_q.max_started_per_store)
+                   OR (v_part IS NOT NULL AND jobq._rule_at_limit(coalesce((counts #>> ARRAY['part', v_part])::bigint, 0),
+                                                                  v_q.max_running_per_partition));
+        ids := ids || p_ids[v_i];
+        stores := stores || p_stores[v_i];
+        IF v_q.max_running_per_store IS NOT NULL OR v_q.max_started_per_store IS NOT NULL THEN
+            counts := jsonb_set(counts, ARRAY['store', v_store], to_jsonb(coalesce((counts #>> ARRAY['store', v_store])::bigint, 0) + 1));
+            counts := jsonb_set(counts, ARRAY['start', v_store], to_jsonb(coalesce((counts #>> ARRAY['start', v_store])::bigint, 0) + 1));
+            IF jobq._rule_at_limit((counts #>> ARRAY['store', v_store])::bigint, v_q.max_running_per_store)
+               OR jobq._rule_at_limit((counts #>> ARRAY['start', v_store])::bigint, v_q.max_started_per_store) THEN
+                full_stores := full_stores || p_stores[v_i];
+            END IF;
+        END IF;
+        IF v_part IS NOT NULL AND v_q.max_running_per_partition IS NOT NULL THEN
+            counts := jsonb_set(counts, ARRAY['part', v_part], to_jsonb(coalesce((counts #>> ARRAY['part', v_part])::bigint, 0) + 1));
+            IF jobq._rule_at_limit((counts #>> ARRAY['part', v_part])::bigint, v_q.max_running_per_partition) THEN
+                full_parts := full_parts || v_part;
+            END IF;
+        END IF;
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) IS 'Private. Of the picked jobs p_ids (store keys p_stores, partition values p_parts), in order, keeps at most p_room that fit the per-store concurrency and rate limits and the per-partition limit of queue p_queue given p_counts (jobq._limited_counts'' shape), counting each job kept; returns the ids and stores kept, the counts after them, and the stores and partitions that reached a limit (jobq._rule_at_limit). Reads jobq.queues; writes nothing. Caller: jobq._pick_limited.';
+
+CREATE FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) RETURNS SETOF jobq.jobs
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RETURN QUERY
+    WITH leased AS (
+        UPDATE jobq.jobs j
+        SET state            = 'running',
+            attempt          = j.attempt + 1,
+            locked_by        = p_worker_id,
+            lease_token      = gen_random_uuid(),
+            claimed_at       = coalesce(p_clock, p_now),
+            heartbeat_at     = p_now,
+            lease_expires_at = jobq._ts_add(p_now, p_lease),
+            deadline_at      = jobq._ts_add(p_now, j.timeout),
+            updated_at       = p_now
+        WHERE j.id = ANY (p_ids)
+        RETURNING j.*
+    )
+    SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
+END
+$$;
+
+ALTER FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) IS 'Private. Leases the jobs p_ids (picked and locked by the caller) to p_worker_id at p_now: state running, attempt + 1, locked_by, a fresh lease_token, claimed_at p_clock (a rate-limited start) or p_now, heartbeat_at p_now, lease_expires_at p_now + p_lease, deadline_at p_now + timeout (infinity at worst). Returns them in (priority, run_at, id) order. Caller: jobq._claim, under its planner settings (by primary key). Writes jobq.jobs.';
+
 CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -2204,6 +2074,95 @@ ALTER FUNCTION jobq._limit_interval(p_name text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._limit_interval(p_name text) IS 'Private. The largest interval p_name accepts (lease, ttl, timeout, backoff, delay, backfill_window, jitter, history_retention), NULL for an unknown name. Immutable.';
 
+CREATE FUNCTION jobq._limited_counts(p_queue text, p_now timestamp with time zone, p_note boolean, OUT room integer, OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[], OUT clock timestamp with time zone) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_q jobq.queues;
+    v_running bigint;
+BEGIN
+    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
+    room := 2147483647;
+    counts := '{"store": {}, "part": {}, "start": {}}';
+    IF v_q.max_started IS NOT NULL OR v_q.max_started_per_store IS NOT NULL THEN
+        clock := greatest(p_now, clock_timestamp());
+        DELETE FROM jobq.claim_starts AS s
+        WHERE s.queue = p_queue
+          AND s.started_at <= clock - greatest(coalesce(v_q.started_per, interval '0'), coalesce(v_q.store_started_per, interval '0'));
+    END IF;
+    SELECT r.n INTO v_running FROM jobq._running_in_queue(p_queue) AS r;
+    IF v_q.max_running IS NOT NULL THEN
+        room := least(room, v_q.max_running - v_running)::integer;
+    END IF;
+    IF v_q.max_started IS NOT NULL THEN
+        room := least(room, v_q.max_started - (SELECT s.n FROM jobq._started_since(p_queue, clock - v_q.started_per) AS s))::integer;
+    END IF;
+    SELECT jsonb_set(counts, '{store}', coalesce(jsonb_object_agg(c.store, c.n), '{}')),
+           coalesce(array_agg(c.store) FILTER (WHERE jobq._rule_at_limit(c.n, v_q.max_running_per_store)), '{}')
+    INTO counts, full_stores
+    FROM jobq._running_per_store(p_queue) AS c WHERE v_q.max_running_per_store IS NOT NULL;
+    SELECT jsonb_set(counts, '{start}', coalesce(jsonb_object_agg(c.store, c.n), '{}')),
+           full_stores || coalesce(array_agg(c.store) FILTER (WHERE jobq._rule_at_limit(c.n, v_q.max_started_per_store)), '{}')
+    INTO counts, full_stores
+    FROM jobq._started_per_store(p_queue, clock - v_q.store_started_per) AS c WHERE v_q.max_started_per_store IS NOT NULL;
+    SELECT jsonb_set(counts, '{part}', coalesce(jsonb_object_agg(c.part, c.n), '{}')),
+           coalesce(array_agg(c.part) FILTER (WHERE jobq._rule_at_limit(c.n, v_q.max_running_per_partition)), '{}')
+    INTO counts, full_parts
+    FROM jobq._running_per_partition(p_queue, v_q.partition_key) AS c WHERE v_q.max_running_per_partition IS NOT NULL;
+    IF p_note AND current_setting(jobq._near_limit_setting(p_queue), true) = 'near'
+       AND jobq._shared_claim_ceiling(v_q.max_running, v_q.max_running_per_store, v_q.max_running_per_partition) - v_running
+           >= jobq._claim_slot_batch() THEN
+        PERFORM set_config(jobq._near_limit_setting(p_queue), '', false);
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._limited_counts(p_queue text, p_now timestamp with time zone, p_note boolean, OUT room integer, OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[], OUT clock timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._limited_counts(p_queue text, p_now timestamp with time zone, p_note boolean, OUT room integer, OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[], OUT clock timestamp with time zone) IS 'Private. Under the queue''s advisory lock, the counts of the limited queue p_queue: room, what max_running and max_started leave (2147483647 without either); counts, a jsonb {"store": {store key: running}, "part": {value: running}, "start": {store key: starts in store_started_per}} of the per-store and per-partition limits set; full_stores and full_parts, those at a limit (jobq._rule_at_limit); clock, the instant of a rate-limited queue''s starts (greatest(p_now, clock_timestamp()), else NULL), after pruning its jobq.claim_starts older than its windows. Reads through jobq._running_in_queue, _running_per_store, _running_per_partition, _started_since, _started_per_store. Given p_note, empties the session''s near-limit note (jobq._near_limit_setting) when the queue has room for a shared claim''s batch of 16 again. Caller: jobq._pick_limited.';
+
+CREATE FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+-- VOLATILE for its row locks, which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_priorities smallint[];
+    v_run_ats timestamptz[];
+BEGIN
+    IF p_fair THEN
+        SELECT f.ids, f.stores, f.parts INTO ids, stores, parts
+        FROM jobq._pick_fair(p_queue, p_room, p_now, p_skip_stores, p_partition_key, p_skip_parts, p_skip_ids, p_tasks) AS f;
+        RETURN;
+    END IF;
+    SELECT array_agg(p.id ORDER BY p.priority, p.run_at, p.id), array_agg(p.store ORDER BY p.priority, p.run_at, p.id),
+           array_agg(p.part ORDER BY p.priority, p.run_at, p.id), array_agg(p.priority ORDER BY p.priority, p.run_at, p.id),
+           array_agg(p.run_at ORDER BY p.priority, p.run_at, p.id)
+    INTO ids, stores, parts, v_priorities, v_run_ats
+    FROM (SELECT j.id, j.priority, j.run_at, jobq._store_key(j.store_id) AS store, j.payload ->> p_partition_key AS part
+          FROM jobq.jobs j
+          WHERE jobq._rule_waiting(j.state)
+            AND j.queue = p_queue
+            AND (j.priority, j.run_at, j.id) > (p_after_priority, p_after_run_at, p_after_id)
+            AND jobq._rule_due(j.run_at, p_now)
+            AND jobq._rule_served(j.task, p_tasks)
+            AND jobq._store_key(j.store_id) <> ALL (p_skip_stores)
+            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
+          ORDER BY j.priority, j.run_at, j.id
+          LIMIT p_room
+          FOR UPDATE OF j SKIP LOCKED) AS p;
+    last_priority := v_priorities[cardinality(v_priorities)];
+    last_run_at := v_run_ats[cardinality(v_run_ats)];
+    last_id := ids[cardinality(ids)];
+END
+$$;
+
+ALTER FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) IS 'Private. One pick of jobq._pick_limited: up to p_room jobs of p_queue that wait, are due at p_now and are of the tasks p_tasks (jobq._rule_waiting, _rule_due, _rule_served), locked (SKIP LOCKED), outside the stores p_skip_stores and the partitions p_skip_parts (payload ->> p_partition_key); a fair queue''s (p_fair) by jobq._pick_fair, passing over p_skip_ids; any other''s in claim order after (p_after_priority, p_after_run_at, p_after_id). Returns ids, each one''s store key and partition value, all NULL for none, and the last job''s position (NULL for a fair queue). Runs under its caller''s planner settings. Caller: jobq._pick_limited.';
+
 CREATE FUNCTION jobq._lock_limited_queues(p_queues text[]) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2212,7 +2171,7 @@ BEGIN
     -- Key: (1785684593, hashtext(queue)); 1785684593 is 'jobq' in ASCII. Two queues whose names
     -- share a hash share a lock, which serialises their claims and changes nothing else.
     -- A transaction that holds a limited queue's lock from an earlier claim never waits for
-    -- another (jobq._claim_locks_held): it only tries them, and jobq._claim_limited takes nothing
+    -- another (jobq._claim_locks_held): it only tries them, and jobq._pick_limited takes nothing
     -- from a queue whose lock it could not get. So a claim waits for a lock only while it holds
     -- none but those this call took in key order, and claims cannot deadlock.
     IF jobq._claim_locks_held() THEN
@@ -2418,7 +2377,7 @@ CREATE FUNCTION jobq._near_limit_setting(p_queue text) RETURNS text
 
 ALTER FUNCTION jobq._near_limit_setting(p_queue text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._claim_limited.';
+COMMENT ON FUNCTION jobq._near_limit_setting(p_queue text) IS 'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._pick_limited.';
 
 CREATE FUNCTION jobq._not_served(p_queue text, p_now timestamp with time zone, p_cap integer) RETURNS TABLE(not_served bigint, oldest_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
@@ -2496,203 +2455,92 @@ DECLARE
     v_room integer := p_max_jobs;
     v_cursor uuid;                         -- the store served last
     v_start uuid;                          -- the cursor as this pick found it
-    v_priority smallint;                   -- the priority being served
-    v_first uuid;                          -- its first store, and that store's first job:
-    v_first_run timestamptz;
-    v_first_id bigint;
-    v_first_part text;
+    v_first record;                        -- the priority served, its first store and that store's first job
+    v_key uuid;                            -- the store stepped to
+    v_next record;                         -- its first waiting job
+    v_turn uuid;                           -- the cursor as this priority's turn began
     v_from_cursor boolean;                 -- the round starts after the cursor, then wraps round
     v_wrapped boolean;
-    v_key uuid;
-    v_run timestamptz;
-    v_id bigint;
-    v_part text;
+    v_stepped boolean;                     -- every store of the priority has been stepped over
+    v_served boolean := false;             -- the first priority was served by its one store
     v_keys uuid[];                         -- the round's stores, and where each one's jobs start
     v_runs timestamptz[];
     v_ids bigint[];
-    v_next uuid;
-    v_turn uuid;                           -- the cursor as this priority's turn began
-    v_stepped boolean;                     -- every store of the priority has been stepped over
-    v_quota integer;
     v_took record;
-    v_took_ids bigint[];                   -- what a one-store round took
-    v_took_parts text[];
-    v_served boolean := false;             -- the first priority was served by its one store
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
     v_start := v_cursor;
-    -- The queue's first waiting job: the highest priority with one, its first store.
-    SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
-    INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
-    FROM jobq.jobs j
-    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
-    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-    -- The usual pick of a queue whose backlog is one store's: no other store has a waiting job
-    -- in the first priority, so every turn of it is that store's, wherever the cursor is. Its
-    -- due jobs in order, as many as wanted, in one locking scan (an ARRAY keeps the scan's order),
-    -- without the rounds below (issue 18: 30 µs of a claim's 210); what it leaves wanted comes
-    -- from the next priorities.
-    IF v_priority IS NOT NULL AND v_first_run <= p_now
-       AND p_partition_key IS NULL AND v_first <> ALL (p_skip_stores)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j
-                       WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
-                         AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_first) THEN
-        v_took_ids := ARRAY(SELECT j.id
-                            FROM jobq.jobs j
-                            WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
-                              AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_first
-                              AND (j.run_at, j.id) >= (v_first_run, v_first_id) AND j.run_at <= p_now
-                              AND j.id <> ALL (p_skip_ids)
-                            ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
-                            LIMIT v_room
-                            FOR UPDATE OF j SKIP LOCKED);
-        IF cardinality(v_took_ids) > 0 THEN
-            ids := v_took_ids;
-            stores := array_fill(v_first, ARRAY[cardinality(v_took_ids)]);
-            parts := array_fill(NULL::text, ARRAY[cardinality(v_took_ids)]);
-            v_room := v_room - cardinality(v_took_ids);
-            v_cursor := v_first;
+    v_first := jobq._fair_first(p_queue, NULL, p_partition_key, p_tasks);
+    -- The usual pick of a burst: no other store has a waiting job in the first priority, so every
+    -- turn of it is that store's, wherever the cursor is: its due jobs in one locking scan,
+    -- without rounds (issue 18: 30 µs of a claim's 210).
+    IF v_first.priority IS NOT NULL AND v_first.run_at <= p_now AND p_partition_key IS NULL AND v_first.store <> ALL (p_skip_stores)
+       AND (jobq._fair_next_store(p_queue, v_first.priority, v_first.store, NULL, p_tasks)).store IS NULL THEN
+        v_took := jobq._fair_take_store(p_queue, v_first.priority, v_first.store, v_first.run_at, v_first.id, v_room, p_now,
+                                        NULL, '{}', p_skip_ids, p_tasks);
+        IF v_took.ids IS NOT NULL THEN
+            ids := v_took.ids; stores := array_fill(v_first.store, ARRAY[cardinality(v_took.ids)]); parts := v_took.parts;
+            v_room := v_room - cardinality(v_took.ids);
+            v_cursor := v_first.store;
         END IF;
         v_served := true;
     END IF;
-    WHILE v_priority IS NOT NULL AND v_room > 0 LOOP
-        -- The stores of this priority in turn: from after the cursor to the last store, then
-        -- from the first store up to the cursor; a round at a time, at most one store per job
-        -- still wanted, each store with a job that may be taken.
+    WHILE v_first.priority IS NOT NULL AND v_room > 0 LOOP
+        -- This priority's stores in turn: from after the cursor to the last store, then from the
+        -- first up to the cursor; a round at a time, at most one store per job still wanted.
         v_turn := v_cursor;
-        v_from_cursor := v_turn IS NOT NULL AND v_turn >= v_first;
+        v_from_cursor := v_turn IS NOT NULL AND v_turn >= v_first.store;
         v_wrapped := NOT v_from_cursor;
         v_key := CASE WHEN v_from_cursor THEN v_turn END;
         v_stepped := v_served;             -- nothing more to step over in a priority served above
         v_served := false;
         WHILE NOT v_stepped AND v_room > 0 LOOP
-            v_keys := '{}'; v_runs := '{}'; v_ids := '{}';
+            v_keys := '{}'::uuid[]; v_runs := '{}'::timestamptz[]; v_ids := '{}'::bigint[];
             WHILE cardinality(v_keys) < v_room LOOP
                 IF v_wrapped AND v_from_cursor AND v_key >= v_turn THEN
                     v_stepped := true;
                     EXIT;
                 END IF;
                 IF v_key IS NULL THEN
-                    v_key := v_first; v_run := v_first_run; v_id := v_first_id; v_part := v_first_part;
+                    v_next := v_first;
                 ELSE
-                    -- The next store's first waiting job.
-                    SELECT coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
-                    INTO v_next, v_run, v_id, v_part
-                    FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
-                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) > v_key
-                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-                    IF NOT FOUND THEN
-                        IF v_wrapped THEN
-                            v_stepped := true;
-                            EXIT;
-                        END IF;
+                    v_next := jobq._fair_next_store(p_queue, v_first.priority, v_key, p_partition_key, p_tasks);
+                    IF v_next.store IS NULL THEN   -- past the last store: wrap round once
+                        v_stepped := v_wrapped;
+                        EXIT WHEN v_wrapped;
                         v_wrapped := true;
                         v_key := NULL;
                         CONTINUE;
                     END IF;
-                    v_key := v_next;
                 END IF;
+                v_key := v_next.store;
                 -- A store whose first job is not due has none due (its jobs are in run_at order).
-                CONTINUE WHEN v_run > p_now OR v_key = ANY (p_skip_stores);
-                IF p_partition_key IS NOT NULL AND v_part = ANY (p_skip_parts) THEN
-                    -- Its first due job outside the full partitions, if any.
-                    SELECT j.run_at, j.id INTO v_run, v_id
-                    FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
-                      AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_key
-                      AND (j.run_at, j.id) > (v_run, v_id) AND j.run_at <= p_now
-                      AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
-                    ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-                    CONTINUE WHEN NOT FOUND;
+                CONTINUE WHEN v_next.run_at > p_now OR v_key = ANY (p_skip_stores);
+                IF p_partition_key IS NOT NULL AND v_next.part = ANY (p_skip_parts) THEN
+                    v_next := jobq._fair_first_outside(p_queue, v_first.priority, v_key, v_next.run_at, v_next.id, p_now,
+                                                       p_partition_key, p_skip_parts, p_tasks);
+                    CONTINUE WHEN v_next.id IS NULL;
                 END IF;
-                v_keys := v_keys || v_key; v_runs := v_runs || v_run; v_ids := v_ids || v_id;
+                v_keys := v_keys || v_key; v_runs := v_runs || v_next.run_at; v_ids := v_ids || v_next.id;
             END LOOP;
-            -- Take the round's jobs in turn, exactly as many as wanted: room / stores of each
-            -- store, one more of the first (room mod stores); rows other claims hold are skipped.
-            -- A store that gave fewer has no more to give now; those that gave their whole share
-            -- are served again, from after their last job, while jobs are still wanted.
+            -- Take the round's jobs in turn; the stores that gave their whole share are served
+            -- again, from after their last job, while jobs are still wanted.
             WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
-                IF cardinality(v_keys) = 1 THEN
-                    -- One store in the round (no other has a due job to give now): its jobs in
-                    -- order, as many as wanted, without the interleaving of the statement below.
-                    -- It gives all that is wanted or all it has, either of which ends the round.
-                    SELECT array_agg(h.id ORDER BY h.run_at, h.id), array_agg(h.part ORDER BY h.run_at, h.id)
-                    INTO v_took_ids, v_took_parts
-                    FROM (SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
-                          FROM jobq.jobs j
-                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
-                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = v_keys[1]
-                            AND (j.run_at, j.id) >= (v_runs[1], v_ids[1]) AND j.run_at <= p_now
-                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
-                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
-                            AND j.id <> ALL (p_skip_ids)
-                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
-                          LIMIT v_room
-                          FOR UPDATE OF j SKIP LOCKED) AS h;
-                    EXIT WHEN v_took_ids IS NULL;
-                    ids := ids || v_took_ids;
-                    stores := stores || array_fill(v_keys[1], ARRAY[cardinality(v_took_ids)]);
-                    parts := parts || v_took_parts;
-                    v_room := v_room - cardinality(v_took_ids);
-                    v_cursor := v_keys[1];
-                    EXIT;
-                END IF;
-                v_quota := v_room / cardinality(v_keys);
-                SELECT array_agg(t.id ORDER BY t.rn, t.pos) AS ids, array_agg(t.k ORDER BY t.rn, t.pos) AS keys,
-                       array_agg(t.part ORDER BY t.rn, t.pos) AS parts,
-                       array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_keys,
-                       array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_runs,
-                       array_agg(t.id + 1 ORDER BY t.pos) FILTER (WHERE t.rn = t.share) AS full_ids
-                INTO v_took
-                FROM (SELECT h.id, h.run_at, h.part, s.k, s.pos, s.share,
-                             row_number() OVER (PARTITION BY s.pos ORDER BY h.run_at, h.id) AS rn
-                      FROM (SELECT u.k, u.r, u.i, u.pos,
-                                   v_quota + CASE WHEN u.pos <= v_room % cardinality(v_keys) THEN 1 ELSE 0 END AS share
-                            FROM unnest(v_keys, v_runs, v_ids) WITH ORDINALITY AS u(k, r, i, pos)) AS s
-                      CROSS JOIN LATERAL (
-                          SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
-                          FROM jobq.jobs j
-                          WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority = v_priority
-                            AND coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = s.k
-                            AND (j.run_at, j.id) >= (s.r, s.i) AND j.run_at <= p_now
-                            AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL
-                                 OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
-                            AND j.id <> ALL (p_skip_ids)
-                          ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id
-                          LIMIT s.share
-                          FOR UPDATE OF j SKIP LOCKED) AS h
-                      WHERE s.share > 0) AS t;
+                v_took := jobq._fair_take_round(p_queue, v_first.priority, v_keys, v_runs, v_ids, v_room, p_now,
+                                                p_partition_key, p_skip_parts, p_skip_ids, p_tasks);
                 EXIT WHEN v_took.ids IS NULL;
-                ids := ids || v_took.ids;
-                stores := stores || v_took.keys;
-                parts := parts || v_took.parts;
+                ids := ids || v_took.ids; stores := stores || v_took.keys; parts := parts || v_took.parts;
                 v_room := v_room - cardinality(v_took.ids);
                 v_cursor := v_took.keys[cardinality(v_took.keys)];
-                -- From after its last job, (run_at, id + 1): this transaction holds that job's
-                -- lock, which SKIP LOCKED would not skip.
-                v_keys := coalesce(v_took.full_keys, '{}');
-                v_runs := coalesce(v_took.full_runs, '{}');
-                v_ids := coalesce(v_took.full_ids, '{}');
+                v_keys := v_took.full_keys; v_runs := v_took.full_runs; v_ids := v_took.full_ids;
             END LOOP;
         END LOOP;
         EXIT WHEN v_room <= 0;
-        -- This priority has nothing more to give: the next one's first store and job.
-        SELECT j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id, j.payload ->> p_partition_key
-        INTO v_priority, v_first, v_first_run, v_first_id, v_first_part
-        FROM jobq.jobs j
-        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = p_queue AND (p_tasks IS NULL OR j.task = ANY (p_tasks)) AND j.priority > v_priority
-        ORDER BY j.queue, j.priority, coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid), j.run_at, j.id LIMIT 1;
-        IF NOT FOUND THEN
-            v_priority := NULL;
-        END IF;
+        v_first := jobq._fair_first(p_queue, v_first.priority, p_partition_key, p_tasks);
     END LOOP;
-    -- The queue's next pick serves first the stores after the one served last. A job picked
-    -- and then not kept (its store or partition filled up within the batch) had its turn too.
-    -- Claims of a fair queue without limits run side by side: one that finds the cursor row
-    -- locked by another (which moves it) leaves it, rather than wait for that claim to commit.
-    -- The row is jobq.set_fair_claiming's: a claim never inserts it, so it never waits for
-    -- another claim's insert nor takes a lock out of the order of jobq._lock_limited_queues.
+    -- The next pick serves first the stores after the one served last. Claims run side by side:
+    -- one that finds the cursor row locked by another (which moves it) leaves it, rather than
+    -- wait; the row is jobq.set_fair_claiming's, never inserted by a claim.
     IF v_cursor IS DISTINCT FROM v_start THEN
         UPDATE jobq.claim_cursors AS c SET store_key = v_cursor
         WHERE c.queue = (SELECT l.queue FROM jobq.claim_cursors l WHERE l.queue = p_queue FOR UPDATE SKIP LOCKED);
@@ -2702,35 +2550,150 @@ $$;
 
 ALTER FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts, the jobs p_skip_ids and, given p_tasks, the jobs of other tasks. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._claim_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
+COMMENT ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) IS 'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts, the jobs p_skip_ids and, given p_tasks, the jobs of other tasks. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._pick_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
 
-CREATE FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) RETURNS bigint[]
+CREATE FUNCTION jobq._pick_guarded(p_kind text, p_queue text, p_take integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT ids bigint[], OUT clock timestamp with time zone) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_lock_timeout constant text := current_setting('lock_timeout');
+BEGIN
+    BEGIN
+        IF jobq._claim_locks_held() THEN
+            PERFORM jobq._guard_picks();
+        END IF;
+        IF p_kind = 'limited' THEN
+            SELECT l.claim_ids, l.claim_clock INTO ids, clock FROM jobq._pick_limited(p_queue, p_take, p_now, p_lock_queues, p_tasks) AS l;
+        ELSIF p_kind = 'fair' THEN
+            SELECT f.ids INTO ids FROM jobq._pick_fair(p_queue, p_take, p_now, '{}', NULL, '{}', '{}', p_tasks) AS f;
+        ELSE
+            ids := jobq._pick_plain(p_queue, NULL, NULL, NULL, p_take, p_now, p_tasks);
+        END IF;
+        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        ids := NULL;
+        clock := NULL;
+    END;
+END
+$$;
+
+ALTER FUNCTION jobq._pick_guarded(p_kind text, p_queue text, p_take integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT ids bigint[], OUT clock timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._pick_guarded(p_kind text, p_queue text, p_take integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT ids bigint[], OUT clock timestamp with time zone) IS 'Private. Runs the pick p_kind (limited: jobq._pick_limited, given p_lock_queues; fair: jobq._pick_fair; plain: jobq._pick_plain from the head) of up to p_take jobs of p_queue in a subtransaction, under jobq._guard_picks'' lock_timeout when the transaction holds a limited queue''s lock, and sets the caller''s lock_timeout back; a lock_not_available or deadlock_detected inside takes nothing (ids and clock NULL; the pick''s row and advisory locks go back). Returns the ids picked (NULL for none) and a rate-limited pick''s clock. Caller: jobq._claim.';
+
+CREATE FUNCTION jobq._pick_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+DECLARE
+    v_q jobq.queues;
+    v_c record;                            -- the counts (jobq._limited_counts), once under the lock
+    v_room integer := p_max_jobs;          -- jobs this call may still claim
+    v_pick record;                         -- a round's pick: ids, stores, parts and where it ended
+    v_keep record;                         -- the jobs of the pick that fit, and the counts after them
+    v_counts jsonb;                        -- running jobs and starts per store and partition
+    v_full_stores uuid[] := '{}'::uuid[];          -- stores and partitions at a limit: not picked again
+    v_full_parts text[] := '{}'::text[];
+    v_counted boolean := false;            -- the limits were counted (under the lock)
+    v_after_priority smallint := (-32768)::smallint;   -- a plain pick starts after the last job picked
+    v_after_run_at timestamptz := '-infinity'::timestamptz;
+    v_after_id bigint := (-9223372036854775807)::bigint - 1;
+BEGIN
+    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
+    LOOP
+        IF jobq._claim_locks_held() THEN
+            PERFORM jobq._guard_picks();   -- jobq._pick_guarded sets the lock_timeout back
+        END IF;
+        SELECT * INTO v_pick FROM jobq._limited_round(p_queue, v_q.fair, v_room, p_now, v_full_stores, v_q.partition_key, v_full_parts,
+                                                      coalesce(claim_ids, '{}'), v_after_priority, v_after_run_at, v_after_id, p_tasks);
+        IF NOT v_counted THEN
+            -- The first round: lock, then count (this statement's snapshot follows the lock).
+            IF p_lock_queues IS NOT NULL THEN
+                PERFORM jobq._lock_limited_queues(p_lock_queues);
+            END IF;
+            EXIT WHEN v_pick.ids IS NULL;
+            IF v_q.limited THEN
+                -- Held already when jobq._lock_limited_queues locked the claim's queues; a queue
+                -- limited since is not waited for (that could deadlock): left to the next claim.
+                IF NOT pg_try_advisory_xact_lock(1785684593, hashtext(p_queue)) THEN
+                    RETURN;
+                END IF;
+                PERFORM jobq._note_claim_locks_held();
+            END IF;
+            SELECT * INTO v_c FROM jobq._limited_counts(p_queue, p_now, p_lock_queues IS NOT NULL);
+            v_counted := true;
+            v_room := least(v_room, v_c.room);
+            EXIT WHEN v_room <= 0;
+            v_counts := v_c.counts;
+            v_full_stores := v_c.full_stores;
+            v_full_parts := v_c.full_parts;
+        END IF;
+        EXIT WHEN v_pick.ids IS NULL;
+        SELECT * INTO v_keep FROM jobq._keep_within_limits(p_queue, v_pick.ids, v_pick.stores, v_pick.parts, v_room, v_counts);
+        v_counts := v_keep.counts;
+        v_full_stores := v_full_stores || v_keep.full_stores;
+        v_full_parts := v_full_parts || v_keep.full_parts;
+        v_after_priority := v_pick.last_priority; v_after_run_at := v_pick.last_run_at; v_after_id := v_pick.last_id;
+        IF cardinality(v_keep.ids) > 0 THEN
+            claim_ids := coalesce(claim_ids, '{}') || v_keep.ids;
+            v_room := v_room - cardinality(v_keep.ids);
+            IF v_c.clock IS NOT NULL THEN
+                claim_clock := v_c.clock;
+                INSERT INTO jobq.claim_starts (queue, store_id, started_at)
+                SELECT p_queue, nullif(k.store, jobq._store_key(NULL)), v_c.clock FROM unnest(v_keep.stores) AS k(store);
+            END IF;
+        END IF;
+        EXIT WHEN v_room <= 0 OR cardinality(v_keep.ids) = cardinality(v_pick.ids);
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._pick_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._pick_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) IS 'Private. The pick of a claim of one queue with concurrency or rate limits at time p_now: from the head of the queue, at most p_max_jobs due jobs of the tasks p_tasks (NULL: every task), none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned by jobq._limited_counts; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Picks with jobq._limited_round, counts with jobq._limited_counts and keeps with jobq._keep_within_limits, under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive. Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting unless the transaction holds one already (jobq._lock_limited_queues); else it takes the queue''s lock if free and claims nothing if not. Locks the rows it picks (a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends. Caller: jobq._pick_guarded.';
+
+CREATE FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) RETURNS bigint[]
     LANGUAGE plpgsql
     AS $$
 -- VOLATILE for its row locks, which plpgsql_check does not count as a write:
 -- @plpgsql_check_options: performance_warnings = false
 DECLARE
-    v_ids bigint[];
+    v_ids bigint[] := '{}'::bigint[];
+    v_from_priority smallint := (-32768)::smallint;    -- each pass takes the jobs after (from) in claim order,
+    v_from_run_at timestamptz := '-infinity'::timestamptz;  -- up to priority v_to: the head first
+    v_from_id bigint := (-9223372036854775807)::bigint - 1;
+    v_to integer := coalesce(p_after_priority - 1, 32767);
 BEGIN
-    SELECT array_agg(p.id) INTO v_ids
-    FROM (SELECT j.id
-          FROM jobq.jobs j
-          WHERE j.state IN ('queued', 'retry_pending')
-            AND j.queue = p_queue
-            AND (j.priority, j.run_at, j.id) > (p_from_priority, p_from_run_at, p_from_id)
-            AND j.priority <= p_to_priority
-            AND j.run_at <= p_now
-            AND (p_tasks IS NULL OR j.task = ANY (p_tasks))
-          ORDER BY j.priority, j.run_at, j.id
-          LIMIT p_take
-          FOR UPDATE SKIP LOCKED) AS p;
-    RETURN v_ids;
+    FOR v_pass IN 1 .. CASE WHEN p_after_id IS NULL THEN 1 ELSE 2 END LOOP
+        IF v_pass = 2 THEN
+            v_from_priority := p_after_priority; v_from_run_at := p_after_run_at; v_from_id := p_after_id; v_to := 32767;
+        END IF;
+        CONTINUE WHEN v_to < -32768;
+        v_ids := v_ids || ARRAY(
+            SELECT j.id
+            FROM jobq.jobs j
+            WHERE jobq._rule_waiting(j.state)
+              AND j.queue = p_queue
+              AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
+              AND j.priority <= v_to
+              AND jobq._rule_due(j.run_at, p_now)
+              AND jobq._rule_served(j.task, p_tasks)
+            ORDER BY j.priority, j.run_at, j.id
+            LIMIT p_take - cardinality(v_ids)
+            FOR UPDATE SKIP LOCKED);
+        EXIT WHEN cardinality(v_ids) >= p_take;
+    END LOOP;
+    RETURN nullif(v_ids, '{}');
 END
 $$;
 
-ALTER FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) IS 'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take due waiting jobs (state queued or retry_pending, run_at <= p_now) of queue p_queue and of the tasks p_tasks (NULL: every task), after (p_from_priority, p_from_run_at, p_from_id) in (priority, run_at, id) order and of priority at most p_to_priority, in that order; NULL when none. Reads jobs_claim_idx under its caller''s planner settings. Caller: jobq._claim, which updates the jobs it returns.';
+COMMENT ON FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) IS 'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._lease leases the jobs it returns.';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -3057,6 +3020,38 @@ ALTER FUNCTION jobq._revive(p_job_ids bigint[], p_action text) OWNER TO jobq_mig
 
 COMMENT ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) IS 'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
 
+CREATE FUNCTION jobq._rule_at_limit(p_n bigint, p_limit integer) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT p_limit IS NOT NULL AND p_n >= p_limit $$;
+
+ALTER FUNCTION jobq._rule_at_limit(p_n bigint, p_limit integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._rule_at_limit(p_n bigint, p_limit integer) IS 'Private. p_limit IS NOT NULL AND p_n >= p_limit: a count of running jobs or starts is at its limit (NULL: none). Inlined. Callers: jobq._pick_limited, jobq._limited_counts, jobq._holds.';
+
+CREATE FUNCTION jobq._rule_due(p_run_at timestamp with time zone, p_now timestamp with time zone) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT p_run_at <= p_now $$;
+
+ALTER FUNCTION jobq._rule_due(p_run_at timestamp with time zone, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._rule_due(p_run_at timestamp with time zone, p_now timestamp with time zone) IS 'Private. p_run_at <= p_now: the job is due (not scheduled for later, not in its retry''s backoff). Inlined. Callers: the picks, jobq.claim_passed_over, jobq._holds.';
+
+CREATE FUNCTION jobq._rule_served(p_task text, p_tasks text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT p_tasks IS NULL OR p_task = ANY (p_tasks) $$;
+
+ALTER FUNCTION jobq._rule_served(p_task text, p_tasks text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._rule_served(p_task text, p_tasks text[]) IS 'Private. p_tasks IS NULL OR p_task = ANY (p_tasks): a worker serving p_tasks (NULL: every task) takes jobs of task p_task. Inlined. Callers: the picks, jobq.claim_passed_over.';
+
+CREATE FUNCTION jobq._rule_waiting(p_state text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT p_state IN ('queued', 'retry_pending') $$;
+
+ALTER FUNCTION jobq._rule_waiting(p_state text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._rule_waiting(p_state text) IS 'Private. p_state IN (''queued'', ''retry_pending''): the job waits for a claim (the predicate of jobs_claim_idx and jobs_fair_idx). Inlined. Callers: the picks (jobq._pick_plain, jobq._pick_limited, jobq._pick_fair), jobq.claim_passed_over.';
+
 CREATE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) RETURNS TABLE(slot_at timestamp with time zone, outcome text, reason text, job_id bigint)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3141,6 +3136,38 @@ $$;
 ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
+
+CREATE FUNCTION jobq._running_in_queue(p_queue text) RETURNS TABLE(n bigint)
+    LANGUAGE sql STABLE
+    AS $$ SELECT count(*) FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue $$;
+
+ALTER FUNCTION jobq._running_in_queue(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._running_in_queue(p_queue text) IS 'Private. One row: the count of running jobs of queue p_queue (its max_running''s count). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
+
+CREATE FUNCTION jobq._running_per_partition(p_queue text, p_key text) RETURNS TABLE(part text, n bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT j.payload ->> p_key, count(*)
+    FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue AND j.payload ->> p_key IS NOT NULL
+    GROUP BY 1
+$$;
+
+ALTER FUNCTION jobq._running_per_partition(p_queue text, p_key text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._running_per_partition(p_queue text, p_key text) IS 'Private. The running jobs of queue p_queue per value of payload ->> p_key, a row per value with any (max_running_per_partition''s counts); jobs without the field are left out. Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
+
+CREATE FUNCTION jobq._running_per_store(p_queue text) RETURNS TABLE(store uuid, n bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT jobq._store_key(j.store_id), count(*)
+    FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+    GROUP BY 1
+$$;
+
+ALTER FUNCTION jobq._running_per_store(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._running_per_store(p_queue text) IS 'Private. The running jobs of queue p_queue per store key (jobq._store_key), a row per store with any (max_running_per_store''s counts). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
 
 CREATE FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) RETURNS TABLE(queue text, task text)
     LANGUAGE sql STABLE
@@ -3288,7 +3315,7 @@ $$;
 
 ALTER FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) IS 'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Callers: jobq._claim (for jobq._shared_claim_slot and jobq._shared_claim_room), jobq._claim_limited (whether to empty the near-limit note). Reads only its arguments.';
+COMMENT ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) IS 'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Callers: jobq._claim (for jobq._shared_claim_slot and jobq._shared_claim_room), jobq._pick_limited (whether to empty the near-limit note). Reads only its arguments.';
 
 CREATE FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) RETURNS integer
     LANGUAGE plpgsql
@@ -3403,6 +3430,26 @@ ALTER FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) OWNER TO jobq_migrator
 
 COMMENT ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) IS 'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]; unique_for in (0, 365 days] and only with a job_key. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
 
+CREATE FUNCTION jobq._started_per_store(p_queue text, p_since timestamp with time zone) RETURNS TABLE(store uuid, n bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT jobq._store_key(s.store_id), count(*)
+    FROM jobq.claim_starts s WHERE s.queue = p_queue AND s.started_at > p_since
+    GROUP BY 1
+$$;
+
+ALTER FUNCTION jobq._started_per_store(p_queue text, p_since timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._started_per_store(p_queue text, p_since timestamp with time zone) IS 'Private. The starts of queue p_queue in jobq.claim_starts after p_since per store key (jobq._store_key), a row per store with any (max_started_per_store''s counts over the window store_started_per). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.claim_starts; locks nothing.';
+
+CREATE FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zone) RETURNS TABLE(n bigint)
+    LANGUAGE sql STABLE
+    AS $$ SELECT count(*) FROM jobq.claim_starts s WHERE s.queue = p_queue AND s.started_at > p_since $$;
+
+ALTER FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zone) IS 'Private. One row: the starts of queue p_queue in jobq.claim_starts after p_since (max_started''s count over the window started_per). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.claim_starts; locks nothing.';
+
 CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3513,6 +3560,14 @@ $$;
 ALTER FUNCTION jobq._stats(p_queue text, p_store_id uuid) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) IS 'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Locks nothing.';
+
+CREATE FUNCTION jobq._store_key(p_store_id uuid) RETURNS uuid
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT coalesce(p_store_id, '00000000-0000-0000-0000-000000000000'::uuid) $$;
+
+ALTER FUNCTION jobq._store_key(p_store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._store_key(p_store_id uuid) IS 'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits and fair turns (system jobs: one more store); the expression of jobs_fair_idx. Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds.';
 
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
@@ -6505,6 +6560,8 @@ GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._check_claim_call(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._check_claim_positions(p_queues text[], p_priority integer[], p_run_at timestamp with time zone[], p_id bigint[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._check_claim_queues(p_queues text[]) FROM PUBLIC;
@@ -6551,7 +6608,7 @@ GRANT SELECT ON TABLE jobq.jobs TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._claim_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._claim_call_ok(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_locks_held() FROM PUBLIC;
 
@@ -6595,6 +6652,16 @@ GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task
 
 REVOKE ALL ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC;
@@ -6610,11 +6677,19 @@ GRANT ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p
 REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._limit(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit(p_name text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._limit_interval(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._limited_counts(p_queue text, p_now timestamp with time zone, p_note boolean, OUT room integer, OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[], OUT clock timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._lock_limited_queues(p_queues text[]) FROM PUBLIC;
 
@@ -6639,7 +6714,11 @@ REVOKE ALL ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) FROM P
 
 REVOKE ALL ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._pick_waiting(p_queue text, p_from_priority smallint, p_from_run_at timestamp with time zone, p_from_id bigint, p_to_priority integer, p_take integer, p_now timestamp with time zone, p_tasks text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._pick_guarded(p_kind text, p_queue text, p_take integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT ids bigint[], OUT clock timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._pick_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
@@ -6666,7 +6745,21 @@ REVOKE ALL ON FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt 
 REVOKE ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._rule_at_limit(p_n bigint, p_limit integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._rule_due(p_run_at timestamp with time zone, p_now timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._rule_served(p_task text, p_tasks text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._rule_waiting(p_state text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._running_in_queue(p_queue text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._running_per_partition(p_queue text, p_key text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._running_per_store(p_queue text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) FROM PUBLIC;
 
@@ -6691,7 +6784,13 @@ REVOKE ALL ON FUNCTION jobq._shared_claim_taken(p_queue text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._started_per_store(p_queue text, p_since timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._store_key(p_store_id uuid) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;

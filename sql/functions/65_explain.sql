@@ -7,8 +7,9 @@
 
 
 -- The rules that hold job p_id at time p_now, one row each, none when a claim of its queue may
--- take it. Each rule is the test a claim makes (jobq._claim, jobq._claim_limited), stated for one
--- job: a job that runs; one not due (scheduled, or waiting for its retry's backoff); its queue
+-- take it. Each rule is the test a claim makes, through the same functions (31_claim_rules.sql:
+-- jobq._rule_waiting, _rule_due, _rule_at_limit over _running_in_queue, _running_per_store,
+-- _running_per_partition, _started_since, _started_per_store), stated for one job: a job that runs; one not due (scheduled, or waiting for its retry's backoff); its queue
 -- paused; its queue, its store or its partition at its concurrency limit; its queue or its store at
 -- its rate limit; no live worker serving its task in its queue. The order among claimable jobs
 -- (priority, run_at, a fair queue's turns) holds nothing: a claim of the queue takes them in that
@@ -20,7 +21,6 @@ STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_system constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_job jobq.jobs;
     v_q jobq.queues;
     v_n bigint;
@@ -30,78 +30,60 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    IF v_job.state = 'running' THEN
+    IF NOT jobq._rule_waiting(v_job.state) THEN
         rule := 'running';
         detail := format('attempt %s runs on worker %s, its lease until %s', v_job.attempt, v_job.locked_by, v_job.lease_expires_at);
         RETURN NEXT;
         RETURN;
     END IF;
-    IF v_job.run_at > p_now THEN
+    IF NOT jobq._rule_due(v_job.run_at, p_now) THEN
         rule := CASE WHEN v_job.state = 'retry_pending' THEN 'backoff' ELSE 'scheduled' END;
         detail := CASE WHEN v_job.state = 'retry_pending'
                        THEN format('attempt %s failed (%s); the next one is due at %s', v_job.attempt, coalesce(v_job.reason, 'error'), v_job.run_at)
                        ELSE format('due at %s', v_job.run_at) END;
         RETURN NEXT;
     END IF;
-    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = v_job.queue;
-    IF FOUND THEN
-        IF v_q.paused THEN
-            rule := 'queue_paused';
-            detail := format('queue %s is paused', v_job.queue);
-            RETURN NEXT;
-        END IF;
-        IF v_q.max_running IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = v_job.queue;
-            IF v_n >= v_q.max_running THEN
-                rule := 'queue_limit';
-                detail := format('queue %s runs %s jobs, its limit (max_running %s)', v_job.queue, v_n, v_q.max_running);
-                RETURN NEXT;
-            END IF;
-        END IF;
-        IF v_q.max_running_per_store IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.jobs j
-            WHERE j.state = 'running' AND j.queue = v_job.queue AND coalesce(j.store_id, v_system) = coalesce(v_job.store_id, v_system);
-            IF v_n >= v_q.max_running_per_store THEN
-                rule := 'store_limit';
-                detail := format('its store runs %s jobs of queue %s, the limit per store (max_running_per_store %s)',
-                                 v_n, v_job.queue, v_q.max_running_per_store);
-                RETURN NEXT;
-            END IF;
-        END IF;
-        IF v_q.max_running_per_partition IS NOT NULL THEN
-            v_part := v_job.payload ->> v_q.partition_key;
-            IF v_part IS NOT NULL THEN
-                SELECT count(*) INTO v_n FROM jobq.jobs j
-                WHERE j.state = 'running' AND j.queue = v_job.queue AND j.payload ->> v_q.partition_key = v_part;
-                IF v_n >= v_q.max_running_per_partition THEN
-                    rule := 'partition_limit';
-                    detail := format('%s jobs of queue %s with %s = %s run, the limit per partition (max_running_per_partition %s)',
-                                     v_n, v_job.queue, v_q.partition_key, v_part, v_q.max_running_per_partition);
-                    RETURN NEXT;
-                END IF;
-            END IF;
-        END IF;
-        IF v_q.max_started IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.claim_starts s
-            WHERE s.queue = v_job.queue AND s.started_at > p_now - v_q.started_per;
-            IF v_n >= v_q.max_started THEN
-                rule := 'rate_limit';
-                detail := format('queue %s started %s jobs in the last %s, its rate limit (max_started %s)',
-                                 v_job.queue, v_n, v_q.started_per, v_q.max_started);
-                RETURN NEXT;
-            END IF;
-        END IF;
-        IF v_q.max_started_per_store IS NOT NULL THEN
-            SELECT count(*) INTO v_n FROM jobq.claim_starts s
-            WHERE s.queue = v_job.queue AND coalesce(s.store_id, v_system) = coalesce(v_job.store_id, v_system)
-              AND s.started_at > p_now - v_q.store_started_per;
-            IF v_n >= v_q.max_started_per_store THEN
-                rule := 'store_rate_limit';
-                detail := format('its store started %s jobs of queue %s in the last %s, the rate limit per store (max_started_per_store %s)',
-                                 v_n, v_job.queue, v_q.store_started_per, v_q.max_started_per_store);
-                RETURN NEXT;
-            END IF;
-        END IF;
+    SELECT * INTO v_q FROM jobq.queues q WHERE q.name = v_job.queue;   -- no row: no controls (NULLs)
+    IF v_q.paused THEN
+        rule := 'queue_paused';
+        detail := format('queue %s is paused', v_job.queue);
+        RETURN NEXT;
+    END IF;
+    SELECT r.n INTO v_n FROM jobq._running_in_queue(v_job.queue) AS r;
+    IF jobq._rule_at_limit(v_n, v_q.max_running) THEN
+        rule := 'queue_limit';
+        detail := format('queue %s runs %s jobs, its limit (max_running %s)', v_job.queue, v_n, v_q.max_running);
+        RETURN NEXT;
+    END IF;
+    v_n := coalesce((SELECT c.n FROM jobq._running_per_store(v_job.queue) AS c WHERE c.store = jobq._store_key(v_job.store_id)), 0);
+    IF jobq._rule_at_limit(v_n, v_q.max_running_per_store) THEN
+        rule := 'store_limit';
+        detail := format('its store runs %s jobs of queue %s, the limit per store (max_running_per_store %s)',
+                         v_n, v_job.queue, v_q.max_running_per_store);
+        RETURN NEXT;
+    END IF;
+    v_part := v_job.payload ->> v_q.partition_key;
+    v_n := coalesce((SELECT c.n FROM jobq._running_per_partition(v_job.queue, v_q.partition_key) AS c WHERE c.part = v_part), 0);
+    IF v_part IS NOT NULL AND jobq._rule_at_limit(v_n, v_q.max_running_per_partition) THEN
+        rule := 'partition_limit';
+        detail := format('%s jobs of queue %s with %s = %s run, the limit per partition (max_running_per_partition %s)',
+                         v_n, v_job.queue, v_q.partition_key, v_part, v_q.max_running_per_partition);
+        RETURN NEXT;
+    END IF;
+    SELECT s.n INTO v_n FROM jobq._started_since(v_job.queue, p_now - v_q.started_per) AS s;
+    IF jobq._rule_at_limit(v_n, v_q.max_started) THEN
+        rule := 'rate_limit';
+        detail := format('queue %s started %s jobs in the last %s, its rate limit (max_started %s)',
+                         v_job.queue, v_n, v_q.started_per, v_q.max_started);
+        RETURN NEXT;
+    END IF;
+    v_n := coalesce((SELECT s.n FROM jobq._started_per_store(v_job.queue, p_now - v_q.store_started_per) AS s
+                     WHERE s.store = jobq._store_key(v_job.store_id)), 0);
+    IF jobq._rule_at_limit(v_n, v_q.max_started_per_store) THEN
+        rule := 'store_rate_limit';
+        detail := format('its store started %s jobs of queue %s in the last %s, the rate limit per store (max_started_per_store %s)',
+                         v_n, v_job.queue, v_q.store_started_per, v_q.max_started_per_store);
+        RETURN NEXT;
     END IF;
     IF NOT EXISTS (SELECT 1 FROM jobq._served_by_live_workers(p_now) s
                    WHERE s.queue = v_job.queue AND (s.task IS NULL OR s.task = v_job.task)) THEN
