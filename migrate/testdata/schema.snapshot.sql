@@ -3891,6 +3891,22 @@ ALTER FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) OWNER TO jo
 
 COMMENT ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) IS 'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads, worker_id is a registered worker that is draining or detached, or worker_id is the leader an operator demoted less than leader_ttl ago (jobq.demote_leader: held off until jobq.leader.demoted_until). The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
 
+CREATE FUNCTION jobq.audit_list(actor text DEFAULT NULL::text, action text DEFAULT NULL::text, job_id bigint DEFAULT NULL::bigint, since timestamp with time zone DEFAULT NULL::timestamp with time zone, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50) RETURNS TABLE(id bigint, at timestamp with time zone, actor text, action text, job_id bigint, detail jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT a.id, a.at, a.actor, a.action, a.job_id, a.detail
+    FROM jobq.audit_log a
+    WHERE ($1 IS NULL OR a.actor = $1) AND ($2 IS NULL OR a.action = $2) AND ($3 IS NULL OR a.job_id = $3)
+      AND ($4 IS NULL OR a.at >= $4) AND ($5 IS NULL OR a.id < $5)
+    ORDER BY a.id DESC
+    LIMIT least(greatest(coalesce($6, 50), 0), 100001)
+$_$;
+
+ALTER FUNCTION jobq.audit_list(actor text, action text, job_id bigint, since timestamp with time zone, before bigint, max_rows integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.audit_list(actor text, action text, job_id bigint, since timestamp with time zone, before bigint, max_rows integer) IS 'The audit log (jobq.audit_log), newest first, matching each filter that is not NULL: actor, action, job_id, since (at or after), before (ids below it: the next page); at most max_rows rows (default 50, 0..100001). Locks nothing. Callers: jobq audit, the dashboard''s audit and job pages (package operator). Errors: none.';
+
 CREATE FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) RETURNS interval
     LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4994,6 +5010,59 @@ ALTER FUNCTION jobq.hold_doorbell(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.hold_doorbell(queues text[]) IS 'Takes the doorbell of every queue listed (the session advisory lock (1785790466, hashtext(queue)), shared) without waiting, all or nothing, and reports whether it did: false only while an enqueue probes one of them. Held, an enqueue of a due job in the queue NOTIFYs (setting doorbell; jobq._wake); it stays held until jobq.release_doorbell or the end of the session. Caller: the runner, on its LISTEN connection, when a claim found no job: then it checks jobq.doorbell_quiet and claims once more. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
 
+CREATE FUNCTION jobq.job_attempt_list(job_id bigint) RETURNS TABLE(attempt integer, worker text, started_at timestamp with time zone, ended_at timestamp with time zone, reason text, error text, error_code text, output text, log_ref text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output, a.log_ref
+    FROM jobq.job_attempts a
+    WHERE a.job_id = $1
+    ORDER BY a.ended_at, a.attempt
+$_$;
+
+ALTER FUNCTION jobq.job_attempt_list(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.job_attempt_list(job_id bigint) IS 'The failed attempts of job job_id (jobq.job_attempts), oldest first: attempt, worker, started_at, ended_at, reason, error, error_code, output (the tail of an exec task''s output), log_ref. Runs as its caller: row-level security shows an application its store''s attempts only. Locks nothing. Callers: jobq jobs show, the dashboard''s job page (package operator). Errors: none.';
+
+CREATE FUNCTION jobq.job_list(queue text DEFAULT NULL::text, task text DEFAULT NULL::text, state text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, job_key text DEFAULT NULL::text, since timestamp with time zone DEFAULT NULL::timestamp with time zone, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, task text, queue text, state text, store_id uuid, priority smallint, attempt integer, max_attempts integer, job_key text, run_at timestamp with time zone, reason text, last_error text, error_code text, locked_by text, created_at timestamp with time zone, updated_at timestamp with time zone, finished_at timestamp with time zone, payload jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT j.* FROM (
+        SELECT l.id, l.task, l.queue, l.state, l.store_id, l.priority, l.attempt, l.max_attempts, l.job_key, l.run_at,
+               l.reason, l.last_error, l.error_code, l.locked_by, l.created_at, l.updated_at, NULL::timestamptz AS finished_at, l.payload
+        FROM jobq.jobs l
+        UNION ALL
+        SELECT h.id, h.task, h.queue, h.state, h.store_id, h.priority, h.attempt, h.max_attempts, h.job_key, h.run_at,
+               h.reason, h.last_error, h.error_code, h.locked_by, h.created_at, h.updated_at, h.finished_at, h.payload
+        FROM jobq.job_history h
+    ) j
+    WHERE ($1 IS NULL OR j.queue = $1) AND ($2 IS NULL OR j.task = $2) AND ($3 IS NULL OR j.state = $3)
+      AND ($4 IS NULL OR j.store_id = $4) AND ($5 IS NULL OR j.job_key = $5)
+      AND ($6 IS NULL OR coalesce(j.finished_at, j.updated_at) >= $6)
+      AND ($7 IS NULL OR j.id < $7) AND ($9 IS NULL OR j.id = $9)
+    ORDER BY j.id DESC
+    LIMIT least(greatest(coalesce($8, 50), 0), 100001)
+$_$;
+
+ALTER FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) IS 'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
+
+CREATE FUNCTION jobq.leader_state() RETURNS TABLE(holder text, epoch bigint, acquired_at timestamp with time zone, lease_expires_at timestamp with time zone, held boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT l.holder, coalesce(l.epoch, 0), l.acquired_at, l.lease_expires_at,
+           coalesce(l.holder IS NOT NULL AND l.lease_expires_at > now(), false)
+    FROM (SELECT 1) one
+    LEFT JOIN jobq.leader l ON true
+$$;
+
+ALTER FUNCTION jobq.leader_state() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.leader_state() IS 'One row: the leader (jobq.leader) holder, its fencing epoch (0 before any), acquired_at, lease_expires_at, and held (a holder whose lease has not expired). Locks nothing. Callers: jobq leader show, the dashboard (package operator). Errors: none.';
+
 CREATE FUNCTION jobq.maintain(worker_id text DEFAULT NULL::text, epoch bigint DEFAULT NULL::bigint) RETURNS jsonb
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5177,6 +5246,72 @@ $$;
 ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
+
+CREATE FUNCTION jobq.queue_list(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval, served boolean)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    WITH s AS (
+        SELECT * FROM jobq.stats($1, $2)
+    ), configured AS (
+        -- Queues without jobs that an operator configured or serves: operators and viewers only.
+        SELECT k.name FROM (
+            SELECT q.name FROM jobq.queues q
+            UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL pg_catalog.unnest(w.queues) AS u(name)
+                  WHERE w.state <> 'stopped'
+            UNION SELECT coalesce(sc.queue, t.queue, 'default') FROM jobq.schedules sc JOIN jobq.tasks t ON t.name = sc.task
+        ) k
+        WHERE jobq._caller_sees_every_store()
+          AND ($1 IS NULL OR k.name = $1)
+          AND NOT EXISTS (SELECT 1 FROM s WHERE s.queue = k.name)
+    ), served AS MATERIALIZED (
+        SELECT DISTINCT v.queue FROM jobq._served_by_live_workers(now()) AS v
+    ), all_rows AS (
+        SELECT s.queue, s.store_id, s.queued, s.retry_pending, s.running, s.scheduled, s.oldest_due_age,
+               s.dead_last_hour, s.dead_last_day, s.succeeded_last_hour, s.succeeded_per_minute,
+               s.wait_p50, s.wait_p95, s.run_p50, s.run_p95, s.limits, s.not_served, s.not_served_oldest_age
+        FROM s
+        UNION ALL
+        SELECT c.name, $2, 0, 0, 0, 0, NULL,
+               0, 0, 0, 0.00, NULL, NULL, NULL, NULL,
+               (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = c.name), 0, NULL
+        FROM configured c
+    )
+    SELECT r.queue, r.store_id, coalesce(q.paused, false), q.paused_at, q.paused_by,
+           r.queued, r.retry_pending, r.running, r.scheduled, r.oldest_due_age,
+           r.dead_last_hour, r.dead_last_day, r.succeeded_last_hour, r.succeeded_per_minute,
+           r.wait_p50, r.wait_p95, r.run_p50, r.run_p95, r.limits, r.not_served, r.not_served_oldest_age,
+           EXISTS (SELECT 1 FROM served v WHERE v.queue = r.queue)
+    FROM all_rows r
+    LEFT JOIN jobq.queues q ON q.name = r.queue
+    ORDER BY r.queue, r.store_id NULLS FIRST
+$_$;
+
+ALTER FUNCTION jobq.queue_list(queue text, store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_list(queue text, store_id uuid) IS 'The operator''s list of queues, one row per queue by name: the rows of jobq.stats(queue, store_id) with their counts unchanged (queued: due; retry_pending; running; scheduled: queued with a future run_at; oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute, wait and run percentiles, limits, not_served, not_served_oldest_age), and for operators and viewers a row of zeros for every other queue the engine knows (a row of jobq.queues, the queues of a worker not stopped, a schedule''s queue); paused, paused_at, paused_by from jobq.queues; served, whether a live worker (active, heard from within worker_timeout, serving some task) takes the queue''s jobs. An application (its session''s store) gets the rows of jobq.stats only. Reveals no job content. Reads what jobq.stats reads, jobq.queues, jobq.workers and jobq.schedules; locks nothing. Callers: jobq queues list, jobq stats and the dashboard''s overview (package operator). Errors: those of jobq.stats.';
+
+CREATE FUNCTION jobq.queue_minutes(since timestamp with time zone) RETURNS TABLE(queue text, minute timestamp with time zone, succeeded bigint, dead bigint, failed bigint)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT m.queue, m.minute, sum(m.succeeded)::bigint, sum(m.dead)::bigint, sum(m.failed)::bigint
+    FROM (
+        SELECT h.queue, pg_catalog.date_trunc('minute', h.finished_at) AS minute,
+               count(*) FILTER (WHERE h.state = 'succeeded') AS succeeded,
+               count(*) FILTER (WHERE h.state = 'dead') AS dead, 0::bigint AS failed
+        FROM jobq.job_history h WHERE h.finished_at >= $1 GROUP BY 1, 2
+        UNION ALL
+        SELECT a.queue, pg_catalog.date_trunc('minute', a.ended_at), 0, 0, count(*)
+        FROM jobq.job_attempts a WHERE a.ended_at >= $1 GROUP BY 1, 2
+    ) m
+    GROUP BY m.queue, m.minute
+    ORDER BY m.queue, m.minute
+$_$;
+
+ALTER FUNCTION jobq.queue_minutes(since timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.queue_minutes(since timestamp with time zone) IS 'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads job_history_finished_idx and the attempts'' end-time index; locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
 
 CREATE FUNCTION jobq.queue_not_served(queues text[]) RETURNS TABLE(queue text, not_served bigint, oldest_age interval)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -5640,6 +5775,25 @@ ALTER FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, tim
 
 COMMENT ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) IS 'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
 
+CREATE FUNCTION jobq.schedule_list() RETURNS TABLE(name text, cron text, timezone text, task text, queue text, enabled boolean, paused_at timestamp with time zone, paused_by text, concurrency_policy text, next_slot_at timestamp with time zone, last_slot_at timestamp with time zone, last_job_id bigint, upcoming timestamp with time zone[], runs jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT s.name, s.cron, s.timezone, s.task, s.queue, s.enabled, s.paused_at, s.paused_by, s.concurrency_policy,
+           s.next_slot_at, s.last_slot_at, s.last_job_id,
+           ARRAY(SELECT jobq.cron_slots(s.cron, now(), now() + interval '400 days', s.timezone, 3)),
+           coalesce((SELECT jsonb_agg(jsonb_build_object('slot_at', r.slot_at, 'outcome', r.outcome, 'reason', r.reason,
+                                                         'job_id', r.job_id, 'created_at', r.created_at) ORDER BY r.slot_at DESC)
+                     FROM (SELECT * FROM jobq.schedule_runs r WHERE r.schedule = s.name ORDER BY r.slot_at DESC LIMIT 5) r),
+                    '[]'::jsonb)
+    FROM jobq.schedules s
+    ORDER BY s.name
+$$;
+
+ALTER FUNCTION jobq.schedule_list() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.schedule_list() IS 'The cron schedules (jobq.schedules) by name: name, cron, timezone, task, queue, enabled, paused_at, paused_by, concurrency_policy, next_slot_at, last_slot_at, last_job_id, upcoming (the next 3 slots after now, jobq.cron_slots) and runs (the 5 latest of jobq.schedule_runs, newest first, as [{slot_at, outcome, reason, job_id, created_at}]). Locks nothing. Callers: jobq schedules list, the dashboard''s schedules page (package operator). Errors: none.';
+
 CREATE FUNCTION jobq.served_tasks(handlers text[]) RETURNS TABLE(task text, handler text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5916,6 +6070,20 @@ ALTER FUNCTION jobq.set_task_handler(task text, handler text) OWNER TO jobq_migr
 
 COMMENT ON FUNCTION jobq.set_task_handler(task text, handler text) IS 'Sets the handler name of a declared task (NULL: the task''s own name, as declared). A name only: each worker''s configuration maps handler names to the functions, commands and URLs it runs, so a worker runs a task only through a handler its own configuration lists. Returns true when the name changed (audited as set_task_handler with the task, the handler and the previous one), false when it was already so. jobq.define_task never changes it. Caller: operators (jobq_operator) and the owner; no runtime role. Locks the task row. Errors: JOB.INVALID_ARGUMENT (task NULL or blank, handler blank), JOB.VALUE_TOO_LONG (task or handler above 100 characters), JOB.UNKNOWN_TASK.';
 
+CREATE FUNCTION jobq.setting_list(name text DEFAULT NULL::text) RETURNS TABLE(name text, kind text, value text, description text, updated_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT s.name, s.kind, s.value, s.description, s.updated_at
+    FROM jobq.settings s
+    WHERE $1 IS NULL OR s.name = $1
+    ORDER BY s.name
+$_$;
+
+ALTER FUNCTION jobq.setting_list(name text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.setting_list(name text) IS 'The engine''s settings (jobq.settings) by name, only name when it is not NULL (no row for an unknown one): name, kind, value, description, updated_at. Locks nothing. Callers: jobq settings list/get, the dashboard''s settings page (package operator). Errors: none.';
+
 CREATE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6141,6 +6309,23 @@ $$;
 ALTER FUNCTION jobq.worker_heartbeat(worker_id text, running integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) IS 'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
+
+CREATE FUNCTION jobq.worker_list(state text DEFAULT NULL::text) RETURNS TABLE(id text, node text, pid integer, queues text[], tasks text[], concurrency integer, running integer, state text, version text, started_at timestamp with time zone, heartbeat_at timestamp with time zone, heartbeat_age interval, state_changed_at timestamp with time zone, leader boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT w.id, w.node, w.pid, w.queues, w.tasks, w.concurrency, w.running, w.state, w.version,
+           w.started_at, w.heartbeat_at, greatest(now() - w.heartbeat_at, interval '0'), w.state_changed_at,
+           coalesce(l.holder = w.id AND l.lease_expires_at > now(), false)
+    FROM jobq.workers w
+    LEFT JOIN jobq.leader l ON true
+    WHERE $1 IS NULL OR w.state = $1
+    ORDER BY w.started_at, w.id
+$_$;
+
+ALTER FUNCTION jobq.worker_list(state text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.worker_list(state text) IS 'The registered workers (jobq.workers), oldest start first, only those in state when it is not NULL: id, node, pid, queues, tasks (NULL: every task), concurrency, running, state, version, started_at, heartbeat_at, heartbeat_age (now() minus heartbeat_at, never negative), state_changed_at, leader (it holds an unexpired leadership lease). Locks nothing. Callers: jobq workers list, the dashboard''s workers page (package operator). Errors: none.';
 
 CREATE TABLE jobq.audit_log (
     id bigint NOT NULL,
@@ -6825,6 +7010,10 @@ REVOKE ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) FRO
 GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.audit_list(actor text, action text, job_id bigint, since timestamp with time zone, before bigint, max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.audit_list(actor text, action text, job_id bigint, since timestamp with time zone, before bigint, max_rows integer) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.audit_list(actor text, action text, job_id bigint, since timestamp with time zone, before bigint, max_rows integer) TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.backoff_ceiling(p_attempt integer, p_base interval, p_max interval) TO jobq_app;
@@ -6939,6 +7128,20 @@ GRANT ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], leas
 REVOKE ALL ON FUNCTION jobq.hold_doorbell(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.hold_doorbell(queues text[]) TO worker_runtime;
 
+REVOKE ALL ON FUNCTION jobq.job_attempt_list(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.job_attempt_list(job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.job_attempt_list(job_id bigint) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.job_attempt_list(job_id bigint) TO jobq_app;
+
+REVOKE ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) TO jobq_app;
+
+REVOKE ALL ON FUNCTION jobq.leader_state() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.leader_state() TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.leader_state() TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO jobq_operator;
@@ -6968,6 +7171,16 @@ REVOKE ALL ON FUNCTION jobq.queue_lag(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.queue_lag(queues text[]) TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq.queue_list(queue text, store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_list(queue text, store_id uuid) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_list(queue text, store_id uuid) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.queue_list(queue text, store_id uuid) TO jobq_app;
+
+REVOKE ALL ON FUNCTION jobq.queue_minutes(since timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.queue_minutes(since timestamp with time zone) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.queue_minutes(since timestamp with time zone) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.queue_minutes(since timestamp with time zone) TO jobq_app;
 
 REVOKE ALL ON FUNCTION jobq.queue_not_served(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.queue_not_served(queues text[]) TO worker_runtime;
@@ -7016,6 +7229,10 @@ REVOKE ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload js
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.schedule(name text, cron text, task text, payload jsonb, timezone text, concurrency_policy text, backfill_window interval, backfill text, jitter interval, slot_key text, queue text, priority integer, max_attempts integer, enabled boolean) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.schedule_list() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.schedule_list() TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.schedule_list() TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.served_tasks(handlers text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.served_tasks(handlers text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.served_tasks(handlers text[]) TO jobq_operator;
@@ -7047,6 +7264,10 @@ GRANT ALL ON FUNCTION jobq.set_store_rate_limit(queue text, max_started integer,
 REVOKE ALL ON FUNCTION jobq.set_task_handler(task text, handler text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.set_task_handler(task text, handler text) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.setting_list(name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.setting_list(name text) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.setting_list(name text) TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval) TO worker_runtime;
 
@@ -7070,6 +7291,10 @@ GRANT ALL ON FUNCTION jobq.upkeep_advice(min_bytes bigint, max_rows integer, hel
 REVOKE ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.worker_heartbeat(worker_id text, running integer) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.worker_list(state text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.worker_list(state text) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.worker_list(state text) TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.audit_log TO jobq_operator;
 GRANT INSERT ON TABLE jobq.audit_log TO jobq_app_gate;
