@@ -17,7 +17,7 @@ import (
 // runner; Schedules is the cron table that goes with them.
 type App struct {
 	// Mailer sends the invitation mails. Required when invitations are enqueued; nil makes
-	// send-operator-invitation-email fail (and retry) with a clear error.
+	// deliver-operator-invitation-email fail (and retry) with a clear error.
 	Mailer Mailer
 	// InvitationURL is the start of the link in an invitation mail; the invitation's token is
 	// appended. Default: "https://salon.example/invitations/".
@@ -72,7 +72,12 @@ func (a *App) Register(r *runner.Runner) {
 			WHERE store_id = public.app_current_store_id() AND accepted_at IS NULL AND expires_at < $1::timestamptz`)
 
 	runner.HandleStore(r, SendOperatorInvitationEmailTask, func(ctx context.Context, tx pgx.Tx, job *runner.Job[SendOperatorInvitationEmail]) error {
-		return a.sendInvitation(ctx, tx, job)
+		return a.recordInvitation(ctx, tx, job)
+	})
+	// Registered through the task's untyped half (runner.Handle, not HandleStore): the handler
+	// opens its own short tenant transactions and sends the mail between them, outside any.
+	runner.Handle(r, DeliverOperatorInvitationEmailTask.Task, func(ctx context.Context, job *runner.Job[DeliverOperatorInvitationEmail]) error {
+		return a.deliverInvitation(ctx, r, job)
 	})
 }
 

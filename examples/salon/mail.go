@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -129,14 +130,15 @@ func InvitationMessageID(invitationID string) string {
 // FromAddress is the sender of the invitation mails.
 const FromAddress = "Salon <no-reply@salon.invalid>"
 
-// sendInvitation mails an invitation once. In the job's tenant transaction it reads the
-// invitation, then inserts its idempotency record (invitation_email_delivery) before sending:
-// a second job for the same invitation finds the record and sends nothing, and one that runs at
-// the same moment waits on the record's key until this transaction ends. The record commits with
-// the job's transaction, after the server took the mail; a failed send rolls it back, so the
-// retry sends. The one window left is a crash after the server accepted the mail and before the
-// commit: the retry then sends the same mail again with the same Message-ID.
-func (a *App) sendInvitation(ctx context.Context, tx pgx.Tx, job *runner.Job[SendOperatorInvitationEmail]) error {
+// recordInvitation decides an invitation's mail, once. In the job's tenant transaction it reads
+// the invitation and, while it is open, writes the mail into its outbox row
+// (invitation_email_delivery, ON CONFLICT DO NOTHING) and enqueues its delivery job
+// (deliver-operator-invitation-email) through the same transaction; it talks to no SMTP server. Both commit together
+// or not at all: a transaction that rolls back leaves no row and no delivery job, so no mail
+// goes out. A second job for the same invitation finds the row (or waits on its key until the
+// first commits, then finds it) and records nothing. The delivery job gets the attempts this job
+// was given.
+func (a *App) recordInvitation(ctx context.Context, tx pgx.Tx, job *runner.Job[SendOperatorInvitationEmail]) error {
 	log := a.log(job.Job).With("invitationId", job.Args.InvitationID)
 	var email, token string
 	var expired, accepted bool
@@ -153,34 +155,85 @@ func (a *App) sendInvitation(ctx context.Context, tx pgx.Tx, job *runner.Job[Sen
 		log.Info("invitation is no longer open; nothing to send", "expired", expired, "accepted", accepted)
 		return nil
 	}
+	base := a.InvitationURL
+	if base == "" {
+		base = "https://salon.example/invitations/"
+	}
 	messageID := InvitationMessageID(job.Args.InvitationID)
 	tag, err := tx.Exec(ctx, `
-		INSERT INTO public.invitation_email_delivery (invitation_id, message_id, job_id)
-		VALUES ($1::uuid, $2, $3) ON CONFLICT (invitation_id) DO NOTHING`, job.Args.InvitationID, messageID, job.ID)
+		INSERT INTO public.invitation_email_delivery (invitation_id, message_id, job_id, to_address, subject, body)
+		VALUES ($1::uuid, $2, $3, $4, $5, $6) ON CONFLICT (invitation_id) DO NOTHING`,
+		job.Args.InvitationID, messageID, job.ID, email, invitationSubject,
+		"You have been invited to operate a salon.\n\nAccept the invitation: "+base+token+"\n")
 	if err != nil {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
+		log.Info("invitation mail was recorded already; not recording it again")
+		return nil
+	}
+	delivery, err := DeliverOperatorInvitationEmailTask.Enqueue(ctx, tx, job.Store(),
+		DeliverOperatorInvitationEmail{InvitationID: job.Args.InvitationID}, &jobq.EnqueueOptions{MaxAttempts: job.MaxAttempts})
+	if err != nil {
+		return err
+	}
+	log.Info("invitation mail recorded", "messageId", messageID, "deliveryJobId", delivery)
+	return nil
+}
+
+// invitationSubject is the subject of an invitation mail.
+const invitationSubject = "You are invited to operate a salon"
+
+// deliverInvitation sends an invitation mail its outbox row holds, after the transaction that
+// wrote the row committed (the job exists only then). It reads the row in a short tenant
+// transaction, sends outside any transaction, then sets sent_at in another: a mail the server
+// refused is sent again at the next attempt (4xx: retried; 5xx: dead at once), a mail already
+// marked sent is not sent again. The one window left is a crash, or a lost database, after the
+// server accepted the mail and before sent_at commits: the retry sends the same mail again, with
+// the same Message-ID, so a receiver can tell.
+func (a *App) deliverInvitation(ctx context.Context, r *runner.Runner, job *runner.Job[DeliverOperatorInvitationEmail]) error {
+	log := a.log(job.Job).With("invitationId", job.Args.InvitationID)
+	store := job.Store()
+	if store == "" {
+		return runner.Permanent(fmt.Errorf("%s is store-scoped: the job needs a store_id", job.Task))
+	}
+	var m Mail
+	var sent bool
+	err := r.WithTenant(ctx, store, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `
+			SELECT coalesce(to_address, ''), coalesce(subject, ''), coalesce(body, ''), message_id, sent_at IS NOT NULL
+			FROM public.invitation_email_delivery WHERE invitation_id = $1::uuid`, job.Args.InvitationID).
+			Scan(&m.To, &m.Subject, &m.Body, &m.MessageID, &sent)
+	})
+	if err == nil && !sent && m.To == "" {
+		return runner.Permanent(fmt.Errorf("the outbox row of invitation %s names no recipient", job.Args.InvitationID))
+	}
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		log.Info("invitation mail is no longer recorded (the invitation was removed); nothing to send")
+		return nil
+	case err != nil:
+		return err
+	case sent:
 		log.Info("invitation mail was sent already; not sending it again")
 		return nil
 	}
 	if a.Mailer == nil {
 		return errors.New("no mailer configured (set --smtp-addr)")
 	}
-	base := a.InvitationURL
-	if base == "" {
-		base = "https://salon.example/invitations/"
-	}
-	err = a.Mailer.Send(ctx, Mail{
-		From:      FromAddress,
-		To:        email,
-		Subject:   "You are invited to operate a salon",
-		Body:      "You have been invited to operate a salon.\n\nAccept the invitation: " + base + token + "\n",
-		MessageID: messageID,
-	})
-	if err != nil {
+	m.From = FromAddress
+	if err := a.Mailer.Send(ctx, m); err != nil {
 		return err
 	}
-	log.Info("invitation mail sent", "messageId", messageID)
+	err = r.WithTenant(ctx, store, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+			UPDATE public.invitation_email_delivery SET sent_at = now(), delivery_job_id = $2
+			WHERE invitation_id = $1::uuid AND sent_at IS NULL`, job.Args.InvitationID, job.ID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("invitation mail sent, but not marked sent (a retry sends it again): %w", err)
+	}
+	log.Info("invitation mail sent", "messageId", m.MessageID)
 	return nil
 }

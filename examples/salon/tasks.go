@@ -56,6 +56,12 @@ type SendOperatorInvitationEmail struct {
 	InvitationID string `json:"invitationId"`
 }
 
+// DeliverOperatorInvitationEmail is the payload of deliver-operator-invitation-email: the
+// invitation whose recorded mail (its row of invitation_email_delivery) the job sends.
+type DeliverOperatorInvitationEmail struct {
+	InvitationID string `json:"invitationId"`
+}
+
 // Ping is the payload of the smoke task ping.
 type Ping struct{}
 
@@ -79,9 +85,10 @@ const (
 	invitationMailAttempts = 10
 )
 
-// The task catalogue: the twelve tasks of seed 000 §12 and the two store tasks that keep the
+// The task catalogue: the twelve tasks of seed 000 §12, the two store tasks that keep the
 // operator clean-ups to the fan-out rule (§7.2: a scheduler only fans out; every mutation is a
-// *-for-store task). Enqueue through these values: a payload of the wrong type does not compile
+// *-for-store task), and deliver-operator-invitation-email, which sends an invitation mail after
+// the transaction that decided it committed (seed 001: no side effect inside a transaction). Enqueue through these values: a payload of the wrong type does not compile
 // (seed GWT-1, GWT-2).
 var (
 	ExpireTentativeReservationsTask = runner.NewTask[ExpireTentativeReservations]("expire-tentative-reservations",
@@ -128,7 +135,10 @@ var (
 
 	SendOperatorInvitationEmailTask = runner.NewStoreTask[SendOperatorInvitationEmail]("send-operator-invitation-email",
 		jobq.EnqueueOptions{MaxAttempts: invitationMailAttempts, JobKeyMode: jobq.JobKeyPreserveRunAt}).
-		WithDescription("Mails an operator invitation over SMTP, once per invitation (idempotency record invitation_email_delivery).")
+		WithDescription("Records an operator invitation's mail, once per invitation, in its outbox (invitation_email_delivery) and enqueues its delivery in the same transaction.")
+	DeliverOperatorInvitationEmailTask = runner.NewStoreTask[DeliverOperatorInvitationEmail]("deliver-operator-invitation-email",
+		jobq.EnqueueOptions{MaxAttempts: invitationMailAttempts}).
+		WithDescription("Sends a recorded invitation mail over SMTP, outside any transaction, and marks it sent.")
 
 	PingTask = runner.NewTask[Ping]("ping", jobq.EnqueueOptions{}).
 			WithDescription("Smoke test: completes at once.")

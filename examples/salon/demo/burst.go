@@ -13,8 +13,8 @@ import (
 	"github.com/jobqdev/jobq/runner"
 )
 
-// bouncingAddress is the invitation the demo's SMTP server always refuses (451): its job
-// retries and dies.
+// bouncingAddress is the invitation the demo's SMTP server always refuses (451): its mail is
+// recorded, and its delivery job (given the 3 attempts of the mail job) retries and dies.
 const bouncingAddress = "bounce@salon.invalid"
 
 // seed creates n stores and their business rows as the superuser (row-level security does not

@@ -158,7 +158,7 @@ func summary(ctx context.Context, db *pgx.Conn, out io.Writer, since time.Time, 
 		(SELECT count(*) FROM public.customer_note WHERE deleted_at IS NOT NULL),
 		(SELECT count(*) FROM public.operator_session),
 		(SELECT count(*) FROM public.operator_invitation),
-		(SELECT count(*) FROM public.invitation_email_delivery)`, l.oldCustomers).
+		(SELECT count(*) FROM public.invitation_email_delivery WHERE sent_at IS NOT NULL)`, l.oldCustomers).
 		Scan(&expired, &tentative, &days, &salesTotal, &removedCustomers, &keptDeleted, &alive, &notesLeft, &notesDeleted,
 			&sessions, &invitations, &deliveries)
 	if err != nil {
@@ -174,7 +174,7 @@ func summary(ctx context.Context, db *pgx.Conn, out io.Writer, since time.Time, 
 	fmt.Fprintf(out, "operator sessions        %d left (the expired ones removed)\n", sessions)
 	fmt.Fprintf(out, "operator invitations     %d left (the expired ones removed)\n", invitations)
 	msgs := sink.Messages()
-	fmt.Fprintf(out, "invitation mails         %d delivered to the SMTP server, %d idempotency records, %d deliveries refused\n",
+	fmt.Fprintf(out, "invitation mails         %d delivered to the SMTP server, %d outbox rows marked sent, %d deliveries refused\n",
 		len(msgs), deliveries, sink.Refused())
 
 	fmt.Fprintln(out, "\n── Seed 000 non-functional limits ──────────────────────────────────────")
