@@ -203,7 +203,9 @@ func (o *Operator) ResumeSchedule(ctx context.Context, name string) (bool, error
 
 // RunScheduleNow enqueues one job of schedule name now, paused or not, with the schedule's task,
 // queue and payload (its slot key set to now), and returns the job's id; the schedule's slots are
-// unchanged (jobq.run_schedule_now, audited). Errors: jobq.ErrUnknownSchedule,
+// unchanged (jobq.run_schedule_now, audited). Its concurrency policy applies as at a cron tick:
+// under forbid, while its previous run is live, nothing is enqueued (jobq.ErrScheduleOverlap);
+// under replace, that run is canceled. Errors: jobq.ErrScheduleOverlap, jobq.ErrUnknownSchedule,
 // jobq.ErrPayloadInvalid.
 func (o *Operator) RunScheduleNow(ctx context.Context, name string) (int64, error) {
 	return one[int64](ctx, o, "run_schedule_now", `SELECT jobq.run_schedule_now($1)`, name)
