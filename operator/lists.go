@@ -171,6 +171,19 @@ type Job struct {
 	// Attempts are the job's failed attempts (jobq.job_attempt_list), oldest first; filled by
 	// Job only (Jobs leaves it nil). A succeeded attempt has none: the job itself holds it.
 	Attempts []Attempt `json:"attempts,omitempty" db:"-"`
+	// Last is what its running or last attempt keeps (jobq.job_list); filled by Job only.
+	Last *LastAttempt `json:"last_attempt,omitempty" db:"-"`
+}
+
+// LastAttempt is what a job's running attempt reported, or what its last attempt (a succeeded
+// one too) kept: docs/observability.md.
+type LastAttempt struct {
+	Progress    json.RawMessage `json:"progress,omitempty"`     // its latest progress (jobq.set_progress)
+	Output      *string         `json:"output,omitempty"`       // a finished job's: the tail of its output
+	LogRef      *string         `json:"log_ref,omitempty"`      // a finished job's: where its logs are
+	ExitCode    *int32          `json:"exit_code,omitempty"`    // a finished job's command's exit status
+	LeaderEpoch *int64          `json:"leader_epoch,omitempty"` // a finished job's: jobq.leader.epoch then
+	Traceparent *string         `json:"traceparent,omitempty"`  // the trace context it was enqueued under
 }
 
 // Attempt is one failed attempt of a job (jobq.job_attempt_list): who ran it, when, and how it
@@ -186,6 +199,11 @@ type Attempt struct {
 	ErrorCode *string    `json:"error_code" db:"error_code"`
 	Output    *string    `json:"output,omitempty" db:"output"`   // the tail of an exec task's output
 	LogRef    *string    `json:"log_ref,omitempty" db:"log_ref"` // where the attempt's logs are
+	// Progress, ExitCode and LeaderEpoch: its last progress, a command's exit status and
+	// jobq.leader.epoch when it was recorded (docs/observability.md).
+	Progress    json.RawMessage `json:"progress,omitempty" db:"progress"`
+	ExitCode    *int32          `json:"exit_code,omitempty" db:"exit_code"`
+	LeaderEpoch *int64          `json:"leader_epoch,omitempty" db:"leader_epoch"`
 }
 
 // jobColumns are the columns of jobq.job_list that Job holds.
@@ -220,11 +238,19 @@ func (o *Operator) Job(ctx context.Context, id int64) (Job, error) {
 		return Job{}, wrap(err, "job_list")
 	}
 	job.Attempts, err = list(ctx, o, "job_attempt_list", pgx.RowToStructByName[Attempt],
-		`SELECT attempt, worker, started_at, ended_at, reason, error, error_code, output, log_ref
+		`SELECT attempt, worker, started_at, ended_at, reason, error, error_code, output, log_ref, progress, exit_code, leader_epoch
 		FROM jobq.job_attempt_list($1)`, id)
 	if err != nil {
 		return Job{}, err
 	}
+	var last LastAttempt
+	err = o.db.QueryRow(ctx, `SELECT progress, output, log_ref, exit_code, leader_epoch, traceparent
+		FROM jobq.job_list(id => $1, max_rows => 1)`, id).
+		Scan(&last.Progress, &last.Output, &last.LogRef, &last.ExitCode, &last.LeaderEpoch, &last.Traceparent)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, wrap(err, "job_list")
+	}
+	job.Last = &last
 	return job, nil
 }
 

@@ -248,6 +248,9 @@ func (c *jobsShowCmd) Run(e *env) error {
 		{"finished", finished}, {"locked by", orDash(job.LockedBy)}, {"reason", orDash(job.Reason)},
 		{"error code", orDash(job.ErrorCode)}, {"last error", orDash(job.LastError)}, {"payload", string(job.Payload)},
 	})
+	if err == nil && job.Last != nil {
+		err = writeFields(e.stdout, lastAttemptFields(job.Last))
+	}
 	if err != nil || len(job.Attempts) == 0 {
 		return err
 	}
@@ -255,10 +258,46 @@ func (c *jobsShowCmd) Run(e *env) error {
 	table := make([][]string, 0, len(job.Attempts))
 	for _, a := range job.Attempts {
 		table = append(table, []string{strconv.Itoa(int(a.Attempt)), orDash(a.Worker), relTime(a.StartedAt, now),
-			relTime(&a.EndedAt, now), a.Reason, orDash(a.ErrorCode), truncate(orDash(a.Error), 60)})
+			relTime(&a.EndedAt, now), a.Reason, orDash(a.ErrorCode), numOrDash(a.ExitCode), truncate(orDash(a.Error), 60)})
 	}
 	fmt.Fprintln(e.stdout, "\nattempts:")
-	return writeTable(e.stdout, []string{"ATTEMPT", "WORKER", "STARTED", "ENDED", "REASON", "CODE", "ERROR"}, table)
+	return writeTable(e.stdout, []string{"ATTEMPT", "WORKER", "STARTED", "ENDED", "REASON", "CODE", "EXIT", "ERROR"}, table)
+}
+
+// lastAttemptFields are the fields of what a job's running or last attempt keeps (issue 34):
+// progress, output's tail, exit code, log reference, leader epoch and trace context, each shown
+// only when there is one.
+func lastAttemptFields(l *operator.LastAttempt) [][2]string {
+	var f [][2]string
+	if len(l.Progress) > 0 {
+		f = append(f, [2]string{"progress", string(l.Progress)})
+	}
+	if l.ExitCode != nil {
+		f = append(f, [2]string{"exit code", numOrDash(l.ExitCode)})
+	}
+	if l.Output != nil {
+		f = append(f, [2]string{"output", truncate(*l.Output, 500)})
+	}
+	for _, x := range []struct {
+		name string
+		v    *string
+	}{{"log ref", l.LogRef}, {"trace", l.Traceparent}} {
+		if x.v != nil {
+			f = append(f, [2]string{x.name, *x.v})
+		}
+	}
+	if l.LeaderEpoch != nil {
+		f = append(f, [2]string{"leader epoch", strconv.FormatInt(*l.LeaderEpoch, 10)})
+	}
+	return f
+}
+
+// numOrDash is a number, or "-" for none.
+func numOrDash(n *int32) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.Itoa(int(*n))
 }
 
 // jobsActCmd is jobs retry, cancel and delete: one Operator call on one job.

@@ -157,9 +157,9 @@ func TestCLIJobsRead(t *testing.T) {
 		require.Equal(t, 0, code)
 		require.Regexp(t, `(?m)^state\s+dead$`, stdout)
 		require.Regexp(t, `(?m)^attempt\s+1 of `, stdout)
-		require.Regexp(t, `(?m)^attempts:\nATTEMPT\s+WORKER\s+STARTED\s+ENDED\s+REASON\s+CODE\s+ERROR$`, stdout)
+		require.Regexp(t, `(?m)^attempts:\nATTEMPT\s+WORKER\s+STARTED\s+ENDED\s+REASON\s+CODE\s+EXIT\s+ERROR$`, stdout)
 		// An age reads "now" or, on a slow machine, "1s ago": one or two words each.
-		require.Regexp(t, `(?m)^1\s+w-setup\s+(now|\S+ ago)\s+(now|\S+ ago)\s+not_retryable\s+-\s+-$`, stdout, "the failed attempt, as a row")
+		require.Regexp(t, `(?m)^1\s+w-setup\s+(now|\S+ ago)\s+(now|\S+ ago)\s+not_retryable\s+-\s+-\s+-$`, stdout, "the failed attempt, as a row")
 	})
 	t.Run("ShowAttemptsJSON", func(t *testing.T) {
 		type attempts struct {

@@ -5010,11 +5010,12 @@ ALTER FUNCTION jobq.hold_doorbell(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.hold_doorbell(queues text[]) IS 'Takes the doorbell of every queue listed (the session advisory lock (1785790466, hashtext(queue)), shared) without waiting, all or nothing, and reports whether it did: false only while an enqueue probes one of them. Held, an enqueue of a due job in the queue NOTIFYs (setting doorbell; jobq._wake); it stays held until jobq.release_doorbell or the end of the session. Caller: the runner, on its LISTEN connection, when a claim found no job: then it checks jobq.doorbell_quiet and claims once more. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
 
-CREATE FUNCTION jobq.job_attempt_list(job_id bigint) RETURNS TABLE(attempt integer, worker text, started_at timestamp with time zone, ended_at timestamp with time zone, reason text, error text, error_code text, output text, log_ref text)
+CREATE FUNCTION jobq.job_attempt_list(job_id bigint) RETURNS TABLE(attempt integer, worker text, started_at timestamp with time zone, ended_at timestamp with time zone, reason text, error text, error_code text, output text, log_ref text, progress jsonb, exit_code integer, leader_epoch bigint)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output, a.log_ref
+    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output, a.log_ref, a.progress,
+           a.exit_code, a.leader_epoch
     FROM jobq.job_attempts a
     WHERE a.job_id = $1
     ORDER BY a.ended_at, a.attempt
@@ -5022,19 +5023,21 @@ $_$;
 
 ALTER FUNCTION jobq.job_attempt_list(job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.job_attempt_list(job_id bigint) IS 'The failed attempts of job job_id (jobq.job_attempts), oldest first: attempt, worker, started_at, ended_at, reason, error, error_code, output (the tail of an exec task''s output), log_ref. Runs as its caller: row-level security shows an application its store''s attempts only. Locks nothing. Callers: jobq jobs show, the dashboard''s job page (package operator). Errors: none.';
+COMMENT ON FUNCTION jobq.job_attempt_list(job_id bigint) IS 'The failed attempts of job job_id (jobq.job_attempts), oldest first: attempt, worker, started_at, ended_at, reason, error, error_code, output (the tail of an exec task''s output), log_ref, progress, exit_code, leader_epoch. Runs as its caller: row-level security shows an application its store''s attempts only. Locks nothing. Callers: jobq jobs show, the dashboard''s job page (package operator). Errors: none.';
 
-CREATE FUNCTION jobq.job_list(queue text DEFAULT NULL::text, task text DEFAULT NULL::text, state text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, job_key text DEFAULT NULL::text, since timestamp with time zone DEFAULT NULL::timestamp with time zone, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, task text, queue text, state text, store_id uuid, priority smallint, attempt integer, max_attempts integer, job_key text, run_at timestamp with time zone, reason text, last_error text, error_code text, locked_by text, created_at timestamp with time zone, updated_at timestamp with time zone, finished_at timestamp with time zone, payload jsonb)
+CREATE FUNCTION jobq.job_list(queue text DEFAULT NULL::text, task text DEFAULT NULL::text, state text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, job_key text DEFAULT NULL::text, since timestamp with time zone DEFAULT NULL::timestamp with time zone, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, task text, queue text, state text, store_id uuid, priority smallint, attempt integer, max_attempts integer, job_key text, run_at timestamp with time zone, reason text, last_error text, error_code text, locked_by text, created_at timestamp with time zone, updated_at timestamp with time zone, finished_at timestamp with time zone, payload jsonb, progress jsonb, output text, log_ref text, exit_code integer, leader_epoch bigint, traceparent text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     SELECT j.* FROM (
         SELECT l.id, l.task, l.queue, l.state, l.store_id, l.priority, l.attempt, l.max_attempts, l.job_key, l.run_at,
-               l.reason, l.last_error, l.error_code, l.locked_by, l.created_at, l.updated_at, NULL::timestamptz AS finished_at, l.payload
+               l.reason, l.last_error, l.error_code, l.locked_by, l.created_at, l.updated_at, NULL::timestamptz AS finished_at, l.payload,
+               l.progress, NULL::text, NULL::text, NULL::integer, NULL::bigint, l.traceparent
         FROM jobq.jobs l
         UNION ALL
         SELECT h.id, h.task, h.queue, h.state, h.store_id, h.priority, h.attempt, h.max_attempts, h.job_key, h.run_at,
-               h.reason, h.last_error, h.error_code, h.locked_by, h.created_at, h.updated_at, h.finished_at, h.payload
+               h.reason, h.last_error, h.error_code, h.locked_by, h.created_at, h.updated_at, h.finished_at, h.payload,
+               h.progress, h.output, h.log_ref, h.exit_code, h.leader_epoch, h.traceparent
         FROM jobq.job_history h
     ) j
     WHERE ($1 IS NULL OR j.queue = $1) AND ($2 IS NULL OR j.task = $2) AND ($3 IS NULL OR j.state = $3)
@@ -5047,7 +5050,7 @@ $_$;
 
 ALTER FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) IS 'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
+COMMENT ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) IS 'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
 
 CREATE FUNCTION jobq.leader_state() RETURNS TABLE(holder text, epoch bigint, acquired_at timestamp with time zone, lease_expires_at timestamp with time zone, held boolean)
     LANGUAGE sql STABLE

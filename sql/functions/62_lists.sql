@@ -89,6 +89,12 @@ COMMENT ON FUNCTION jobq.queue_minutes(timestamp with time zone) IS
 REVOKE ALL ON FUNCTION jobq.queue_minutes(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.queue_minutes(timestamp with time zone) TO jobq_operator, jobq_viewer, jobq_app;
 
+-- job_list and job_attempt_list gained what an attempt keeps (issue 34: progress, output,
+-- log_ref, exit_code, leader_epoch, the trace context): their results changed, so the old ones are
+-- dropped (callers name their columns).
+DROP FUNCTION IF EXISTS jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint);
+DROP FUNCTION IF EXISTS jobq.job_attempt_list(bigint);
+
 -- Jobs as an operator reads them, live and finished, newest first, matching every filter given:
 -- the one query behind jobq jobs list, jobq dead list, jobq jobs show and the dashboard's job
 -- pages. Runs as its caller (row-level security: a store's staff reads its store's jobs).
@@ -98,18 +104,21 @@ CREATE OR REPLACE FUNCTION jobq.job_list(queue text DEFAULT NULL, task text DEFA
                                          max_rows integer DEFAULT 50, id bigint DEFAULT NULL)
 RETURNS TABLE (id bigint, task text, queue text, state text, store_id uuid, priority smallint, attempt integer,
                max_attempts integer, job_key text, run_at timestamptz, reason text, last_error text, error_code text,
-               locked_by text, created_at timestamptz, updated_at timestamptz, finished_at timestamptz, payload jsonb)
+               locked_by text, created_at timestamptz, updated_at timestamptz, finished_at timestamptz, payload jsonb,
+               progress jsonb, output text, log_ref text, exit_code integer, leader_epoch bigint, traceparent text)
 LANGUAGE sql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT j.* FROM (
         SELECT l.id, l.task, l.queue, l.state, l.store_id, l.priority, l.attempt, l.max_attempts, l.job_key, l.run_at,
-               l.reason, l.last_error, l.error_code, l.locked_by, l.created_at, l.updated_at, NULL::timestamptz AS finished_at, l.payload
+               l.reason, l.last_error, l.error_code, l.locked_by, l.created_at, l.updated_at, NULL::timestamptz AS finished_at, l.payload,
+               l.progress, NULL::text, NULL::text, NULL::integer, NULL::bigint, l.traceparent
         FROM jobq.jobs l
         UNION ALL
         SELECT h.id, h.task, h.queue, h.state, h.store_id, h.priority, h.attempt, h.max_attempts, h.job_key, h.run_at,
-               h.reason, h.last_error, h.error_code, h.locked_by, h.created_at, h.updated_at, h.finished_at, h.payload
+               h.reason, h.last_error, h.error_code, h.locked_by, h.created_at, h.updated_at, h.finished_at, h.payload,
+               h.progress, h.output, h.log_ref, h.exit_code, h.leader_epoch, h.traceparent
         FROM jobq.job_history h
     ) j
     WHERE ($1 IS NULL OR j.queue = $1) AND ($2 IS NULL OR j.task = $2) AND ($3 IS NULL OR j.state = $3)
@@ -120,7 +129,7 @@ AS $$
     LIMIT least(greatest(coalesce($8, 50), 0), 100001)
 $$;
 COMMENT ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) IS
-    'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
+    'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
 REVOKE ALL ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) TO jobq_operator, jobq_viewer, jobq_app;
 
@@ -128,18 +137,19 @@ GRANT EXECUTE ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with 
 -- under the job. Runs as its caller (row-level security).
 CREATE OR REPLACE FUNCTION jobq.job_attempt_list(job_id bigint)
 RETURNS TABLE (attempt integer, worker text, started_at timestamptz, ended_at timestamptz, reason text,
-               error text, error_code text, output text, log_ref text)
+               error text, error_code text, output text, log_ref text, progress jsonb, exit_code integer, leader_epoch bigint)
 LANGUAGE sql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output, a.log_ref
+    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output, a.log_ref, a.progress,
+           a.exit_code, a.leader_epoch
     FROM jobq.job_attempts a
     WHERE a.job_id = $1
     ORDER BY a.ended_at, a.attempt
 $$;
 COMMENT ON FUNCTION jobq.job_attempt_list(bigint) IS
-    'The failed attempts of job job_id (jobq.job_attempts), oldest first: attempt, worker, started_at, ended_at, reason, error, error_code, output (the tail of an exec task''s output), log_ref. Runs as its caller: row-level security shows an application its store''s attempts only. Locks nothing. Callers: jobq jobs show, the dashboard''s job page (package operator). Errors: none.';
+    'The failed attempts of job job_id (jobq.job_attempts), oldest first: attempt, worker, started_at, ended_at, reason, error, error_code, output (the tail of an exec task''s output), log_ref, progress, exit_code, leader_epoch. Runs as its caller: row-level security shows an application its store''s attempts only. Locks nothing. Callers: jobq jobs show, the dashboard''s job page (package operator). Errors: none.';
 REVOKE ALL ON FUNCTION jobq.job_attempt_list(bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 GRANT EXECUTE ON FUNCTION jobq.job_attempt_list(bigint) TO jobq_operator, jobq_viewer, jobq_app;
 
