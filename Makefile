@@ -2,8 +2,9 @@
 #
 #   make demo   the salon reference application against a throwaway local cluster (or DATABASE_URL):
 #               stores with data, a burst of jobs, progress, and a summary. Ctrl-C stops it cleanly.
-#   make bench  the benchmarks of bench/ against a throwaway cluster, with River, graphile-worker and a
-#               raw pgbench floor as peers; writes BENCHMARKS.md.
+#   make bench  the benchmarks of bench/ against a throwaway cluster: jobq against River, graphile-worker,
+#               pg-boss and PgQ at their best documented settings and against floors built as jobq works,
+#               3 runs; writes BENCHMARKS.md (docs/benchmarks.md: the current results).
 #   make fuzz   the SQL API fuzzer of make test (sql/fuzz/) for longer: JOBQ_FUZZ_CALLS calls (default
 #               200,000) from JOBQ_FUZZ_SEED (default: the clock), against a throwaway cluster.
 #   make test   install PostgreSQL 15, pgTAP, pg_prove, plpgsql_check, jq (the docs test), chromium (the

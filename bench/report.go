@@ -499,11 +499,13 @@ func (r *report) lifecycleBest(cnt string) (*row, int) {
 // docs/benchmarks.md that shows where that measure's time goes and what was tried: what the
 // issue asks of a target that is missed. The report links it beside such a target.
 var profiles = []struct{ prefix, title, anchor string }{
-	{"tp/jobq-default/", "the drain", "where-the-time-goes-issue-17-second-pass"},
-	{"lat/", "an idle runner's pickup", "where-the-time-goes-issue-17-tenth-pass-an-idle-runners-pickup"},
-	{"enq/single/", "the single enqueue", "where-the-time-goes-issue-17-seventh-pass-the-single-enqueue"},
-	{"enq/many", "enqueue_many", "where-the-time-goes-issue-17-seventh-pass-the-single-enqueue"},
-	{"idle/", "the idle snapshot", "where-the-time-goes-issue-17-third-pass"},
+	{"tp/jobq-default/", "the drain", "the-drain"},
+	{"writes/", "writes per job", "writes-per-job"},
+	{"lat/", "an idle runner's pickup", "an-idle-runners-pickup"},
+	{"lat-busy/", "an idle runner's pickup", "an-idle-runners-pickup"},
+	{"enq/single/", "the single enqueue", "the-single-enqueue"},
+	{"enq/many", "enqueue_many", "the-single-enqueue"},
+	{"idle/", "the idle snapshot", "the-idle-snapshot"},
 	{"flow/", "fair claiming and limits", "flow-control"},
 }
 
