@@ -161,6 +161,7 @@ func run() int {
 		}
 		firstRow := len(rep.rows)
 		began := time.Now()
+		rep.run = 0 // a scenario that numbers its runs sets it; the others' values count in order
 		err = runScenario(ctx, env, rep, name)
 		lc.finishLoad()
 		rep.loads = append(rep.loads, lc)
