@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -335,7 +336,19 @@ func loadWorkers(ctx context.Context, q querier) (workersData, error) {
 		return d, err
 	}
 	d.Workers, err = operator.New(q).Workers(ctx, "")
+	// The workers that still run first, the stopped ones below them, each group in start order.
+	slices.SortStableFunc(d.Workers, func(a, b operator.Worker) int {
+		return cmp.Compare(boolRank(a.State == "stopped"), boolRank(b.State == "stopped"))
+	})
 	return d, err
+}
+
+// boolRank orders false before true.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func loadSchedules(ctx context.Context, q querier) ([]operator.Schedule, error) {

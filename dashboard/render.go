@@ -63,11 +63,11 @@ func newRenderer(opts Options) (*renderer, error) {
 			}
 			return duration(d.Duration())
 		},
-		"str":   deref,
-		"short": short,
-		"chart": chart,
-		"spark": spark,
-		"num":   number,
+		"str":      deref,
+		"short":    short,
+		"chart":    chart,
+		"spark":    spark,
+		"num":      number,
 		"join":     strings.Join,
 		"controls": controls,
 		"deref64": func(p *int64) int64 {
