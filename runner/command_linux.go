@@ -79,28 +79,74 @@ func (g *groupReaper) start() error {
 	return nil
 }
 
-// reap is the reaper process: it reads "+ PGID GRACE_MS" (a group runs) and "- PGID" (it ended)
-// from standard input until end of file, then stops the groups still running.
+// reap is the reaper process: it reads "+ PGID GRACE_MS" (a group runs), "f PGID TERM_MS KILL_MS"
+// (the group's fence: SIGTERM in TERM_MS, SIGKILL in KILL_MS, unless told again) and "- PGID" (it
+// ended) from standard input until end of file, then stops the groups still running. The fences
+// are the runner's self-fencing (fence.go) carried out by a process the runner's pause does not
+// pause: a command whose runner is stopped (SIGSTOP) past the lease it last had confirmed is
+// stopped all the same.
 func reap() {
 	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	groups := map[int]time.Duration{}
-	lines := bufio.NewScanner(os.Stdin)
-	for lines.Scan() {
-		f := strings.Fields(lines.Text())
-		if len(f) < 2 {
-			continue
+	fences := map[int]*groupFence{}
+	lines := make(chan []string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			lines <- strings.Fields(sc.Text())
 		}
-		pgid, err := strconv.Atoi(f[1])
-		if err != nil || pgid <= 1 {
-			continue
+	}()
+	tick := time.NewTimer(time.Hour)
+	for open := true; open; {
+		var f []string
+		select {
+		case f, open = <-lines:
+		case <-tick.C:
 		}
-		switch {
-		case f[0] == "+" && len(f) == 3:
-			ms, _ := strconv.ParseInt(f[2], 10, 64)
-			groups[pgid] = time.Duration(ms) * time.Millisecond
-		case f[0] == "-":
-			delete(groups, pgid)
+		now := time.Now()
+		if len(f) >= 2 {
+			if pgid, err := strconv.Atoi(f[1]); err == nil && pgid > 1 {
+				switch {
+				case f[0] == "+" && len(f) == 3:
+					ms, _ := strconv.ParseInt(f[2], 10, 64)
+					groups[pgid] = time.Duration(ms) * time.Millisecond
+				case f[0] == "f" && len(f) == 4:
+					term, _ := strconv.ParseInt(f[2], 10, 64)
+					kill, _ := strconv.ParseInt(f[3], 10, 64)
+					if _, ok := groups[pgid]; ok {
+						fences[pgid] = &groupFence{term: now.Add(time.Duration(term) * time.Millisecond),
+							kill: now.Add(time.Duration(kill) * time.Millisecond)}
+					}
+				case f[0] == "-":
+					delete(groups, pgid)
+					delete(fences, pgid)
+				}
+			}
 		}
+		next := now.Add(time.Hour)
+		for pgid, g := range fences {
+			if !g.termed && !now.Before(g.term) {
+				_ = syscall.Kill(-pgid, syscall.SIGTERM)
+				g.termed = true
+			}
+			if !now.Before(g.kill) {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				delete(fences, pgid)
+				continue
+			}
+			if !g.termed {
+				next = minTime(next, g.term)
+			}
+			next = minTime(next, g.kill)
+		}
+		if !tick.Stop() {
+			select {
+			case <-tick.C:
+			default:
+			}
+		}
+		tick.Reset(max(time.Until(next), 0))
 	}
 	// The worker is gone.
 	var grace time.Duration
@@ -122,6 +168,19 @@ func reap() {
 	}
 }
 
+// groupFence is when the reaper stops a group whose runner has not confirmed its lease since.
+type groupFence struct {
+	term, kill time.Time
+	termed     bool
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // runGroup runs cmd as the leader of a process group of its own and waits for it. When ctx ends
 // first, the group gets SIGTERM, then SIGKILL after grace (shortened for a job the runner fenced,
 // stopGrace). When the leader has exited, and before
@@ -136,6 +195,18 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration) commandEn
 	}
 	pid := cmd.Process.Pid
 	reaper.tell(fmt.Sprintf("+ %d %d\n", pid, grace.Milliseconds()))
+	// The reaper stops the group at the job's fence should the runner be paused then; each
+	// confirmed renewal moves the fence (fence.go).
+	if rj, _ := ctx.Value(runningJobKey{}).(*runningJob); rj != nil {
+		tellFence := func() {
+			if term, kill, ok := rj.fenceTimes(); ok {
+				reaper.tell(fmt.Sprintf("f %d %d %d\n", pid, max(time.Until(term), 0).Milliseconds(), max(time.Until(kill), 0).Milliseconds()))
+			}
+		}
+		rj.onFence.Store(&tellFence)
+		defer rj.onFence.Store(nil)
+		tellFence()
+	}
 	exited := make(chan struct{})
 	go func() {
 		waitExited(pid)

@@ -50,7 +50,25 @@ func (r *Runner) mono(t time.Time) int64 { return int64(t.Sub(r.epoch)) }
 // confirmLease records that the database confirmed rj's lease until sent + valid (sent is when
 // the confirming call was sent, on the local monotonic clock).
 func (r *Runner) confirmLease(rj *runningJob, sent time.Time, valid time.Duration) {
-	rj.fence.Store(r.mono(sent.Add(valid)))
+	end := sent.Add(valid)
+	rj.fence.Store(r.mono(end))
+	rj.fenceEnd.Store(&end)
+	rj.margin.Store(int64(fenceMargin(rj.lease, r.heartbeatInterval())))
+	if f := rj.onFence.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// fenceTimes returns when rj's handler is to be stopped (its fence less the margin) and when a
+// command's group must be dead (half a margin before the fence); ok is false while no lease end is
+// known.
+func (rj *runningJob) fenceTimes() (term, kill time.Time, ok bool) {
+	end := rj.fenceEnd.Load()
+	if end == nil {
+		return time.Time{}, time.Time{}, false
+	}
+	m := time.Duration(rj.margin.Load())
+	return end.Add(-m), end.Add(-m / 2), true
 }
 
 // leaseConfirmed records the fences a heartbeat renewed: part of the Runner's leaseBook.

@@ -361,16 +361,17 @@ func TestSelfFencingAfterAPause(t *testing.T) {
 	})
 	a.Signal(syscall.SIGSTOP)
 	stoppedAt := time.Now()
-	var beats []time.Time
+	var beats, leaseEnds []time.Time
 	proctest.WaitUntil(t, time.Minute, "every lease ended a second ago", func() bool {
 		return f.count(t, `SELECT count(*) FROM jobq.jobs WHERE id = ANY($1) AND lease_expires_at < now() - interval '1 second'`, ids) == 3
 	})
-	rows, err := f.admin.Query(context.Background(), `SELECT heartbeat_at FROM jobq.jobs WHERE id = ANY($1) ORDER BY id`, ids)
+	rows, err := f.admin.Query(context.Background(), `SELECT heartbeat_at, lease_expires_at FROM jobq.jobs WHERE id = ANY($1) ORDER BY id`, ids)
 	require.NoError(t, err)
 	for rows.Next() {
-		var at time.Time
-		require.NoError(t, rows.Scan(&at))
+		var at, end time.Time
+		require.NoError(t, rows.Scan(&at, &end))
 		beats = append(beats, at)
+		leaseEnds = append(leaseEnds, end)
 	}
 	require.NoError(t, rows.Err())
 	before := len(strings.Split(a.Logs.String(), "\n"))
@@ -383,9 +384,17 @@ func TestSelfFencingAfterAPause(t *testing.T) {
 	for i, id := range ids {
 		end, cause, ok := f.handlerEnd(t, a, "pause-a", id, 1)
 		require.True(t, ok, "%s ended", fenceTasks[i])
-		t.Logf("%s ended %s after SIGCONT (%s)", fenceTasks[i], end.Sub(contAt).Round(time.Millisecond), cause)
+		t.Logf("%s ended %s after SIGCONT, %s before its lease's end (%s)", fenceTasks[i], end.Sub(contAt).Round(time.Millisecond),
+			leaseEnds[i].Sub(end).Round(time.Millisecond), cause)
+		if fenceTasks[i] == "fence-cmd" {
+			// A command is a process of its own: the runner's reaper, which the pause did not
+			// stop, stopped it before its lease could end.
+			require.True(t, end.Before(leaseEnds[i]), "the command ran past its lease while its runner was paused")
+			require.True(t, end.Before(contAt), "the command was stopped while its runner was paused")
+		}
 	}
-	// The lines logged after SIGCONT, in order: the three stops come before anything that works.
+	// The lines logged after SIGCONT, in order: the stops (or, for a command its reaper stopped
+	// already, the discard of its result) come before anything that works.
 	after := strings.Split(a.Logs.String(), "\n")[before-1:]
 	var msgs []string
 	for _, line := range after {
@@ -396,19 +405,25 @@ func TestSelfFencingAfterAPause(t *testing.T) {
 	}
 	t.Logf("after SIGCONT: %q", msgs)
 	require.GreaterOrEqual(t, len(msgs), 3)
-	stops := 0
-	for _, m := range msgs {
-		if m == "handler stopped: its lease was not renewed in time (self-fencing)" {
-			stops++
+	stopped := map[string]bool{}
+	for _, line := range after {
+		var l map[string]any
+		if json.Unmarshal([]byte(line), &l) != nil {
 			continue
 		}
-		if stops == 3 {
+		if len(stopped) == 3 {
 			break
 		}
-		require.Contains(t, []string{"the runner was paused (the monotonic clock jumped): fences checked first"}, m,
-			"a line before the three stops")
+		switch l["msg"] {
+		case "handler stopped: its lease was not renewed in time (self-fencing)",
+			"handler stopped before its lease could end (self-fencing); result discarded, the job's sweep records the attempt":
+			stopped[fmt.Sprint(l["taskName"])] = true
+		case "the runner was paused (the monotonic clock jumped): fences checked first":
+		default:
+			t.Fatalf("%q logged before the three handlers were stopped", l["msg"])
+		}
 	}
-	require.Equal(t, 3, stops)
+	require.Len(t, stopped, 3)
 	for i, id := range ids {
 		var at time.Time
 		require.NoError(t, f.admin.QueryRow(context.Background(), `

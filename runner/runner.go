@@ -1026,6 +1026,11 @@ func (r *Runner) handlerReturned(rj *runningJob, err error, d time.Duration) *ru
 	r.lastReturn.Store(int64(time.Since(r.epoch)))
 	r.mu.Lock()
 	rj.finishing = true
+	if !rj.lost && !rj.completedInTx.Load() && r.fenceDue(rj, r.mono(time.Now())) {
+		// Returned past its fence (the runner was paused, and a command's reaper stopped it, or
+		// the handler ignored its context): its lease may be gone, so it is treated as fenced.
+		rj.lost, rj.fenced = true, true
+	}
 	lost := rj.lost
 	next := r.nextAhead()
 	left := len(r.ahead)

@@ -43,6 +43,12 @@ type runningJob struct {
 	stopBy atomic.Pointer[time.Time]
 	// canceled: an operator canceled the job (jobq.cancel_job's NOTIFY, checked with the database).
 	canceled atomic.Bool
+	// fenceEnd and margin are the fence as a time and its margin, for the command reaper (a
+	// command's group is stopped at its fence even while the runner is paused).
+	fenceEnd atomic.Pointer[time.Time]
+	margin   atomic.Int64
+	// onFence is called after each confirmed renewal (a command tells the reaper); nil: none.
+	onFence atomic.Pointer[func()]
 	// notes: what the attempt leaves behind besides its result, and where its progress goes (progress.go).
 	notes attemptNotes
 }
