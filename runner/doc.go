@@ -50,8 +50,10 @@
 //   - draining (jobq.drain_worker): it claims nothing new and finishes the jobs it holds; /readyz
 //     answers 503 with WORKER.NOT_READY ("draining"), so a load balancer stops sending it work,
 //     while /healthz stays 200. jobq.resume_worker makes it active again: it claims at once.
-//   - detached (jobq.detach_worker): it stops claiming for good, even if resumed later (restart
-//     the process to serve again). Its running jobs are CONFIRMING (seed 002 section 7.3): told
+//   - detached (jobq.detach_worker): it stops claiming under its id for good, even if resumed
+//     later; once it holds no lease any more it rejoins under a new id (Config.WorkerID with
+//     "-r1" added, "-r2" at the next detach) without a restart (rejoin.go). Its running jobs are
+//     CONFIRMING (seed 002 section 7.3): told
 //     at once by NOTIFY on ControlChannel, it confirms each with jobq.confirm_continuation, up to
 //     continuation_retry_count times continuation_retry_interval apart, and finishes the
 //     confirmed ones; a job it cannot confirm in time has its handler cancelled (cause

@@ -33,8 +33,11 @@ type DeadJob struct {
 
 // Handler runs one attempt of a job. Returning nil completes the job; an error fails the
 // attempt (see Permanent, RetryIn, WithCode and Snooze for the variants). ctx is cancelled when
-// the lease is lost (cause jobq.ErrLeaseLost), the job's timeout passes (ErrJobTimeout) or the
-// runner shuts down (ErrShutdown); context.Cause tells which.
+// the lease is lost (cause jobq.ErrLeaseLost), the job is canceled (ErrCanceled, at once through
+// jobq.cancel_job's NOTIFY), the runner could not have the lease renewed in time and stops the
+// handler before the lease can end (ErrLeaseUnconfirmed, self-fencing: fence.go), the job's
+// timeout passes (ErrJobTimeout) or the runner shuts down (ErrShutdown); context.Cause tells
+// which.
 type Handler interface {
 	Work(ctx context.Context, job *jobq.Job) error
 }
