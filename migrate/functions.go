@@ -90,13 +90,19 @@ func pendingFunctions(ctx context.Context, q querier, fsys fs.FS, all bool) ([]F
 		return nil, fmt.Errorf("read jobq.function_files: %w", err)
 	}
 	var pending []FunctionFile
-	for _, f := range files {
-		if applied[f.Name] != f.Checksum {
+	for i, f := range files {
+		// The grants file goes with any other: a function another file created or recreated
+		// has PUBLIC's default EXECUTE, or none of its grants, until the grants are applied.
+		if applied[f.Name] != f.Checksum || (f.Name == GrantsFile && len(pending) > 0 && i == len(files)-1) {
 			pending = append(pending, f)
 		}
 	}
 	return pending, nil
 }
+
+// GrantsFile is the function file that declares and applies every function's EXECUTE grants
+// (sql/functions/99_grants.sql). It sorts last, and is applied whenever another file is.
+const GrantsFile = "99_grants.sql"
 
 // functionsPrologue starts the application of function files: bodies are checked when called,
 // not when created (as pg_dump restores them), so a file may name a function of a later file.

@@ -70,7 +70,7 @@ func TestInstallScriptGivesTheSchemaMigrateUpGives(t *testing.T) {
 	dbtest.CreateDatabase(t, cluster, "bare")
 	err, out := psqlFile(t, cluster.URL("postgres", "bare"), script)
 	require.Error(t, err, "a cluster without bootstrap's roles is refused")
-	require.Contains(t, out, "JOB.BOOTSTRAP_MISSING: roles jobq_app, jobq_app_gate, jobq_migrator, jobq_operator, jobq_viewer, worker_fanout_owner, worker_runtime do not exist")
+	require.Contains(t, out, "JOB.BOOTSTRAP_MISSING: roles jobq_app, jobq_app_gate, jobq_dashboard, jobq_migrator, jobq_operator, jobq_viewer, jobq_waker, worker_fanout_owner, worker_runtime do not exist")
 	bare := dbtest.Connect(t, cluster.URL("postgres", "bare"))
 	require.Equal(t, []string{"false"}, dbtest.QueryStrings(t, bare, `SELECT (pg_catalog.to_regnamespace('jobq') IS NOT NULL)::text`), "no schema was created")
 

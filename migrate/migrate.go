@@ -35,7 +35,7 @@ import (
 const VersionTable = "jobq.goose_db_version"
 
 // RequiredRoles are the roles bootstrap creates and the migrations grant to.
-var RequiredRoles = []string{"jobq_migrator", "worker_runtime", "worker_fanout_owner", "jobq_app", "jobq_app_gate", "jobq_operator", "jobq_viewer"}
+var RequiredRoles = []string{"jobq_migrator", "worker_runtime", "worker_fanout_owner", "jobq_app", "jobq_app_gate", "jobq_operator", "jobq_viewer", "jobq_dashboard", "jobq_waker"}
 
 // BootstrapOptions carry the passwords Bootstrap sets. An empty password leaves the role's
 // password as it is (a new role then has none).

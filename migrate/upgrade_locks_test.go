@@ -87,7 +87,7 @@ claiming:
 	require.NoError(t, tx.Commit(ctx))
 	_, err = m.Up(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{"30_claim.sql"}, m.FunctionsApplied())
+	require.Equal(t, []string{"30_claim.sql", migrate.GrantsFile}, m.FunctionsApplied())
 }
 
 // migrate up --dry-run prints the upgrade as Up runs it: one transaction, BEGIN to COMMIT, that
@@ -122,7 +122,7 @@ func TestDryRunPrintsOneTransactionThatLocksInTheEnginesOrder(t *testing.T) {
 
 	_, err = m.Up(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{"70_tenancy.sql"}, m.FunctionsApplied())
+	require.Equal(t, []string{"70_tenancy.sql", migrate.GrantsFile}, m.FunctionsApplied())
 }
 
 // Open refuses a cluster whose bootstrap is older than the migrations or incomplete, naming each

@@ -43,6 +43,9 @@ var expectedRoles = map[string]roleAttrs{
 	"jobq_app":            {},
 	"jobq_app_gate":       {},
 	"jobq_operator":       {},
+	"jobq_viewer":         {},
+	"jobq_dashboard":      {login: true},
+	"jobq_waker":          {login: true},
 }
 
 // runtimeRoles are the roles that must not execute an internal (_-prefixed) function.

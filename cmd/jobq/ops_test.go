@@ -441,8 +441,9 @@ func TestCLIMigrateValidate(t *testing.T) {
 	require.NoError(t, err)
 	code, stdout, stderr = runCLI(t, "migrate", "validate", "--database-url", b.db.URL("jobq_migrator"))
 	require.Equal(t, 1, code, "stdout:\n%s", stdout)
-	require.Equal(t, "pending functions/60_operator.sql\n", stdout)
-	require.Contains(t, stderr, "0 migration(s) and 1 function file(s) pending")
+	require.Equal(t, "pending functions/60_operator.sql\npending functions/99_grants.sql\n", stdout,
+		"a changed file is pending, and the grants file with it")
+	require.Contains(t, stderr, "0 migration(s) and 2 function file(s) pending")
 }
 
 // jobq version prints the module and, with --json, stable fields.

@@ -30,8 +30,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._raise(text,text) IS
     'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
-REVOKE ALL ON FUNCTION jobq._raise(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._raise(text,text) TO jobq_app_gate;
 
 -- The default log reference of an attempt (jobq.job_attempts.log_ref): the fields every log line
 -- of the runner carries for it, as a search query for the log store. A runner may pass its own
@@ -46,7 +44,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._log_ref(text,bigint,integer) IS
     'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters).';
-REVOKE ALL ON FUNCTION jobq._log_ref(text,bigint,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Reads an interval setting (backoff_base, backoff_max, history_retention, worker_timeout).
 -- Callers: jobq.fail_jobs, jobq._rescue, jobq.prune_history, jobq._maintain.
@@ -60,7 +57,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._setting_interval(text) IS
     'Private. The value of interval setting p_name from jobq.settings, NULL when there is none.';
-REVOKE ALL ON FUNCTION jobq._setting_interval(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The settings a runner applies, as one JSON object {name: value}.
 CREATE OR REPLACE FUNCTION jobq._settings_json()
@@ -73,7 +69,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._settings_json() IS
     'Private. Every setting as {name: value}.';
-REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The numeric limits of the API, by name: text lengths in characters, counts, integer ranges.
 CREATE OR REPLACE FUNCTION jobq._limit(p_name text)
@@ -108,8 +103,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._limit(text) IS
     'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
-REVOKE ALL ON FUNCTION jobq._limit(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._limit(text) TO jobq_app_gate;
 
 -- The interval limits of the API, by name.
 CREATE OR REPLACE FUNCTION jobq._limit_interval(p_name text)
@@ -131,8 +124,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._limit_interval(text) IS
     'Private. The largest interval p_name accepts (lease, ttl, timeout, backoff, delay, backfill_window, jitter, history_retention), NULL for an unknown name. Immutable.';
-REVOKE ALL ON FUNCTION jobq._limit_interval(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._limit_interval(text) TO jobq_app_gate;
 
 -- Timestamps an API argument may take: finite, from 1970 to the end of year 9999 (UTC).
 CREATE OR REPLACE FUNCTION jobq._ts_in_range(p_value timestamptz)
@@ -145,8 +136,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._ts_in_range(timestamp with time zone) IS
     'Private. Whether p_value is a timestamp the API accepts: from 1970-01-01 00:00 UTC to 9999-12-31 23:59:59.999999 UTC (infinity and -infinity are outside). NULL for NULL.';
-REVOKE ALL ON FUNCTION jobq._ts_in_range(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._ts_in_range(timestamp with time zone) TO jobq_app_gate;
 
 -- p_ts + p_delta that never raises: +-infinity where PostgreSQL would say "timestamp out of
 -- range", for any storable values, so no stored interval can stop a claim, sweep or maintain.
@@ -172,8 +161,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._ts_add(timestamp with time zone,interval) IS
     'Private. p_ts + p_delta, saturating at infinity or -infinity where PostgreSQL would raise "timestamp out of range" (an infinite p_ts stays as it is). Raises nothing; NULL for NULL. Inlined. Callers: claim, rescue, fail, maintain, prune_history.';
-REVOKE ALL ON FUNCTION jobq._ts_add(timestamp with time zone,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._ts_add(timestamp with time zone,interval) TO jobq_app_gate;
 
 -- p_later - p_earlier, saturating at +-200000 years (an interval holds about 292000 years of
 -- microseconds): never "cannot subtract infinite timestamps" nor "interval out of range".
@@ -194,7 +181,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time zone) IS
     'Private. p_later - p_earlier, saturating at 200000 years either way (infinite timestamps included); 0 for equal ones. Raises nothing; NULL for NULL. Inlined. Caller: jobq.queue_lag.';
-REVOKE ALL ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The payload limit, setting max_payload_bytes. Callers skip it for payloads of up to 1 KiB, the
 -- setting's lowest value.
@@ -208,8 +194,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS
     'Private. The setting max_payload_bytes (1048576 when the row is missing).';
-REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
 -- Refuses a text longer than p_max characters. Like every bounds check below (docs/limits.md), it
 -- passes NULL (the caller decides what NULL means) and returns its value, or raises the catalogued
@@ -229,8 +213,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_text(text,text,integer) IS
     'Private. Returns p_value when it has at most p_max characters (NULL passes); raises JOB.VALUE_TOO_LONG naming p_name otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_text(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_text(text,text,integer) TO jobq_app_gate;
 
 -- Refuses a name that an argument must give: NULL or blank (empty or spaces only) is
 -- JOB.INVALID_ARGUMENT, longer than p_max characters JOB.VALUE_TOO_LONG; returns the value. The one
@@ -250,7 +232,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_name(text,text,integer) IS
     'Private. Returns p_value when it is neither NULL nor blank and has at most p_max characters; raises JOB.INVALID_ARGUMENT (NULL or blank: "<p_name> is NULL or empty") or JOB.VALUE_TOO_LONG naming p_name otherwise. Callers: jobq._check_worker_id, jobq._check_queue_name.';
-REVOKE ALL ON FUNCTION jobq._check_name(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Refuses an interval that is not positive (zero is allowed with p_zero_ok) or above p_max: leases,
 -- timeouts, backoffs, delays, schedule windows. Passes NULL and returns its value.
@@ -273,8 +254,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_interval(text,interval,interval,boolean) IS
     'Private. Returns p_value when it is positive (zero too with p_zero_ok) and at most p_max (NULL passes); raises JOB.LEASE_INVALID (not positive) or JOB.OUT_OF_RANGE (above p_max) naming p_name otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_interval(text,interval,interval,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_interval(text,interval,interval,boolean) TO jobq_app_gate;
 
 -- Refuses an integer outside p_min..p_max, with p_code (JOB.OUT_OF_RANGE unless the caller names
 -- another, as max_attempts does). Passes NULL and returns its value.
@@ -293,8 +272,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) IS
     'Private. Returns p_value when it is within p_min..p_max (NULL passes); raises p_code (default JOB.OUT_OF_RANGE; JOB.MAX_ATTEMPTS_INVALID for max_attempts) naming p_name otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_int(text,bigint,bigint,bigint,text) TO jobq_app_gate;
 
 -- Refuses a timestamp the API does not take (jobq._ts_in_range: finite, from 1970 to the end of
 -- 9999 UTC). Passes NULL and returns its value.
@@ -313,8 +290,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) IS
     'Private. Returns p_value when it is finite and from 1970-01-01 to 9999-12-31 UTC (NULL passes); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_timestamp(text,timestamp with time zone) TO jobq_app_gate;
 
 -- Refuses an array of more than p_max elements (a batch, a queue list); returns its number of
 -- elements, NULL for NULL.
@@ -333,8 +308,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_length(text,anyarray,integer) IS
     'Private. Returns the number of elements of p_value when it is at most p_max (NULL passes, returning NULL); raises JOB.OUT_OF_RANGE naming p_name otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_length(text,anyarray,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_length(text,anyarray,integer) TO jobq_app_gate;
 
 -- Refuses a lease the engine does not grant: NULL, zero or negative, or above the limit. The one
 -- home of that check for claim_job, heartbeat_jobs and confirm_continuation; the bounds are
@@ -354,7 +327,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_lease(interval) IS
     'Private. Returns p_lease when it is positive and at most the lease limit (docs/limits.md); raises JOB.LEASE_INVALID (NULL, zero or negative) or JOB.OUT_OF_RANGE (above the limit) otherwise. Used by jobq._claim, jobq.heartbeat_jobs, jobq.confirm_continuation.';
-REVOKE ALL ON FUNCTION jobq._check_lease(interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Refuses a batch of leases whose job_ids and lease_tokens differ in length, or that holds more
 -- than the batch limit. The one home of that check for the batch functions on leases.
@@ -373,7 +345,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_lease_batch(bigint[],uuid[]) IS
     'Private. Returns the number of leases when job_ids and lease_tokens have the same length and it is at most the batch limit (NULL arrays pass, returning NULL); raises JOB.INVALID_ARGUMENT (lengths differ) or JOB.OUT_OF_RANGE (above the limit) otherwise. Used by jobq.heartbeat_jobs, jobq.complete_jobs, jobq.snooze_jobs, jobq.confirm_continuation.';
-REVOKE ALL ON FUNCTION jobq._check_lease_batch(bigint[],uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Refuses a payload whose stored size is above setting max_payload_bytes; a payload of up to 1 KiB
 -- passes without reading the setting. Passes NULL and returns its value.
@@ -393,8 +364,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_payload(text,jsonb) IS
     'Private. Returns p_value when its jsonb form (pg_column_size) is at most setting max_payload_bytes (NULL passes); raises JOB.PAYLOAD_TOO_LARGE naming p_name otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_payload(text,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_payload(text,jsonb) TO jobq_app_gate;
 
 -- The upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(n-1)). Its
 -- arguments are checked; the exponent stops at 100 (2^100 seconds is far beyond any backoff), so
@@ -437,8 +406,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.backoff_ceiling(integer,interval,interval) IS
     'Upper bound of the retry delay after attempt p_attempt: min(p_max, p_base * 2^(p_attempt-1)); an attempt below 1 (or NULL) counts as 1; NULL p_base or p_max gives NULL. Pure; locks nothing. Errors: JOB.LEASE_INVALID (p_base or p_max not positive), JOB.OUT_OF_RANGE (p_base or p_max above 30 days).';
-REVOKE ALL ON FUNCTION jobq.backoff_ceiling(integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.backoff_ceiling(integer,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
 
 -- The retry delay after a failed attempt: the ceiling with "equal jitter", uniformly in
 -- [ceiling/2, ceiling], so retries of many jobs that failed together spread out.
@@ -452,8 +419,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.backoff_delay(integer,interval,interval) IS
     'Retry delay after attempt p_attempt: backoff_ceiling(...) * (0.5 + random()/2). Callers: fail_jobs, rescue_expired.';
-REVOKE ALL ON FUNCTION jobq.backoff_delay(integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.backoff_delay(integer,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
 
 -- Where a retried job runs again: now plus its backoff, with the stored backoffs (and the
 -- settings) clamped to the backoff limit, saturating.
@@ -469,7 +434,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) IS
     'Private. p_now + backoff_delay(p_attempt, p_base, p_max) for any stored values: a NULL base or max counts as 2 seconds or 1 hour, each is clamped to (0, 30 days], and the sum saturates (jobq._ts_add). Raises nothing. Callers: jobq._rescue, jobq.fail_jobs.';
-REVOKE ALL ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The doorbell's probe, by an enqueue that made a job of p_queue due: whether it may stay silent
 -- (no runner of the queue waits). The doorbell (wakeup notify with doorbell true, as installed)
@@ -499,8 +463,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._doorbell_silent(text) IS
     'Private. The doorbell''s probe for queue p_queue: takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends, without waiting, then tries (1785790466, hashtext(queue)) and lets it go at once. True (silent: no runner of the queue waits) when both were taken; false when either is held by someone else (a runner waits, or checks jobq.doorbell_quiet this very moment). Never waits; inlined. Caller: jobq._wake_as.';
-REVOKE ALL ON FUNCTION jobq._doorbell_silent(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._doorbell_silent(text) TO jobq_app_gate;
 
 -- Wakes the runners of one queue as the given values of the settings wakeup and doorbell say
 -- (NULL: as installed, notify and false). The one place that sends a wake-up: a NOTIFY on channel
@@ -525,8 +487,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._wake_as(text,text,boolean) IS
     'Private. Wakes the runners of queue p_queue as p_wakeup and p_doorbell (the values of the settings wakeup and doorbell; NULL counts as notify and false) say: wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with p_doorbell true only when a runner of the queue waits (jobq._doorbell_silent). Returns whether it sent anything; false for a NULL queue. Messages and notifications take effect only if the transaction commits. Inlined. Callers: jobq._wake, the fast path of jobq.enqueue (which reads the settings with its task).';
-REVOKE ALL ON FUNCTION jobq._wake_as(text,text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._wake_as(text,text,boolean) TO jobq_app_gate;
 
 -- Wakes the runners of one queue the way the settings wakeup and doorbell say (jobq._wake_as).
 -- Every place that makes a job due at once wakes its queue through here or, for the fast path of
@@ -549,8 +509,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._wake(text) IS
     'Private. Wakes the runners of queue p_queue as the settings wakeup and doorbell say (jobq._wake_as, which sends: wakeup wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with doorbell true only when a runner of the queue waits (holds its doorbell, jobq.hold_doorbell): it takes the advisory lock (1785790465, hashtext(queue)) shared until the transaction ends and probes (1785790466, hashtext(queue)) without waiting, notifying when either is taken by someone else (jobq._doorbell_silent)). Nothing for a NULL queue. Messages and notifications take effect only if the transaction commits. Callers: jobq.enqueue_many, jobq._insert_specs, jobq._revive (retry_job, requeue_dead), jobq.snooze_jobs, jobq.resume_queue, the limit controls; EXECUTE for jobq_app_gate, which runs enqueue and retry_job.';
-REVOKE ALL ON FUNCTION jobq._wake(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._wake(text) TO jobq_app_gate;
 
 -- A runner that found no job in its queues holds their doorbells while it waits, so that enqueue
 -- notifies it (jobq._wake). The lock is session-level: the runner holds it on its LISTEN
@@ -584,8 +542,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.hold_doorbell(text[]) IS
     'Takes the doorbell of every queue listed (the session advisory lock (1785790466, hashtext(queue)), shared) without waiting, all or nothing, and reports whether it did: false only while an enqueue probes one of them. Held, an enqueue of a due job in the queue NOTIFYs (setting doorbell; jobq._wake); it stays held until jobq.release_doorbell or the end of the session. Caller: the runner, on its LISTEN connection, when a claim found no job: then it checks jobq.doorbell_quiet and claims once more. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
-REVOKE ALL ON FUNCTION jobq.hold_doorbell(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.hold_doorbell(text[]) TO worker_runtime;
 
 -- Whether no enqueue is in flight in the queues listed: an enqueue that probed a doorbell before
 -- the runner held it, and so did not notify, holds its queue's lock A until after its commit is
@@ -615,8 +571,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.doorbell_quiet(text[]) IS
     'Reports whether no transaction that enqueued a due job in one of the queues listed is in flight: tries the advisory lock (1785790465, hashtext(queue)) that jobq._wake holds shared until its transaction ends, and lets it go at once; never waits. Caller: the runner, after jobq.hold_doorbell. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
-REVOKE ALL ON FUNCTION jobq.doorbell_quiet(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.doorbell_quiet(text[]) TO worker_runtime;
 
 -- A runner that is busy again lets go of the doorbells it holds, so that enqueues stop notifying:
 -- one hold per queue listed, as jobq.hold_doorbell took it. The runner knows what it holds; no
@@ -638,8 +592,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.release_doorbell(text[]) IS
     'Lets go of one hold of the doorbell of every queue listed (jobq.hold_doorbell), so that enqueues in them stop notifying for this session; PostgreSQL warns (you don''t own a lock) for one this session does not hold. Caller: the runner, on its LISTEN connection, when a claim got all it asked for or a notification woke it. Errors: JOB.INVALID_ARGUMENT, JOB.OUT_OF_RANGE, JOB.VALUE_TOO_LONG (queues, as for claim_job).';
-REVOKE ALL ON FUNCTION jobq.release_doorbell(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.release_doorbell(text[]) TO worker_runtime;
 
 -- _to_history took five arguments before the attempt's output, log_ref, exit_code and leader
 -- epoch (a five-argument call still resolves to the new signature through its defaults).
@@ -669,5 +621,3 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) IS
     'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress and trace context.';
-REVOKE ALL ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) TO jobq_app_gate;

@@ -101,8 +101,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) IS
     'Declares a task, or updates it when it exists (a no-op when nothing changed). name: kebab-case; scope: system (runs across stores, never has a store id) or store (always has one); payload_schema: {"key": "type", "optional?": "type"}; the other arguments are defaults an enqueue may override; app_enqueue (system tasks only, default false) lets applications (jobq_app) enqueue it; declared by an operator or the owner it is fixed (jobq.tasks.operator_set), and a runner''s later declaration (a caller without jobq_operator''s rights) keeps it. Never changes the handler name (jobq.set_task_handler). Callers: migrations, operators, runners at start-up. Locks the task row. Returns the name. Errors: JOB.INVALID_TASK_NAME, JOB.INVALID_ARGUMENT, JOB.MAX_ATTEMPTS_INVALID (1..1000), JOB.LEASE_INVALID (not positive), JOB.OUT_OF_RANGE (timeout above 7 days, backoff above 30 days), JOB.VALUE_TOO_LONG (queue above 200, description above 2000 characters).';
-REVOKE ALL ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.define_task(text,text,jsonb,integer,text,integer,interval,interval,interval,text,boolean) TO worker_runtime, jobq_operator;
 
 -- Names the handler that runs a task: NULL goes back to the task's own name. The database holds a
 -- name only; each worker's own configuration maps names to what it may run, so this control
@@ -138,8 +136,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.set_task_handler(text,text) IS
     'Sets the handler name of a declared task (NULL: the task''s own name, as declared). A name only: each worker''s configuration maps handler names to the functions, commands and URLs it runs, so a worker runs a task only through a handler its own configuration lists. Returns true when the name changed (audited as set_task_handler with the task, the handler and the previous one), false when it was already so. jobq.define_task never changes it. Caller: operators (jobq_operator) and the owner; no runtime role. Locks the task row. Errors: JOB.INVALID_ARGUMENT (task NULL or blank, handler blank), JOB.VALUE_TOO_LONG (task or handler above 100 characters), JOB.UNKNOWN_TASK.';
-REVOKE ALL ON FUNCTION jobq.set_task_handler(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.set_task_handler(text,text) TO jobq_operator;
 
 -- The declared tasks a worker with the given handler names serves: those whose handler name (the
 -- task's own name unless an operator set one) is among them. A worker calls it at start with the
@@ -169,8 +165,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.served_tasks(text[]) IS
     'The declared tasks whose handler name (jobq.tasks.handler, else the task''s name) is one of handlers, by task name: task and its handler name. Caller: workers at start (worker_runtime), operators. Reads jobq.tasks; locks nothing. Errors: JOB.INVALID_ARGUMENT (handlers NULL, empty, multidimensional, holding a NULL or a blank name), JOB.OUT_OF_RANGE (more than 1000 names), JOB.VALUE_TOO_LONG (a name above 100 characters).';
-REVOKE ALL ON FUNCTION jobq.served_tasks(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.served_tasks(text[]) TO worker_runtime, jobq_operator;
 
 -- Says, in words, the first way a payload breaks a task's contract (NULL when it keeps it), so that
 -- enqueue, schedule and fan_out refuse a bad payload with a clear message, and an application can
@@ -203,8 +197,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.payload_problem(jsonb,jsonb) IS
     'The first way a payload breaks a task''s payload contract ("required key storeId is missing", "key targetDate must be a date, not 5"), or NULL when it keeps it (or either is NULL). Takes any arguments: a contract that is no JSON object gives "the payload contract is a JSON array, not an object". Pure; callers: enqueue, tests, applications that check before enqueueing.';
-REVOKE ALL ON FUNCTION jobq.payload_problem(jsonb,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.payload_problem(jsonb,jsonb) TO worker_runtime, jobq_app, jobq_operator, jobq_app_gate;
 
 -- Whether JSON value p_value has contract type p_type.
 CREATE OR REPLACE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text)
@@ -236,8 +228,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._json_type_ok(jsonb,text) IS
     'Private. Whether a JSON value has a payload-contract type (string, number, integer, boolean, object, array, uuid, date: a calendar day YYYY-MM-DD, timestamp: a calendar day, a time of day up to 23:59:59.999… and an optional offset up to ±23:59, any). Never raises.';
-REVOKE ALL ON FUNCTION jobq._json_type_ok(jsonb,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._json_type_ok(jsonb,text) TO jobq_app_gate;
 
 -- Whether p_day (YYYY-MM-DD) is a day of the proleptic Gregorian calendar from year 1 to 9999:
 -- the month 01 to 12, the day within that month's length, February 29 only in leap years.
@@ -263,8 +253,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._calendar_day_ok(text) IS
     'Private. Whether p_day is a calendar day YYYY-MM-DD of years 0001 to 9999 (month lengths and leap years as PostgreSQL''s date type has them); false for anything else, NULL included. Never raises; inlined. Caller: jobq._json_type_ok (the date and timestamp payload types).';
-REVOKE ALL ON FUNCTION jobq._calendar_day_ok(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._calendar_day_ok(text) TO jobq_app_gate;
 
 -- Checks a batch of specs against their tasks (declared, contract kept, scope and store agree) in
 -- one set-based pass, and fills in each task's defaults and store id. Caller: jobq._enqueue.
@@ -345,8 +333,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._resolve_tasks(jobq.job_spec[],boolean) IS
     'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), set-based, and returns the specs with the task''s defaults and store id filled in, in input order.';
-REVOKE ALL ON FUNCTION jobq._resolve_tasks(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._resolve_tasks(jobq.job_spec[],boolean) TO jobq_app_gate;
 
 -- The row a spec that takes the fast path becomes: the task's defaults, then the global ones
 -- (what _resolve_tasks and then _insert_specs apply). p_default_attempts is the setting
@@ -372,5 +358,3 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) IS
     'Private. The job a keyless spec that takes the fast path becomes: task trimmed, the task''s defaults (queue, priority, max_attempts, timeout, backoff, store id from the payload for a store task), then the global ones (payload {}, queue default, run_at now, priority 0, max_attempts p_default_attempts). Pure; inlined.';
-REVOKE ALL ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._resolve_spec(jobq.job_spec,jobq.tasks,integer) TO jobq_app_gate;

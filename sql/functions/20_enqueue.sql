@@ -87,8 +87,6 @@ COMMENT ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,i
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) OWNER TO jobq_app_gate;
 REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
-REVOKE ALL ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) TO worker_runtime, jobq_app, jobq_operator;
 
 -- Enqueues a batch of jobs given as a JSON array, all or nothing, and returns their ids in input
 -- order. A batch of plain jobs that all pass is inserted in one statement; any other goes through
@@ -191,8 +189,6 @@ COMMENT ON FUNCTION jobq.enqueue_many(jsonb) IS
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.enqueue_many(jsonb) OWNER TO jobq_app_gate;
 REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
-REVOKE ALL ON FUNCTION jobq.enqueue_many(jsonb) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.enqueue_many(jsonb) TO worker_runtime, jobq_app, jobq_operator;
 
 -- The one enqueue implementation: validates the specs, resolves their tasks, checks the caller's
 -- tenancy, then inserts. Callers: jobq.enqueue and jobq.enqueue_many when a spec leaves the fast
@@ -217,8 +213,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) IS
     'Private. The one enqueue implementation behind jobq.enqueue and jobq.enqueue_many for what their fast path does not take, and behind cron slots (jobq._run_schedule): validates (JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.VALUE_TOO_LONG, JOB.OUT_OF_RANGE, JOB.PAYLOAD_TOO_LARGE, ...), resolves tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), checks the caller (JOB.TENANT_MISMATCH, JOB.STORE_NOT_BOUND, JOB.NOT_ALLOWED), then inserts through jobq._insert_specs (which jobq.fan_out''s private half calls directly). Writes nothing when it raises. Returns (ord, job_id) for every input position.';
-REVOKE ALL ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._enqueue(jobq.job_spec[],boolean) TO jobq_app_gate;
 
 -- Raises the catalogued error of the first invalid spec. The cheap first test is
 -- jobq._spec_in_bounds; only the first failing spec is described, the shape errors (task,
@@ -317,8 +311,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._validate_specs(jobq.job_spec[],boolean) IS
     'Private. Raises the catalogued error of the first spec outside its domain (jobq._spec_in_bounds): JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_TOO_LARGE, JOB.VALUE_TOO_LONG (queue, job_key), JOB.OUT_OF_RANGE (run_at, timeout, backoff, unique_for); unique_for without a job_key and a key with different modes or unique_for values within the batch are JOB.INVALID_ARGUMENT; with p_label_index the message starts with the position (job N: ). Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._validate_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._validate_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
 
 -- The domain of a job spec, in one expression the planner inlines: every field within its limits,
 -- NULL wherever an enqueue default applies. jobq._validate_specs uses it as its cheap first test;
@@ -354,8 +346,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) IS
     'Private. Whether every field of a job spec is within its domain: task not blank; payload a JSON object of at most max_payload_bytes; queue not blank, at most 200 characters; run_at from 1970 to 9999 (UTC); priority a smallint; max_attempts 1..1000; job_key not empty, at most 500 characters; job_key_mode replace, preserve_run_at or unsafe_dedupe; store_id not the zero uuid; timeout in (0, 7 days]; backoff_base and backoff_max in (0, 30 days]; unique_for in (0, 365 days] and only with a job_key. NULL fields pass (the enqueue defaults apply). Never NULL, raises nothing, locks nothing; inlined. Callers: jobq._validate_specs, the enqueue fast path.';
-REVOKE ALL ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) TO jobq_app_gate;
 
 -- Whether a spec may skip jobq._enqueue: it has no job_key, and no check of _validate_specs
 -- (jobq._spec_in_bounds), _resolve_tasks (against task p_task, NULL when undeclared) or
@@ -402,8 +392,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) IS
     'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
-REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) TO jobq_app_gate;
 
 -- The one insert path of every enqueue; it wakes runners through jobq._wake.
 CREATE OR REPLACE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean)
@@ -491,8 +479,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) IS
     'Private. Inserts resolved specs (see jobq._enqueue): applies the global defaults, inserts keyless jobs in one statement and keyed ones through _enqueue_keyed, then wakes runners once per queue with a due job it wrote (a job that unique_for returned instead wakes no one) through jobq._wake: as the settings wakeup and doorbell say. Returns (ord, job_id).';
-REVOKE ALL ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._insert_specs(jobq.job_spec[],boolean) TO jobq_app_gate;
 
 -- The job unique_for returns: the newest job of key p_job_key in store p_store_key (the zero uuid
 -- for system jobs) enqueued after p_since, live in any state or finished (only finished ones with
@@ -530,8 +516,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean) IS
     'Private. The id of the newest job of key p_job_key in store p_store_key (the zero uuid for system jobs) created after p_since: live in any state or finished (jobq.job_history), or only finished with p_finished_only; NULL when none. STABLE: reads with its caller''s snapshot. SECURITY DEFINER so each table is one probe of its key index (row policies would hide the index''s store column); it reads only the store it is given. Caller: jobq._enqueue_keyed (unique_for), with a spec''s own store. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean) TO jobq_app_gate;
 
 -- Inserts or merges the jobs that carry a job_key, each under its own mode, without races or
 -- deadlocks between concurrent enqueuers of the same keys; a spec with unique_for first looks for
@@ -698,5 +682,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._enqueue_keyed(jobq.job_spec[]) IS
     'Private. Enqueues specs with a job_key, each under its own mode (replace, preserve_run_at, unsafe_dedupe), race-free and deadlock-free; specs must be complete (defaults applied) and unique per (store, key). A spec with unique_for takes the job of its key and store enqueued (created_at) within the window, live in any state or finished (jobq.job_history, through job_history_job_key_idx), and writes nothing for it; race-free too, also when that job finished while this insert waited on it (the row inserted then is deleted again, unseen). Locks the keyed rows it inserts or merges. Returns (store_key, job_key, job_id) per key.';
-REVOKE ALL ON FUNCTION jobq._enqueue_keyed(jobq.job_spec[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._enqueue_keyed(jobq.job_spec[]) TO jobq_app_gate;

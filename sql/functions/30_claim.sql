@@ -51,8 +51,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) IS
     'Claims up to max_jobs due jobs (state queued or retry_pending, run_at <= now()) for worker_id, queue by queue in the order given, each queue in (priority, run_at, id) order; a paused queue (jobq.pause_queue) is skipped. A queue with concurrency limits (jobq.set_concurrency_limit, set_store_concurrency_limit, set_partition_concurrency_limit) yields no job beyond them (the others stay queued and use no attempt), and is claimed from its head whatever its position; a transaction''s shared claims of it (batches of at most 16 far below its limits) take 16 jobs in all until it commits. A fair queue (jobq.set_fair_claiming) is claimed from its head, its stores in turn within each priority (round-robin, system jobs one more store). Every claimed job gets state running, attempt + 1, a fresh lease_token and lease_expires_at = now() + lease (deadline_at = now() + timeout). With positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]), a queue yields only jobs of a higher priority than its position''s and jobs after the position in claim order; jobs at or before it are left for a claim without positions. NULL arrays, or a position of three NULLs, claim from the head. Given tasks (the tasks the worker has handlers for; NULL: every task), no job of another task is claimed, whatever its queue: it stays queued for a worker that serves it. Caller: the runner (worker_runtime), passing the last position its previous claim took in each queue, and none when jobq.claim_passed_over finds a job the positions pass over. Locks the claimed rows with SKIP LOCKED, so it never waits for another claimer, but for a claim of the same limited queue (a transaction-level advisory lock per limited queue, held until the caller''s transaction ends), and only while its transaction holds no other limited queue''s lock: then it only tries them, and its picks give up a row wait (PostgreSQL''s wait on a row''s update chain, which SKIP LOCKED does not cover) after 2 ms (jobq._guard_picks), so claims never deadlock: a wait given up, or found in a deadlock, takes nothing from that queue. Runs under READ COMMITTED only. Errors: JOB.INVALID_ARGUMENT (worker_id, queues, max_jobs outside 1..10000; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks empty, multidimensional or with a NULL), JOB.OUT_OF_RANGE (more than 1000 tasks), JOB.LEASE_INVALID, JOB.CLAIM_ISOLATION (a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot cannot see a pause or other claims committed since).';
-REVOKE ALL ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) TO worker_runtime;
 
 -- Refuses a list of queues to claim from that is not a non-empty, one-dimensional array of at
 -- most 1000 names without NULLs, each at most 200 characters, with the catalogued error.
@@ -77,7 +75,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_claim_queues(text[]) IS
     'Private. Raises JOB.INVALID_ARGUMENT (NULL, empty, multidimensional, a NULL element), JOB.OUT_OF_RANGE (more than 1000 queues) or JOB.VALUE_TOO_LONG (a name above 200 characters, by position) for a list of queues claim_job or claim_passed_over cannot take. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._check_claim_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Refuses a list of tasks a claim serves that is not NULL nor a non-empty, one-dimensional array
 -- of at most 1000 names without NULLs, with the catalogued error. A name that is no declared
@@ -101,7 +98,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_claim_tasks(text[]) IS
     'Private. Raises JOB.INVALID_ARGUMENT (empty, multidimensional, a NULL element) or JOB.OUT_OF_RANGE (more than 1000 tasks) for a list of tasks claim_job or claim_passed_over cannot take; NULL (every task) passes, and so does a name of no declared task (it matches no job). Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._check_claim_tasks(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether a list of queues is one jobq._check_claim_queues passes: one expression, so that the
 -- usual call (the runner's list) skips that check's function call; only another list is checked.
@@ -121,7 +117,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._claim_queues_ok(text[]) IS
     'Private. True when p_queues is a one-dimensional array of at most 1000 names without NULLs whose names together have at most 200 characters, a list jobq._check_claim_queues passes; false otherwise, never NULL, raises nothing. Inlined. Callers: jobq._claim, jobq.claim_passed_over, jobq.hold_doorbell, jobq.doorbell_quiet, jobq.release_doorbell, which call jobq._check_claim_queues only when it is false.';
-REVOKE ALL ON FUNCTION jobq._claim_queues_ok(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Refuses positions that do not fit the queues they are for, with the catalogued error: the three
 -- arrays all NULL or all one-dimensional with one element per queue, each position all NULL or
@@ -159,7 +154,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_claim_positions(text[],integer[],timestamp with time zone[],bigint[]) IS
     'Private. Raises JOB.INVALID_ARGUMENT unless the claim positions are all NULL, or one per queue, each all NULL or all set with a priority in -32768..32767. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._check_claim_positions(text[],integer[],timestamp with time zone[],bigint[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether a claim's arguments are all within their limits, as the runner passes them: one
 -- expression (inlined), so that the usual call runs no check; any other call goes through
@@ -195,7 +189,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._claim_call_ok(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) IS
     'Private. True when every argument of a claim is within its limits (those jobq._check_claim_call checks); false otherwise, never NULL, raises nothing. Inlined. Caller: jobq._claim, which calls jobq._check_claim_call only when it is false.';
-REVOKE ALL ON FUNCTION jobq._claim_call_ok(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Raises the catalogued error of the first argument of a claim out of its limits, in the order
 -- of claim_job's arguments; returns for a call jobq._claim_call_ok passes.
@@ -223,7 +216,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_claim_call(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) IS
     'Private. Raises JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG, JOB.OUT_OF_RANGE or JOB.LEASE_INVALID for the first argument of a claim out of its limits (worker_id, queues, max_jobs, lease, positions, tasks; see jobq.claim_job). Locks nothing. Caller: jobq._claim, when jobq._claim_call_ok is false.';
-REVOKE ALL ON FUNCTION jobq._check_claim_call(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The signature before claim positions (issue 17).
 DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with time zone);
@@ -342,7 +334,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) IS
     'Private. The claim implementation at time p_now; see jobq.claim_job. Checks the arguments (jobq._claim_call_ok, jobq._check_claim_call), refuses REPEATABLE READ and SERIALIZABLE (JOB.CLAIM_ISOLATION), claims nothing for a registered worker that is draining or detached; then queue by queue in the order listed, skipping a paused queue (one jobq.queues primary-key probe each): picks with jobq._pick_limited (a queue with concurrency or rate limits; a claim of at most 16 jobs far below its concurrency limits is shared instead: jobq._shared_claim_slot before the plain or fair pick, jobq._shared_claim_room after it), jobq._pick_fair (a fair queue) or jobq._pick_plain (any other, from its position), guarded by jobq._pick_guarded while the transaction holds a limited queue''s lock, and leases the picked jobs with jobq._lease. Returns the claimed jobs queue by queue, each queue''s in claim order. Locks the rows it claims (SKIP LOCKED). Errors: those of jobq.claim_job.';
-REVOKE ALL ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- A pick made while the transaction holds, or may take, a limited queue's lock: the limited pick
 -- always, the plain and fair picks after a limited queue of the same transaction. It runs in a
@@ -380,7 +371,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._pick_guarded(text,text,integer,timestamp with time zone,text[],text[]) IS
     'Private. Runs the pick p_kind (limited: jobq._pick_limited, given p_lock_queues; fair: jobq._pick_fair; plain: jobq._pick_plain from the head) of up to p_take jobs of p_queue in a subtransaction, under jobq._guard_picks'' lock_timeout when the transaction holds a limited queue''s lock, and sets the caller''s lock_timeout back; a lock_not_available or deadlock_detected inside takes nothing (ids and clock NULL; the pick''s row and advisory locks go back). Returns the ids picked (NULL for none) and a rate-limited pick''s clock. Caller: jobq._claim.';
-REVOKE ALL ON FUNCTION jobq._pick_guarded(text,text,integer,timestamp with time zone,text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Leases the jobs p_ids picked and locked for worker p_worker_id: the one update of every claim.
 -- Each gets state running, attempt + 1, a fresh lease token, a lease until p_now + p_lease and a
@@ -415,7 +405,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._lease(bigint[],text,interval,timestamp with time zone,timestamp with time zone) IS
     'Private. Leases the jobs p_ids (picked and locked by the caller) to p_worker_id at p_now: state running, attempt + 1, locked_by, a fresh lease_token, claimed_at p_clock (a rate-limited start) or p_now, heartbeat_at p_now, lease_expires_at p_now + p_lease, deadline_at p_now + timeout (infinity at worst). Returns them in (priority, run_at, id) order. Caller: jobq._claim, under its planner settings (by primary key). Writes jobq.jobs.';
-REVOKE ALL ON FUNCTION jobq._lease(bigint[],text,interval,timestamp with time zone,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Bounds the row waits of the picks that follow, for a transaction that holds a limited queue's
 -- lock (jobq._claim_locks_held). SKIP LOCKED skips a locked row, but not every wait: a row version
@@ -437,7 +426,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._guard_picks() IS
     'Private. Sets lock_timeout to jobq._guarded_lock_timeout() for the rest of the transaction, unless it is shorter already, before a pick made while the transaction holds a limited queue''s claim lock: PostgreSQL may wait for a row lock there (a row''s update chain, which SKIP LOCKED does not cover), and such a wait could close a cycle with claims waiting for that lock. Callers: jobq._claim and jobq._pick_limited, inside a block that catches lock_not_available and deadlock_detected (the pick then takes nothing) and sets the caller''s lock_timeout back after the pick.';
-REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- How long a guarded pick (jobq._guard_picks) waits for a row lock before it gives up: 2 ms, far
 -- below any sane deadlock_timeout (1 s by default), so that a cycle through it is gone long before
@@ -449,7 +437,6 @@ IMMUTABLE
 AS $$ SELECT '2ms'::text $$;
 COMMENT ON FUNCTION jobq._guarded_lock_timeout() IS
     'Private. 2ms: the lock_timeout of a pick made while the transaction holds a limited queue''s claim lock (jobq._guard_picks). Caller: jobq._guard_picks.';
-REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The signature before the tasks a worker serves (issue 30).
 DROP FUNCTION IF EXISTS jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[]);
@@ -498,8 +485,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[]) IS
     'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is neither paused nor limited (a limited queue is claimed from its head) holds a due, waiting job of its position''s priority at or before the position (given tasks, of one of them). Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks as for claim_job), JOB.OUT_OF_RANGE (more than 1000 queues or tasks), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[]) TO worker_runtime;
 
 -- A claim whose answer never reached its worker (the connection broke after the commit) leaves
 -- jobs running under that worker with tokens it never saw; they would wait out the whole lease.
@@ -563,5 +548,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq.hand_back_unheld(text,uuid[]) IS
     'Hands back the jobs whose claim answer worker_id lost: every job running under worker_id, claimed since its current registration (jobq.workers.started_at), whose lease token is not in lease_tokens (the tokens the caller holds) goes back to the queue now (state queued, run_at now(), attempt not used) and its queue''s runners are woken. Jobs of other workers, and jobs whose token the caller passes, are untouched; a detached, lost or stopped worker hands back nothing. Returns the jobs handed back. Caller: the runner, before its next claim after a failed one (never while one of its claims is in flight). Locks the jobs it hands back (SKIP LOCKED) and the worker row (FOR SHARE). Errors: JOB.INVALID_ARGUMENT (worker_id NULL or empty, lease_tokens NULL), JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (more than 10000 tokens), JOB.UNKNOWN_WORKER (not registered).';
-REVOKE ALL ON FUNCTION jobq.hand_back_unheld(text,uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.hand_back_unheld(text,uuid[]) TO worker_runtime;

@@ -27,7 +27,6 @@ PARALLEL SAFE
 AS $$ SELECT p_state IN ('queued', 'retry_pending') $$;
 COMMENT ON FUNCTION jobq._rule_waiting(text) IS
     'Private. p_state IN (''queued'', ''retry_pending''): the job waits for a claim (the predicate of jobs_claim_idx and jobs_fair_idx). Inlined. Callers: the picks (jobq._pick_plain, jobq._pick_limited, jobq._pick_fair), jobq.claim_passed_over.';
-REVOKE ALL ON FUNCTION jobq._rule_waiting(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether a job whose run_at is p_run_at is due at p_now. A job not due is scheduled (enqueued
 -- for later) or in its retry's backoff; explain_job names which.
@@ -39,7 +38,6 @@ PARALLEL SAFE
 AS $$ SELECT p_run_at <= p_now $$;
 COMMENT ON FUNCTION jobq._rule_due(timestamp with time zone,timestamp with time zone) IS
     'Private. p_run_at <= p_now: the job is due (not scheduled for later, not in its retry''s backoff). Inlined. Callers: the picks, jobq.claim_passed_over, jobq._holds.';
-REVOKE ALL ON FUNCTION jobq._rule_due(timestamp with time zone,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether a worker serving the tasks p_tasks (NULL: every task) takes a job of task p_task. A job
 -- of another task stays queued for a worker that serves it.
@@ -51,7 +49,6 @@ PARALLEL SAFE
 AS $$ SELECT p_tasks IS NULL OR p_task = ANY (p_tasks) $$;
 COMMENT ON FUNCTION jobq._rule_served(text,text[]) IS
     'Private. p_tasks IS NULL OR p_task = ANY (p_tasks): a worker serving p_tasks (NULL: every task) takes jobs of task p_task. Inlined. Callers: the picks, jobq.claim_passed_over.';
-REVOKE ALL ON FUNCTION jobq._rule_served(text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether a count p_n is at its limit p_limit (NULL: no limit): the test of every concurrency and
 -- rate limit, for a queue, a store or a partition.
@@ -63,7 +60,6 @@ PARALLEL SAFE
 AS $$ SELECT p_limit IS NOT NULL AND p_n >= p_limit $$;
 COMMENT ON FUNCTION jobq._rule_at_limit(bigint,integer) IS
     'Private. p_limit IS NOT NULL AND p_n >= p_limit: a count of running jobs or starts is at its limit (NULL: none). Inlined. Callers: jobq._pick_limited, jobq._limited_counts, jobq._holds.';
-REVOKE ALL ON FUNCTION jobq._rule_at_limit(bigint,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The key a store's limits and fair turns are kept under: its id, or the zero uuid for system
 -- jobs (no store), which count as one more store. The expression of jobs_fair_idx.
@@ -75,7 +71,6 @@ PARALLEL SAFE
 AS $$ SELECT coalesce(p_store_id, '00000000-0000-0000-0000-000000000000'::uuid) $$;
 COMMENT ON FUNCTION jobq._store_key(uuid) IS
     'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits and fair turns (system jobs: one more store); the expression of jobs_fair_idx. Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds.';
-REVOKE ALL ON FUNCTION jobq._store_key(uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The running jobs of queue p_queue, the count a queue's concurrency limit (max_running) holds
 -- jobs by. One row. Read through jobs_lease_idx.
@@ -86,7 +81,6 @@ STABLE
 AS $$ SELECT count(*) FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue $$;
 COMMENT ON FUNCTION jobq._running_in_queue(text) IS
     'Private. One row: the count of running jobs of queue p_queue (its max_running''s count). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
-REVOKE ALL ON FUNCTION jobq._running_in_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The running jobs of queue p_queue per store (jobq._store_key), the counts its per-store limit
 -- (max_running_per_store) holds jobs by; stores without a running job have no row.
@@ -101,7 +95,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._running_per_store(text) IS
     'Private. The running jobs of queue p_queue per store key (jobq._store_key), a row per store with any (max_running_per_store''s counts). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
-REVOKE ALL ON FUNCTION jobq._running_per_store(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The running jobs of queue p_queue per value of payload ->> p_key, the counts its per-partition
 -- limit (max_running_per_partition) holds jobs by; a job without the field is in no partition.
@@ -116,7 +109,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._running_per_partition(text,text) IS
     'Private. The running jobs of queue p_queue per value of payload ->> p_key, a row per value with any (max_running_per_partition''s counts); jobs without the field are left out. Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
-REVOKE ALL ON FUNCTION jobq._running_per_partition(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The starts of queue p_queue logged after p_since (jobq.claim_starts), the count its rate limit
 -- (max_started in any window of started_per) holds jobs by. One row.
@@ -127,7 +119,6 @@ STABLE
 AS $$ SELECT count(*) FROM jobq.claim_starts s WHERE s.queue = p_queue AND s.started_at > p_since $$;
 COMMENT ON FUNCTION jobq._started_since(text,timestamp with time zone) IS
     'Private. One row: the starts of queue p_queue in jobq.claim_starts after p_since (max_started''s count over the window started_per). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.claim_starts; locks nothing.';
-REVOKE ALL ON FUNCTION jobq._started_since(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The starts of queue p_queue after p_since per store (jobq._store_key), the counts its per-store
 -- rate limit (max_started_per_store in any window of store_started_per) holds jobs by.
@@ -142,4 +133,3 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._started_per_store(text,timestamp with time zone) IS
     'Private. The starts of queue p_queue in jobq.claim_starts after p_since per store key (jobq._store_key), a row per store with any (max_started_per_store''s counts over the window store_started_per). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.claim_starts; locks nothing.';
-REVOKE ALL ON FUNCTION jobq._started_per_store(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

@@ -60,4 +60,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[]) IS
     'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._lease leases the jobs it returns.';
-REVOKE ALL ON FUNCTION jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

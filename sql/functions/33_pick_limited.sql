@@ -54,7 +54,6 @@ STABLE
 AS $$ SELECT pg_catalog.current_setting('jobq.claim_locks_held', true) IS NOT DISTINCT FROM 'held' $$;
 COMMENT ON FUNCTION jobq._claim_locks_held() IS
     'Private. True when the transaction-local setting jobq.claim_locks_held is held: a claim of this transaction took a limited queue''s advisory lock (1785684593, hashtext(queue)), shared or exclusive. Callers: jobq._lock_limited_queues, jobq._shared_claim_room, which then only try locks. Reads nothing else.';
-REVOKE ALL ON FUNCTION jobq._claim_locks_held() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Notes, until the transaction ends, that it holds a limited queue's lock (see
 -- jobq._claim_locks_held).
@@ -65,7 +64,6 @@ VOLATILE
 AS $$ SELECT pg_catalog.set_config('jobq.claim_locks_held', 'held', true); $$;
 COMMENT ON FUNCTION jobq._note_claim_locks_held() IS
     'Private. Sets the transaction-local setting jobq.claim_locks_held to held. Callers: jobq._lock_limited_queues, jobq._shared_claim_room, after they took a limited queue''s lock waiting for it.';
-REVOKE ALL ON FUNCTION jobq._note_claim_locks_held() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The name of the transaction-local setting that counts the jobs this transaction's shared claims
 -- took of a queue: jobq.shared_claimed_ and the queue's hashtext in hexadecimal, as the near-limit
@@ -77,7 +75,6 @@ IMMUTABLE
 AS $$ SELECT 'jobq.shared_claimed_' || pg_catalog.to_hex(pg_catalog.hashtext(p_queue)) $$;
 COMMENT ON FUNCTION jobq._shared_claim_setting(text) IS
     'Private. jobq.shared_claimed_<to_hex(hashtext(p_queue))>: the transaction-local setting counting the jobs of the queue this transaction''s shared claims took. Callers: jobq._shared_claim_taken, jobq._note_shared_claim.';
-REVOKE ALL ON FUNCTION jobq._shared_claim_setting(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- How many jobs of p_queue this transaction's shared claims took before: each slot holder may
 -- have at most one shared batch (jobq._claim_slot_batch()) that the others cannot see, which is
@@ -90,7 +87,6 @@ STABLE
 AS $$ SELECT coalesce(nullif(pg_catalog.current_setting(jobq._shared_claim_setting(p_queue), true), '')::integer, 0) $$;
 COMMENT ON FUNCTION jobq._shared_claim_taken(text) IS
     'Private. The jobs of p_queue this transaction''s shared claims took (jobq._shared_claim_setting), 0 for none. Caller: jobq._claim, which keeps a transaction with any to shared claims of the queue and to one shared batch in all.';
-REVOKE ALL ON FUNCTION jobq._shared_claim_taken(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Adds p_n jobs to the count of p_queue's jobs this transaction's shared claims took.
 CREATE OR REPLACE FUNCTION jobq._note_shared_claim(p_queue text, p_n integer)
@@ -102,8 +98,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._note_shared_claim(text,integer) IS
     'Private. Adds p_n to the transaction-local count of p_queue''s jobs taken by shared claims (jobq._shared_claim_setting). Caller: jobq._claim, after a shared claim''s update.';
-REVOKE ALL ON FUNCTION jobq._note_shared_claim(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-REVOKE ALL ON FUNCTION jobq._lock_limited_queues(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- How many claims of one limited queue may count and claim side by side, each holding one slot of
 -- the queue (jobq._shared_claim_slot), and the largest batch such a claim takes: the shared claim
@@ -115,7 +109,6 @@ IMMUTABLE
 AS $$ SELECT 8 $$;
 COMMENT ON FUNCTION jobq._claim_slots() IS
     'Private. 8: how many claims of one limited queue may hold a slot at once (jobq._shared_claim_slot), counting and claiming side by side. Callers: jobq._shared_claim_slot, jobq._shared_claim_ceiling.';
-REVOKE ALL ON FUNCTION jobq._claim_slots() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The largest batch a claim holding a slot takes (see jobq._claim_slots).
 CREATE OR REPLACE FUNCTION jobq._claim_slot_batch()
@@ -125,7 +118,6 @@ IMMUTABLE
 AS $$ SELECT 16 $$;
 COMMENT ON FUNCTION jobq._claim_slot_batch() IS
     'Private. 16: the largest batch a claim holding a slot of a limited queue takes (jobq._shared_claim_slot). Callers: jobq._shared_claim_ceiling, jobq._shared_claim_slot, jobq._pick_limited.';
-REVOKE ALL ON FUNCTION jobq._claim_slot_batch() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The slot function before it decided whether a claim may be shared (issue 18: the decision
 -- moved before the pick, into jobq._claim).
@@ -169,7 +161,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._shared_claim_slot(text,integer,boolean,integer,text[]) IS
     'Private. Whether a claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling, p_rated whether it has a rate limit) listing p_lock_queues is shared: false when it must take the queue''s advisory lock alone (a rate limit, a concurrency limit of 112 or less, p_room above jobq._claim_slot_batch() (16), another limited queue listed, the session''s note that the queue is near its limit, jobq._near_limit_setting, or no free slot); true when it took one of the queue''s jobq._claim_slots() (8) slots, the advisory locks (1785684594 + k, hashtext(queue)), tried from pg_backend_pid() mod 8 on and kept until the transaction ends. Never waits. Caller: jobq._claim, before its pick.';
-REVOKE ALL ON FUNCTION jobq._shared_claim_slot(text,integer,boolean,integer,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The most running jobs at which a queue still has room for a shared claim: its lowest concurrency
 -- limit (queue, store or partition: a store or a partition never runs more than its queue) less
@@ -189,7 +180,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._shared_claim_ceiling(integer,integer,integer) IS
     'Private. least(max_running, max_running_per_store, max_running_per_partition) - (jobq._claim_slots() - 1) * jobq._claim_slot_batch() (112), the concurrency limits of a queue: the most running jobs at which a shared claim may still take one; NULL without a concurrency limit. Callers: jobq._claim (for jobq._shared_claim_slot and jobq._shared_claim_room), jobq._pick_limited (whether to empty the near-limit note). Reads only its arguments.';
-REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(integer,integer,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The name of the custom setting in which a session notes that a queue was near its limit (set to
 -- near by jobq._shared_claim_room, read by jobq._shared_claim_slot, emptied by
@@ -203,7 +193,6 @@ IMMUTABLE
 AS $$ SELECT 'jobq.near_limit_' || pg_catalog.to_hex(pg_catalog.hashtext(p_queue)) $$;
 COMMENT ON FUNCTION jobq._near_limit_setting(text) IS
     'Private. jobq.near_limit_<to_hex(hashtext(p_queue))>: the custom setting noting, for the session, that a claim of the queue found no room for a shared claim. Callers: jobq._shared_claim_slot, jobq._shared_claim_room, jobq._pick_limited.';
-REVOKE ALL ON FUNCTION jobq._near_limit_setting(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The signature before the shared claim's slot was taken before its pick (jobq._shared_claim_slot).
 DROP FUNCTION IF EXISTS jobq._shared_claim_room(text,integer,boolean,integer,text[]);
@@ -255,7 +244,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._shared_claim_room(text,integer,integer) IS
     'Private. For a shared claim of p_room jobs from the limited queue p_queue (p_ceiling its jobq._shared_claim_ceiling), holding a slot (jobq._shared_claim_slot): takes the lock (1785684593, hashtext(queue)) shared until the transaction ends, waiting for a claim that holds it alone (only trying, and returning 0 when it is held, if the transaction holds a limited queue''s lock already: jobq._claim_locks_held), counts the running jobs of the queue and returns least(p_room, ceiling - running), or 0 after setting jobq._near_limit_setting(queue) to near for the session when there is no room. Caller: jobq._claim.';
-REVOKE ALL ON FUNCTION jobq._shared_claim_room(text,integer,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The signature before the first pick came before the locks (issue 18).
 DROP FUNCTION IF EXISTS jobq._claim_limited(text,text,integer,interval,timestamp with time zone);
@@ -354,7 +342,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._pick_limited(text,integer,timestamp with time zone,text[],text[]) IS
     'Private. The pick of a claim of one queue with concurrency or rate limits at time p_now: from the head of the queue, at most p_max_jobs due jobs of the tasks p_tasks (NULL: every task), none beyond max_running running jobs of the queue, max_running_per_store per store (NULL store: one more store) or max_running_per_partition per value of payload ->> partition_key, nor more started than max_started in any window of started_per (max_started_per_store per store in any window of store_started_per; logged in jobq.claim_starts, pruned by jobq._limited_counts; such a start''s claimed_at is the instant under the lock); the jobs left over stay queued and use no attempt. Returns the jobs'' ids in claim_ids (NULL for none) and, for a rate-limited queue, that instant in claim_clock (else NULL). Picks with jobq._limited_round, counts with jobq._limited_counts and keeps with jobq._keep_within_limits, under the queue''s advisory lock (1785684593, hashtext(queue)), exclusive. Given p_lock_queues (the claim''s first limited queue), it first picks and locks its jobs (SKIP LOCKED) as if no limit were full, then takes the locks of every limited queue of p_lock_queues, waiting unless the transaction holds one already (jobq._lock_limited_queues); else it takes the queue''s lock if free and claims nothing if not. Locks the rows it picks (a picked job not kept stays queued, its row locked until the transaction ends) and the advisory locks until the transaction ends. Caller: jobq._pick_guarded.';
-REVOKE ALL ON FUNCTION jobq._pick_limited(text,integer,timestamp with time zone,text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- One round of the limited pick: up to p_room due waiting jobs of p_queue, locked, passing over
 -- the stores p_skip_stores and the partitions p_skip_parts (at a limit) — a fair queue's through
@@ -404,7 +391,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._limited_round(text,boolean,integer,timestamp with time zone,uuid[],text,text[],bigint[],smallint,timestamp with time zone,bigint,text[]) IS
     'Private. One pick of jobq._pick_limited: up to p_room jobs of p_queue that wait, are due at p_now and are of the tasks p_tasks (jobq._rule_waiting, _rule_due, _rule_served), locked (SKIP LOCKED), outside the stores p_skip_stores and the partitions p_skip_parts (payload ->> p_partition_key); a fair queue''s (p_fair) by jobq._pick_fair, passing over p_skip_ids; any other''s in claim order after (p_after_priority, p_after_run_at, p_after_id). Returns ids, each one''s store key and partition value, all NULL for none, and the last job''s position (NULL for a fair queue). Runs under its caller''s planner settings. Caller: jobq._pick_limited.';
-REVOKE ALL ON FUNCTION jobq._limited_round(text,boolean,integer,timestamp with time zone,uuid[],text,text[],bigint[],smallint,timestamp with time zone,bigint,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The counts a limited queue's claim keeps its jobs within, taken under the queue's advisory lock
 -- (so the statement's snapshot sees every claim before it): the room its queue-wide limits leave
@@ -462,7 +448,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._limited_counts(text,timestamp with time zone,boolean) IS
     'Private. Under the queue''s advisory lock, the counts of the limited queue p_queue: room, what max_running and max_started leave (2147483647 without either); counts, a jsonb {"store": {store key: running}, "part": {value: running}, "start": {store key: starts in store_started_per}} of the per-store and per-partition limits set; full_stores and full_parts, those at a limit (jobq._rule_at_limit); clock, the instant of a rate-limited queue''s starts (greatest(p_now, clock_timestamp()), else NULL), after pruning its jobq.claim_starts older than its windows. Reads through jobq._running_in_queue, _running_per_store, _running_per_partition, _started_since, _started_per_store. Given p_note, empties the session''s near-limit note (jobq._near_limit_setting) when the queue has room for a shared claim''s batch of 16 again. Caller: jobq._pick_limited.';
-REVOKE ALL ON FUNCTION jobq._limited_counts(text,timestamp with time zone,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Keeps, in claim order, the picked jobs p_ids (with their store keys p_stores and partitions
 -- p_parts) that fit the room p_room and the per-store and per-partition limits of p_queue, given
@@ -518,4 +503,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._keep_within_limits(text,bigint[],uuid[],text[],integer,jsonb) IS
     'Private. Of the picked jobs p_ids (store keys p_stores, partition values p_parts), in order, keeps at most p_room that fit the per-store concurrency and rate limits and the per-partition limit of queue p_queue given p_counts (jobq._limited_counts'' shape), counting each job kept; returns the ids and stores kept, the counts after them, and the stores and partitions that reached a limit (jobq._rule_at_limit). Reads jobq.queues; writes nothing. Caller: jobq._pick_limited.';
-REVOKE ALL ON FUNCTION jobq._keep_within_limits(text,bigint[],uuid[],text[],integer,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

@@ -144,7 +144,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[],text[]) IS
     'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts, the jobs p_skip_ids and, given p_tasks, the jobs of other tasks. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._pick_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
-REVOKE ALL ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[],text,text[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 
 -- The first waiting job of the fair queue p_queue (jobq._rule_waiting, jobq._rule_served) in the
@@ -167,7 +166,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._fair_first(text,smallint,text,text[]) IS
     'Private. The first waiting job of queue p_queue of the tasks p_tasks (NULL: every task) in the first priority after p_after_priority (NULL: any), by (priority, store key, run_at, id): its priority, store key (jobq._store_key), run_at, id and payload ->> p_partition_key; all NULL for none. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
-REVOKE ALL ON FUNCTION jobq._fair_first(text,smallint,text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The first waiting job of the next store after p_store in priority p_priority of the fair queue
 -- p_queue: one probe of jobs_fair_idx, past the entries of that store; all NULL when p_store is
@@ -189,7 +187,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._fair_next_store(text,smallint,uuid,text,text[]) IS
     'Private. The first waiting job (of the tasks p_tasks) of the first store after p_store in priority p_priority of queue p_queue: its store key, run_at, id and payload ->> p_partition_key; all NULL when there is no later store. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
-REVOKE ALL ON FUNCTION jobq._fair_next_store(text,smallint,uuid,text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The first due job of store p_store in priority p_priority of the fair queue p_queue after
 -- (p_run_at, p_id) outside the full partitions p_skip_parts (a job without the field is in
@@ -213,7 +210,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._fair_first_outside(text,smallint,uuid,timestamp with time zone,bigint,timestamp with time zone,text,text[],text[]) IS
     'Private. The first due waiting job (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue after (p_run_at, p_id) whose payload ->> p_partition_key is NULL or outside p_skip_parts: its store key, run_at and id; all NULL for none. Caller: jobq._pick_fair, for a store whose first job is in a full partition.';
-REVOKE ALL ON FUNCTION jobq._fair_first_outside(text,smallint,uuid,timestamp with time zone,bigint,timestamp with time zone,text,text[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- One store's due jobs of priority p_priority from (p_run_at, p_id) on, in order, up to p_room,
 -- outside the full partitions and the jobs p_skip_ids, locked (SKIP LOCKED): a round with one
@@ -244,7 +240,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._fair_take_store(text,smallint,uuid,timestamp with time zone,bigint,integer,timestamp with time zone,text,text[],bigint[],text[]) IS
     'Private. Locks (SKIP LOCKED) and returns up to p_room due waiting jobs (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue, from (p_run_at, p_id) on in (run_at, id) order, outside p_skip_parts (payload ->> p_partition_key) and p_skip_ids: ids and partition values, NULL for none. One locking scan of jobs_fair_idx under its caller''s planner settings. Callers: jobq._pick_fair, jobq._fair_take_round.';
-REVOKE ALL ON FUNCTION jobq._fair_take_store(text,smallint,uuid,timestamp with time zone,bigint,integer,timestamp with time zone,text,text[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- A round of the fair pick: from each store of p_keys (in turn order; its jobs from p_runs,
 -- p_ids on), a share of p_room in one locking scan per store (SKIP LOCKED), room / stores each
@@ -302,4 +297,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._fair_take_round(text,smallint,uuid[],timestamp with time zone[],bigint[],integer,timestamp with time zone,text,text[],bigint[],text[]) IS
     'Private. One round of the fair pick over the stores p_keys (each from (p_runs[i], p_ids[i]) on) of priority p_priority of queue p_queue: locks (SKIP LOCKED) up to p_room due waiting jobs (of the tasks p_tasks, outside p_skip_parts and p_skip_ids), room / stores per store and one more for the first room mod stores, and returns them in turns (ids, their store keys and partition values; NULL for none) with the stores that gave their whole share and where each is to go on from (full_keys, full_runs, full_ids). A single store is taken by jobq._fair_take_store, and is never returned as full. Caller: jobq._pick_fair.';
-REVOKE ALL ON FUNCTION jobq._fair_take_round(text,smallint,uuid[],timestamp with time zone[],bigint[],integer,timestamp with time zone,text,text[],bigint[],text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

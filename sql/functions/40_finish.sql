@@ -28,8 +28,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) IS
     'Renews one lease and returns its new expiry. Caller: runners and tests. Locks the job row. Errors: JOB.LEASE_LOST (the lease is gone), JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id).';
-REVOKE ALL ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.heartbeat(text,bigint,uuid,interval) TO worker_runtime;
 
 -- Renews the leases a runner still holds, all in one statement, and tells it which it lost: a job
 -- missing from the result was rescued, canceled or finished, and its handler must stop.
@@ -75,8 +73,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) IS
     'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.VALUE_TOO_LONG (worker_id).';
-REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.heartbeat_jobs(text,bigint[],uuid[],interval) TO worker_runtime;
 
 -- Records what a running attempt's handler reports of its progress, a JSON object, fenced by
 -- the lease token: a zombie (a worker whose job was rescued, canceled or finished) writes nothing.
@@ -130,8 +126,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) IS
     'Sets the running attempt''s progress (jobq.jobs.progress) to a JSON object of at most 65536 bytes as text; the last one is kept with the attempt (jobq.job_attempts.progress, jobq.job_history.progress). Fenced by the lease token: writes nothing unless the job runs under it. Inside a tenant transaction (app.current_store_id set), only a job of the session''s store. Caller: the runner, for its handlers. Locks the job row. Errors: JOB.INVALID_ARGUMENT (NULL id or token; progress NULL or not an object), JOB.VALUE_TOO_LONG (above 65536 bytes), JOB.LEASE_LOST (not running under this token), JOB.TENANT_MISMATCH (another store''s job or a system job in a tenant transaction).';
-REVOKE ALL ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) TO worker_runtime;
 
 -- Completes one attempt; raises JOB.LEASE_LOST instead of reporting it.
 CREATE OR REPLACE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid)
@@ -152,8 +146,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.complete_job(bigint,uuid) IS
     'Completes one attempt (the job moves to history as succeeded). Caller: runners, tests. Errors: JOB.LEASE_LOST when the job is not running under lease_token (nothing changes).';
-REVOKE ALL ON FUNCTION jobq.complete_job(bigint,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid) TO worker_runtime;
 
 -- complete_jobs took two arguments before outputs, log_refs and exit_codes (a two-argument call
 -- still resolves to the new signature through its defaults).
@@ -244,8 +236,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) IS
     'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the three arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
-REVOKE ALL ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) TO worker_runtime;
 
 -- Fails one attempt; raises JOB.LEASE_LOST instead of reporting it. Returns the job's new state.
 CREATE OR REPLACE FUNCTION jobq.fail_job(
@@ -276,8 +266,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) IS
     'Fails one attempt and returns the job''s new state: retry_pending or dead. Caller: runners, tests. Errors: JOB.LEASE_LOST (nothing changes), JOB.INVALID_ARGUMENT.';
-REVOKE ALL ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.fail_job(bigint,uuid,text,text,boolean,interval) TO worker_runtime;
 
 -- fail_jobs took six arguments before reasons, outputs and log_refs, and nine before exit_codes
 -- (a six- or nine-argument call still resolves to the new signature through its defaults);
@@ -396,7 +384,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) IS
     'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
-REVOKE ALL ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
 -- or dies when it is not retryable or used its attempts (jobq._fail_attempts, the one
@@ -494,8 +481,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) IS
     'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref, exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) TO worker_runtime;
 
 -- Snoozes one job; raises JOB.LEASE_LOST instead of reporting it.
 CREATE OR REPLACE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)
@@ -518,8 +503,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.snooze(bigint,uuid,interval) IS
     'Returns one running job to the queue after delay without counting the attempt; returns the new run_at. Errors: JOB.LEASE_LOST, JOB.LEASE_INVALID (negative delay).';
-REVOKE ALL ON FUNCTION jobq.snooze(bigint,uuid,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.snooze(bigint,uuid,interval) TO worker_runtime;
 
 -- Hands running jobs back to the queue after a delay without counting the attempt: for handlers
 -- that snooze, and for a runner that gives its jobs back at shutdown. Caller: the runner.
@@ -565,5 +548,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq.snooze_jobs(bigint[],uuid[],interval) IS
     'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
-REVOKE ALL ON FUNCTION jobq.snooze_jobs(bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.snooze_jobs(bigint[],uuid[],interval) TO worker_runtime;

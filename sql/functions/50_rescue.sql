@@ -25,8 +25,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.rescue_expired(integer) IS
     'Sweeps at most batch_size running jobs whose lease expired (reason orphaned: back to the queue at once; reason detached for a job of a detached worker that did not confirm its continuation by its deadline, see jobq.detach_worker) or whose timeout passed (reason timed_out: back after its backoff); a job that used max_attempts becomes dead instead. The old lease token stops working, so the vanished worker''s late writes are refused. Returns one row per job (outcome retry_pending or dead). Callers: the runners'' leader, jobq.maintain, pg_cron. Locks the swept rows with SKIP LOCKED. Each row also names the job''s task, queue, store, attempt and the worker that lost it, for logs and alerts. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (batch_size above 100000).';
-REVOKE ALL ON FUNCTION jobq.rescue_expired(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.rescue_expired(integer) TO worker_runtime, jobq_operator;
 
 -- The sweeper at time p_now: expired leases go back to the queue (orphaned), passed timeouts
 -- after their backoff (timed_out), exhausted jobs die, all through the one fail-or-retry
@@ -94,7 +92,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
     'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out, orphaned or detached, ended_at p_now, log_ref jobq._log_ref); a job keeps its newest 25. A CONFIRMING job (jobq.continuations) is taken only once its lease ended at its confirmation deadline: reason detached, back to the queue at once, its continuation row deleted and audited as continuation_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
-REVOKE ALL ON FUNCTION jobq._rescue(integer,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Deletes one batch of history past setting history_retention, for operators and pg_cron that
 -- prune by hand; call it until it returns less than batch_size. The cut-off saturates.
@@ -126,8 +123,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.prune_history(integer) IS
     'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
-REVOKE ALL ON FUNCTION jobq.prune_history(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.prune_history(integer) TO worker_runtime, jobq_operator;
 
 -- Expires, now, every lease worker p_worker_id holds, so the next sweep rescues them; a job that
 -- is CONFIRMING (jobq.detach_worker) keeps its lease until its deadline. Caller: jobq._maintain,
@@ -151,4 +146,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) IS
     'Private. Ends at p_now every lease a worker holds, but those CONFIRMING before their deadline; the caller''s sweep (jobq._rescue) then takes them (orphaned). Returns how many it ended.';
-REVOKE ALL ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

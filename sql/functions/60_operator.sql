@@ -50,8 +50,6 @@ COMMENT ON FUNCTION jobq.retry_job(bigint) IS
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.retry_job(bigint) OWNER TO jobq_app_gate;
 REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
-REVOKE ALL ON FUNCTION jobq.retry_job(bigint) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.retry_job(bigint) TO jobq_app, jobq_operator;
 
 -- Cancels a live job: it moves to history as canceled. A running job's lease stops working at
 -- once, so its worker's heartbeat is refused (the runner cancels the handler) and its late
@@ -104,8 +102,6 @@ COMMENT ON FUNCTION jobq.cancel_job(bigint) IS
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.cancel_job(bigint) OWNER TO jobq_app_gate;
 REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
-REVOKE ALL ON FUNCTION jobq.cancel_job(bigint) FROM PUBLIC, jobq_app, jobq_operator, worker_runtime, jobq_migrator, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.cancel_job(bigint) TO jobq_app, jobq_operator;
 
 -- Deletes a job wherever it is, live or finished. The audit row keeps what was deleted.
 CREATE OR REPLACE FUNCTION jobq.delete_job(job_id bigint)
@@ -132,8 +128,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.delete_job(bigint) IS
     'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
-REVOKE ALL ON FUNCTION jobq.delete_job(bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.delete_job(bigint) TO jobq_operator;
 
 -- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
 -- the cause of an outage is fixed. Caller: operators.
@@ -169,8 +163,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) IS
     'Queues dead jobs again (attempt 0, run now), oldest death first, filtered by task (NULL: every task) and finished_after, at most max_jobs; a job whose key a live job holds is left dead. Audits each job. Returns the number queued. Caller: operators. Errors: JOB.INVALID_ARGUMENT (max_jobs NULL or below 1, task empty or spaces only), JOB.OUT_OF_RANGE (max_jobs above 100000, finished_after outside 1970..9999), JOB.VALUE_TOO_LONG (task above 100 characters).';
-REVOKE ALL ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.requeue_dead(text,timestamp with time zone,integer) TO jobq_operator;
 
 -- Moves finished jobs back to the queue (retry_job of a dead or canceled job, requeue_dead),
 -- audits each, and wakes their queues through jobq._wake.
@@ -209,8 +201,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._revive(bigint[],text) IS
     'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
-REVOKE ALL ON FUNCTION jobq._revive(bigint[],text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._revive(bigint[],text) TO jobq_app_gate;
 
 -- Changes one setting of jobq.settings, refusing a value of the wrong kind or outside its limits,
 -- and audits the change. Runners pick it up at their next heartbeat. Caller: operators.
@@ -294,8 +284,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.set_setting(text,text) IS
     'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456).';
-REVOKE ALL ON FUNCTION jobq.set_setting(text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_setting(text,text) TO jobq_operator;
 
 -- How long the next due job of each queue has waited. A head job at -infinity (or any stored
 -- run_at) gives a lag, never an error.
@@ -327,8 +315,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.queue_lag(text[]) IS
     'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
-REVOKE ALL ON FUNCTION jobq.queue_lag(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_lag(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
 
 -- How many live jobs each queue holds per state, and how many died in the last hour: the
 -- runners' queue-depth gauges. Counts only, like jobq.queue_lag.
@@ -379,8 +365,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.queue_depth(text[]) IS
     'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.queue_depth(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_depth(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
 
 -- The queues and tasks live workers serve now, one row per (queue, task), task NULL when a worker
 -- of the queue serves every task (it registered no list: a runner of the release before). A
@@ -404,7 +388,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._served_by_live_workers(timestamp with time zone) IS
     'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing. Errors: none.';
-REVOKE ALL ON FUNCTION jobq._served_by_live_workers(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 
 -- How many waiting jobs (queued or retry_pending, due or not) of queue p_queue no live worker
 -- serves, counting up to p_cap + 1, and the run_at of the oldest due one. Nothing is read when a
@@ -457,7 +440,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._not_served(text,timestamp with time zone,integer) IS
     'Private. For queue p_queue: not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers), counted up to p_cap + 1; oldest_at, the run_at of the oldest of them that is due at p_now (NULL when none is). Reads nothing of jobq.jobs when a live worker serves every task of the queue; otherwise the queue''s waiting jobs through jobs_claim_idx. Callers: jobq.queue_summary, jobq.queue_not_served. Locks nothing. Errors: none.';
-REVOKE ALL ON FUNCTION jobq._not_served(text,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 
 -- Per queue, the waiting jobs no live worker serves and how long the oldest due one has waited:
 -- the runners' jobq_jobs_not_served gauges. Counts only, like jobq.queue_depth.
@@ -485,8 +467,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.queue_not_served(text[]) IS
     'Per queue given (NULL elements and a NULL list give no row): not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (a live worker: active, heard from within worker_timeout; it serves the tasks it registered with jobq.register_worker, every task when it registered none), counted up to 10001; oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Reveals no job content; locks nothing. Callers: runners (metrics), operators, viewers. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.queue_not_served(text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_not_served(text[]) TO worker_runtime, jobq_operator, jobq_viewer;
 
 -- Checks a queue name an operator passes: not NULL nor blank, at most 200 characters.
 CREATE OR REPLACE FUNCTION jobq._check_queue_name(p_queue text)
@@ -501,7 +481,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_queue_name(text) IS
     'Private. Returns p_queue when it is a usable queue name; raises JOB.INVALID_ARGUMENT (NULL or blank) or JOB.VALUE_TOO_LONG (above 200 characters).';
-REVOKE ALL ON FUNCTION jobq._check_queue_name(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Pauses a queue: every claim skips it from the commit on (no runner restart); its jobs wait and
 -- enqueue goes on. Idempotent: pausing a paused queue changes nothing and is not audited.
@@ -528,8 +507,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.pause_queue(text) IS
     'Pauses queue: from the commit on no claim returns its jobs (they wait; enqueue still works) until jobq.resume_queue. Returns true when the queue was not paused before (audited as pause_queue), false otherwise (nothing changes). Any queue name may be paused, known or not yet. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (NULL or blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.pause_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.pause_queue(text) TO jobq_operator;
 
 -- Resumes a paused queue: its due jobs are claimable at once, and the runners listening for it
 -- are woken. Idempotent like pause_queue.
@@ -558,8 +535,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.resume_queue(text) IS
     'Resumes a paused queue: its due jobs are claimable from the commit on, and its runners are woken (jobq._wake). Returns true when the queue was paused (audited as resume_queue), false otherwise (nothing changes). Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (NULL or blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.resume_queue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.resume_queue(text) TO jobq_operator;
 
 -- A queue's flow controls as one jsonb object: the concurrency and rate limits that are set and
 -- fair, or NULL when it has none (p_queue NULL, a queue without a row of jobq.queues, included).
@@ -580,7 +555,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._queue_limits(jobq.queues) IS
     'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
-REVOKE ALL ON FUNCTION jobq._queue_limits(jobq.queues) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 
 -- Every queue the engine knows, whichever table names it, with its pause, its limits and its job
 -- counts (so that an operator sees running beside max_running). A function rather than a view: a
@@ -617,8 +591,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.queue_states() IS
     'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
-REVOKE ALL ON FUNCTION jobq.queue_states() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_states() TO jobq_operator, jobq_viewer;
 
 -- Every queue the engine knows with its live jobs counted through indexes only, each count stopping
 -- after cap rows, and its flow controls (limits, which a viewer reads here): the overview of the
@@ -692,8 +664,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.queue_summary(integer) IS
     'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
-REVOKE ALL ON FUNCTION jobq.queue_summary(integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_summary(integer) TO jobq_operator, jobq_viewer;
 
 -- Per-queue statistics for dashboards and `jobq stats`: live jobs by state, the lag of the oldest
 -- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles;
@@ -715,8 +685,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
     'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
-REVOKE ALL ON FUNCTION jobq.stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.stats(text,uuid) TO jobq_operator, jobq_app, jobq_viewer;
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
 -- the store to count, then aggregates live jobs and the last day of history per queue, each
@@ -835,7 +803,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._stats(text,uuid) IS
     'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._stats(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 
 -- Concurrency and rate limits (issue 18, docs/flow-control.md) --------------------------------
@@ -880,7 +847,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._lock_queue_row(text,boolean) IS
     'Private. Locks the jobq.queues row of p_queue FOR UPDATE and returns true; when it has none: with p_create, inserts one (ON CONFLICT DO NOTHING, then locks it) and returns true, unless the queue is unknown to the engine (not default, and no declared task, live job, registered worker not stopped or schedule names it), which raises JOB.INVALID_ARGUMENT; without p_create, returns false and writes nothing. Callers: jobq._set_queue_limit, jobq.set_fair_claiming.';
-REVOKE ALL ON FUNCTION jobq._lock_queue_row(text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Sets or removes (NULL) one limit of a queue: the scope is queue, store or partition (then
 -- p_partition_key names the payload field) for the concurrency limits, rate or store_rate (then
@@ -964,7 +930,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._set_queue_limit(text,text,integer,text,interval) IS
     'Private. Sets (or, with p_max_running NULL, removes) the limit of p_queue of scope queue (max_running), store (max_running_per_store), partition (partition_key and max_running_per_partition), rate (max_started and started_per = p_per) or store_rate (max_started_per_store and store_started_per = p_per) in jobq.queues (removing the last rate limit deletes the queue''s jobq.claim_starts rows); audits a change as set_concurrency_limit (queue, scope, from, to) and wakes the queue (jobq._wake). Returns true when the limit changed, false when it was already so (nothing written). Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank or unknown; partition_key blank, or one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (queue or partition_key above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000, p_per above 1 day), JOB.LEASE_INVALID (p_per not positive); JOB.INVALID_ARGUMENT also when only one of max_started and p_per is NULL.';
-REVOKE ALL ON FUNCTION jobq._set_queue_limit(text,text,integer,text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- At most max_running jobs of queue running at once across every worker (a payment provider's
 -- limit, a report that saturates the database); NULL removes the limit. Caller: operators.
@@ -979,8 +944,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.set_concurrency_limit(text,integer) IS
     'Sets the concurrency limit of queue: from the commit on no claim takes a job of it while max_running of its jobs are running (across every worker and store); the others stay queued, use no attempt, and are claimed when a running job ends in any way. NULL removes the limit. Returns true when the limit changed (audited as set_concurrency_limit, scope queue; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine: no declared task, live job, registered worker, schedule or queue control names it), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.OUT_OF_RANGE (max_running outside 1..1000000).';
-REVOKE ALL ON FUNCTION jobq.set_concurrency_limit(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_concurrency_limit(text,integer) TO jobq_operator;
 
 -- At most max_running jobs of queue running at once per store (system jobs are one more store),
 -- so that one store's burst cannot take every slot; NULL removes the limit. Caller: operators.
@@ -995,8 +958,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.set_store_concurrency_limit(text,integer) IS
     'Sets the per-store concurrency limit of queue: from the commit on no claim takes a job of a store while max_running jobs of that store are running in the queue; system jobs (no store) count as one more store. The others stay queued and use no attempt. NULL removes the limit. Returns true when it changed (audited as set_concurrency_limit, scope store; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit.';
-REVOKE ALL ON FUNCTION jobq.set_store_concurrency_limit(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_store_concurrency_limit(text,integer) TO jobq_operator;
 
 -- At most max_running jobs of queue running at once per value of one payload field (at most one
 -- sync per customer: partition_key 'customerId', max_running 1); both NULL remove the limit.
@@ -1012,8 +973,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) IS
     'Sets the per-partition concurrency limit of queue: from the commit on no claim takes a job while max_running running jobs of the queue have the same value of payload ->> partition_key (a top-level field, compared as text); a job without the field is not limited by it. The others stay queued and use no attempt. partition_key and max_running both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope partition; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (partition_key blank, or only one of partition_key and max_running NULL), JOB.VALUE_TOO_LONG (partition_key above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_partition_concurrency_limit(text,text,integer) TO jobq_operator;
 
 -- At most max_started jobs of queue started in any window of length per (a provider that allows
 -- 100 calls a minute): a sliding window, exact, over the log of the queue's starts; both NULL
@@ -1029,8 +988,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.set_rate_limit(text,integer,interval) IS
     'Sets the rate limit of queue: from the commit on no claim starts a job of it when max_started of its jobs were started (claimed) in the window of length per that ends at the claim (a sliding window over jobq.claim_starts, exact: no window of length per ever holds more than max_started starts). The others stay queued, use no attempt, and are claimed when the window has room. max_started and per both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_concurrency_limit, and JOB.INVALID_ARGUMENT (only one of max_started and per NULL), JOB.LEASE_INVALID (per not positive), JOB.OUT_OF_RANGE (per above 1 day).';
-REVOKE ALL ON FUNCTION jobq.set_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_rate_limit(text,integer,interval) TO jobq_operator;
 
 -- At most max_started jobs of queue started per store (system jobs are one more store) in any
 -- window of length per; both NULL remove the limit. Caller: operators.
@@ -1045,8 +1002,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) IS
     'Sets the per-store rate limit of queue: from the commit on no claim starts a job of a store when max_started jobs of that store were started in the queue in the window of length per that ends at the claim (sliding, exact); system jobs (no store) count as one more store. The others stay queued and use no attempt. Both NULL remove the limit. Returns true when it changed (audited as set_concurrency_limit, scope store_rate; the queue''s runners are woken), false otherwise. Caller: operators. Locks the queue''s jobq.queues row. Errors: as jobq.set_rate_limit.';
-REVOKE ALL ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) TO jobq_operator;
 
 -- Claims of queue serve its stores in turn within each priority (fair = true), so that one store's
 -- backlog does not delay the other stores' jobs, or in plain claim order again (false). Refuses a
@@ -1092,5 +1047,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq.set_fair_claiming(text,boolean) IS
     'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.set_fair_claiming(text,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.set_fair_claiming(text,boolean) TO jobq_operator;

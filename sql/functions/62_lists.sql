@@ -59,8 +59,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.queue_list(text,uuid) IS
     'The operator''s list of queues, one row per queue by name: the rows of jobq.stats(queue, store_id) with their counts unchanged (queued: due; retry_pending; running; scheduled: queued with a future run_at; oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute, wait and run percentiles, limits, not_served, not_served_oldest_age), and for operators and viewers a row of zeros for every other queue the engine knows (a row of jobq.queues, the queues of a worker not stopped, a schedule''s queue); paused, paused_at, paused_by from jobq.queues; served, whether a live worker (active, heard from within worker_timeout, serving some task) takes the queue''s jobs. An application (its session''s store) gets the rows of jobq.stats only. Reveals no job content. Reads what jobq.stats reads, jobq.queues, jobq.workers and jobq.schedules; locks nothing. Callers: jobq queues list, jobq stats and the dashboard''s overview (package operator). Errors: those of jobq.stats.';
-REVOKE ALL ON FUNCTION jobq.queue_list(text,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_list(text,uuid) TO jobq_operator, jobq_viewer, jobq_app;
 
 -- The last hour of the overview's chart, by queue and minute: the jobs that finished (succeeded,
 -- dead) from jobq.job_history and the failed attempts from jobq.job_attempts since p_since. Runs
@@ -86,8 +84,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.queue_minutes(timestamp with time zone) IS
     'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads job_history_finished_idx and the attempts'' end-time index; locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.queue_minutes(timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.queue_minutes(timestamp with time zone) TO jobq_operator, jobq_viewer, jobq_app;
 
 -- job_list and job_attempt_list gained what an attempt keeps (issue 34: progress, output,
 -- log_ref, exit_code, leader_epoch, the trace context): their results changed, so the old ones are
@@ -130,8 +126,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) IS
     'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) TO jobq_operator, jobq_viewer, jobq_app;
 
 -- A job's failed attempts, oldest first: what jobq jobs show and the dashboard's job page list
 -- under the job. Runs as its caller (row-level security).
@@ -150,8 +144,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.job_attempt_list(bigint) IS
     'The failed attempts of job job_id (jobq.job_attempts), oldest first: attempt, worker, started_at, ended_at, reason, error, error_code, output (the tail of an exec task''s output), log_ref, progress, exit_code, leader_epoch. Runs as its caller: row-level security shows an application its store''s attempts only. Locks nothing. Callers: jobq jobs show, the dashboard''s job page (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.job_attempt_list(bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.job_attempt_list(bigint) TO jobq_operator, jobq_viewer, jobq_app;
 
 -- The registered workers with what an operator asks of each: how long since its heartbeat and
 -- whether it holds the leadership now. Operators and viewers.
@@ -173,8 +165,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.worker_list(text) IS
     'The registered workers (jobq.workers), oldest start first, only those in state when it is not NULL: id, node, pid, queues, tasks (NULL: every task), concurrency, running, state, version, started_at, heartbeat_at, heartbeat_age (now() minus heartbeat_at, never negative), state_changed_at, leader (it holds an unexpired leadership lease). Locks nothing. Callers: jobq workers list, the dashboard''s workers page (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.worker_list(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.worker_list(text) TO jobq_operator, jobq_viewer;
 
 -- The leadership as one row, also when no runner ever led (epoch 0, no holder): jobq leader show
 -- and the dashboard.
@@ -191,8 +181,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.leader_state() IS
     'One row: the leader (jobq.leader) holder, its fencing epoch (0 before any), acquired_at, lease_expires_at, and held (a holder whose lease has not expired). Locks nothing. Callers: jobq leader show, the dashboard (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.leader_state() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.leader_state() TO jobq_operator, jobq_viewer;
 
 -- The cron schedules with their next three slots from now and their five latest runs (as jsonb,
 -- newest first): jobq schedules list and the dashboard's schedules page.
@@ -216,8 +204,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.schedule_list() IS
     'The cron schedules (jobq.schedules) by name: name, cron, timezone, task, queue, enabled, paused_at, paused_by, concurrency_policy, next_slot_at, last_slot_at, last_job_id, upcoming (the next 3 slots after now, jobq.cron_slots) and runs (the 5 latest of jobq.schedule_runs, newest first, as [{slot_at, outcome, reason, job_id, created_at}]). Locks nothing. Callers: jobq schedules list, the dashboard''s schedules page (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.schedule_list() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.schedule_list() TO jobq_operator, jobq_viewer;
 
 -- The engine's settings by name, or one of them: jobq settings list/get and the dashboard.
 CREATE OR REPLACE FUNCTION jobq.setting_list(name text DEFAULT NULL)
@@ -233,8 +219,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.setting_list(text) IS
     'The engine''s settings (jobq.settings) by name, only name when it is not NULL (no row for an unknown one): name, kind, value, description, updated_at. Locks nothing. Callers: jobq settings list/get, the dashboard''s settings page (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.setting_list(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.setting_list(text) TO jobq_operator, jobq_viewer;
 
 -- The audit log, newest first, by the filters given: jobq audit and the dashboard's audit page
 -- and job page.
@@ -254,5 +238,3 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.audit_list(text,text,bigint,timestamp with time zone,bigint,integer) IS
     'The audit log (jobq.audit_log), newest first, matching each filter that is not NULL: actor, action, job_id, since (at or after), before (ids below it: the next page); at most max_rows rows (default 50, 0..100001). Locks nothing. Callers: jobq audit, the dashboard''s audit and job pages (package operator). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.audit_list(text,text,bigint,timestamp with time zone,bigint,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.audit_list(text,text,bigint,timestamp with time zone,bigint,integer) TO jobq_operator, jobq_viewer;

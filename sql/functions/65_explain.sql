@@ -95,7 +95,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._holds(bigint,timestamp with time zone) IS
     'Private. The rules that hold job p_id at time p_now, one row each (rule, detail): running (it runs; nothing else is listed), scheduled or backoff (run_at after p_now), queue_paused, queue_limit, store_limit, partition_limit (running jobs at max_running, max_running_per_store, max_running_per_partition), rate_limit, store_rate_limit (starts in jobq.claim_starts within started_per or store_started_per at max_started or max_started_per_store), not_served (no live worker serves its task in its queue: jobq._served_by_live_workers). None for a job a claim of its queue may take, or no such job. Caller: jobq.explain_job. Reads jobq.jobs, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: none.';
-REVOKE ALL ON FUNCTION jobq._holds(bigint,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 
 -- Why job job_id waits: the rules that hold it now, one row each (jobq._holds), none when a claim
 -- of its queue may take it; for a finished job, one row finished. Operators and viewers see every
@@ -139,5 +138,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq.explain_job(bigint) IS
     'Why job job_id waits, now: one row (rule, detail) per rule that holds it (see jobq._holds: running, scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit, store_rate_limit, not_served), none when a claim of its queue may take it (claimable); for a job in jobq.job_history, one row finished (its state and when). EXECUTE for jobq_operator and jobq_viewer, who see every job, and jobq_app, which sees only the jobs of its store (jobq.current_store_id()). Reads jobq.jobs, jobq.job_history, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller does not see: another store''s, or a system job for an application).';
-REVOKE ALL ON FUNCTION jobq.explain_job(bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.explain_job(bigint) TO jobq_app, jobq_operator, jobq_viewer;

@@ -22,8 +22,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.current_store_id() IS
     'The store of this session or transaction: app.current_store_id as a uuid, or NULL when unset, empty (left behind by an ended SET LOCAL), not a uuid, or a store the login is not bound to (jobq.store_bindings: a login with bindings acts only for its bound stores) — so policies fail closed. Used by every tenant policy. Reads jobq.store_bindings (the caller''s own rows); locks nothing.';
-REVOKE ALL ON FUNCTION jobq.current_store_id() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.current_store_id() TO jobq_app_gate, worker_runtime, jobq_app, jobq_operator;
 
 -- The role the caller acts as: the SET ROLE role, else the login. SECURITY DEFINER changes
 -- current_user but not the role setting, so inside the engine this still names the caller.
@@ -37,8 +35,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._caller() IS
     'Private. The role the caller acts as (SET ROLE, else session_user).';
-REVOKE ALL ON FUNCTION jobq._caller() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._caller() TO jobq_app_gate;
 
 -- Whether the caller of a gate function reaches a row of store p_store_id (NULL: a system row).
 CREATE OR REPLACE FUNCTION jobq._caller_reaches(p_store_id uuid)
@@ -54,8 +50,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._caller_reaches(uuid) IS
     'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). Used by the gate''s row policies. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._caller_reaches(uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._caller_reaches(uuid) TO jobq_app_gate;
 
 -- Whether the caller has jobq_operator's rights (a member of it, or a superuser): operators reach
 -- every store's rows. The one place this test is written; the gate, tenancy and stats use it.
@@ -68,8 +62,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._caller_is_operator() IS
     'Private. Whether the caller (jobq._caller(): the SET ROLE role, else the login) has the rights of jobq_operator. Inlined; locks nothing.';
-REVOKE ALL ON FUNCTION jobq._caller_is_operator() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._caller_is_operator() TO jobq_app_gate;
 
 -- Whether the caller reads every store's rows: an operator, or a viewer (jobq_viewer: reads what
 -- operators read, changes nothing). Used by jobq.stats to decide what to count.
@@ -82,7 +74,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._caller_sees_every_store() IS
     'Private. Whether the caller (jobq._caller()) reads every store''s rows: it has the rights of jobq_operator or of jobq_viewer. Used by jobq._stats. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Whether the caller of a gate function is restricted to its session's store: it has none of the
 -- rights of jobq_operator, worker_runtime or jobq_migrator (superusers have them all).
@@ -97,8 +88,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._caller_is_restricted() IS
     'Private. Whether the caller of a gate function is an application (restricted to the session''s store, no system row changes): it has none of the rights of jobq_operator, worker_runtime, jobq_migrator. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._caller_is_restricted() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._caller_is_restricted() TO jobq_app_gate;
 
 -- Whether an application may insert a system job of task p_task (jobq.tasks.app_enqueue).
 CREATE OR REPLACE FUNCTION jobq._app_may_enqueue(p_task text)
@@ -110,8 +99,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._app_may_enqueue(text) IS
     'Private. Whether task p_task is a system task that applications may enqueue (jobq.tasks.app_enqueue). Used by the gate''s insert policy. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._app_may_enqueue(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._app_may_enqueue(text) TO jobq_app_gate;
 
 -- Refuses, before the policies would, what the caller may not do: a store it does not act for, a
 -- system task it may not enqueue, a key on a system job, a cron slot's key.
@@ -169,8 +156,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_tenant(jobq.job_spec[],boolean) IS
     'Private. Inside a gate function (current_user jobq_app_gate) and for a caller without jobq_operator''s rights, raises for the first spec the caller may not enqueue: JOB.TENANT_MISMATCH (a store other than the session''s), JOB.STORE_NOT_BOUND (the login is bound to other stores), JOB.NOT_ALLOWED (a schedule: key; for an application a system task not declared app_enqueue, or a system job with a job_key). The row policies are the backstop; this gives the clear error. Locks nothing.';
-REVOKE ALL ON FUNCTION jobq._check_tenant(jobq.job_spec[],boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq._check_tenant(jobq.job_spec[],boolean) TO jobq_app_gate;
 
 -- Binds a login to a store it may act for (operators).
 CREATE OR REPLACE FUNCTION jobq.bind_store(login name, store_id uuid)
@@ -197,8 +182,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.bind_store(name,uuid) IS
     'Binds login to store_id: from its next statement, a login with bindings acts only for its bound stores (jobq.current_store_id() is NULL for any other, so every policy fails closed and enqueue raises JOB.STORE_NOT_BOUND). Idempotent; a new binding is audited. Caller: operators. Locks the binding row. Errors: JOB.INVALID_ARGUMENT (no such role, NULL or all-zero store).';
-REVOKE ALL ON FUNCTION jobq.bind_store(name,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.bind_store(name,uuid) TO jobq_operator;
 
 -- Removes one binding of a login to a store; a login left with no binding may act for any store
 -- again. Caller: operators.
@@ -221,8 +204,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.unbind_store(name,uuid) IS
     'Removes the binding of login to store_id and returns whether there was one; audited when there was. A login left with no binding acts for any store again. Caller: operators. Locks the binding row. Errors: none.';
-REVOKE ALL ON FUNCTION jobq.unbind_store(name,uuid) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.unbind_store(name,uuid) TO jobq_operator;
 
 -- Enqueues a store task once for every store, e.g. for a system scheduler task that works per
 -- store; with the default key mode, running it twice adds no duplicates. The one way a runtime
@@ -247,8 +228,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.fan_out(text,jsonb,text,text,timestamp with time zone) IS
     'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
-REVOKE ALL ON FUNCTION jobq.fan_out(text,jsonb,text,text,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.fan_out(text,jsonb,text,text,timestamp with time zone) TO worker_runtime;
 
 -- The private half of jobq.fan_out: one store job per store id. It checks the bounds of its
 -- arguments up front, so a bad template or payload is refused once, not once per store, and also
@@ -305,7 +284,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[]) IS
     'Private to jobq.fan_out, which calls it as their owner jobq_migrator: no runtime role may execute it, so worker_runtime cannot enqueue store jobs for store ids of its own choosing outside a tenant transaction. Enqueues store-scoped task p_task once per store, payload plus {"storeId": ...}, job key from the template (NULL: <task>:{storeId}). Returns the number of jobs.';
-REVOKE ALL ON FUNCTION jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Lists every store id, for jobq.fan_out. It reads public.store across tenants (owned by
 -- worker_fanout_owner, which bypasses row security), so it returns ids and nothing else.
@@ -321,10 +299,8 @@ $$;
 COMMENT ON FUNCTION list_store_ids_for_fan_out() IS
     'Every store id, for system scheduler tasks that fan out one job per store (seed SRS-WRK-001 §3.2). SECURITY DEFINER owned by worker_fanout_owner (BYPASSRLS); EXECUTE granted to worker_runtime only (seed 000 §6.1). The owner''s one member, jobq_migrator (bootstrap/002_database.sql), executes it by that membership: so does jobq.fan_out, which it owns. Returns only store_id: never grow it into a general cross-tenant API.';
 ALTER FUNCTION list_store_ids_for_fan_out() OWNER TO worker_fanout_owner;
--- Granted to worker_runtime alone, as seed 000 §6.1 says; the REVOKE from jobq_migrator takes back
--- the grant that earlier releases made it (it needs none: it is a member of the owner).
-REVOKE ALL ON FUNCTION list_store_ids_for_fan_out() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, jobq_migrator;
-GRANT EXECUTE ON FUNCTION list_store_ids_for_fan_out() TO worker_runtime;
+-- Granted to worker_runtime alone, as seed 000 §6.1 says (99_grants.sql, which also takes back the
+-- grant earlier releases made jobq_migrator: it needs none, being a member of the owner).
 
 -- The row policies. The engine (jobq_migrator, which owns the worker and operator functions) sees
 -- every row; the gate (enqueue, enqueue_many, retry_job, cancel_job, run as jobq_app_gate) reads

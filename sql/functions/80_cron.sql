@@ -62,8 +62,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.cron_parse(text) IS
     'Parses a 5-field cron expression or macro (at most 1000 characters) into jobq.cron_fields; a day field is * when an item is * or ? with no step or a step of 1 (*/01 too). Pure; SECURITY DEFINER so that callers need no right on its helpers. Callers: anyone with EXECUTE (apps, workers, operators), jobq.schedule. Errors: JOB.INVALID_CRON naming the field.';
-REVOKE ALL ON FUNCTION jobq.cron_parse(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.cron_parse(text) TO worker_runtime, jobq_app, jobq_operator;
 
 -- The next slot of a cron expression after an instant, in a time zone (default UTC).
 CREATE OR REPLACE FUNCTION jobq.cron_next(expr text, after timestamptz, timezone text DEFAULT 'UTC')
@@ -78,8 +76,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) IS
     'The first slot of cron expression expr strictly after instant after, with wall-clock fields read in time zone timezone (default UTC); NULL when it never fires within ten years (or before 10000-01-01 UTC). after must be finite, from 1970-01-01 to before 10000-01-01 UTC. Pure apart from the tz database; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (after).';
-REVOKE ALL ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.cron_next(text,timestamp with time zone,text) TO worker_runtime, jobq_app, jobq_operator, jobq_viewer;
 
 -- Every slot of expr in (from_at, to_at], at most max_slots (1..10000) of them: for previews of a
 -- schedule and for tests.
@@ -110,8 +106,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) IS
     'Every slot of cron expression expr in (from_at, to_at] in time zone timezone, at most max_slots (1 to 10000, default 1000). from_at and to_at must be finite, from 1970-01-01 to before 10000-01-01 UTC. For previews and tests; SECURITY DEFINER so that callers need no right on its helpers. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.INVALID_ARGUMENT (from_at, to_at, max_slots).';
-REVOKE ALL ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer) TO worker_runtime, jobq_app, jobq_operator, jobq_viewer;
 
 -- Parses one field into its sorted matching values; raises JOB.INVALID_CRON naming the field.
 CREATE OR REPLACE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[])
@@ -176,7 +170,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._cron_field(text,text,integer,integer,text[]) IS
     'Private. The sorted values a cron field matches (p_lo..p_hi); raises JOB.INVALID_CRON naming the field.';
-REVOKE ALL ON FUNCTION jobq._cron_field(text,text,integer,integer,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- One value of a field: a number in range, or a name (p_names[1] is the name of p_lo).
 CREATE OR REPLACE FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[])
@@ -210,7 +203,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._cron_value(text,text,integer,integer,text[]) IS
     'Private. One cron field value: a number within range or a name; raises JOB.INVALID_CRON.';
-REVOKE ALL ON FUNCTION jobq._cron_value(text,text,integer,integer,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The first slot strictly after p_after, for parsed fields p_fields in time zone p_timezone;
 -- NULL when none comes within ten years (e.g. 0 0 30 2 *) or before 10000-01-01 UTC.
@@ -332,7 +324,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._cron_next(jobq.cron_fields,timestamp with time zone,text) IS
     'Private. The first slot of parsed cron fields strictly after p_after in time zone p_timezone (every instant whose wall-clock time matches; a local time in a DST gap runs once just after it; a repeated local time runs twice when the hour field is every hour, else once at its first occurrence); NULL when none within ten years or before 10000-01-01 UTC. Pure. Errors: JOB.INVALID_ARGUMENT when p_after is not finite or outside [1970-01-01, 10000-01-01).';
-REVOKE ALL ON FUNCTION jobq._cron_next(jobq.cron_fields,timestamp with time zone,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The first wall-clock time at or after p_from (a whole minute) that matches the fields, or NULL
 -- when none comes by p_limit. Naive timestamps: no time zone, every day has 24 hours.
@@ -380,7 +371,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._cron_local_next(jobq.cron_fields,timestamp without time zone,timestamp without time zone) IS
     'Private to jobq._cron_next. The first wall-clock time at or after p_from (a whole minute) matching the parsed fields, NULL when none by p_limit. Pure.';
-REVOKE ALL ON FUNCTION jobq._cron_local_next(jobq.cron_fields,timestamp without time zone,timestamp without time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Checks that an instant is finite and within the range cron evaluates; returns it.
 CREATE OR REPLACE FUNCTION jobq._cron_instant(p_at timestamptz, p_name text)
@@ -401,7 +391,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._cron_instant(timestamp with time zone,text) IS
     'Private. Returns p_at when it is finite and in [1970-01-01, 10000-01-01) UTC, the range cron evaluates; raises JOB.INVALID_ARGUMENT naming p_name otherwise. Pure.';
-REVOKE ALL ON FUNCTION jobq._cron_instant(timestamp with time zone,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Checks a time zone name; raises JOB.INVALID_TIMEZONE. Only names: POSIX rule strings (commas,
 -- colons, <...>) are refused, and so is an offset beyond a day, which cron does not evaluate.
@@ -435,4 +424,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_timezone(text) IS
     'Private. Returns p_timezone when it is a zone name PostgreSQL knows (letters, digits, _ / + -, at most 64 characters; no POSIX rule string) whose UTC offset is within a day; raises JOB.INVALID_TIMEZONE.';
-REVOKE ALL ON FUNCTION jobq._check_timezone(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

@@ -121,8 +121,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean) IS
     'Declares or updates the schedule name: task (a declared system task) runs at every slot of cron in timezone (default UTC), with payload plus {slot_key: slot instant} (default key slotAt; NULL adds none). Idempotent: nothing changes when nothing differs; a changed cron or time zone restarts from the next slot after now(). Returns the next slot. A change is audited. Callers: operators, runners syncing code-declared schedules. Errors: JOB.INVALID_CRON, JOB.INVALID_TIMEZONE, JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT, JOB.PAYLOAD_NOT_OBJECT, JOB.PAYLOAD_INVALID (the payload breaks the task''s contract), JOB.MAX_ATTEMPTS_INVALID (outside 1..1000), JOB.LEASE_INVALID (negative backfill_window or jitter), JOB.OUT_OF_RANGE (backfill_window above 7 days, jitter above 1 day), JOB.VALUE_TOO_LONG (slot_key above 100, queue above 200 characters), JOB.PAYLOAD_TOO_LARGE.';
-REVOKE ALL ON FUNCTION jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean) TO worker_runtime, jobq_operator;
 
 -- Removes a schedule and its run records. Audited.
 CREATE OR REPLACE FUNCTION jobq.unschedule(name text)
@@ -146,8 +144,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.unschedule(text) IS
     'Removes schedule name and its run records; its jobs already enqueued stay. Audited. Caller: operators. Errors: JOB.UNKNOWN_SCHEDULE.';
-REVOKE ALL ON FUNCTION jobq.unschedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.unschedule(text) TO jobq_operator;
 
 -- Applies a schedule's concurrency policy before one more run of it, a cron tick's or an
 -- operator's run-now alike (one home for the policy). The run before it is p_previous (the
@@ -187,7 +183,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._apply_schedule_policy(jobq.schedules,bigint,jsonb) IS
     'Private. The concurrency policy of schedule p_s before one more run (jobq._run_schedule''s slots, jobq.run_schedule_now), p_previous its last job; the caller holds the schedule''s row lock. Returns the id of the live run that forbids it (policy forbid), else NULL: allow, no live run, or replace, which has canceled the live run (history state canceled, reason replaced) and audited it as schedule_replaced (detail: schedule, previous_state and p_detail).';
-REVOKE ALL ON FUNCTION jobq._apply_schedule_policy(jobq.schedules,bigint,jsonb) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Handles the slots of one schedule from its next_slot_at up to p_now (at most p_max_slots),
 -- applying backfill and concurrency policy. The caller holds the schedule's row lock. The slots are
@@ -277,7 +272,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._run_schedule(jobq.schedules,timestamp with time zone,integer) IS
     'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
-REVOKE ALL ON FUNCTION jobq._run_schedule(jobq.schedules,timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Enqueues the due slots of every schedule at time p_now; schedules another caller is handling
 -- are skipped (SKIP LOCKED), so many callers at once never double a slot. A schedule whose jobs
@@ -324,7 +318,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._enqueue_due_slots(timestamp with time zone,integer) IS
     'Private to jobq.maintain. Handles the due slots of at most p_max_schedules enabled, unpaused schedules at time p_now (SKIP LOCKED); a schedule whose job the engine refuses is skipped (reason error) without stopping the others; one whose next slot cannot be computed (its zone unknown) stops (next_slot_at NULL) until declared again.';
-REVOKE ALL ON FUNCTION jobq._enqueue_due_slots(timestamp with time zone,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Checks a schedule name an operator passes and locks its row; JOB.UNKNOWN_SCHEDULE when none is
 -- named so.
@@ -350,7 +343,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._lock_schedule(text) IS
     'Private. Locks and returns schedule p_name. Errors: JOB.INVALID_ARGUMENT (NULL or blank), JOB.VALUE_TOO_LONG (above 100 characters), JOB.UNKNOWN_SCHEDULE.';
-REVOKE ALL ON FUNCTION jobq._lock_schedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Pauses a schedule without redeclaring it: maintain enqueues none of its slots until it is
 -- resumed. Kept apart from `enabled`, so a runner syncing the declared schedules keeps the pause.
@@ -375,8 +367,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.pause_schedule(text) IS
     'Pauses schedule name: jobq.maintain enqueues none of its slots until jobq.resume_schedule; its jobs already enqueued stay. Re-declaring it (jobq.schedule) keeps the pause. Returns true when it was running (audited as pause_schedule), false when already paused. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters).';
-REVOKE ALL ON FUNCTION jobq.pause_schedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.pause_schedule(text) TO jobq_operator;
 
 -- Resumes a paused schedule from its next slot after now(): the slots it missed while paused are
 -- not backfilled, however long the pause.
@@ -404,8 +394,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.resume_schedule(text) IS
     'Resumes a paused schedule from its next slot after now() (the slots of the pause are not backfilled). Returns true when it was paused (audited as resume_schedule), false otherwise. Caller: operators. Locks the schedule row. Errors: JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), JOB.INVALID_TIMEZONE (its stored zone no longer known).';
-REVOKE ALL ON FUNCTION jobq.resume_schedule(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.resume_schedule(text) TO jobq_operator;
 
 -- Runs a schedule once now, outside its slots: one job of its task, its payload with the slot key
 -- set to now, job key schedule:<name>:manual:<now>. Its slots and pause are untouched; its
@@ -444,5 +432,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq.run_schedule_now(text) IS
     'Enqueues one job of schedule name now, paused or not: its task, queue, priority and max_attempts, its payload with the slot key set to now (ISO 8601 UTC, microseconds), job key schedule:<name>:manual:<now>. Its concurrency policy applies as at a cron tick: forbid refuses while the schedule''s last run is live (JOB.SCHEDULE_OVERLAP, nothing written); replace cancels that run (audited as schedule_replaced); allow runs beside it. The job becomes the schedule''s last run (last_job_id), which the next tick''s policy sees; its slots and next_slot_at are unchanged. Audited as run_schedule_now. Returns the job id. Caller: operators. Locks the schedule row. Errors: JOB.SCHEDULE_OVERLAP, JOB.UNKNOWN_SCHEDULE, JOB.INVALID_ARGUMENT (NULL or blank name), JOB.VALUE_TOO_LONG (name above 100 characters), and the enqueue''s errors (JOB.PAYLOAD_INVALID when its task''s contract changed under it).';
-REVOKE ALL ON FUNCTION jobq.run_schedule_now(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.run_schedule_now(text) TO jobq_operator;

@@ -24,7 +24,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._check_worker_id(text) IS
     'Private. Returns p_worker_id when it is a valid worker id; raises JOB.INVALID_ARGUMENT (NULL, empty or spaces only) or JOB.VALUE_TOO_LONG (above 200 characters) otherwise.';
-REVOKE ALL ON FUNCTION jobq._check_worker_id(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- The signature before the tasks a worker serves (issue 30); calls of its shape resolve to the
 -- one below.
@@ -84,8 +83,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text,text[]) IS
     'Registers runner worker_id (node, pid, queues, concurrency, version, and tasks: the tasks it serves, NULL for every task, {} for none, stored sorted without duplicates) as active and returns the settings {name: value} it applies. A waiting job of a task that no live worker of its queue serves is "not served" (jobq.queue_not_served, jobq.stats, jobq.queue_summary). Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue; tasks multidimensional or holding a NULL or blank name), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue, a task above 100 characters), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues or tasks).';
-REVOKE ALL ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text,text[]) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.register_worker(text,text,integer,text[],integer,text,text[]) TO worker_runtime, jobq_operator;
 
 -- Records that a runner is alive and how busy it is, and tells it its state (an operator may have
 -- drained or detached it) and the current settings. Caller: runners every worker_heartbeat_interval.
@@ -120,8 +117,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.worker_heartbeat(text,integer) IS
     'Records a runner''s heartbeat and load; returns its state (active, draining, detached) and the settings. A runner that is draining or detached stops claiming. Caller: runners every worker_heartbeat_interval. running NULL counts as 0. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.UNKNOWN_WORKER, JOB.VALUE_TOO_LONG (worker_id), JOB.OUT_OF_RANGE (running outside 0..1000000).';
-REVOKE ALL ON FUNCTION jobq.worker_heartbeat(text,integer) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.worker_heartbeat(text,integer) TO worker_runtime, jobq_operator;
 
 -- Marks a runner stopped after a clean drain and gives up its leadership, so another runner leads
 -- at once. Caller: runners at exit.
@@ -139,8 +134,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.deregister_worker(text) IS
     'Marks a runner stopped after a clean drain and gives up its leadership, so another runner takes over at once. Caller: runners at exit. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id above 200 characters).';
-REVOKE ALL ON FUNCTION jobq.deregister_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.deregister_worker(text) TO worker_runtime, jobq_operator;
 
 -- Operator drain: the runner stops claiming and finishes the jobs it holds, e.g. before its host
 -- goes down. Undone by jobq.resume_worker.
@@ -157,8 +150,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.drain_worker(text) IS
     'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
-REVOKE ALL ON FUNCTION jobq.drain_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.drain_worker(text) TO jobq_operator;
 
 -- Operator resume: a drained runner claims jobs again.
 CREATE OR REPLACE FUNCTION jobq.resume_worker(worker_id text)
@@ -172,8 +163,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.resume_worker(text) IS
     'Undoes a drain: the worker claims again at its next heartbeat. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
-REVOKE ALL ON FUNCTION jobq.resume_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.resume_worker(text) TO jobq_operator;
 
 -- Operator detach, for a runner that is stuck or gone (seed 002 section 7.3): it stops claiming,
 -- and each job it runs becomes CONFIRMING. The runner, told at once (NOTIFY jobq_control), has
@@ -232,8 +221,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.detach_worker(text) IS
     'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
-REVOKE ALL ON FUNCTION jobq.detach_worker(text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.detach_worker(text) TO jobq_operator;
 
 -- A detached runner confirms that its CONFIRMING jobs go on (seed 002 section 7.3), each fenced by
 -- its lease token: before the deadline the job continues on that runner under a normal lease;
@@ -301,8 +288,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) IS
     'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id). A refused call writes nothing.';
-REVOKE ALL ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.confirm_continuation(text,bigint[],uuid[],interval) TO worker_runtime;
 
 -- Sets a runner's state for drain_worker, resume_worker and detach_worker, and audits the change.
 CREATE OR REPLACE FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text)
@@ -327,7 +312,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._set_worker_state(text,text,text) IS
     'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
-REVOKE ALL ON FUNCTION jobq._set_worker_state(text,text,text) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- Takes or renews the leadership for a runner and returns its fencing epoch, NULL while another
 -- runner leads. The leader passes the epoch to jobq.maintain. Caller: runners every leader_ttl / 3.
@@ -342,8 +326,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.acquire_leadership(text,interval) IS
     'Takes the leadership for worker_id when nobody holds a live lease on it, or renews it; returns the fencing epoch, or NULL when another worker leads, worker_id is a registered worker that is draining or detached, or worker_id is the leader an operator demoted less than leader_ttl ago (jobq.demote_leader: held off until jobq.leader.demoted_until). The epoch grows on every change of leader; pass it to jobq.maintain. Locks the leader row (waits for a maintain in progress). Caller: runners every leader_ttl / 3. Errors: JOB.INVALID_ARGUMENT, JOB.LEASE_INVALID.';
-REVOKE ALL ON FUNCTION jobq.acquire_leadership(text,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.acquire_leadership(text,interval) TO worker_runtime, jobq_operator;
 
 -- The leadership at time p_now, so that tests can move the clock; jobq.acquire_leadership calls it
 -- with now().
@@ -390,7 +372,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) IS
     'Private. The leadership at time p_now; see jobq.acquire_leadership. NULL for a registered worker that is draining or detached, and for the worker jobq.demote_leader demoted until its demoted_until.';
-REVOKE ALL ON FUNCTION jobq._acquire_leadership(text,interval,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
 
 -- An operator demotes the leader: the epoch moves on and nobody holds it, so the old leader's
 -- fenced maintain is refused at once. The old leader is held off for leader_ttl, so that another
@@ -426,8 +407,6 @@ END
 $$;
 COMMENT ON FUNCTION jobq.demote_leader() IS
     'Demotes the leader at once: the fencing epoch grows by one, nobody holds it and the lease is expired, so the old leader''s fenced jobq.maintain returns {"fenced": true} and changes nothing until a runner wins jobq.acquire_leadership again (with a newer epoch). The old leader (the holder of a live lease) is held off: acquire_leadership refuses it for leader_ttl (jobq.leader.demoted_holder, demoted_until), so another runner takes over; after that it may win again. Audited as demote_leader with the old holder, both epochs and held_off_until (NULL when nobody led), also when nobody led. Returns the new epoch. Caller: operators. Locks the leader row (waits for a maintain in progress). Errors: none.';
-REVOKE ALL ON FUNCTION jobq.demote_leader() FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.demote_leader() TO jobq_operator;
 
 -- Does all the periodic work in one call (cron slots, lost workers, the sweep, retention), fenced
 -- by the leader's epoch or unfenced for pg_cron. Callers: the runners' leader every
@@ -443,8 +422,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
     'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
-REVOKE ALL ON FUNCTION jobq.maintain(text,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;
-GRANT EXECUTE ON FUNCTION jobq.maintain(text,bigint) TO worker_runtime, jobq_operator;
 
 -- maintain at time p_now, so that tests can move the clock. Every cut-off saturates, so no value
 -- of the settings can make it raise.
@@ -553,4 +530,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq._maintain(text,bigint,timestamp with time zone) IS
     'Private. jobq.maintain at time p_now. Its cut-offs (history_retention, worker_timeout) saturate (jobq._ts_add).';
-REVOKE ALL ON FUNCTION jobq._maintain(text,bigint,timestamp with time zone) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner;

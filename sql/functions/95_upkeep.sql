@@ -37,7 +37,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._upkeep_action(bigint,bigint,bigint,bigint,bigint) IS
     'Private. The action jobq.upkeep_advice gives a table: rewrite when it has at most p_max_rows live rows and takes more than p_min_bytes and more than 4 kB per live row; reindex when it has more live rows and its indexes take more than p_min_bytes and more than 1 kB per live row; none otherwise (and for NULL inputs).';
-REVOKE ALL ON FUNCTION jobq._upkeep_action(bigint,bigint,bigint,bigint,bigint) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 
 -- The sessions and prepared transactions of this database whose snapshot is older than
 -- p_held_after: while one exists, vacuum keeps every row deleted since, and a rewrite would copy
@@ -75,7 +74,6 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._upkeep_held_by(interval) IS
     'Private. Describes the oldest session (pg_stat_activity.backend_xmin set, not autovacuum: this database''s backends, and walsenders of physical replication) or prepared transaction of this database whose transaction began more than p_held_after ago, or returns NULL. Sees other roles'' sessions only when the caller may (a superuser or a member of pg_read_all_stats; jobq.upkeep_advice runs as the tables'' owner).';
-REVOKE ALL ON FUNCTION jobq._upkeep_held_by(interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
 
 -- Advice on the size of every table of the jobq schema: for each, its sizes and live rows, and
 -- what the owner should run (a rewrite for tables of few live rows grown large, an online index
@@ -167,5 +165,3 @@ END
 $$;
 COMMENT ON FUNCTION jobq.upkeep_advice(bigint,integer,interval) IS
     'One row per table of the jobq schema (and first, one per invalid index a stopped REINDEX CONCURRENTLY left, action drop_invalid_index): total and index bytes, live rows (counted up to max_rows + 1, never below the planner''s or the statistics'' estimate), and the action: rewrite (VACUUM (FULL); at most max_rows live rows and more than min_bytes and 4 kB per live row), reindex (REINDEX TABLE CONCURRENTLY; more live rows, indexes above min_bytes and 1 kB per live row), wait (one of those, but a snapshot older than held_after in this database, a prepared transaction or an index build holds it back; reason says which), or none. statement is what the tables'' owner runs outside a transaction (jobq compact does). Runs as the owner: reads every row policy''s rows to count, and sees other roles'' sessions only when the owner is a superuser or a member of pg_read_all_stats (bootstrap grants it). Takes no lock beyond reads (AccessShareLock on each table). Caller: operators, jobq compact. Defaults: min_bytes 8 MiB, max_rows 10000, held_after 10 seconds. Errors: JOB.OUT_OF_RANGE (min_bytes outside 0..1 TiB, max_rows outside 0..1000000, held_after above 1 day), JOB.LEASE_INVALID (negative held_after), JOB.INVALID_ARGUMENT (NULL).';
-REVOKE ALL ON FUNCTION jobq.upkeep_advice(bigint,integer,interval) FROM PUBLIC, jobq_app, jobq_app_gate, jobq_operator, worker_runtime, worker_fanout_owner, jobq_viewer;
-GRANT EXECUTE ON FUNCTION jobq.upkeep_advice(bigint,integer,interval) TO jobq_operator;
