@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -51,7 +53,7 @@ func (b *testBundle) liveProgress(t *testing.T, id int64) string {
 func TestProgressOfEveryKindOfHandler(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.define(t, "go-progress", "cmd-progress", "cmd-progress-fail", "http-progress")
+	b.define(t, "go-progress", "cmd-progress", "cmd-progress-fail", "http-progress", "cmd-live", "http-live")
 	dir := t.TempDir()
 	r, err := runner.New(b.config())
 	require.NoError(t, err)
@@ -79,7 +81,36 @@ func TestProgressOfEveryKindOfHandler(t *testing.T) {
 	h, err := runner.HTTPEndpoint(runner.HTTPConfig{URL: srv.URL, Secret: testSecret})
 	require.NoError(t, err)
 	r.Handle("http-progress", h)
+	// Live: each reports, then waits until the test has seen the report in jobq.jobs.
+	r.Handle("cmd-live", script(t, dir, `echo '{"live": "cmd"}' >&3; while [ ! -e "$OUT/go" ]; do sleep 0.05; done`))
+	httpGo := make(chan struct{})
+	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(runner.ProgressHeader, `{"live": "http"}`)
+		w.WriteHeader(http.StatusEarlyHints)
+		select {
+		case <-httpGo:
+		case <-r.Context().Done():
+		}
+		w.Header().Del(runner.ProgressHeader)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(live.Close)
+	h, err = runner.HTTPEndpoint(runner.HTTPConfig{URL: live.URL, Secret: testSecret})
+	require.NoError(t, err)
+	r.Handle("http-live", h)
 	start(t, r)
+
+	cmdLive := b.enqueue(t, "cmd-live", nil, jobq.EnqueueOptions{})
+	httpLive := b.enqueue(t, "http-live", nil, jobq.EnqueueOptions{})
+	waitFor(t, waitCeiling, "the command's progress while it runs", func() bool { return b.liveProgress(t, cmdLive) != "" })
+	require.JSONEq(t, `{"live": "cmd"}`, b.liveProgress(t, cmdLive))
+	waitFor(t, waitCeiling, "the endpoint's 103 progress while it works", func() bool { return b.liveProgress(t, httpLive) != "" })
+	require.JSONEq(t, `{"live": "http"}`, b.liveProgress(t, httpLive))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go"), nil, 0o600))
+	close(httpGo)
+	b.waitState(t, cmdLive, "succeeded")
+	b.waitState(t, httpLive, "succeeded")
+	require.JSONEq(t, `{"live": "http"}`, b.kept(t, httpLive).Progress, "the last report is kept")
 
 	goJob := b.enqueue(t, "go-progress", nil, jobq.EnqueueOptions{Timeout: time.Hour})
 	select {
