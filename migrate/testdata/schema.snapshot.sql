@@ -3150,11 +3150,14 @@ DECLARE
     v_ids bigint[];
 BEGIN
     WITH revived AS (
+        -- The job keeps the trace context it was enqueued under, not the operator session's.
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
-                               job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at)
+                               job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at,
+                               traceparent, tracestate)
         OVERRIDING SYSTEM VALUE
         SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
-               h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at
+               h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at,
+               h.traceparent, h.tracestate
         FROM jobq.job_history h
         WHERE h.id = ANY (p_job_ids)
         ORDER BY h.id
