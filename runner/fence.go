@@ -24,8 +24,8 @@ import (
 // While a detached runner confirms the continuation of its running jobs (continuation.go), their
 // leases end at the detach's confirmation deadline: the continuation decides whether they stop.
 //
-// Every loop of the runner that talks to the database (the claim loop, the lease heartbeat, the
-// fence watcher) enforces the fences before it acts, so a runner that wakes from SIGSTOP (or a
+// Every loop of the runner that talks to the database (the claim loop, the lease and worker
+// heartbeats, the leader, the sweeper, the fence watcher) enforces the fences before it acts, so a runner that wakes from SIGSTOP (or a
 // long pause of the machine) past a fence stops those handlers before it claims, renews or writes
 // anything: the monotonic clock ran on while the process was stopped, and all three loops' timers
 // fire at once on SIGCONT, in no particular order.

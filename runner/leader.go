@@ -47,6 +47,7 @@ type leader struct {
 	m        leaderMetrics
 	log      *slog.Logger
 	reporter Reporter // told about each job that died in a sweep; nil: none
+	fence    func()   // called before each call: stops the handlers whose lease may end; nil: none
 
 	status leaderStatus
 	leads  atomic.Bool // status.leading, for other goroutines (the sweeper)
@@ -82,6 +83,9 @@ func (r *leader) run(ctx context.Context) {
 			return
 		case <-r.tune.tuned():
 		case <-t.C:
+		}
+		if r.fence != nil {
+			r.fence() // handlers whose lease may end are stopped before anything else (fence.go)
 		}
 		tune := r.tune.tunables()
 		renew := tune.leaderTTL / 3

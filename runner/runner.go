@@ -547,10 +547,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	wh := r.newWorkerHeartbeater()
 	bg.Go(func() { wh.run(bgCtx) })
 	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, answered: r.fin.databaseAnswers, rescued: r.metrics.swept,
-		reporter: r.cfg.Reporter, log: r.log}
+		reporter: r.cfg.Reporter, log: r.log, fence: func() { r.enforceFences() }}
 	if !r.cfg.NoLeader {
 		l := newLeader(r.client, r.pool, r.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
 		l.reporter = r.cfg.Reporter
+		l.fence = func() { r.enforceFences() }
 		sw.leading = l.leading
 		bg.Go(func() { l.run(bgCtx) })
 	}
@@ -1220,7 +1221,8 @@ func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lo
 func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
 	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
 		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log,
-		now: r.heartbeatNow, detached: func() { go r.continueDetached() }, rejoin: r.rejoin}
+		now: r.heartbeatNow, detached: func() { go r.continueDetached() }, rejoin: r.rejoin,
+		fence: func() { r.enforceFences() }}
 }
 
 // activeCount returns the number of handlers running now.

@@ -40,6 +40,7 @@ type sweeper struct {
 	rescued  prometheus.Counter // jobq_sweep_rescued_total
 	reporter Reporter           // told about each job that died in this runner's sweep; nil: none
 	log      *slog.Logger
+	fence    func() // called before each sweep: stops the handlers whose lease may end; nil: none
 }
 
 // run sweeps every maintain_interval until ctx ends; a full batch is followed by the next at
@@ -53,6 +54,9 @@ func (s *sweeper) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if s.fence != nil {
+			s.fence() // handlers whose lease may end are stopped before anything else (fence.go)
 		}
 		wait := s.tune.tunables().maintainInterval
 		if s.leading == nil || !s.leading() {

@@ -132,6 +132,8 @@ type workerHeartbeater struct {
 	// more it takes a new worker id (info then names it) and returns it; "" otherwise. nil: a
 	// detached runner never rejoins.
 	rejoin func() (oldID, newID string)
+	// fence is called before each heartbeat: it stops the handlers whose lease may end; nil: none.
+	fence func()
 }
 
 // run heartbeats until ctx ends. When a setting changes the interval, the next heartbeat is due
@@ -156,6 +158,9 @@ func (w *workerHeartbeater) run(ctx context.Context) {
 				}
 			}
 		case <-t.C:
+		}
+		if w.fence != nil {
+			w.fence() // handlers whose lease may end are stopped before anything else (fence.go)
 		}
 		last = time.Now()
 		w.heartbeat(ctx, errs)

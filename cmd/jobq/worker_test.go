@@ -238,8 +238,9 @@ func TestWorkerKill9JobsRunAgainExactlyOnce(t *testing.T) {
 }
 
 // SIGSTOP a worker past its lease: another worker rescues and completes the job; after SIGCONT
-// the first worker's heartbeat is refused, it cancels its handler and logs the lost lease, and
-// it writes nothing over the other worker's result.
+// the first worker stops its handler before anything else (self-fencing, issue 34: no renewal
+// was confirmed before the lease could end), never renews that lease, and writes nothing over
+// the other worker's result.
 func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
@@ -268,17 +269,18 @@ func TestWorkerSIGSTOPZombieLosesItsLease(t *testing.T) {
 	require.Equal(t, 1, rescued, "worker-b's maintain rescued the job")
 
 	a.Signal(syscall.SIGCONT)
-	waitUntil(t, waitCeiling, "worker-a logs the lost lease", func() bool {
-		for _, l := range a.Lines("lease lost") {
+	waitUntil(t, waitCeiling, "worker-a stops its handler on waking", func() bool {
+		for _, l := range a.Lines("handler stopped: its lease was not renewed in time (self-fencing)") {
 			if l["jobId"] == float64(id) {
 				return true
 			}
 		}
 		return false
 	})
-	waitUntil(t, waitCeiling, "worker-a cancelled its handler", func() bool {
-		return len(a.Lines("handler stopped after its lease was lost; result discarded")) == 1
+	waitUntil(t, waitCeiling, "worker-a discarded its result", func() bool {
+		return len(a.Lines("handler stopped before its lease could end (self-fencing); result discarded, the job's sweep records the attempt")) == 1
 	})
+	require.Empty(t, a.Lines("lease lost"), "the stopped lease was not sent to a heartbeat again")
 	var lockedBy string
 	var attempt int
 	require.NoError(t, admin.QueryRow(context.Background(),
