@@ -14,8 +14,8 @@ SELECT ok(NOT has_function_privilege('public', 'jobq._queue_limits(jobq.queues)'
 SELECT is(
     (SELECT array_agg(p.proname::text ORDER BY p.proname) FROM pg_catalog.pg_proc p
      WHERE p.pronamespace = 'jobq'::regnamespace AND p.prosrc LIKE '%jobq.\_queue\_limits(%' AND p.proname <> '_queue_limits'),
-    ARRAY['_stats', 'queue_states', 'queue_summary'],
-    'queue_states, queue_summary and the body of stats call it');
+    ARRAY['_stats', 'queue_list', 'queue_states', 'queue_summary'],
+    'queue_list, queue_states, queue_summary and the body of stats call it');
 
 SELECT * FROM finish();
 ROLLBACK;
