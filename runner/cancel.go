@@ -82,6 +82,7 @@ func (r *Runner) checkCancels(ctx context.Context) {
 			return
 		case <-r.cancels.wake:
 		}
+		r.enforceFences() // handlers whose lease may end are stopped before anything else (fence.go)
 		ids := r.cancels.take()
 		held, leases := r.heldWhere(func(rj *runningJob) bool {
 			_, ok := ids[rj.job.ID]
