@@ -375,7 +375,7 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks 
 	if err != nil {
 		return nil, wrap(err, "claim")
 	}
-	// In claim order as the engine returns them (jobq._lease): the order is stated once, in SQL.
+	// In claim order as the engine returns them (jobq._claim): the order is stated once, in SQL.
 	return jobs, nil
 }
 

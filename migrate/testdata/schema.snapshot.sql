@@ -791,7 +791,20 @@ BEGIN
             v_ids := v_ids[1:jobq._shared_claim_room(p_queues[v_i], v_q.ceiling, v_take)];
             CONTINUE WHEN cardinality(v_ids) = 0;
         END IF;
-        RETURN QUERY SELECT * FROM jobq._lease(v_ids, p_worker_id, p_lease, p_now, v_clock);
+        -- The one update of every claim: each picked job is leased (running, attempt + 1, a fresh
+        -- token, a lease until p_now + p_lease, a deadline of its timeout, saturating), and they
+        -- come back in claim order, so that the runner takes its positions from the last job of
+        -- each queue without knowing the order. A rate-limited pick's jobs started at v_clock.
+        RETURN QUERY
+        WITH leased AS (
+            UPDATE jobq.jobs j
+            SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker_id, lease_token = gen_random_uuid(),
+                claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = jobq._ts_add(p_now, p_lease),
+                deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now
+            WHERE j.id = ANY (v_ids)
+            RETURNING j.*
+        )
+        SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
         GET DIAGNOSTICS v_got = ROW_COUNT;
         IF v_shared AND v_got > 0 THEN
             PERFORM jobq._note_shared_claim(p_queues[v_i], v_got);
@@ -804,7 +817,7 @@ $$;
 
 ALTER FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Checks the arguments (jobq._claim_call_ok, jobq._check_claim_call), refuses REPEATABLE READ and SERIALIZABLE (JOB.CLAIM_ISOLATION), claims nothing for a registered worker that is draining or detached; then queue by queue in the order listed, skipping a paused queue (one jobq.queues primary-key probe each): picks with jobq._pick_limited (a queue with concurrency or rate limits; a claim of at most 16 jobs far below its concurrency limits is shared instead: jobq._shared_claim_slot before the plain or fair pick, jobq._shared_claim_room after it), jobq._pick_fair (a fair queue) or jobq._pick_plain (any other, from its position), guarded by jobq._pick_guarded while the transaction holds a limited queue''s lock, and leases the picked jobs with jobq._lease. Returns the claimed jobs queue by queue, each queue''s in claim order. Locks the rows it claims (SKIP LOCKED). Errors: those of jobq.claim_job.';
+COMMENT ON FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) IS 'Private. The claim implementation at time p_now; see jobq.claim_job. Checks the arguments (jobq._claim_call_ok, jobq._check_claim_call), refuses REPEATABLE READ and SERIALIZABLE (JOB.CLAIM_ISOLATION), claims nothing for a registered worker that is draining or detached; then queue by queue in the order listed, skipping a paused queue (one jobq.queues primary-key probe each): picks with jobq._pick_limited (a queue with concurrency or rate limits; a claim of at most 16 jobs far below its concurrency limits is shared instead: jobq._shared_claim_slot before the plain or fair pick, jobq._shared_claim_room after it), jobq._pick_fair (a fair queue) or jobq._pick_plain (any other, from its position), guarded by jobq._pick_guarded while the transaction holds a limited queue''s lock, and leases the picked jobs in one update. Returns the claimed jobs queue by queue, each queue''s in claim order. Locks the rows it claims (SKIP LOCKED). Errors: those of jobq.claim_job.';
 
 CREATE FUNCTION jobq._claim_call_ok(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) RETURNS boolean
     LANGUAGE sql STABLE
@@ -1610,60 +1623,52 @@ ALTER FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[
 
 COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
 
-CREATE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) RETURNS record
-    LANGUAGE plpgsql STABLE
+CREATE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[]) RETURNS TABLE(priority smallint, store uuid, run_at timestamp with time zone, id bigint, part text)
+    LANGUAGE sql STABLE
     AS $$
-BEGIN
     SELECT j.priority, jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
-    INTO priority, store, run_at, id, part
     FROM jobq.jobs j
     WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
       AND j.priority > coalesce(p_after_priority, -32769)
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
-    LIMIT 1;
-END
+    LIMIT 1
 $$;
 
-ALTER FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) IS 'Private. The first waiting job of queue p_queue of the tasks p_tasks (NULL: every task) in the first priority after p_after_priority (NULL: any), by (priority, store key, run_at, id): its priority, store key (jobq._store_key), run_at, id and payload ->> p_partition_key; all NULL for none. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
+COMMENT ON FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[]) IS 'Private. The first waiting job of queue p_queue of the tasks p_tasks (NULL: every task) in the first priority after p_after_priority (NULL: any), by (priority, store key, run_at, id): its priority, store key (jobq._store_key), run_at, id and payload ->> p_partition_key; no row for none. One probe of jobs_fair_idx, inlined into the caller''s statement and planned under its settings. Caller: jobq._pick_fair.';
 
-CREATE FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) RETURNS record
-    LANGUAGE plpgsql STABLE
+CREATE FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[]) RETURNS TABLE(store uuid, run_at timestamp with time zone, id bigint)
+    LANGUAGE sql STABLE
     AS $$
-BEGIN
-    SELECT jobq._store_key(j.store_id), j.run_at, j.id INTO store, run_at, id
+    SELECT jobq._store_key(j.store_id), j.run_at, j.id
     FROM jobq.jobs j
     WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) = p_store
       AND (j.run_at, j.id) > (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
       AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
-    LIMIT 1;
-END
+    LIMIT 1
 $$;
 
-ALTER FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) IS 'Private. The first due waiting job (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue after (p_run_at, p_id) whose payload ->> p_partition_key is NULL or outside p_skip_parts: its store key, run_at and id; all NULL for none. Caller: jobq._pick_fair, for a store whose first job is in a full partition.';
+COMMENT ON FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[]) IS 'Private. The first due waiting job (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue after (p_run_at, p_id) whose payload ->> p_partition_key is NULL or outside p_skip_parts: its store key, run_at and id; no row for none. Inlined into the caller''s statement. Caller: jobq._pick_fair, for a store whose first job is in a full partition.';
 
-CREATE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) RETURNS record
-    LANGUAGE plpgsql STABLE
+CREATE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[]) RETURNS TABLE(store uuid, run_at timestamp with time zone, id bigint, part text)
+    LANGUAGE sql STABLE
     AS $$
-BEGIN
     SELECT jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
-    INTO store, run_at, id, part
     FROM jobq.jobs j
     WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) > p_store
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
-    LIMIT 1;
-END
+    LIMIT 1
 $$;
 
-ALTER FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) IS 'Private. The first waiting job (of the tasks p_tasks) of the first store after p_store in priority p_priority of queue p_queue: its store key, run_at, id and payload ->> p_partition_key; all NULL when there is no later store. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
+COMMENT ON FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[]) IS 'Private. The first waiting job (of the tasks p_tasks) of the first store after p_store in priority p_priority of queue p_queue: its store key, run_at, id and payload ->> p_partition_key; no row when there is no later store. One probe of jobs_fair_idx, inlined into the caller''s statement. Caller: jobq._pick_fair.';
 
 CREATE FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) RETURNS record
     LANGUAGE plpgsql
@@ -1673,14 +1678,6 @@ CREATE FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys 
 DECLARE
     v_quota constant integer := p_room / cardinality(p_keys);
 BEGIN
-    full_keys := '{}'::uuid[]; full_runs := '{}'::timestamptz[]; full_ids := '{}'::bigint[];
-    IF cardinality(p_keys) = 1 THEN
-        SELECT s.ids, s.parts INTO ids, parts
-        FROM jobq._fair_take_store(p_queue, p_priority, p_keys[1], p_runs[1], p_ids[1], p_room, p_now, p_partition_key, p_skip_parts,
-                                   p_skip_ids, p_tasks) AS s;
-        keys := CASE WHEN ids IS NOT NULL THEN array_fill(p_keys[1], ARRAY[cardinality(ids)]) END;
-        RETURN;                            -- all that is wanted or all it has: the round ends
-    END IF;
     SELECT array_agg(t.id ORDER BY t.rn, t.pos), array_agg(t.k ORDER BY t.rn, t.pos), array_agg(t.part ORDER BY t.rn, t.pos),
            coalesce(array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}'),
            coalesce(array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}'),
@@ -1710,7 +1707,7 @@ $$;
 
 ALTER FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) IS 'Private. One round of the fair pick over the stores p_keys (each from (p_runs[i], p_ids[i]) on) of priority p_priority of queue p_queue: locks (SKIP LOCKED) up to p_room due waiting jobs (of the tasks p_tasks, outside p_skip_parts and p_skip_ids), room / stores per store and one more for the first room mod stores, and returns them in turns (ids, their store keys and partition values; NULL for none) with the stores that gave their whole share and where each is to go on from (full_keys, full_runs, full_ids). A single store is taken by jobq._fair_take_store, and is never returned as full. Caller: jobq._pick_fair.';
+COMMENT ON FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) IS 'Private. One round of the fair pick over the stores p_keys (each from (p_runs[i], p_ids[i]) on) of priority p_priority of queue p_queue: locks (SKIP LOCKED) up to p_room due waiting jobs (of the tasks p_tasks, outside p_skip_parts and p_skip_ids), room / stores per store and one more for the first room mod stores, and returns them in turns (ids, their store keys and partition values; NULL for none) with the stores that gave their whole share and where each is to go on from (full_keys, full_runs, full_ids). Called with two stores or more (one alone is taken by jobq._fair_take_store). Caller: jobq._pick_fair.';
 
 CREATE FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) RETURNS record
     LANGUAGE plpgsql
@@ -1735,7 +1732,7 @@ $$;
 
 ALTER FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) IS 'Private. Locks (SKIP LOCKED) and returns up to p_room due waiting jobs (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue, from (p_run_at, p_id) on in (run_at, id) order, outside p_skip_parts (payload ->> p_partition_key) and p_skip_ids: ids and partition values, NULL for none. One locking scan of jobs_fair_idx under its caller''s planner settings. Callers: jobq._pick_fair, jobq._fair_take_round.';
+COMMENT ON FUNCTION jobq._fair_take_store(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT parts text[]) IS 'Private. Locks (SKIP LOCKED) and returns up to p_room due waiting jobs (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue, from (p_run_at, p_id) on in (run_at, id) order, outside p_skip_parts (payload ->> p_partition_key) and p_skip_ids: ids and partition values, NULL for none. One locking scan of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair (the burst of one store, and a round with one store).';
 
 CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
     LANGUAGE sql IMMUTABLE
@@ -2114,12 +2111,6 @@ DECLARE
     v_part text;
 BEGIN
     SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
-    IF num_nonnulls(v_q.max_running_per_store, v_q.max_started_per_store, v_q.max_running_per_partition) = 0 THEN
-        -- Only queue-wide limits: the room is the whole test.
-        ids := p_ids[1:p_room]; stores := p_stores[1:p_room]; counts := p_counts;
-        full_stores := '{}'::uuid[]; full_parts := '{}'::text[];
-        RETURN;
-    END IF;
     ids := '{}'::bigint[]; stores := '{}'::uuid[]; counts := p_counts; full_stores := '{}'::uuid[]; full_parts := '{}'::text[];
     FOR v_i IN 1 .. cardinality(p_ids) LOOP
         EXIT WHEN cardinality(ids) >= p_room;
@@ -2152,34 +2143,6 @@ $$;
 ALTER FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) IS 'Private. Of the picked jobs p_ids (store keys p_stores, partition values p_parts), in order, keeps at most p_room that fit the per-store concurrency and rate limits and the per-partition limit of queue p_queue given p_counts (jobq._limited_counts'' shape), counting each job kept; returns the ids and stores kept, the counts after them, and the stores and partitions that reached a limit (jobq._rule_at_limit). Reads jobq.queues; writes nothing. Caller: jobq._pick_limited.';
-
-CREATE FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) RETURNS SETOF jobq.jobs
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-BEGIN
-    RETURN QUERY
-    WITH leased AS (
-        UPDATE jobq.jobs j
-        SET state            = 'running',
-            attempt          = j.attempt + 1,
-            locked_by        = p_worker_id,
-            lease_token      = gen_random_uuid(),
-            claimed_at       = coalesce(p_clock, p_now),
-            heartbeat_at     = p_now,
-            lease_expires_at = jobq._ts_add(p_now, p_lease),
-            deadline_at      = jobq._ts_add(p_now, j.timeout),
-            updated_at       = p_now
-        WHERE j.id = ANY (p_ids)
-        RETURNING j.*
-    )
-    SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
-END
-$$;
-
-ALTER FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) OWNER TO jobq_migrator;
-
-COMMENT ON FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) IS 'Private. Leases the jobs p_ids (picked and locked by the caller) to p_worker_id at p_now: state running, attempt + 1, locked_by, a fresh lease_token, claimed_at p_clock (a rate-limited start) or p_now, heartbeat_at p_now, lease_expires_at p_now + p_lease, deadline_at p_now + timeout (infinity at worst). Returns them in (priority, run_at, id) order. Caller: jobq._claim, under its planner settings (by primary key). Writes jobq.jobs.';
 
 CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2628,12 +2591,12 @@ DECLARE
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
     v_start := v_cursor;
-    v_first := jobq._fair_first(p_queue, NULL, p_partition_key, p_tasks);
+    SELECT * INTO v_first FROM jobq._fair_first(p_queue, NULL, p_partition_key, p_tasks);
     -- The usual pick of a burst: no other store has a waiting job in the first priority, so every
     -- turn of it is that store's, wherever the cursor is: its due jobs in one locking scan,
     -- without rounds (issue 18: 30 µs of a claim's 210).
     IF v_first.priority IS NOT NULL AND v_first.run_at <= p_now AND p_partition_key IS NULL AND v_first.store <> ALL (p_skip_stores)
-       AND (jobq._fair_next_store(p_queue, v_first.priority, v_first.store, NULL, p_tasks)).store IS NULL THEN
+       AND NOT EXISTS (SELECT 1 FROM jobq._fair_next_store(p_queue, v_first.priority, v_first.store, NULL, p_tasks)) THEN
         v_took := jobq._fair_take_store(p_queue, v_first.priority, v_first.store, v_first.run_at, v_first.id, v_room, p_now,
                                         NULL, '{}', p_skip_ids, p_tasks);
         IF v_took.ids IS NOT NULL THEN
@@ -2662,7 +2625,7 @@ BEGIN
                 IF v_key IS NULL THEN
                     v_next := v_first;
                 ELSE
-                    v_next := jobq._fair_next_store(p_queue, v_first.priority, v_key, p_partition_key, p_tasks);
+                    SELECT * INTO v_next FROM jobq._fair_next_store(p_queue, v_first.priority, v_key, p_partition_key, p_tasks);
                     IF v_next.store IS NULL THEN   -- past the last store: wrap round once
                         v_stepped := v_wrapped;
                         EXIT WHEN v_wrapped;
@@ -2675,8 +2638,8 @@ BEGIN
                 -- A store whose first job is not due has none due (its jobs are in run_at order).
                 CONTINUE WHEN v_next.run_at > p_now OR v_key = ANY (p_skip_stores);
                 IF p_partition_key IS NOT NULL AND v_next.part = ANY (p_skip_parts) THEN
-                    v_next := jobq._fair_first_outside(p_queue, v_first.priority, v_key, v_next.run_at, v_next.id, p_now,
-                                                       p_partition_key, p_skip_parts, p_tasks);
+                    SELECT * INTO v_next FROM jobq._fair_first_outside(p_queue, v_first.priority, v_key, v_next.run_at, v_next.id,
+                                                                       p_now, p_partition_key, p_skip_parts, p_tasks);
                     CONTINUE WHEN v_next.id IS NULL;
                 END IF;
                 v_keys := v_keys || v_key; v_runs := v_runs || v_next.run_at; v_ids := v_ids || v_next.id;
@@ -2684,8 +2647,16 @@ BEGIN
             -- Take the round's jobs in turn; the stores that gave their whole share are served
             -- again, from after their last job, while jobs are still wanted.
             WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
-                v_took := jobq._fair_take_round(p_queue, v_first.priority, v_keys, v_runs, v_ids, v_room, p_now,
-                                                p_partition_key, p_skip_parts, p_skip_ids, p_tasks);
+                IF cardinality(v_keys) = 1 THEN    -- one store: its jobs in order, and the round ends
+                    SELECT t.ids, CASE WHEN t.ids IS NOT NULL THEN array_fill(v_keys[1], ARRAY[cardinality(t.ids)]) END AS keys,
+                           t.parts, '{}'::uuid[] AS full_keys, '{}'::timestamptz[] AS full_runs, '{}'::bigint[] AS full_ids
+                    INTO v_took
+                    FROM jobq._fair_take_store(p_queue, v_first.priority, v_keys[1], v_runs[1], v_ids[1], v_room, p_now,
+                                               p_partition_key, p_skip_parts, p_skip_ids, p_tasks) AS t;
+                ELSE
+                    v_took := jobq._fair_take_round(p_queue, v_first.priority, v_keys, v_runs, v_ids, v_room, p_now,
+                                                    p_partition_key, p_skip_parts, p_skip_ids, p_tasks);
+                END IF;
                 EXIT WHEN v_took.ids IS NULL;
                 ids := ids || v_took.ids; stores := stores || v_took.keys; parts := parts || v_took.parts;
                 v_room := v_room - cardinality(v_took.ids);
@@ -2694,7 +2665,7 @@ BEGIN
             END LOOP;
         END LOOP;
         EXIT WHEN v_room <= 0;
-        v_first := jobq._fair_first(p_queue, v_first.priority, p_partition_key, p_tasks);
+        SELECT * INTO v_first FROM jobq._fair_first(p_queue, v_first.priority, p_partition_key, p_tasks);
     END LOOP;
     -- The next pick serves first the stores after the one served last. Claims run side by side:
     -- one that finds the cursor row locked by another (which moves it) leaves it, rather than
@@ -2791,7 +2762,13 @@ BEGIN
             v_full_parts := v_c.full_parts;
         END IF;
         EXIT WHEN v_pick.ids IS NULL;
-        SELECT * INTO v_keep FROM jobq._keep_within_limits(p_queue, v_pick.ids, v_pick.stores, v_pick.parts, v_room, v_counts);
+        IF num_nonnulls(v_q.max_running_per_store, v_q.max_started_per_store, v_q.max_running_per_partition) = 0 THEN
+            -- Only queue-wide limits: the room is the whole test.
+            SELECT v_pick.ids[1:v_room] AS ids, v_pick.stores[1:v_room] AS stores, v_counts AS counts,
+                   '{}'::uuid[] AS full_stores, '{}'::text[] AS full_parts INTO v_keep;
+        ELSE
+            SELECT * INTO v_keep FROM jobq._keep_within_limits(p_queue, v_pick.ids, v_pick.stores, v_pick.parts, v_room, v_counts);
+        END IF;
         v_counts := v_keep.counts;
         v_full_stores := v_full_stores || v_keep.full_stores;
         v_full_parts := v_full_parts || v_keep.full_parts;
@@ -2851,7 +2828,7 @@ $$;
 
 ALTER FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) IS 'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._lease leases the jobs it returns.';
+COMMENT ON FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) IS 'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._claim leases the jobs it returns.';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -7011,11 +6988,11 @@ GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task
 
 REVOKE ALL ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[], OUT priority smallint, OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamp with time zone, p_id bigint, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_tasks text[]) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[], OUT store uuid, OUT run_at timestamp with time zone, OUT id bigint, OUT part text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamp with time zone[], p_ids bigint[], p_room integer, p_now timestamp with time zone, p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT keys uuid[], OUT parts text[], OUT full_keys uuid[], OUT full_runs timestamp with time zone[], OUT full_ids bigint[]) FROM PUBLIC;
 
@@ -7039,8 +7016,6 @@ REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLI
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) FROM PUBLIC;
-
-REVOKE ALL ON FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamp with time zone, p_clock timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._limit(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit(p_name text) TO jobq_app_gate;

@@ -8,7 +8,7 @@ SELECT plan(6);
 -- Drift of three kinds, as a superuser or the owner could cause it.
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) TO jobq_app;
 REVOKE EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid) FROM worker_runtime;
-GRANT EXECUTE ON FUNCTION jobq._lease(bigint[],text,interval,timestamp with time zone,timestamp with time zone) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[]) TO PUBLIC;
 SELECT ok(has_function_privilege('jobq_app', 'jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', 'EXECUTE'),
           'the fixture: an application was granted the claim by hand');
 
@@ -18,7 +18,7 @@ SELECT ok(NOT has_function_privilege('jobq_app', 'jobq.claim_job(text,text[],int
           'a grant nobody declared is revoked');
 SELECT ok(has_function_privilege('worker_runtime', 'jobq.complete_job(bigint,uuid)', 'EXECUTE'),
           'a declared grant revoked by hand is given back');
-SELECT ok(NOT has_function_privilege('jobq_viewer', 'jobq._lease(bigint[],text,interval,timestamp with time zone,timestamp with time zone)', 'EXECUTE'),
+SELECT ok(NOT has_function_privilege('jobq_viewer', 'jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[])', 'EXECUTE'),
           'PUBLIC''s EXECUTE on a private function is revoked');
 
 -- A declared function that does not exist (its signature changed and its row did not).

@@ -3,9 +3,10 @@
 -- settings' values), only jobq._wake (which reads the settings) and the fast path of jobq.enqueue
 -- (which reads them with its task) call jobq._wake_as, and every function that wakes a queue calls
 -- one of the two. A new function that NOTIFYs on its own, and so would NOTIFY under wakeup wal,
--- fails here. The one exception is no wake-up: jobq.detach_worker NOTIFYs channel jobq_control so
--- the detached runner confirms its jobs before their deadline (an operator's rare action, never on
--- an enqueuer's commit).
+-- fails here. The two exceptions are no wake-ups but control messages on channel jobq_control, an
+-- operator's rare actions, never on an enqueuer's commit: jobq.detach_worker, so that the detached
+-- runner confirms its jobs before their deadline, and jobq.cancel_job of a running job, so that its
+-- runner stops the handler at once (issue 34).
 BEGIN;
 SELECT plan(4);
 
@@ -14,8 +15,9 @@ SELECT is_empty(
        FROM pg_proc p
        WHERE p.pronamespace = 'jobq'::regnamespace
          AND (p.prosrc ~ '\mpg_notify\s*\(' OR p.prosrc ~ '\mpg_logical_emit_message\s*\(')
-         AND p.oid NOT IN ('jobq._wake_as(text,text,boolean)'::regprocedure, 'jobq.detach_worker(text)'::regprocedure) $$,
-    'no jobq function but jobq._wake_as (and detach_worker on jobq_control) sends a NOTIFY or a logical message itself');
+         AND p.oid NOT IN ('jobq._wake_as(text,text,boolean)'::regprocedure, 'jobq.detach_worker(text)'::regprocedure,
+                           'jobq.cancel_job(bigint)'::regprocedure) $$,
+    'no jobq function but jobq._wake_as (and detach_worker and cancel_job on jobq_control) sends a NOTIFY or a logical message itself');
 
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text

@@ -227,7 +227,7 @@ DROP FUNCTION IF EXISTS jobq._claim(text,text[],integer,interval,timestamp with 
 -- of jobs it locked: a queue with concurrency or rate limits by jobq._pick_limited (or, for a
 -- small claim far below its limits, shared beside up to seven others: jobq._shared_claim_slot,
 -- then the plain or fair pick, then jobq._shared_claim_room), a fair queue by jobq._pick_fair, any
--- other by jobq._pick_plain from its position; then jobq._lease leases what was picked. A pick
+-- other by jobq._pick_plain from its position; then its one update leases what was picked. A pick
 -- made while the transaction holds a limited queue's lock is guarded (jobq._pick_guarded).
 CREATE OR REPLACE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamptz,
                                        p_after_priority integer[] DEFAULT NULL, p_after_run_at timestamptz[] DEFAULT NULL,
@@ -322,7 +322,20 @@ BEGIN
             v_ids := v_ids[1:jobq._shared_claim_room(p_queues[v_i], v_q.ceiling, v_take)];
             CONTINUE WHEN cardinality(v_ids) = 0;
         END IF;
-        RETURN QUERY SELECT * FROM jobq._lease(v_ids, p_worker_id, p_lease, p_now, v_clock);
+        -- The one update of every claim: each picked job is leased (running, attempt + 1, a fresh
+        -- token, a lease until p_now + p_lease, a deadline of its timeout, saturating), and they
+        -- come back in claim order, so that the runner takes its positions from the last job of
+        -- each queue without knowing the order. A rate-limited pick's jobs started at v_clock.
+        RETURN QUERY
+        WITH leased AS (
+            UPDATE jobq.jobs j
+            SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker_id, lease_token = gen_random_uuid(),
+                claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = jobq._ts_add(p_now, p_lease),
+                deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now
+            WHERE j.id = ANY (v_ids)
+            RETURNING j.*
+        )
+        SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
         GET DIAGNOSTICS v_got = ROW_COUNT;
         IF v_shared AND v_got > 0 THEN
             PERFORM jobq._note_shared_claim(p_queues[v_i], v_got);
@@ -333,7 +346,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._claim(text,text[],integer,interval,timestamp with time zone,integer[],timestamp with time zone[],bigint[],text[]) IS
-    'Private. The claim implementation at time p_now; see jobq.claim_job. Checks the arguments (jobq._claim_call_ok, jobq._check_claim_call), refuses REPEATABLE READ and SERIALIZABLE (JOB.CLAIM_ISOLATION), claims nothing for a registered worker that is draining or detached; then queue by queue in the order listed, skipping a paused queue (one jobq.queues primary-key probe each): picks with jobq._pick_limited (a queue with concurrency or rate limits; a claim of at most 16 jobs far below its concurrency limits is shared instead: jobq._shared_claim_slot before the plain or fair pick, jobq._shared_claim_room after it), jobq._pick_fair (a fair queue) or jobq._pick_plain (any other, from its position), guarded by jobq._pick_guarded while the transaction holds a limited queue''s lock, and leases the picked jobs with jobq._lease. Returns the claimed jobs queue by queue, each queue''s in claim order. Locks the rows it claims (SKIP LOCKED). Errors: those of jobq.claim_job.';
+    'Private. The claim implementation at time p_now; see jobq.claim_job. Checks the arguments (jobq._claim_call_ok, jobq._check_claim_call), refuses REPEATABLE READ and SERIALIZABLE (JOB.CLAIM_ISOLATION), claims nothing for a registered worker that is draining or detached; then queue by queue in the order listed, skipping a paused queue (one jobq.queues primary-key probe each): picks with jobq._pick_limited (a queue with concurrency or rate limits; a claim of at most 16 jobs far below its concurrency limits is shared instead: jobq._shared_claim_slot before the plain or fair pick, jobq._shared_claim_room after it), jobq._pick_fair (a fair queue) or jobq._pick_plain (any other, from its position), guarded by jobq._pick_guarded while the transaction holds a limited queue''s lock, and leases the picked jobs in one update. Returns the claimed jobs queue by queue, each queue''s in claim order. Locks the rows it claims (SKIP LOCKED). Errors: those of jobq.claim_job.';
 
 -- A pick made while the transaction holds, or may take, a limited queue's lock: the limited pick
 -- always, the plain and fair picks after a limited queue of the same transaction. It runs in a
@@ -372,39 +385,9 @@ $$;
 COMMENT ON FUNCTION jobq._pick_guarded(text,text,integer,timestamp with time zone,text[],text[]) IS
     'Private. Runs the pick p_kind (limited: jobq._pick_limited, given p_lock_queues; fair: jobq._pick_fair; plain: jobq._pick_plain from the head) of up to p_take jobs of p_queue in a subtransaction, under jobq._guard_picks'' lock_timeout when the transaction holds a limited queue''s lock, and sets the caller''s lock_timeout back; a lock_not_available or deadlock_detected inside takes nothing (ids and clock NULL; the pick''s row and advisory locks go back). Returns the ids picked (NULL for none) and a rate-limited pick''s clock. Caller: jobq._claim.';
 
--- Leases the jobs p_ids picked and locked for worker p_worker_id: the one update of every claim.
--- Each gets state running, attempt + 1, a fresh lease token, a lease until p_now + p_lease and a
--- deadline of its timeout (saturating: a timeout stored before the limits, or by hand, cannot stop
--- the queue). A rate-limited pick's jobs started at p_clock, the instant its window counted.
--- Returns them in claim order, (priority, run_at, id), so that the runner takes its positions
--- from the last job of each queue without knowing the order.
-CREATE OR REPLACE FUNCTION jobq._lease(p_ids bigint[], p_worker_id text, p_lease interval, p_now timestamptz, p_clock timestamptz)
-RETURNS SETOF jobq.jobs
-LANGUAGE plpgsql
-VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    RETURN QUERY
-    WITH leased AS (
-        UPDATE jobq.jobs j
-        SET state            = 'running',
-            attempt          = j.attempt + 1,
-            locked_by        = p_worker_id,
-            lease_token      = gen_random_uuid(),
-            claimed_at       = coalesce(p_clock, p_now),
-            heartbeat_at     = p_now,
-            lease_expires_at = jobq._ts_add(p_now, p_lease),
-            deadline_at      = jobq._ts_add(p_now, j.timeout),
-            updated_at       = p_now
-        WHERE j.id = ANY (p_ids)
-        RETURNING j.*
-    )
-    SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
-END
-$$;
-COMMENT ON FUNCTION jobq._lease(bigint[],text,interval,timestamp with time zone,timestamp with time zone) IS
-    'Private. Leases the jobs p_ids (picked and locked by the caller) to p_worker_id at p_now: state running, attempt + 1, locked_by, a fresh lease_token, claimed_at p_clock (a rate-limited start) or p_now, heartbeat_at p_now, lease_expires_at p_now + p_lease, deadline_at p_now + timeout (infinity at worst). Returns them in (priority, run_at, id) order. Caller: jobq._claim, under its planner settings (by primary key). Writes jobq.jobs.';
+-- The claim's update was a function of its own before it went back into jobq._claim (a call
+-- and a copy of the rows less per claim).
+DROP FUNCTION IF EXISTS jobq._lease(bigint[],text,interval,timestamp with time zone,timestamp with time zone);
 
 -- Bounds the row waits of the picks that follow, for a transaction that holds a limited queue's
 -- lock (jobq._claim_locks_held). SKIP LOCKED skips a locked row, but not every wait: a row version

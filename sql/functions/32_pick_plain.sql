@@ -1,6 +1,6 @@
 -- jobq engine, the plain pick. A queue without concurrency limits, rate limits or fair turns: its
 -- due waiting jobs in claim order, (priority, run_at, id), locked with SKIP LOCKED. jobq._claim
--- leases what it picks (jobq._lease).
+-- leases what it picks in its one update.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -16,7 +16,7 @@ DROP FUNCTION IF EXISTS jobq._pick_waiting(text,smallint,timestamp with time zon
 -- claims took in the queue), in two passes: the jobs of a higher priority than the position's
 -- from the head, then the jobs after the position, so that the claim does not walk again over
 -- the index entries of the jobs claimed before it (they stay in jobs_claim_idx until a vacuum).
--- A pick, then an update by primary key in jobq._lease: two statements, so that no plan can join
+-- A pick, then jobq._claim's update by primary key: two statements, so that no plan can join
 -- the other way round (as one, the plan cached while jobq.jobs was small walked the whole primary
 -- key for a one-job claim once a held snapshot had grown the table: 4,143 buffers, auto_explain).
 -- Runs under its caller's planner settings (jobq._claim: no sequential scan, no bitmap, generic
@@ -59,4 +59,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[]) IS
-    'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._lease leases the jobs it returns.';
+    'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._claim leases the jobs it returns.';

@@ -1,7 +1,7 @@
 -- jobq engine, the limited pick. A queue with concurrency limits (per queue, store or partition)
 -- or rate limits: its claims count and pick under the queue's advisory lock, or, for a small
 -- claim far below its limits, side by side in one of its slots (the shared claim). jobq._claim
--- leases what they pick (jobq._lease).
+-- leases what they pick in its one update.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -322,7 +322,13 @@ BEGIN
             v_full_parts := v_c.full_parts;
         END IF;
         EXIT WHEN v_pick.ids IS NULL;
-        SELECT * INTO v_keep FROM jobq._keep_within_limits(p_queue, v_pick.ids, v_pick.stores, v_pick.parts, v_room, v_counts);
+        IF num_nonnulls(v_q.max_running_per_store, v_q.max_started_per_store, v_q.max_running_per_partition) = 0 THEN
+            -- Only queue-wide limits: the room is the whole test.
+            SELECT v_pick.ids[1:v_room] AS ids, v_pick.stores[1:v_room] AS stores, v_counts AS counts,
+                   '{}'::uuid[] AS full_stores, '{}'::text[] AS full_parts INTO v_keep;
+        ELSE
+            SELECT * INTO v_keep FROM jobq._keep_within_limits(p_queue, v_pick.ids, v_pick.stores, v_pick.parts, v_room, v_counts);
+        END IF;
         v_counts := v_keep.counts;
         v_full_stores := v_full_stores || v_keep.full_stores;
         v_full_parts := v_full_parts || v_keep.full_parts;
@@ -467,12 +473,6 @@ DECLARE
     v_part text;
 BEGIN
     SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
-    IF num_nonnulls(v_q.max_running_per_store, v_q.max_started_per_store, v_q.max_running_per_partition) = 0 THEN
-        -- Only queue-wide limits: the room is the whole test.
-        ids := p_ids[1:p_room]; stores := p_stores[1:p_room]; counts := p_counts;
-        full_stores := '{}'::uuid[]; full_parts := '{}'::text[];
-        RETURN;
-    END IF;
     ids := '{}'::bigint[]; stores := '{}'::uuid[]; counts := p_counts; full_stores := '{}'::uuid[]; full_parts := '{}'::text[];
     FOR v_i IN 1 .. cardinality(p_ids) LOOP
         EXIT WHEN cardinality(ids) >= p_room;

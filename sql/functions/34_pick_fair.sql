@@ -1,6 +1,6 @@
 -- jobq engine, the fair pick. A fair queue (jobq.set_fair_claiming): its stores take turns within
 -- each priority, so that one store's backlog cannot hold the others' jobs back. jobq._claim
--- leases what it picks (jobq._lease).
+-- leases what it picks in its one update.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -65,12 +65,12 @@ DECLARE
 BEGIN
     SELECT c.store_key INTO v_cursor FROM jobq.claim_cursors c WHERE c.queue = p_queue;
     v_start := v_cursor;
-    v_first := jobq._fair_first(p_queue, NULL, p_partition_key, p_tasks);
+    SELECT * INTO v_first FROM jobq._fair_first(p_queue, NULL, p_partition_key, p_tasks);
     -- The usual pick of a burst: no other store has a waiting job in the first priority, so every
     -- turn of it is that store's, wherever the cursor is: its due jobs in one locking scan,
     -- without rounds (issue 18: 30 µs of a claim's 210).
     IF v_first.priority IS NOT NULL AND v_first.run_at <= p_now AND p_partition_key IS NULL AND v_first.store <> ALL (p_skip_stores)
-       AND (jobq._fair_next_store(p_queue, v_first.priority, v_first.store, NULL, p_tasks)).store IS NULL THEN
+       AND NOT EXISTS (SELECT 1 FROM jobq._fair_next_store(p_queue, v_first.priority, v_first.store, NULL, p_tasks)) THEN
         v_took := jobq._fair_take_store(p_queue, v_first.priority, v_first.store, v_first.run_at, v_first.id, v_room, p_now,
                                         NULL, '{}', p_skip_ids, p_tasks);
         IF v_took.ids IS NOT NULL THEN
@@ -99,7 +99,7 @@ BEGIN
                 IF v_key IS NULL THEN
                     v_next := v_first;
                 ELSE
-                    v_next := jobq._fair_next_store(p_queue, v_first.priority, v_key, p_partition_key, p_tasks);
+                    SELECT * INTO v_next FROM jobq._fair_next_store(p_queue, v_first.priority, v_key, p_partition_key, p_tasks);
                     IF v_next.store IS NULL THEN   -- past the last store: wrap round once
                         v_stepped := v_wrapped;
                         EXIT WHEN v_wrapped;
@@ -112,8 +112,8 @@ BEGIN
                 -- A store whose first job is not due has none due (its jobs are in run_at order).
                 CONTINUE WHEN v_next.run_at > p_now OR v_key = ANY (p_skip_stores);
                 IF p_partition_key IS NOT NULL AND v_next.part = ANY (p_skip_parts) THEN
-                    v_next := jobq._fair_first_outside(p_queue, v_first.priority, v_key, v_next.run_at, v_next.id, p_now,
-                                                       p_partition_key, p_skip_parts, p_tasks);
+                    SELECT * INTO v_next FROM jobq._fair_first_outside(p_queue, v_first.priority, v_key, v_next.run_at, v_next.id,
+                                                                       p_now, p_partition_key, p_skip_parts, p_tasks);
                     CONTINUE WHEN v_next.id IS NULL;
                 END IF;
                 v_keys := v_keys || v_key; v_runs := v_runs || v_next.run_at; v_ids := v_ids || v_next.id;
@@ -121,8 +121,16 @@ BEGIN
             -- Take the round's jobs in turn; the stores that gave their whole share are served
             -- again, from after their last job, while jobs are still wanted.
             WHILE cardinality(v_keys) > 0 AND v_room > 0 LOOP
-                v_took := jobq._fair_take_round(p_queue, v_first.priority, v_keys, v_runs, v_ids, v_room, p_now,
-                                                p_partition_key, p_skip_parts, p_skip_ids, p_tasks);
+                IF cardinality(v_keys) = 1 THEN    -- one store: its jobs in order, and the round ends
+                    SELECT t.ids, CASE WHEN t.ids IS NOT NULL THEN array_fill(v_keys[1], ARRAY[cardinality(t.ids)]) END AS keys,
+                           t.parts, '{}'::uuid[] AS full_keys, '{}'::timestamptz[] AS full_runs, '{}'::bigint[] AS full_ids
+                    INTO v_took
+                    FROM jobq._fair_take_store(p_queue, v_first.priority, v_keys[1], v_runs[1], v_ids[1], v_room, p_now,
+                                               p_partition_key, p_skip_parts, p_skip_ids, p_tasks) AS t;
+                ELSE
+                    v_took := jobq._fair_take_round(p_queue, v_first.priority, v_keys, v_runs, v_ids, v_room, p_now,
+                                                    p_partition_key, p_skip_parts, p_skip_ids, p_tasks);
+                END IF;
                 EXIT WHEN v_took.ids IS NULL;
                 ids := ids || v_took.ids; stores := stores || v_took.keys; parts := parts || v_took.parts;
                 v_room := v_room - cardinality(v_took.ids);
@@ -131,7 +139,7 @@ BEGIN
             END LOOP;
         END LOOP;
         EXIT WHEN v_room <= 0;
-        v_first := jobq._fair_first(p_queue, v_first.priority, p_partition_key, p_tasks);
+        SELECT * INTO v_first FROM jobq._fair_first(p_queue, v_first.priority, p_partition_key, p_tasks);
     END LOOP;
     -- The next pick serves first the stores after the one served last. Claims run side by side:
     -- one that finds the cursor row locked by another (which moves it) leaves it, rather than
@@ -146,70 +154,68 @@ COMMENT ON FUNCTION jobq._pick_fair(text,integer,timestamp with time zone,uuid[]
     'Private. Picks and locks (SKIP LOCKED) up to p_max_jobs due waiting jobs of the fair queue p_queue at time p_now, in turn between its stores (the zero uuid for system jobs) within each priority, highest priority first: the first due job of each store, then the second of each, and so on, the stores in key order from after the store in jobq.claim_cursors, wrapping round; passing over the stores of p_skip_stores, the jobs whose payload ->> p_partition_key is in p_skip_parts, the jobs p_skip_ids and, given p_tasks, the jobs of other tasks. Returns their ids in that order (ids), each one''s store key (stores) and partition value (parts) beside it, all three NULL when it picks none; and sets the queue''s cursor to the last store picked. Reads jobs_fair_idx (one probe per store stepped over; one locking scan per round from each store''s first entry; when no other store has a waiting job in the first priority, one probe for another store and one locking scan of that store''s due jobs, without rounds); writes the queue''s jobq.claim_cursors row (inserted by jobq.set_fair_claiming) unless another claim holds it (SKIP LOCKED: never waits); inserts none. Callers: jobq._claim (a fair queue without limits, or a shared claim of one with limits); jobq._pick_limited (any other claim of one with limits: its first pick before the queue''s advisory lock, its picks again under it).';
 
 
+-- The signatures before the probes were inlined into the fair pick's statements.
+DROP FUNCTION IF EXISTS jobq._fair_first(text,smallint,text,text[]);
+DROP FUNCTION IF EXISTS jobq._fair_next_store(text,smallint,uuid,text,text[]);
+DROP FUNCTION IF EXISTS jobq._fair_first_outside(text,smallint,uuid,timestamp with time zone,bigint,timestamp with time zone,text,text[],text[]);
+
 -- The first waiting job of the fair queue p_queue (jobq._rule_waiting, jobq._rule_served) in the
 -- first priority after p_after_priority (NULL: the highest), in jobs_fair_idx order: its
--- priority, store key, run_at, id and partition value; all NULL when there is none.
-CREATE OR REPLACE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[],
-                                            OUT priority smallint, OUT store uuid, OUT run_at timestamptz, OUT id bigint, OUT part text)
-LANGUAGE plpgsql
+-- priority, store key, run_at, id and partition value; no row when there is none. A SQL
+-- function its caller's statement inlines (one probe, planned with the caller's).
+CREATE OR REPLACE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[])
+RETURNS TABLE (priority smallint, store uuid, run_at timestamptz, id bigint, part text)
+LANGUAGE sql
 STABLE
 AS $$
-BEGIN
     SELECT j.priority, jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
-    INTO priority, store, run_at, id, part
     FROM jobq.jobs j
     WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
       AND j.priority > coalesce(p_after_priority, -32769)
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
-    LIMIT 1;
-END
+    LIMIT 1
 $$;
 COMMENT ON FUNCTION jobq._fair_first(text,smallint,text,text[]) IS
-    'Private. The first waiting job of queue p_queue of the tasks p_tasks (NULL: every task) in the first priority after p_after_priority (NULL: any), by (priority, store key, run_at, id): its priority, store key (jobq._store_key), run_at, id and payload ->> p_partition_key; all NULL for none. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
+    'Private. The first waiting job of queue p_queue of the tasks p_tasks (NULL: every task) in the first priority after p_after_priority (NULL: any), by (priority, store key, run_at, id): its priority, store key (jobq._store_key), run_at, id and payload ->> p_partition_key; no row for none. One probe of jobs_fair_idx, inlined into the caller''s statement and planned under its settings. Caller: jobq._pick_fair.';
 
 -- The first waiting job of the next store after p_store in priority p_priority of the fair queue
--- p_queue: one probe of jobs_fair_idx, past the entries of that store; all NULL when p_store is
--- the priority's last store.
-CREATE OR REPLACE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[],
-                                                 OUT store uuid, OUT run_at timestamptz, OUT id bigint, OUT part text)
-LANGUAGE plpgsql
+-- p_queue: one probe of jobs_fair_idx, past the entries of that store; no row when p_store is the
+-- priority's last store. Inlined, as jobq._fair_first.
+CREATE OR REPLACE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store uuid, p_partition_key text, p_tasks text[])
+RETURNS TABLE (store uuid, run_at timestamptz, id bigint, part text)
+LANGUAGE sql
 STABLE
 AS $$
-BEGIN
     SELECT jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
-    INTO store, run_at, id, part
     FROM jobq.jobs j
     WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) > p_store
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
-    LIMIT 1;
-END
+    LIMIT 1
 $$;
 COMMENT ON FUNCTION jobq._fair_next_store(text,smallint,uuid,text,text[]) IS
-    'Private. The first waiting job (of the tasks p_tasks) of the first store after p_store in priority p_priority of queue p_queue: its store key, run_at, id and payload ->> p_partition_key; all NULL when there is no later store. One probe of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair.';
+    'Private. The first waiting job (of the tasks p_tasks) of the first store after p_store in priority p_priority of queue p_queue: its store key, run_at, id and payload ->> p_partition_key; no row when there is no later store. One probe of jobs_fair_idx, inlined into the caller''s statement. Caller: jobq._pick_fair.';
 
 -- The first due job of store p_store in priority p_priority of the fair queue p_queue after
 -- (p_run_at, p_id) outside the full partitions p_skip_parts (a job without the field is in
--- none); store, run_at and id, or all NULL.
+-- none); store, run_at and id, or no row. Inlined, as jobq._fair_first.
 CREATE OR REPLACE FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_store uuid, p_run_at timestamptz, p_id bigint,
-                                                    p_now timestamptz, p_partition_key text, p_skip_parts text[], p_tasks text[],
-                                                    OUT store uuid, OUT run_at timestamptz, OUT id bigint)
-LANGUAGE plpgsql
+                                                    p_now timestamptz, p_partition_key text, p_skip_parts text[], p_tasks text[])
+RETURNS TABLE (store uuid, run_at timestamptz, id bigint)
+LANGUAGE sql
 STABLE
 AS $$
-BEGIN
-    SELECT jobq._store_key(j.store_id), j.run_at, j.id INTO store, run_at, id
+    SELECT jobq._store_key(j.store_id), j.run_at, j.id
     FROM jobq.jobs j
     WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) = p_store
       AND (j.run_at, j.id) > (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
       AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
-    LIMIT 1;
-END
+    LIMIT 1
 $$;
 COMMENT ON FUNCTION jobq._fair_first_outside(text,smallint,uuid,timestamp with time zone,bigint,timestamp with time zone,text,text[],text[]) IS
-    'Private. The first due waiting job (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue after (p_run_at, p_id) whose payload ->> p_partition_key is NULL or outside p_skip_parts: its store key, run_at and id; all NULL for none. Caller: jobq._pick_fair, for a store whose first job is in a full partition.';
+    'Private. The first due waiting job (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue after (p_run_at, p_id) whose payload ->> p_partition_key is NULL or outside p_skip_parts: its store key, run_at and id; no row for none. Inlined into the caller''s statement. Caller: jobq._pick_fair, for a store whose first job is in a full partition.';
 
 -- One store's due jobs of priority p_priority from (p_run_at, p_id) on, in order, up to p_room,
 -- outside the full partitions and the jobs p_skip_ids, locked (SKIP LOCKED): a round with one
@@ -239,7 +245,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._fair_take_store(text,smallint,uuid,timestamp with time zone,bigint,integer,timestamp with time zone,text,text[],bigint[],text[]) IS
-    'Private. Locks (SKIP LOCKED) and returns up to p_room due waiting jobs (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue, from (p_run_at, p_id) on in (run_at, id) order, outside p_skip_parts (payload ->> p_partition_key) and p_skip_ids: ids and partition values, NULL for none. One locking scan of jobs_fair_idx under its caller''s planner settings. Callers: jobq._pick_fair, jobq._fair_take_round.';
+    'Private. Locks (SKIP LOCKED) and returns up to p_room due waiting jobs (of the tasks p_tasks) of store p_store in priority p_priority of queue p_queue, from (p_run_at, p_id) on in (run_at, id) order, outside p_skip_parts (payload ->> p_partition_key) and p_skip_ids: ids and partition values, NULL for none. One locking scan of jobs_fair_idx under its caller''s planner settings. Caller: jobq._pick_fair (the burst of one store, and a round with one store).';
 
 -- A round of the fair pick: from each store of p_keys (in turn order; its jobs from p_runs,
 -- p_ids on), a share of p_room in one locking scan per store (SKIP LOCKED), room / stores each
@@ -247,7 +253,7 @@ COMMENT ON FUNCTION jobq._fair_take_store(text,smallint,uuid,timestamp with time
 -- store's second, and so on. A store that gave fewer has no more to give now; those that gave
 -- their whole share are returned (full_keys, full_runs, full_ids: from after their last job,
 -- (run_at, id + 1), a job this transaction holds and SKIP LOCKED would not skip) to be served
--- again. One store alone is taken by jobq._fair_take_store, without the interleaving.
+-- again. Two stores or more: one store alone is taken by jobq._fair_take_store.
 CREATE OR REPLACE FUNCTION jobq._fair_take_round(p_queue text, p_priority smallint, p_keys uuid[], p_runs timestamptz[], p_ids bigint[],
                                                  p_room integer, p_now timestamptz, p_partition_key text, p_skip_parts text[],
                                                  p_skip_ids bigint[], p_tasks text[],
@@ -261,14 +267,6 @@ AS $$
 DECLARE
     v_quota constant integer := p_room / cardinality(p_keys);
 BEGIN
-    full_keys := '{}'::uuid[]; full_runs := '{}'::timestamptz[]; full_ids := '{}'::bigint[];
-    IF cardinality(p_keys) = 1 THEN
-        SELECT s.ids, s.parts INTO ids, parts
-        FROM jobq._fair_take_store(p_queue, p_priority, p_keys[1], p_runs[1], p_ids[1], p_room, p_now, p_partition_key, p_skip_parts,
-                                   p_skip_ids, p_tasks) AS s;
-        keys := CASE WHEN ids IS NOT NULL THEN array_fill(p_keys[1], ARRAY[cardinality(ids)]) END;
-        RETURN;                            -- all that is wanted or all it has: the round ends
-    END IF;
     SELECT array_agg(t.id ORDER BY t.rn, t.pos), array_agg(t.k ORDER BY t.rn, t.pos), array_agg(t.part ORDER BY t.rn, t.pos),
            coalesce(array_agg(t.k ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}'),
            coalesce(array_agg(t.run_at ORDER BY t.pos) FILTER (WHERE t.rn = t.share), '{}'),
@@ -296,4 +294,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._fair_take_round(text,smallint,uuid[],timestamp with time zone[],bigint[],integer,timestamp with time zone,text,text[],bigint[],text[]) IS
-    'Private. One round of the fair pick over the stores p_keys (each from (p_runs[i], p_ids[i]) on) of priority p_priority of queue p_queue: locks (SKIP LOCKED) up to p_room due waiting jobs (of the tasks p_tasks, outside p_skip_parts and p_skip_ids), room / stores per store and one more for the first room mod stores, and returns them in turns (ids, their store keys and partition values; NULL for none) with the stores that gave their whole share and where each is to go on from (full_keys, full_runs, full_ids). A single store is taken by jobq._fair_take_store, and is never returned as full. Caller: jobq._pick_fair.';
+    'Private. One round of the fair pick over the stores p_keys (each from (p_runs[i], p_ids[i]) on) of priority p_priority of queue p_queue: locks (SKIP LOCKED) up to p_room due waiting jobs (of the tasks p_tasks, outside p_skip_parts and p_skip_ids), room / stores per store and one more for the first room mod stores, and returns them in turns (ids, their store keys and partition values; NULL for none) with the stores that gave their whole share and where each is to go on from (full_keys, full_runs, full_ids). Called with two stores or more (one alone is taken by jobq._fair_take_store). Caller: jobq._pick_fair.';
