@@ -1061,6 +1061,13 @@ func (r *Runner) report(rj *runningJob, err error, d time.Duration, lost bool) {
 		switch {
 		case rj.fenced:
 			msg = "handler stopped before its lease could end (self-fencing); result discarded, the job's sweep records the attempt"
+			// A command the reaper stopped at its fence time, before the runner's own stop,
+			// exits with its signal rather than the runner's cause: the fence stopped it all the same.
+			if err == nil {
+				err = ErrLeaseUnconfirmed
+			} else if !errors.Is(err, ErrLeaseUnconfirmed) {
+				err = fmt.Errorf("%w: %w", ErrLeaseUnconfirmed, err)
+			}
 		case rj.canceled.Load():
 			msg = "handler stopped: the job was canceled; result discarded"
 		}
