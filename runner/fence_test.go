@@ -187,7 +187,7 @@ func dbAddr(t *testing.T, dbURL string) string {
 		host = h
 	}
 	if host == "" || strings.HasPrefix(host, "/") {
-		t.Skipf("the test database is reached through a socket (%q): the proxy needs TCP", host)
+		t.Fatalf("the test database is reached through a socket (%q): the proxy needs TCP (jobq sandbox serves TCP)", host)
 	}
 	port := u.Port()
 	if port == "" {
