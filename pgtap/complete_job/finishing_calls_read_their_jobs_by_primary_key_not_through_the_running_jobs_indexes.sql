@@ -4,6 +4,17 @@
 -- ran since the last vacuum, all of them read while a snapshot is held open, and the planner,
 -- whose statistics counted no running job, chose them (4 ms a completion under an idle snapshot
 -- at 200 jobs/s). Counted with pg_stat_get_xact_numscans, this transaction's index scans.
+--
+-- The guarantee holds under any plan: the calls say "running" through the lease columns, never
+-- state = 'running', so the partial indexes, whose predicate is state = 'running', cannot serve
+-- them at all; the statistics (ANALYZE with no running job) are those under which the planner
+-- chose the partial index when the calls did say it. Which index the planner picks among those
+-- that can serve is its choice, so no assertion names one (the primary key's scans were
+-- counted before; issue 32). That the counter sees this transaction's scans of those indexes is
+-- shown with the plan pinned: enable_seqscan and enable_bitmapscan off, so that a count of the
+-- running jobs can only be served by an index scan of jobs_lease_idx (the other indexes of
+-- jobq.jobs are partial indexes of other states, or of running jobs with a deadline, or have no
+-- column the count bounds).
 BEGIN;
 SELECT plan(8);
 
@@ -16,10 +27,7 @@ CREATE FUNCTION pg_temp.running_index_scans() RETURNS bigint LANGUAGE sql AS $$
     SELECT sum(pg_stat_get_xact_numscans(i::regclass))::bigint
     FROM unnest(ARRAY['jobq.jobs_lease_idx', 'jobq.jobs_deadline_idx']) AS i
 $$;
-CREATE FUNCTION pg_temp.pkey_scans() RETURNS bigint LANGUAGE sql AS $$
-    SELECT pg_stat_get_xact_numscans('jobq.jobs_pkey'::regclass)
-$$;
-CREATE TEMP TABLE before AS SELECT pg_temp.running_index_scans() AS running, pg_temp.pkey_scans() AS pkey;
+CREATE TEMP TABLE before AS SELECT pg_temp.running_index_scans() AS running;
 
 SELECT is((SELECT outcome FROM jobq.complete_jobs((SELECT array_agg(id) FROM c WHERE n <= 2), (SELECT array_agg(lease_token) FROM c WHERE n <= 2)) LIMIT 1),
           'succeeded', 'complete_jobs completes');
@@ -34,8 +42,15 @@ SELECT lives_ok($$ SELECT jobq.complete_job((SELECT id FROM c WHERE n = 9), (SEL
 
 SELECT is(pg_temp.running_index_scans(), (SELECT running FROM before),
           'none of them scanned jobs_lease_idx or jobs_deadline_idx');
-SELECT cmp_ok(pg_temp.pkey_scans(), '>', (SELECT pkey FROM before), 'they read the jobs through jobs_pkey');
-SELECT is((SELECT count(*) FROM jobq.jobs WHERE state = 'running'), 1993::bigint, 'the 1993 jobs none of them finished or handed back still run');
+
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+TRUNCATE before;
+INSERT INTO before SELECT pg_temp.running_index_scans();
+SELECT is((SELECT count(*) FROM jobq.jobs WHERE state = 'running'), 1993::bigint,
+          'the 1993 jobs none of them finished or handed back still run, counted with the plan pinned (enable_seqscan and enable_bitmapscan off) ...');
+SELECT cmp_ok(pg_temp.running_index_scans(), '>', (SELECT running FROM before),
+              '... through jobs_lease_idx, and the counter sees it: it would see a finishing call''s scan of it');
 
 SELECT * FROM finish();
 ROLLBACK;
