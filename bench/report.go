@@ -33,7 +33,8 @@ type report struct {
 	byKey    map[string]*row
 	machine  [][2]string // label, value
 	sections []section
-	failures []string // scenario: error
+	seen     map[string]bool // keys first has been asked about
+	failures []string        // scenario: error
 	targets  [][4]string
 	loads    []*loadCheck // the machine's load per scenario, in run order
 	began    time.Time
@@ -87,6 +88,19 @@ func (r *report) mark(key, scenario, measure, unit, status string) {
 func (r *report) fail(scenario, err string) {
 	r.failures = append(r.failures, scenario+": "+err)
 	r.mark("failed/"+scenario, scenario, "scenario "+scenario, "", "FAILED: "+oneLine(err))
+}
+
+// first reports whether this is the first time it is asked about key (for what a report shows
+// once, whatever the number of runs).
+func (r *report) first(key string) bool {
+	if r.seen[key] {
+		return false
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[key] = true
+	return true
 }
 
 func (r *report) section(title, body string) {

@@ -239,3 +239,29 @@ func TestPathFloors(t *testing.T) {
 		t.Errorf("a completion faster than its floor does not fail the run: %q", p)
 	}
 }
+
+// The WAL profile lists each phase's record types, largest first, until 99 % of its bytes, per job.
+func TestWALProfileShowsRecordTypesPerJob(t *testing.T) {
+	m := &writeMeter{jobs: 100,
+		enqueueKinds: []walKind{{"Heap/INSERT", 100, 13000}, {"Btree/INSERT_LEAF", 300, 25000}},
+		drainKinds:   []walKind{{"Heap/UPDATE", 100, 20000}, {"Heap/LOCK", 100, 5400}, {"Sequence/LOG", 1, 10}},
+	}
+	got := m.profile()
+	for _, want := range []string{
+		"| enqueue | Heap/INSERT | 1.00 | 130.0 | 34 % |",
+		"| enqueue | Btree/INSERT_LEAF | 3.00 | 250.0 | 66 % |",
+		"| drain | Heap/UPDATE | 1.00 | 200.0 | 79 % |",
+		"| drain | Heap/LOCK | 1.00 | 54.0 | 21 % |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("profile lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Sequence/LOG") {
+		t.Errorf("profile shows a record type beyond 99 %% of the bytes:\n%s", got)
+	}
+	var rep report
+	if !rep.first("k") || rep.first("k") {
+		t.Error("report.first is true the first time it is asked about a key only")
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -25,8 +26,10 @@ type writeMeter struct {
 	fillStart, fillEnd, drainStart string
 	enqueueWAL, drainWAL           float64
 	enqueueIdx, drainIdx           float64
-	err                            error
-	jobs                           int
+	// enqueueKinds, drainKinds: the WAL of each phase by record type (where the bytes go).
+	enqueueKinds, drainKinds []walKind
+	err                      error
+	jobs                     int
 	// paths: for a system whose statements are told apart (jobq and the lifecycle floor), the
 	// LIKE patterns of each path's top-level statements in pg_stat_statements (reset when the
 	// drain starts); pathMs the milliseconds they took over the drain.
@@ -74,6 +77,7 @@ func (m *writeMeter) filled(ctx context.Context) {
 	if m != nil {
 		m.fillEnd = m.lsn(ctx)
 		m.enqueueWAL, m.enqueueIdx = m.between(ctx, m.fillStart, m.fillEnd)
+		m.enqueueKinds = m.kinds(ctx, m.fillStart, m.fillEnd)
 	}
 }
 
@@ -92,6 +96,7 @@ func (m *writeMeter) drained(ctx context.Context) {
 	if m != nil {
 		end := m.lsn(ctx)
 		m.drainWAL, m.drainIdx = m.between(ctx, m.drainStart, end)
+		m.drainKinds = m.kinds(ctx, m.drainStart, end)
 		m.pathMs = map[string]float64{}
 		for path, patterns := range m.paths {
 			if m.err == nil {
@@ -140,7 +145,66 @@ func (m *writeMeter) between(ctx context.Context, start, end string) (float64, f
 	return bytes, idx
 }
 
-// record adds the meter's figures per job to the report under system.
+// walKind is one WAL record type's share of a phase: its records and bytes (pg_walinspect's
+// combined_size: record headers and full-page images included).
+type walKind struct {
+	kind           string
+	records, bytes float64
+}
+
+// kinds is the WAL from start to end by record type, largest first.
+func (m *writeMeter) kinds(ctx context.Context, start, end string) []walKind {
+	if m.err != nil {
+		return nil
+	}
+	rows, err := m.conn.Query(ctx, `SELECT "resource_manager/record_type", count::float8, combined_size::float8
+		FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`, start, end)
+	if err != nil {
+		m.err = fmt.Errorf("WAL record types from %s to %s: %w", start, end, err)
+		return nil
+	}
+	var out []walKind
+	for rows.Next() {
+		var k walKind
+		if err := rows.Scan(&k.kind, &k.records, &k.bytes); err != nil {
+			m.err = err
+			return nil
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		m.err = err
+	}
+	return out
+}
+
+// profile is the markdown table of where a system's WAL per job goes: per phase, the record
+// types that make up 99 % of its bytes, with records and bytes per job and their share.
+func (m *writeMeter) profile() string {
+	n := float64(m.jobs)
+	var b strings.Builder
+	b.WriteString("| Phase | WAL record type | Records/job | B/job | Share |\n|---|---|---:|---:|---:|\n")
+	for _, ph := range []struct {
+		name  string
+		kinds []walKind
+	}{{"enqueue", m.enqueueKinds}, {"drain", m.drainKinds}} {
+		var total, shown float64
+		for _, k := range ph.kinds {
+			total += k.bytes
+		}
+		for _, k := range ph.kinds {
+			if total > 0 && shown >= 0.99*total {
+				break
+			}
+			shown += k.bytes
+			fmt.Fprintf(&b, "| %s | %s | %.2f | %.1f | %.0f %% |\n", ph.name, k.kind, k.records/n, k.bytes/n, 100*k.bytes/total)
+		}
+	}
+	return b.String()
+}
+
+// record adds the meter's figures per job to the report under system, and the first time it
+// sees the system, the profile of its WAL by record type.
 func (m *writeMeter) record(rep *report, system, label string) error {
 	if m.err != nil {
 		return m.err
@@ -161,6 +225,12 @@ func (m *writeMeter) record(rep *report, system, label string) error {
 		{"total", "idx", "entries/job", "index entries to enqueue and drain", m.enqueueIdx + m.drainIdx},
 	} {
 		rep.add(writesKey(system, v.phase, v.what), "writes", fmt.Sprintf("%s a job, %s, %s jobs", v.measure, label, fmtNum(n)), v.unit, v.value/n)
+	}
+	// One profile per system (its first configuration measured): the record types do not change
+	// with a peer's process or client count.
+	family := strings.SplitN(system, "-", 2)[0]
+	if rep.first("wal-profile/" + family) {
+		rep.section("Where the WAL goes: "+label, "From pg_walinspect's pg_get_wal_stats over the fill and the drain at the target count, first run.\n\n"+m.profile())
 	}
 	for _, path := range []string{"claim", "complete"} {
 		if ms, ok := m.pathMs[path]; ok {
