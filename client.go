@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/jobqdev/jobq/internal/sharedcall"
 )
 
 // DB is what a Client needs of a database handle. *pgxpool.Pool, *pgx.Conn and pgx.Tx all
@@ -29,6 +30,12 @@ type Client struct {
 
 // NewClient returns a Client that runs its statements on db.
 func NewClient(db DB) *Client { return &Client{db: db} }
+
+// The runner's calls (package internal/engine) that share a statement with a Client method run
+// this package's one implementation of it.
+func init() {
+	sharedcall.Set(sharedcall.Calls[DB, Job, Lease, Outcome]{Claim: claimJobs, Heartbeat: heartbeatJobs, Complete: completeJobs})
+}
 
 // Job is a claimed job as the runner sees it.
 type Job struct {
@@ -135,44 +142,6 @@ type Failure struct {
 	LogRef string
 	// ExitCode is a command's exit status, kept in jobq.job_attempts.exit_code; nil = none.
 	ExitCode *int
-}
-
-// Completion is one succeeded attempt to report with what it left behind, kept in the job's
-// jobq.job_history row as a failed attempt's are in jobq.job_attempts.
-type Completion struct {
-	Lease
-	Output   string // the tail of its output (the last 16384 characters are kept); "" = none
-	LogRef   string // where its logs are (the first 1000 characters); "" = the engine's default
-	ExitCode *int   // a command's exit status; nil = none
-}
-
-// Rescue is one job swept by RescueExpired.
-type Rescue struct {
-	JobID    int64
-	Outcome  string // retry_pending or dead
-	Reason   string // orphaned or timed_out
-	Task     string
-	Queue    string
-	StoreID  *string
-	Attempt  int
-	LockedBy string // the worker that lost the job
-}
-
-// QueueLag is how long the next due job of a queue has waited past its run_at.
-type QueueLag struct {
-	Queue string
-	Lag   time.Duration
-}
-
-// QueueDepth is how many live jobs a queue holds by state, and how many of its jobs died in the
-// last hour.
-type QueueDepth struct {
-	Queue        string
-	Queued       int64 // due, waiting to be claimed
-	RetryPending int64 // waiting for a retry
-	Running      int64
-	Scheduled    int64 // queued with a future run_at
-	DeadLastHour int64 // moved to jobq.job_history as dead in the last hour
 }
 
 func interval(d time.Duration) pgtype.Interval {
@@ -314,36 +283,13 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 // under a fresh lease of length lease. The jobs come back in claim order: by the position of
 // their queue in queues, then priority, run_at and id.
 func (c *Client) Claim(ctx context.Context, workerID string, queues []string, max int, lease time.Duration) ([]Job, error) {
-	return c.ClaimAfter(ctx, workerID, queues, nil, max, lease, nil)
+	return claimJobs(ctx, c.db, workerID, queues, nil, max, lease, nil, nil, nil)
 }
 
-// ClaimPosition is a place in a queue's claim order: the priority, run_at and id of a job.
-type ClaimPosition struct {
-	Priority int16
-	RunAt    time.Time
-	ID       int64
-}
-
-// PositionOf returns j's place in its queue's claim order.
-func PositionOf(j *Job) ClaimPosition {
-	return ClaimPosition{Priority: j.Priority, RunAt: j.RunAt, ID: j.ID}
-}
-
-// ClaimAfter claims like Claim, but in each queue that after gives a position for, only the
-// jobs of a higher priority than the position's and those after it in claim order; queues
-// without one are claimed from their head. A claim that starts where the caller's last one
-// ended does not read again the index entries of the jobs claimed before (they stay until a
-// vacuum), so it stays fast while the queue's backlog drains or a snapshot is held open. It
-// leaves behind the waiting jobs at or before the position (committed late by a long
-// transaction, enqueued with a past run_at, a cron catch-up slot): only a claim from the head
-// takes them, so a caller of ClaimAfter must also claim without positions when ClaimPassedOver
-// says so (the runner asks once per Config.RescanInterval). A nil or empty after is Claim.
-//
-// tasks are the tasks the caller serves (has handlers for): no job of another task is claimed,
-// whatever its queue, and it stays queued for a worker that serves it. Nil claims every task (as
-// before issue 30); an empty list is refused (ErrInvalidArgument), so a caller that serves no
-// task must not claim at all.
-func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]Job, error) {
+// claimJobs is the one claim statement, of Claim and of the runner's claims (internal/engine's
+// ClaimAfter, which passes the tasks it serves and claim positions; see sharedcall.Calls.Claim).
+func claimJobs(ctx context.Context, db DB, workerID string, queues, tasks []string, max int, lease time.Duration,
+	priority []*int32, runAt []*time.Time, id []*int64) ([]Job, error) {
 	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
 		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at,
 		       coalesce(traceparent, ''), coalesce(tracestate, '')`
@@ -351,15 +297,14 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks 
 	var err error
 	// The tasks are one array parameter, NULL for every task: the plain claim stays one statement.
 	switch {
-	case len(after) == 0 && tasks == nil:
-		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4)`,
+	case priority == nil && tasks == nil:
+		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4)`,
 			workerID, queues, max, interval(lease))
-	case len(after) == 0:
-		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, tasks => $5::text[])`,
+	case priority == nil:
+		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, tasks => $5::text[])`,
 			workerID, queues, max, interval(lease), tasks)
 	default:
-		priority, runAt, id := positionArrays(queues, after)
-		rows, err = c.db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[], $8::text[])`,
+		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[], $8::text[])`,
 			workerID, queues, max, interval(lease), priority, runAt, id, tasks)
 	}
 	if err != nil {
@@ -379,36 +324,6 @@ func (c *Client) ClaimAfter(ctx context.Context, workerID string, queues, tasks 
 	return jobs, nil
 }
 
-// ClaimPassedOver reports whether ClaimAfter with after passes over a job in queues: a due,
-// waiting job of a position's priority at or before the position (committed late, enqueued with a
-// past run_at, a cron catch-up slot, handed back) in a queue that is not paused. Only a claim from
-// the head (Claim) takes such a job. It reads only; what it costs is the walk ClaimAfter avoids,
-// so the runner calls it once per Config.RescanInterval beside its claims, not before each.
-// tasks are those ClaimAfter is given (nil: every task): a job of another task is no job passed
-// over.
-func (c *Client) ClaimPassedOver(ctx context.Context, queues, tasks []string, after map[string]ClaimPosition) (bool, error) {
-	priority, runAt, id := positionArrays(queues, after)
-	var found bool
-	err := c.db.QueryRow(ctx, `SELECT jobq.claim_passed_over($1, $2::int[], $3::timestamptz[], $4::bigint[], $5::text[])`,
-		queues, priority, runAt, id, tasks).Scan(&found)
-	return found, wrap(err, "claim_passed_over")
-}
-
-// positionArrays lays after out as claim_job's three arrays, one element per queue (NULL where
-// after has no position for it).
-func positionArrays(queues []string, after map[string]ClaimPosition) ([]*int32, []*time.Time, []*int64) {
-	priority := make([]*int32, len(queues))
-	runAt := make([]*time.Time, len(queues))
-	id := make([]*int64, len(queues))
-	for i, q := range queues {
-		if p, ok := after[q]; ok {
-			pr := int32(p.Priority)
-			priority[i], runAt[i], id[i] = &pr, &p.RunAt, &p.ID
-		}
-	}
-	return priority, runAt, id
-}
-
 func splitLeases(leases []Lease) ([]int64, []string) {
 	ids := make([]int64, len(leases))
 	tokens := make([]string, len(leases))
@@ -421,17 +336,16 @@ func splitLeases(leases []Lease) ([]int64, []string) {
 // Heartbeat renews, in one statement, the leases workerID still holds, for another lease. It
 // returns the new expiry of each renewed job; a job missing from the map has lost its lease.
 func (c *Client) Heartbeat(ctx context.Context, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, error) {
-	renewed, _, err := c.HeartbeatAt(ctx, workerID, leases, lease)
+	renewed, _, err := heartbeatJobs(ctx, c.db, workerID, leases, lease)
 	return renewed, err
 }
 
-// HeartbeatAt is Heartbeat that also returns the database's now() of the call, the instant the
-// new expiries count from: a runner maps lease_expires_at - now() onto its own monotonic clock
-// (it self-fences by it) without trusting its wall clock. The time is zero when no lease was
-// renewed.
-func (c *Client) HeartbeatAt(ctx context.Context, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, time.Time, error) {
+// heartbeatJobs is the one heartbeat statement, of Heartbeat and of the runner's (internal/engine's
+// HeartbeatAt, which also wants the database's now() of the call: the time is zero when no lease
+// was renewed).
+func heartbeatJobs(ctx context.Context, db DB, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, time.Time, error) {
 	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, lease_expires_at, now() FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
+	rows, err := db.Query(ctx, `SELECT job_id, lease_expires_at, now() FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
 		workerID, ids, tokens, interval(lease))
 	if err != nil {
 		return nil, time.Time{}, wrap(err, "heartbeat")
@@ -460,36 +374,29 @@ func collectOutcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) 
 	return out, wrap(err, doing)
 }
 
-// ConfirmContinuation confirms, for a detached worker, that the jobs it runs go on
-// (jobq.confirm_continuation), renewing their leases to lease. One Outcome per lease, in order:
-// "confirmed" (the job runs on here), "detached" (too late: the attempt failed with reason
-// detached; stop the handler) or "lease_lost".
-func (c *Client) ConfirmContinuation(ctx context.Context, workerID string, leases []Lease, lease time.Duration) ([]Outcome, error) {
-	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.confirm_continuation($1, $2, $3::text[]::uuid[], $4)`,
-		workerID, ids, tokens, interval(lease))
-	return collectOutcomes(rows, err, "confirm continuation")
-}
-
 // Complete completes the attempts in one statement and returns one Outcome per lease, in order
 // (pass them sorted by job id; the engine locks in that order):
 // "succeeded", or "lease_lost" when the lease was gone (nothing changed for that job).
 func (c *Client) Complete(ctx context.Context, leases []Lease) ([]Outcome, error) {
-	ids, tokens := splitLeases(leases)
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
-	return collectOutcomes(rows, err, "complete")
+	return completeJobs(ctx, c.db, leases, nil, nil, nil)
 }
 
-// CompleteAttempts is Complete for attempts that left something behind: the output's tail, a
-// log reference, an exit status (jobq.complete_jobs' outputs, log_refs and exit_codes).
-func (c *Client) CompleteAttempts(ctx context.Context, done []Completion) ([]Outcome, error) {
-	n := len(done)
-	ids, tokens, outputs, logRefs, codes := make([]int64, n), make([]string, n), make([]*string, n), make([]*string, n), make([]*int32, n)
-	for i, d := range done {
-		ids[i], tokens[i], outputs[i], logRefs[i], codes[i] = d.JobID, d.Token, nullString(d.Output), nullString(d.LogRef), exitCode(d.ExitCode)
+// completeJobs is the one complete statement, of Complete and of the runner's (internal/engine's
+// CompleteAttempts, which passes what each attempt left behind). outputs, logRefs and exitCodes
+// are all nil, the plain statement, or each one per lease ("" and nil: none).
+func completeJobs(ctx context.Context, db DB, leases []Lease, outputs, logRefs []string, exitCodes []*int) ([]Outcome, error) {
+	ids, tokens := splitLeases(leases)
+	if outputs == nil && logRefs == nil && exitCodes == nil {
+		rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
+		return collectOutcomes(rows, err, "complete")
 	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
-		ids, tokens, outputs, logRefs, codes)
+	n := len(leases)
+	outs, refs, codes := make([]*string, n), make([]*string, n), make([]*int32, n)
+	for i := range n {
+		outs[i], refs[i], codes[i] = nullString(outputs[i]), nullString(logRefs[i]), exitCode(exitCodes[i])
+	}
+	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
+		ids, tokens, outs, refs, codes)
 	return collectOutcomes(rows, err, "complete")
 }
 
@@ -545,94 +452,6 @@ func (c *Client) SnoozeMany(ctx context.Context, leases []Lease, delay time.Dura
 	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.snooze_jobs($1, $2::text[]::uuid[], $3)`,
 		ids, tokens, pgtype.Interval{Microseconds: delay.Microseconds(), Valid: true})
 	return collectOutcomes(rows, err, "snooze")
-}
-
-// QueueLag reports, per queue (all queues with live jobs when queues is nil), how long the next
-// job due to be claimed has waited past its run_at.
-func (c *Client) QueueLag(ctx context.Context, queues []string) ([]QueueLag, error) {
-	rows, err := c.db.Query(ctx, `SELECT queue, extract(epoch FROM lag)::float8 FROM jobq.queue_lag($1)`, queues)
-	if err != nil {
-		return nil, wrap(err, "queue_lag")
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueueLag, error) {
-		var q QueueLag
-		var secs float64
-		err := row.Scan(&q.Queue, &secs)
-		q.Lag = time.Duration(secs * float64(time.Second))
-		return q, err
-	})
-	return out, wrap(err, "queue_lag")
-}
-
-// QueueDepth reports, per queue (all queues with live jobs when queues is nil), its live jobs by
-// state and its dead jobs of the last hour (jobq.queue_depth).
-func (c *Client) QueueDepth(ctx context.Context, queues []string) ([]QueueDepth, error) {
-	rows, err := c.db.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, dead_last_hour
-		FROM jobq.queue_depth($1)`, queues)
-	if err != nil {
-		return nil, wrap(err, "queue_depth")
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[QueueDepth])
-	return out, wrap(err, "queue_depth")
-}
-
-// QueueNotServed is how many waiting jobs of a queue no live worker serves (no live worker of the
-// queue registered their task), and how long the oldest due one has waited.
-type QueueNotServed struct {
-	Queue     string
-	NotServed int64          // waiting jobs (queued or retry_pending, due or not), counted up to 10001
-	OldestAge *time.Duration // nil when none of them is due
-}
-
-// QueueNotServed reports, per queue given, the waiting jobs no live worker serves
-// (jobq.queue_not_served).
-func (c *Client) QueueNotServed(ctx context.Context, queues []string) ([]QueueNotServed, error) {
-	rows, err := c.db.Query(ctx, `SELECT queue, not_served, oldest_age FROM jobq.queue_not_served($1)`, queues)
-	if err != nil {
-		return nil, wrap(err, "queue_not_served")
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueueNotServed, error) {
-		var q QueueNotServed
-		var oldest pgtype.Interval
-		err := row.Scan(&q.Queue, &q.NotServed, &oldest)
-		q.OldestAge = durationOf(oldest)
-		return q, err
-	})
-	return out, wrap(err, "queue_not_served")
-}
-
-// RescueExpired sweeps at most batch running jobs whose lease expired or whose timeout passed.
-func (c *Client) RescueExpired(ctx context.Context, batch int) ([]Rescue, error) {
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, reason, task, queue, store_id::text, attempt, locked_by
-		FROM jobq.rescue_expired($1)`, batch)
-	if err != nil {
-		return nil, wrap(err, "rescue_expired")
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Rescue])
-	return out, wrap(err, "rescue_expired")
-}
-
-// HandedBack is one job HandBackUnheld returned to the queue.
-type HandedBack struct {
-	JobID int64
-	Task  string
-	Queue string
-}
-
-// HandBackUnheld hands back to the queue, without using an attempt, every job running under
-// workerID (claimed since its current registration) whose lease token is not in tokens: the
-// jobs of a claim that committed but whose answer never reached the worker. Call it with every
-// token the worker holds, and never while one of its claims is in flight (jobq.hand_back_unheld).
-func (c *Client) HandBackUnheld(ctx context.Context, workerID string, tokens []string) ([]HandedBack, error) {
-	if tokens == nil {
-		tokens = []string{}
-	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, task, queue FROM jobq.hand_back_unheld($1, $2::text[]::uuid[])`, workerID, tokens)
-	if err != nil {
-		return nil, wrap(err, "hand_back_unheld")
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[HandedBack])
-	return out, wrap(err, "hand_back_unheld")
 }
 
 // TaskScope says whether a task works across stores (system) or on one store (store).
@@ -836,220 +655,4 @@ func (c *Client) Schedule(ctx context.Context, def ScheduleDefinition) (time.Tim
 func (c *Client) Unschedule(ctx context.Context, name string) error {
 	_, err := c.db.Exec(ctx, `SELECT jobq.unschedule($1)`, name)
 	return wrap(err, "unschedule "+name)
-}
-
-// WorkerState is a runner's state in jobq.workers.
-type WorkerState string
-
-// The worker states. A runner is told its state by every WorkerHeartbeat and obeys it.
-const (
-	// WorkerActive claims and runs jobs.
-	WorkerActive WorkerState = "active"
-	// WorkerDraining claims nothing new and finishes the jobs it holds (jobq.drain_worker).
-	WorkerDraining WorkerState = "draining"
-	// WorkerDetached claims nothing and its leases were rescued (jobq.detach_worker).
-	WorkerDetached WorkerState = "detached"
-	// WorkerLost missed its heartbeats for longer than the setting worker_timeout; maintain
-	// rescued its leases. A lost worker that heartbeats again is active.
-	WorkerLost WorkerState = "lost"
-	// WorkerStopped exited cleanly (DeregisterWorker).
-	WorkerStopped WorkerState = "stopped"
-)
-
-// WorkerInfo describes a runner to RegisterWorker.
-type WorkerInfo struct {
-	ID          string   // the runner's worker id (locked_by of its claims)
-	Node        string   // the host it runs on
-	PID         int      // its process id; 0 = unknown
-	Queues      []string // the queues it serves, at least one
-	Concurrency int      // the most jobs it runs at once, at least 1
-	Version     string   // the runner's version, free text
-	// Tasks are the tasks it serves (has handlers for), as it passes them to its claims; nil =
-	// every task (a runner before issue 30), empty = none. A waiting job of a task that no live
-	// worker of its queue serves shows as not served (jobq.stats, jobq queues, the dashboard).
-	Tasks []string
-}
-
-// Settings are the engine's tunables (jobq.settings) as register_worker and worker_heartbeat
-// return them.
-type Settings struct {
-	// Values holds every setting as stored: name → text.
-	Values map[string]string
-	// Intervals holds the settings of kind interval, parsed by PostgreSQL.
-	Intervals map[string]time.Duration
-}
-
-// Interval returns the interval setting name, and false when there is none.
-func (s Settings) Interval(name string) (time.Duration, bool) {
-	d, ok := s.Intervals[name]
-	return d, ok
-}
-
-// settingsSQL turns the settings object a worker function returns (column settings) into its
-// interval settings in seconds, so PostgreSQL, not Go, parses interval text.
-const settingsSQL = `(SELECT coalesce(jsonb_object_agg(e.key, extract(epoch FROM e.value::interval)), '{}')
-	FROM jsonb_each_text(settings) AS e JOIN jobq.settings AS s ON s.name = e.key AND s.kind = 'interval')`
-
-func decodeSettings(values, seconds []byte) (Settings, error) {
-	s := Settings{Values: map[string]string{}, Intervals: map[string]time.Duration{}}
-	if err := json.Unmarshal(values, &s.Values); err != nil {
-		return s, err
-	}
-	var secs map[string]float64
-	if err := json.Unmarshal(seconds, &secs); err != nil {
-		return s, err
-	}
-	for name, v := range secs {
-		s.Intervals[name] = time.Duration(math.Round(v*1e6)) * time.Microsecond
-	}
-	return s, nil
-}
-
-// RegisterWorker registers (or re-registers) a runner as active in jobq.workers and returns the
-// settings it should apply. Errors: ErrInvalidArgument.
-func (c *Client) RegisterWorker(ctx context.Context, w WorkerInfo) (Settings, error) {
-	var values, seconds []byte
-	var pid *int
-	if w.PID != 0 {
-		pid = &w.PID
-	}
-	err := c.db.QueryRow(ctx, `SELECT settings, `+settingsSQL+`
-		FROM jobq.register_worker($1, $2, $3, $4, $5, $6, $7::text[]) AS settings`,
-		w.ID, w.Node, pid, w.Queues, w.Concurrency, w.Version, w.Tasks).Scan(&values, &seconds)
-	if err != nil {
-		return Settings{}, wrap(err, "register_worker")
-	}
-	s, err := decodeSettings(values, seconds)
-	return s, wrap(err, "register_worker")
-}
-
-// WorkerHeartbeat records that workerID is alive with running jobs in hand, and returns the
-// state it must obey (draining and detached runners stop claiming) and the current settings.
-// Errors: ErrUnknownWorker (not registered: register again).
-func (c *Client) WorkerHeartbeat(ctx context.Context, workerID string, running int) (WorkerState, Settings, error) {
-	var state string
-	var values, seconds []byte
-	err := c.db.QueryRow(ctx, `SELECT state, settings, `+settingsSQL+` FROM jobq.worker_heartbeat($1, $2)`,
-		workerID, running).Scan(&state, &values, &seconds)
-	if err != nil {
-		return "", Settings{}, wrap(err, "worker_heartbeat")
-	}
-	s, err := decodeSettings(values, seconds)
-	return WorkerState(state), s, wrap(err, "worker_heartbeat")
-}
-
-// DeregisterWorker marks workerID stopped after a clean exit and gives up its leadership, if it
-// holds it, so another runner takes over at once.
-func (c *Client) DeregisterWorker(ctx context.Context, workerID string) error {
-	_, err := c.db.Exec(ctx, `SELECT jobq.deregister_worker($1)`, workerID)
-	return wrap(err, "deregister_worker")
-}
-
-// DrainWorker asks workerID to stop claiming and finish the jobs it holds (jobq.drain_worker,
-// audited; needs jobq_operator's rights). Errors: ErrUnknownWorker.
-func (c *Client) DrainWorker(ctx context.Context, workerID string) error {
-	_, err := c.db.Exec(ctx, `SELECT jobq.drain_worker($1)`, workerID)
-	return wrap(err, "drain_worker")
-}
-
-// ResumeWorker undoes a drain: workerID claims again at its next heartbeat (jobq.resume_worker,
-// audited; needs jobq_operator's rights). Errors: ErrUnknownWorker.
-func (c *Client) ResumeWorker(ctx context.Context, workerID string) error {
-	_, err := c.db.Exec(ctx, `SELECT jobq.resume_worker($1)`, workerID)
-	return wrap(err, "resume_worker")
-}
-
-// DetachWorker stops workerID claiming and rescues every lease it holds now; its late writes
-// are refused (jobq.detach_worker, audited; needs jobq_operator's rights). It returns the number
-// of leases taken. Errors: ErrUnknownWorker.
-func (c *Client) DetachWorker(ctx context.Context, workerID string) (int, error) {
-	var n int
-	err := c.db.QueryRow(ctx, `SELECT jobq.detach_worker($1)`, workerID).Scan(&n)
-	return n, wrap(err, "detach_worker")
-}
-
-// AcquireLeadership takes the leadership for workerID when nobody holds a live lease on it, or
-// renews it, for ttl (0 = the function's default, 15 seconds). It returns the fencing epoch and
-// true while workerID leads, 0 and false when another worker does. The epoch grows on every
-// change of leader; pass it to Maintain. Errors: ErrInvalidArgument, ErrLeaseInvalid.
-func (c *Client) AcquireLeadership(ctx context.Context, workerID string, ttl time.Duration) (int64, bool, error) {
-	var epoch *int64
-	var err error
-	if ttl > 0 {
-		err = c.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1, $2)`, workerID, interval(ttl)).Scan(&epoch)
-	} else {
-		err = c.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1)`, workerID).Scan(&epoch)
-	}
-	if err != nil {
-		return 0, false, wrap(err, "acquire_leadership")
-	}
-	if epoch == nil {
-		return 0, false, nil
-	}
-	return *epoch, true, nil
-}
-
-// MaintainResult is what one jobq.maintain call did (or, fenced, why it did nothing).
-type MaintainResult struct {
-	// Fenced is true when the caller does not lead with the epoch it passed: nothing was done.
-	Fenced bool `json:"fenced"`
-	// Epoch is the epoch passed; nil for an unfenced call.
-	Epoch *int64 `json:"epoch"`
-	// CurrentEpoch and Holder name the leadership as it is, when Fenced.
-	CurrentEpoch int64   `json:"current_epoch"`
-	Holder       *string `json:"holder"`
-	// SlotsEnqueued and SlotsSkipped count the cron slots handled: jobs enqueued, and slots
-	// recorded as skipped (late, forbid, superseded).
-	SlotsEnqueued int `json:"slots_enqueued"`
-	SlotsSkipped  int `json:"slots_skipped"`
-	// LostWorkers are the workers marked lost (heartbeat older than worker_timeout); their
-	// leases were rescued.
-	LostWorkers []string `json:"lost_workers"`
-	// Rescued counts the expired leases and timed-out jobs swept.
-	Rescued int `json:"rescued"`
-	// HistoryPruned counts the history rows deleted past history_retention.
-	HistoryPruned int64 `json:"history_pruned"`
-	// Dead are the jobs that died in this call's sweep (orphaned, timed_out or detached on
-	// their last attempt). A job dies in exactly one sweep, so exactly one maintain returns it:
-	// the runner that called it reports it (Config.Reporter).
-	Dead []SweptDead `json:"dead"`
-}
-
-// SweptDead is a job that died in a sweep of jobq.maintain.
-type SweptDead struct {
-	JobID      int64   `json:"job_id"`
-	Task       string  `json:"task"`
-	Queue      string  `json:"queue"`
-	StoreID    *string `json:"store_id"`
-	Attempt    int     `json:"attempt"`
-	Reason     string  `json:"reason"` // orphaned, timed_out or detached
-	Worker     string  `json:"worker"` // the worker that lost it
-	Error      string  `json:"error"`
-	DurationMs int64   `json:"duration_ms"` // from its claim to the sweep
-}
-
-// Did reports whether the call did any work.
-func (m MaintainResult) Did() bool {
-	return m.SlotsEnqueued+m.SlotsSkipped+len(m.LostWorkers)+m.Rescued > 0 || m.HistoryPruned > 0
-}
-
-// Maintain runs jobq.maintain: due cron slots, lost workers, expired leases and timeouts,
-// retention, each batched. With a workerID it is fenced: it acts only while workerID leads with
-// epoch, and otherwise returns Fenced and changes nothing. An empty workerID calls it unfenced
-// (as pg_cron does), which is safe too. Errors: ErrInvalidArgument.
-func (c *Client) Maintain(ctx context.Context, workerID string, epoch int64) (MaintainResult, error) {
-	var worker *string
-	var ep *int64
-	if workerID != "" {
-		worker, ep = &workerID, &epoch
-	}
-	var doc []byte
-	if err := c.db.QueryRow(ctx, `SELECT jobq.maintain($1, $2)`, worker, ep).Scan(&doc); err != nil {
-		return MaintainResult{}, wrap(err, "maintain")
-	}
-	var m MaintainResult
-	if err := json.Unmarshal(doc, &m); err != nil {
-		return MaintainResult{}, fmt.Errorf("jobq: maintain: decode %s: %w", doc, err)
-	}
-	return m, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
@@ -378,12 +379,12 @@ func TestClientRoundTrip(t *testing.T) {
 			claimed[j.ID] = j
 		}
 
-		swept := map[int64]jobq.Rescue{}
+		swept := map[int64]engine.Rescue{}
 		deadline := time.Now().Add(time.Minute) // a ceiling for a loaded machine, not a measure
 		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
 		for len(swept) < 3 {
-			got, err := b.Worker.RescueExpired(b.Ctx, 100)
+			got, err := engine.New(b.WorkerPool).RescueExpired(b.Ctx, 100)
 			require.NoError(t, err)
 			for _, r := range got {
 				_, dup := swept[r.JobID]

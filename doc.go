@@ -10,8 +10,9 @@
 // no state of its own and is safe for concurrent use when its DB is. On a transaction, an enqueue
 // commits or rolls back with the caller's own writes. The database login decides what a Client
 // may do: applications connect as members of jobq_app (enqueue), runners as worker_runtime
-// (declare tasks and schedules, claim, heartbeat, complete, fail, snooze, fan out, maintain),
-// operators as members of jobq_operator (drain, resume and detach workers, unschedule).
+// (declare tasks and schedules, claim, heartbeat, complete, fail, snooze, fan out), operators as
+// members of jobq_operator (unschedule; their other acts are package
+// github.com/jobqdev/jobq/operator's).
 //
 // # Enqueue
 //
@@ -44,11 +45,12 @@
 //
 // # Runner
 //
-// The methods that claim and finish jobs (Claim, Heartbeat, Complete, Fail, Snooze), register
-// workers and take leadership are the building blocks of a runner. Package
-// github.com/jobqdev/jobq/runner is that runner, ready to embed in a Go service: typed tasks,
-// handlers, leases kept alive, schedules, leader election and metrics. `jobq worker` runs it as a
-// process. Most services use this package to enqueue and the runner to work.
+// The methods that claim and finish jobs (Claim, Heartbeat, Complete, Fail, Snooze, SnoozeMany,
+// SetProgress) are enough for a worker loop of one's own. Package github.com/jobqdev/jobq/runner
+// is the ready one, to embed in a Go service: typed tasks, handlers, leases kept alive, schedules,
+// leader election and metrics; its own calls (claims from claim positions, worker registration,
+// leadership, maintenance, sweeps) are internal to the module, not part of this package. `jobq
+// worker` runs it as a process. Most services use this package to enqueue and the runner to work.
 //
 // # Examples
 //

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/internal/testbundle"
+	"github.com/jobqdev/jobq/operator"
 )
 
 func TestClientScheduleIsIdempotentAndMapsErrors(t *testing.T) {
@@ -80,7 +82,7 @@ func TestClientWorkersAndLeadership(t *testing.T) {
 	// A setting in another interval syntax: PostgreSQL parses it, not Go.
 	_, err := b.Admin.Exec(ctx, `SELECT jobq.set_setting('poll_interval', '00:00:00.25')`)
 	require.NoError(t, err)
-	settings, err := b.Worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-a", Node: "host-1", PID: 42, Queues: []string{"default"}, Concurrency: 4, Version: "test"})
+	settings, err := engine.New(b.WorkerPool).RegisterWorker(ctx, engine.WorkerInfo{ID: "w-a", Node: "host-1", PID: 42, Queues: []string{"default"}, Concurrency: 4, Version: "test"})
 	require.NoError(t, err)
 	for name, want := range map[string]time.Duration{
 		"worker_heartbeat_interval": 5 * time.Second, "worker_timeout": 30 * time.Second, "leader_ttl": 15 * time.Second,
@@ -94,78 +96,78 @@ func TestClientWorkersAndLeadership(t *testing.T) {
 	_, ok := settings.Interval("default_max_attempts")
 	require.False(t, ok, "an integer setting is not an interval")
 
-	_, err = b.Worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-b", Node: "host-2", Queues: nil, Concurrency: 1})
+	_, err = engine.New(b.WorkerPool).RegisterWorker(ctx, engine.WorkerInfo{ID: "w-b", Node: "host-2", Queues: nil, Concurrency: 1})
 	require.ErrorIs(t, err, jobq.ErrInvalidArgument, "queues are required")
-	_, err = b.Worker.RegisterWorker(ctx, jobq.WorkerInfo{ID: "w-b", Node: "host-2", Queues: []string{"default"}, Concurrency: 1})
+	_, err = engine.New(b.WorkerPool).RegisterWorker(ctx, engine.WorkerInfo{ID: "w-b", Node: "host-2", Queues: []string{"default"}, Concurrency: 1})
 	require.NoError(t, err)
 
-	state, _, err := b.Worker.WorkerHeartbeat(ctx, "w-a", 3)
+	state, _, err := engine.New(b.WorkerPool).WorkerHeartbeat(ctx, "w-a", 3)
 	require.NoError(t, err)
-	require.Equal(t, jobq.WorkerActive, state)
+	require.Equal(t, engine.WorkerActive, state)
 	require.Equal(t, 3, b.Count(t, `SELECT running FROM jobq.workers WHERE id = 'w-a'`))
-	_, _, err = b.Worker.WorkerHeartbeat(ctx, "w-nobody", 0)
+	_, _, err = engine.New(b.WorkerPool).WorkerHeartbeat(ctx, "w-nobody", 0)
 	require.ErrorIs(t, err, jobq.ErrUnknownWorker)
 
-	operator := jobq.NewClient(b.DB.Pool(t, "jobq_operator", 1))
-	require.NoError(t, operator.DrainWorker(ctx, "w-a"))
-	state, _, err = b.Worker.WorkerHeartbeat(ctx, "w-a", 0)
+	ops := operator.New(b.DB.Pool(t, "jobq_operator", 1))
+	require.NoError(t, ops.DrainWorker(ctx, "w-a"))
+	state, _, err = engine.New(b.WorkerPool).WorkerHeartbeat(ctx, "w-a", 0)
 	require.NoError(t, err)
-	require.Equal(t, jobq.WorkerDraining, state)
-	require.NoError(t, operator.ResumeWorker(ctx, "w-a"))
-	state, _, err = b.Worker.WorkerHeartbeat(ctx, "w-a", 0)
+	require.Equal(t, engine.WorkerDraining, state)
+	require.NoError(t, ops.ResumeWorker(ctx, "w-a"))
+	state, _, err = engine.New(b.WorkerPool).WorkerHeartbeat(ctx, "w-a", 0)
 	require.NoError(t, err)
-	require.Equal(t, jobq.WorkerActive, state)
-	n, err := operator.DetachWorker(ctx, "w-a")
+	require.Equal(t, engine.WorkerActive, state)
+	n, err := ops.DetachWorker(ctx, "w-a")
 	require.NoError(t, err)
 	require.Zero(t, n, "w-a held no lease")
-	state, _, err = b.Worker.WorkerHeartbeat(ctx, "w-a", 0)
+	state, _, err = engine.New(b.WorkerPool).WorkerHeartbeat(ctx, "w-a", 0)
 	require.NoError(t, err)
-	require.Equal(t, jobq.WorkerDetached, state)
-	require.ErrorIs(t, operator.DrainWorker(ctx, "w-nobody"), jobq.ErrUnknownWorker)
+	require.Equal(t, engine.WorkerDetached, state)
+	require.ErrorIs(t, ops.DrainWorker(ctx, "w-nobody"), jobq.ErrUnknownWorker)
 
 	// A detached worker does not lead; resumed, it may.
-	_, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", 0)
+	_, leads, err := engine.New(b.WorkerPool).AcquireLeadership(ctx, "w-a", 0)
 	require.NoError(t, err)
 	require.False(t, leads, "a detached worker is refused the leadership")
-	require.NoError(t, operator.ResumeWorker(ctx, "w-a"))
+	require.NoError(t, ops.ResumeWorker(ctx, "w-a"))
 
 	// Leadership: one leader, fenced by its epoch.
-	epoch, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", 0)
+	epoch, leads, err := engine.New(b.WorkerPool).AcquireLeadership(ctx, "w-a", 0)
 	require.NoError(t, err)
 	require.True(t, leads)
 	require.Equal(t, int64(1), epoch)
-	_, leads, err = b.Worker.AcquireLeadership(ctx, "w-b", time.Minute)
+	_, leads, err = engine.New(b.WorkerPool).AcquireLeadership(ctx, "w-b", time.Minute)
 	require.NoError(t, err)
 	require.False(t, leads, "w-a holds a live lease")
-	renewed, leads, err := b.Worker.AcquireLeadership(ctx, "w-a", time.Minute)
+	renewed, leads, err := engine.New(b.WorkerPool).AcquireLeadership(ctx, "w-a", time.Minute)
 	require.NoError(t, err)
 	require.True(t, leads)
 	require.Equal(t, epoch, renewed, "a renewal keeps the epoch")
-	_, _, err = b.Worker.AcquireLeadership(ctx, "w-a", -time.Second)
+	_, _, err = engine.New(b.WorkerPool).AcquireLeadership(ctx, "w-a", -time.Second)
 	require.NoError(t, err, "a non-positive ttl means the default")
 
-	res, err := b.Worker.Maintain(ctx, "w-a", epoch)
+	res, err := engine.New(b.WorkerPool).Maintain(ctx, "w-a", epoch)
 	require.NoError(t, err)
 	require.False(t, res.Fenced)
 	require.Equal(t, epoch, *res.Epoch)
-	res, err = b.Worker.Maintain(ctx, "w-b", epoch)
+	res, err = engine.New(b.WorkerPool).Maintain(ctx, "w-b", epoch)
 	require.NoError(t, err)
 	require.True(t, res.Fenced, "w-b does not lead")
 	require.Equal(t, "w-a", *res.Holder)
 	require.Equal(t, epoch, res.CurrentEpoch)
-	res, err = b.Worker.Maintain(ctx, "", 0)
+	res, err = engine.New(b.WorkerPool).Maintain(ctx, "", 0)
 	require.NoError(t, err)
 	require.False(t, res.Fenced, "unfenced")
 	require.Nil(t, res.Epoch)
 
 	// A clean exit hands the leadership over at once.
-	require.NoError(t, b.Worker.DeregisterWorker(ctx, "w-a"))
+	require.NoError(t, engine.New(b.WorkerPool).DeregisterWorker(ctx, "w-a"))
 	require.Equal(t, "stopped", queryText(t, b, `SELECT state FROM jobq.workers WHERE id = 'w-a'`))
-	next, leads, err := b.Worker.AcquireLeadership(ctx, "w-b", time.Minute)
+	next, leads, err := engine.New(b.WorkerPool).AcquireLeadership(ctx, "w-b", time.Minute)
 	require.NoError(t, err)
 	require.True(t, leads)
 	require.Equal(t, epoch+1, next)
-	res, err = b.Worker.Maintain(ctx, "w-a", epoch)
+	res, err = engine.New(b.WorkerPool).Maintain(ctx, "w-a", epoch)
 	require.NoError(t, err)
 	require.True(t, res.Fenced, "the old epoch is fenced")
 }

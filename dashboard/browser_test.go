@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/dbtest"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -400,9 +401,9 @@ func TestDashboardInABrowser(t *testing.T) {
 
 	t.Run("workers: drain, resume, detach and demote the leader", func(t *testing.T) {
 		b.t = t
-		c := jobq.NewClient(e.worker)
+		c := engine.New(e.worker)
 		for _, id := range []string{"web-1", "web-2"} {
-			if _, err := c.RegisterWorker(ctx, jobq.WorkerInfo{ID: id, Node: "node-a", PID: 4242, Queues: []string{"emails", "reports"}, Concurrency: 8, Version: "v1.2.3"}); err != nil {
+			if _, err := c.RegisterWorker(ctx, engine.WorkerInfo{ID: id, Node: "node-a", PID: 4242, Queues: []string{"emails", "reports"}, Concurrency: 8, Version: "v1.2.3"}); err != nil {
 				t.Fatal(err)
 			}
 		}

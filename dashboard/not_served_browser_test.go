@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/dbtest"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // Issue 30: the overview shows the jobs no live worker serves, in headless chromium. The emails
@@ -20,7 +20,7 @@ func TestTheOverviewShowsTheJobsNoLiveWorkerServes(t *testing.T) {
 	ctx := dbtest.Ctx(t)
 	// The worker registers once and never heartbeats: it stays live however slow the machine.
 	mustExec(t, e.admin, `SELECT jobq.set_setting('worker_timeout', '1 day')`)
-	if _, err := jobq.NewClient(e.worker).RegisterWorker(ctx, jobq.WorkerInfo{ID: "mailer-1", Node: "node-a", PID: 7,
+	if _, err := engine.New(e.worker).RegisterWorker(ctx, engine.WorkerInfo{ID: "mailer-1", Node: "node-a", PID: 7,
 		Queues: []string{"emails", "reports"}, Concurrency: 4, Version: "v1", Tasks: []string{"mail"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestTheOverviewShowsTheJobsNoLiveWorkerServes(t *testing.T) {
 
 	// A worker that serves every task of reports (registered without a list) serves the job: the
 	// row turns green on the next load.
-	if _, err := jobq.NewClient(e.worker).RegisterWorker(ctx, jobq.WorkerInfo{ID: "old-runner", Node: "node-b", PID: 8,
+	if _, err := engine.New(e.worker).RegisterWorker(ctx, engine.WorkerInfo{ID: "old-runner", Node: "node-b", PID: 8,
 		Queues: []string{"reports"}, Concurrency: 1}); err != nil {
 		t.Fatal(err)
 	}

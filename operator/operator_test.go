@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/internal/testbundle"
 	"github.com/jobqdev/jobq/operator"
 )
@@ -250,14 +251,14 @@ func TestOperatorQueueScheduleLeaderActs(t *testing.T) {
 	t.Run("DemoteLeader", func(t *testing.T) {
 		t.Parallel()
 		b, op := operatorSetup(t)
-		epoch, leads, err := b.Worker.AcquireLeadership(b.Ctx, "w1", 0)
+		epoch, leads, err := engine.New(b.WorkerPool).AcquireLeadership(b.Ctx, "w1", 0)
 		require.NoError(t, err)
 		require.True(t, leads)
 
 		next, err := op.DemoteLeader(b.Ctx)
 		require.NoError(t, err)
 		require.Equal(t, epoch+1, next)
-		res, err := b.Worker.Maintain(b.Ctx, "w1", epoch)
+		res, err := engine.New(b.WorkerPool).Maintain(b.Ctx, "w1", epoch)
 		require.NoError(t, err)
 		require.True(t, res.Fenced, "the old leader's maintain is fenced")
 	})

@@ -93,7 +93,7 @@ func (r *Runner) checkCancels(ctx context.Context) {
 		}
 		cctx, cancel := context.WithTimeout(ctx, dbCallTimeout)
 		sent := time.Now()
-		renewed, dbNow, err := r.client.HeartbeatAt(cctx, r.WorkerID(), leases, r.Lease())
+		renewed, dbNow, err := r.engine.HeartbeatAt(cctx, r.WorkerID(), leases, r.Lease())
 		cancel()
 		if err != nil {
 			// The next heartbeat tells.

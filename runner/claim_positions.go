@@ -10,10 +10,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // claimPositions keeps, for each queue, the place in claim order where this runner's claims
-// have got to, so that the next claim starts there (jobq.Client.ClaimAfter) instead of walking
+// have got to, so that the next claim starts there (engine.Engine.ClaimAfter) instead of walking
 // again over the jobs claimed since the last vacuum. A claim starts a little way back: after the
 // last job of the newest claim that returned at least settle (250 ms) before, and always at least
 // one claim back (after the last job of the claim before the last one). It walks the index
@@ -31,13 +32,13 @@ import (
 // the probe reads the copy published after each claim, and asks for a rescan through an atomic
 // flag.
 type claimPositions struct {
-	off       bool                                          // RescanInterval < 0: every claim from the head
-	settle    time.Duration                                 // how far back in time claims start (0: one claim back)
-	clock     func() time.Time                              // time.Now; tests set their own
-	marks     map[string][]positionMark                     // each queue's last positions, oldest first (claim loop only)
-	from      map[string]jobq.ClaimPosition                 // where claims start (claim loop only)
-	published atomic.Pointer[map[string]jobq.ClaimPosition] // a copy of from, for the probe
-	wanted    atomic.Bool                                   // the next claim starts from the head
+	off       bool                                            // RescanInterval < 0: every claim from the head
+	settle    time.Duration                                   // how far back in time claims start (0: one claim back)
+	clock     func() time.Time                                // time.Now; tests set their own
+	marks     map[string][]positionMark                       // each queue's last positions, oldest first (claim loop only)
+	from      map[string]engine.ClaimPosition                 // where claims start (claim loop only)
+	published atomic.Pointer[map[string]engine.ClaimPosition] // a copy of from, for the probe
+	wanted    atomic.Bool                                     // the next claim starts from the head
 }
 
 // positionMark is a queue's last position after a claim that moved it, and when that claim
@@ -46,7 +47,7 @@ type claimPositions struct {
 // transaction has lasted longer than settle.
 type positionMark struct {
 	at  time.Time
-	pos jobq.ClaimPosition
+	pos engine.ClaimPosition
 }
 
 // positionSettle is how far back in time the runner's claims start (claimPositions.settle).
@@ -58,7 +59,7 @@ const maxPositionMarks = 4096
 
 func newClaimPositions(every time.Duration) *claimPositions {
 	return &claimPositions{off: every < 0, clock: time.Now, marks: make(map[string][]positionMark),
-		from: make(map[string]jobq.ClaimPosition)}
+		from: make(map[string]engine.ClaimPosition)}
 }
 
 // withSettle makes claims start settle back in time (claimPositions.settle) and returns p.
@@ -71,7 +72,7 @@ func (p *claimPositions) withSettle(settle time.Duration) *claimPositions {
 // every queue. In each queue, that is the newest mark at least settle old but never the last one
 // (at least one claim back); a queue without such a mark (the runner's first claims) is claimed
 // from its head.
-func (p *claimPositions) next() map[string]jobq.ClaimPosition {
+func (p *claimPositions) next() map[string]engine.ClaimPosition {
 	if p.wanted.Swap(false) || p.off {
 		return nil
 	}
@@ -86,7 +87,7 @@ func (p *claimPositions) next() map[string]jobq.ClaimPosition {
 // the last one, and publishes the starts when they moved.
 func (p *claimPositions) settleFrom(now time.Time) {
 	cutoff := now.Add(-p.settle)
-	from := make(map[string]jobq.ClaimPosition, len(p.marks))
+	from := make(map[string]engine.ClaimPosition, len(p.marks))
 	for q, marks := range p.marks {
 		// Marks before the newest one old enough are never wanted again: the cutoff only grows.
 		i := 0
@@ -114,9 +115,9 @@ func (p *claimPositions) settleFrom(now time.Time) {
 // claim from the head that took only jobs passed over moves a position back: the next claims
 // from it walk once more over the entries up to where the claims had got, and nothing is missed.
 func (p *claimPositions) claimed(jobs []jobq.Job) {
-	took := make(map[string]jobq.ClaimPosition)
+	took := make(map[string]engine.ClaimPosition)
 	for i := range jobs {
-		took[jobs[i].Queue] = jobq.PositionOf(&jobs[i])
+		took[jobs[i].Queue] = engine.PositionOf(&jobs[i])
 	}
 	now := p.clock()
 	for q, pos := range took {
@@ -137,17 +138,17 @@ func (p *claimPositions) rescan() { p.wanted.Store(true) }
 
 // current returns the positions published by the last claim that moved one (nil: none yet);
 // safe from any goroutine.
-func (p *claimPositions) current() map[string]jobq.ClaimPosition {
+func (p *claimPositions) current() map[string]engine.ClaimPosition {
 	if c := p.published.Load(); c != nil {
 		return *c
 	}
 	return nil
 }
 
-// passedOverEngine is the engine's side of the probe: jobq.claim_passed_over. *jobq.Client
+// passedOverEngine is the engine's side of the probe: jobq.claim_passed_over. *engine.Engine
 // satisfies it.
 type passedOverEngine interface {
-	ClaimPassedOver(ctx context.Context, queues, tasks []string, after map[string]jobq.ClaimPosition) (bool, error)
+	ClaimPassedOver(ctx context.Context, queues, tasks []string, after map[string]engine.ClaimPosition) (bool, error)
 }
 
 // passedOverProbe asks the engine, once per interval, whether this runner's positioned claims

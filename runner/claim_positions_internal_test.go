@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 func TestClaimPositionsStartOneClaimBackMoveForwardAndARescanStartsOneClaimFromTheHead(t *testing.T) {
@@ -28,7 +29,7 @@ func TestClaimPositionsStartOneClaimBackMoveForwardAndARescanStartsOneClaimFromT
 	require.Nil(t, p.current(), "nothing is published before a position exists")
 
 	p.claimed([]jobq.Job{job("a", 0, time.Second, 12), job("b", 1, 0, 4)})
-	want := map[string]jobq.ClaimPosition{
+	want := map[string]engine.ClaimPosition{
 		"a": {Priority: 0, RunAt: t0, ID: 9},
 		"b": {Priority: 1, RunAt: t0.Add(-time.Second), ID: 3},
 	}
@@ -40,10 +41,10 @@ func TestClaimPositionsStartOneClaimBackMoveForwardAndARescanStartsOneClaimFromT
 	// claims walk once more over entries they had passed, and never past a waiting job. A claim
 	// that took nothing in a queue leaves it where it was.
 	p.claimed([]jobq.Job{job("a", -1, 0, 20), job("a", 0, 0, 1)})
-	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0.Add(time.Second), ID: 12}, p.next()["a"], "a's start moves one claim on")
+	require.Equal(t, engine.ClaimPosition{Priority: 0, RunAt: t0.Add(time.Second), ID: 12}, p.next()["a"], "a's start moves one claim on")
 	require.Equal(t, want["b"], p.next()["b"], "b's start stays")
 	p.claimed([]jobq.Job{job("a", 0, 2*time.Second, 30)})
-	require.Equal(t, jobq.ClaimPosition{Priority: 0, RunAt: t0, ID: 1}, p.next()["a"], "one claim back is the passed-over job: the start moves back to it")
+	require.Equal(t, engine.ClaimPosition{Priority: 0, RunAt: t0, ID: 1}, p.next()["a"], "one claim back is the passed-over job: the start moves back to it")
 	require.Equal(t, p.next(), p.current(), "the published copy follows")
 
 	p.rescan()
@@ -62,12 +63,12 @@ func TestClaimPositionsWithANegativeIntervalAlwaysStartFromTheHead(t *testing.T)
 type fakePassedOver struct {
 	mu      sync.Mutex
 	answers []error // nil: found; errNotFound: not found; else: the call fails
-	asked   []map[string]jobq.ClaimPosition
+	asked   []map[string]engine.ClaimPosition
 }
 
 var errNotFound = errors.New("not found")
 
-func (f *fakePassedOver) ClaimPassedOver(_ context.Context, _, _ []string, after map[string]jobq.ClaimPosition) (bool, error) {
+func (f *fakePassedOver) ClaimPassedOver(_ context.Context, _, _ []string, after map[string]engine.ClaimPosition) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, after)

@@ -51,7 +51,7 @@ func (r *Runner) continueDetached() {
 	for try := 1; try <= tries; try++ {
 		ctx, cancel := context.WithTimeout(context.Background(), every)
 		sent, lease := time.Now(), r.Lease()
-		outcomes, err := r.client.ConfirmContinuation(ctx, r.WorkerID(), leases, lease)
+		outcomes, err := r.engine.ConfirmContinuation(ctx, r.WorkerID(), leases, lease)
 		cancel()
 		if err == nil {
 			var stop []*runningJob

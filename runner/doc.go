@@ -3,13 +3,14 @@
 // is this package run as a process.
 //
 // The runner holds no queue logic of its own. Every state change is a call to the SQL engine
-// through jobq.Client: claim_job to take jobs, heartbeat_jobs to renew leases, complete_jobs and
-// fail_jobs to end attempts, snooze to hand a job back; register_worker and worker_heartbeat to
-// say it is alive and learn what it must do; acquire_leadership and maintain, on one runner at a
-// time, for everything periodic. Whether a lease is still held, when a retry runs, whether a job
-// is dead, who leads, whether a leader may still act and whether a worker may claim are decided
-// by the database; Go timers only pace the calls, and the runner obeys the answers. Time always
-// comes from the database.
+// through jobq.Client, and for the calls only a runner makes through the module's internal/engine
+// (an Engine is a jobq.Client with those calls added): claim_job to take jobs, heartbeat_jobs to
+// renew leases, complete_jobs and fail_jobs to end attempts, snooze to hand a job back;
+// register_worker and worker_heartbeat to say it is alive and learn what it must do;
+// acquire_leadership and maintain, on one runner at a time, for everything periodic. Whether a
+// lease is still held, when a retry runs, whether a job is dead, who leads, whether a leader may
+// still act and whether a worker may claim are decided by the database; Go timers only pace the
+// calls, and the runner obeys the answers. Time always comes from the database.
 //
 // # Tasks
 //

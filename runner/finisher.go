@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 type finishKind int
@@ -257,21 +258,21 @@ func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.
 }
 
 // attemptCompleter completes attempts with what they left behind (the output's tail, an exit
-// status). *jobq.Client is one; a resultWriter that is not completes with the leases alone.
+// status). *engine.Engine is one; a resultWriter that is not completes with the leases alone.
 type attemptCompleter interface {
-	CompleteAttempts(ctx context.Context, done []jobq.Completion) ([]jobq.Outcome, error)
+	CompleteAttempts(ctx context.Context, done []engine.Completion) ([]jobq.Outcome, error)
 }
 
 func (f *finisher) complete(items []finishItem) error {
 	leases := make([]jobq.Lease, len(items))
-	var done []jobq.Completion // nil while no attempt left anything behind: the plain statement serves
+	var done []engine.Completion // nil while no attempt left anything behind: the plain statement serves
 	for i, it := range items {
 		leases[i] = it.rj.job.Lease()
 		if output, code := it.rj.notes.taken(); output != "" || code != nil {
 			if done == nil {
-				done = make([]jobq.Completion, len(items))
+				done = make([]engine.Completion, len(items))
 			}
-			done[i] = jobq.Completion{Output: output, ExitCode: code}
+			done[i] = engine.Completion{Output: output, ExitCode: code}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)

@@ -11,7 +11,7 @@ import (
 )
 
 // leaseRenewer renews leases in one jobq.heartbeat_jobs call and returns the new expiry of each
-// renewed job by id. *jobq.Client satisfies it.
+// renewed job by id. *engine.Engine satisfies it.
 type leaseRenewer interface {
 	// The time returned is the database's now() of the call, which the expiries count from.
 	HeartbeatAt(ctx context.Context, workerID string, leases []jobq.Lease, lease time.Duration) (map[int64]time.Time, time.Time, error)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobqdev/jobq"
 	"github.com/jobqdev/jobq/internal/dbtest"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // The tests in the *_internal_test.go files exercise one component of the runner alone, through
@@ -25,9 +26,9 @@ import (
 // unitBundle is one component test's database and connections.
 type unitBundle struct {
 	db     *dbtest.DB
-	pool   *pgxpool.Pool // worker_runtime: what runners use
-	admin  *pgxpool.Pool // postgres: for arranging and looking at state
-	client *jobq.Client  // on pool
+	pool   *pgxpool.Pool  // worker_runtime: what runners use
+	admin  *pgxpool.Pool  // postgres: for arranging and looking at state
+	client *engine.Engine // on pool: the runner's calls and a jobq.Client's
 	logs   *syncBuffer
 	log    *slog.Logger
 }
@@ -37,7 +38,7 @@ func setupUnit(t *testing.T) *unitBundle {
 	db := dbtest.New(t)
 	pool := db.Pool(t, "worker_runtime", 8)
 	logs := &syncBuffer{}
-	b := &unitBundle{db: db, pool: pool, admin: db.Pool(t, "postgres", 4), client: jobq.NewClient(pool), logs: logs,
+	b := &unitBundle{db: db, pool: pool, admin: db.Pool(t, "postgres", 4), client: engine.New(pool), logs: logs,
 		log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	t.Cleanup(func() {
 		if t.Failed() {

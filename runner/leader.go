@@ -8,14 +8,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // leaderEngine is the engine's side of the leadership: jobq.acquire_leadership and
-// jobq.maintain. *jobq.Client satisfies it.
+// jobq.maintain. *engine.Engine satisfies it.
 type leaderEngine interface {
 	AcquireLeadership(ctx context.Context, workerID string, ttl time.Duration) (epoch int64, leads bool, err error)
-	Maintain(ctx context.Context, workerID string, epoch int64) (jobq.MaintainResult, error)
+	Maintain(ctx context.Context, workerID string, epoch int64) (engine.MaintainResult, error)
 }
 
 // leaderMetrics are the leadership's metrics, all parts of one runner's metrics.
@@ -228,7 +228,7 @@ func (r *leader) maintain(ctx context.Context, errs *errorLog) {
 }
 
 // reportDead logs a job that died in this leader's sweep and gives it to the reporter.
-func (r *leader) reportDead(ctx context.Context, s jobq.SweptDead) {
+func (r *leader) reportDead(ctx context.Context, s engine.SweptDead) {
 	d := DeadJob{JobID: s.JobID, Task: s.Task, Queue: s.Queue, Attempt: s.Attempt, Error: s.Error, Reason: s.Reason,
 		Worker: s.Worker, Duration: time.Duration(s.DurationMs) * time.Millisecond}
 	if s.StoreID != nil {

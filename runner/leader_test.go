@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/operator"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -368,8 +369,8 @@ func TestRunnerObeysDrainAndResume(t *testing.T) {
 	held := b.enqueue(t, "work", map[string]string{"mode": "hold"}, jobq.EnqueueOptions{})
 	b.waitState(t, held, "running")
 
-	operator := jobq.NewClient(b.db.Pool(t, "jobq_operator", 1))
-	require.NoError(t, operator.DrainWorker(context.Background(), "drained"))
+	op := operator.New(b.db.Pool(t, "jobq_operator", 1))
+	require.NoError(t, op.DrainWorker(context.Background(), "drained"))
 	waitFor(t, waitCeiling, "not ready while draining", func() bool {
 		err := r.Ready(context.Background())
 		return err != nil && strings.Contains(err.Error(), "draining")
@@ -383,7 +384,7 @@ func TestRunnerObeysDrainAndResume(t *testing.T) {
 	require.Equal(t, "queued", b.job(t, waiting).State)
 	require.NotEmpty(t, b.logs.lines("worker draining: claiming stopped; held jobs finish"))
 
-	require.NoError(t, operator.ResumeWorker(context.Background(), "drained"))
+	require.NoError(t, op.ResumeWorker(context.Background(), "drained"))
 	b.waitState(t, waiting, "succeeded")
 	require.NoError(t, r.Ready(context.Background()))
 	require.NotEmpty(t, b.logs.lines("worker active: claiming again"))

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // metrics are one runner's Prometheus metrics, in a registry of its own (no global state):
@@ -138,7 +138,7 @@ type metricsSource struct {
 	// results not yet written (nil: none).
 	held, ahead, unwritten func() int
 	// lag reads the queue lag and depth of queues (jobq.queue_lag, jobq.queue_depth);
-	// *jobq.Client satisfies it.
+	// *engine.Engine satisfies it.
 	lag    queueReader
 	queues []string
 	// db reads the wake-up slot's position in pg_replication_slots.
@@ -149,9 +149,9 @@ type metricsSource struct {
 // queueReader reads how long the next due job of each queue has waited, and how many jobs each
 // queue holds.
 type queueReader interface {
-	QueueLag(ctx context.Context, queues []string) ([]jobq.QueueLag, error)
-	QueueDepth(ctx context.Context, queues []string) ([]jobq.QueueDepth, error)
-	QueueNotServed(ctx context.Context, queues []string) ([]jobq.QueueNotServed, error)
+	QueueLag(ctx context.Context, queues []string) ([]engine.QueueLag, error)
+	QueueDepth(ctx context.Context, queues []string) ([]engine.QueueDepth, error)
+	QueueNotServed(ctx context.Context, queues []string) ([]engine.QueueNotServed, error)
 }
 
 // newMetrics returns a registry of its own holding every metric of one runner; src serves the

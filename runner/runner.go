@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // Defaults of Config.
@@ -228,7 +229,7 @@ type Config struct {
 type Runner struct {
 	cfg     Config
 	pool    *pgxpool.Pool
-	client  *jobq.Client
+	engine  *engine.Engine // the runner's calls, and a jobq.Client's
 	log     *slog.Logger
 	tracing *attemptTracing // the span of each attempt (trace.go)
 	metrics *metrics
@@ -376,7 +377,7 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg:       cfg,
 		pool:      cfg.Pool,
-		client:    jobq.NewClient(cfg.Pool),
+		engine:    engine.New(cfg.Pool),
 		log:       nil, // below: every line names the worker id of the moment
 		wakerConn: wakerConn,
 		schema:    schemaCheck{db: cfg.Pool},
@@ -397,12 +398,12 @@ func New(cfg Config) (*Runner, error) {
 	r.id.Store(&cfg.WorkerID)
 	r.log = slog.New(&workerIDHandler{inner: cfg.Logger.Handler(), id: r.WorkerID})
 	r.tune = newTuner(cfg.PollInterval, cfg.Lease, r.log)
-	r.sched = &scheduleSync{engine: r.client, schedules: cfg.Schedules, log: r.log}
-	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, unwritten: r.unwrittenCount, lag: r.client,
+	r.sched = &scheduleSync{engine: r.engine, schedules: cfg.Schedules, log: r.log}
+	r.metrics = newMetrics(metricsSource{held: r.heldCount, ahead: r.aheadCount, unwritten: r.unwrittenCount, lag: r.engine,
 		queues: cfg.Queues, db: cfg.Pool, log: r.log})
 	rec := &resultRecorder{forget: r.forget, claimWanted: r.claimWanted, metrics: r.metrics.results(),
 		reporter: cfg.Reporter, log: r.log}
-	r.fin = newFinisher(r.client, rec, r.log, finishRetry)
+	r.fin = newFinisher(r.engine, rec, r.log, finishRetry)
 	tracing, err := newAttemptTracing(cfg.TracerProvider)
 	if err != nil {
 		return nil, err
@@ -416,7 +417,7 @@ func New(cfg Config) (*Runner, error) {
 func (r *Runner) WorkerID() string { return *r.id.Load() }
 
 // Client returns a jobq.Client on the runner's pool, for handlers that enqueue follow-up jobs.
-func (r *Runner) Client() *jobq.Client { return r.client }
+func (r *Runner) Client() *jobq.Client { return r.engine.Client }
 
 // Pool returns the runner's pool.
 func (r *Runner) Pool() *pgxpool.Pool { return r.pool }
@@ -479,7 +480,7 @@ func (r *Runner) Tasks() []jobq.TaskDefinition {
 // jobq.ErrInvalidTaskName) names the task.
 func (r *Runner) DeclareTasks(ctx context.Context) error {
 	for _, def := range r.tasks {
-		if err := r.client.DefineTask(ctx, def); err != nil {
+		if err := r.engine.DefineTask(ctx, def); err != nil {
 			return fmt.Errorf("runner: declare task %q: %w", def.Name, err)
 		}
 	}
@@ -546,10 +547,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	bg.Go(func() { hb.run(bgCtx) })
 	wh := r.newWorkerHeartbeater()
 	bg.Go(func() { wh.run(bgCtx) })
-	sw := &sweeper{engine: r.client, tune: r.tune, wake: r.wake, answered: r.fin.databaseAnswers, rescued: r.metrics.swept,
+	sw := &sweeper{engine: r.engine, tune: r.tune, wake: r.wake, answered: r.fin.databaseAnswers, rescued: r.metrics.swept,
 		reporter: r.cfg.Reporter, log: r.log, fence: func() { r.enforceFences() }}
 	if !r.cfg.NoLeader {
-		l := newLeader(r.client, r.pool, r.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
+		l := newLeader(r.engine, r.pool, r.WorkerID, r.tune, r.wake, r.metrics.leadership(), r.log)
 		l.reporter = r.cfg.Reporter
 		l.fence = func() { r.enforceFences() }
 		sw.leading = l.leading
@@ -568,7 +569,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	w := r.newWaker()
 	loops.Go(func() { w.run(loopCtx) })
-	probe := &passedOverProbe{engine: r.client, queues: r.cfg.Queues, tasks: r.served, every: r.cfg.RescanInterval, positions: r.positions,
+	probe := &passedOverProbe{engine: r.engine, queues: r.cfg.Queues, tasks: r.served, every: r.cfg.RescanInterval, positions: r.positions,
 		wake: r.notify, rescans: r.metrics.rescans, log: r.log}
 	loops.Go(func() { probe.run(loopCtx) })
 
@@ -660,7 +661,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		}
 		return err
 	}
-	settings, err := r.client.RegisterWorker(cctx, r.workerInfo())
+	settings, err := r.engine.RegisterWorker(cctx, r.workerInfo())
 	if err != nil {
 		var je *jobq.Error
 		if errors.As(err, &je) && je.SQLState != "" {
@@ -668,7 +669,7 @@ func (r *Runner) checkStart(ctx context.Context) error {
 		}
 		return err
 	}
-	r.worker.setState(jobq.WorkerActive, r.metrics.workerState)
+	r.worker.setState(engine.WorkerActive, r.metrics.workerState)
 	r.tune.apply(settings)
 	return nil
 }
@@ -814,7 +815,7 @@ func (r *Runner) claim(errs *errorLog) (more, idle, short bool) {
 	// stays queued for a worker that serves it. The lease of each job claimed is confirmed from
 	// the instant the claim is sent (fence.go).
 	sent := time.Now()
-	jobs, err := r.client.ClaimAfter(ctx, r.WorkerID(), r.cfg.Queues, r.served, n, lease, after)
+	jobs, err := r.engine.ClaimAfter(ctx, r.WorkerID(), r.cfg.Queues, r.served, n, lease, after)
 	if err != nil {
 		// The claim may have committed although its answer was lost: the next claim first hands
 		// back what the engine records under this worker beyond the leases it holds.
@@ -854,7 +855,7 @@ func (r *Runner) handBackUnheld(ctx context.Context, errs *errorLog) bool {
 		r.log.Warn("cannot hand back jobs of a lost claim answer: too many leases held", "leases", len(tokens))
 		return true
 	}
-	back, err := r.client.HandBackUnheld(ctx, r.WorkerID(), tokens)
+	back, err := r.engine.HandBackUnheld(ctx, r.WorkerID(), tokens)
 	if errors.Is(err, jobq.ErrUnknownWorker) {
 		// Not registered (any more): the engine cannot tell its claims apart, so the leases'
 		// expiry and the sweep take care of them; claiming goes on.
@@ -890,7 +891,7 @@ func (r *Runner) startJob(job *jobq.Job, lease time.Duration, sent time.Time) {
 	}
 	r.confirmLease(rj, sent, valid)
 	defer r.fenceMoved()
-	rj.notes.db = r.client
+	rj.notes.db = r.engine
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
 	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
 	if r.log.Enabled(ctx, slog.LevelInfo) {
@@ -1183,7 +1184,7 @@ func (r *Runner) drain(ctx context.Context) error {
 
 // newHeartbeater returns the runner's lease heartbeat.
 func (r *Runner) newHeartbeater() *heartbeater {
-	return &heartbeater{engine: r.client, book: r, workerID: r.WorkerID, tune: r.tune,
+	return &heartbeater{engine: r.engine, book: r, workerID: r.WorkerID, tune: r.tune,
 		interval: r.heartbeatInterval, leaseLost: r.metrics.leaseLost, log: r.log}
 }
 
@@ -1226,7 +1227,7 @@ func (r *Runner) markLost(leases []jobq.Lease, renewed map[int64]time.Time) []lo
 
 // newWorkerHeartbeater returns the runner's worker heartbeat.
 func (r *Runner) newWorkerHeartbeater() *workerHeartbeater {
-	return &workerHeartbeater{engine: r.client, info: r.workerInfo, running: r.activeCount, tune: r.tune,
+	return &workerHeartbeater{engine: r.engine, info: r.workerInfo, running: r.activeCount, tune: r.tune,
 		apply: r.tune.apply, status: &r.worker, wake: r.wake, gauge: r.metrics.workerState, log: r.log,
 		now: r.heartbeatNow, detached: func() { go r.continueDetached() }, rejoin: r.rejoin,
 		fence: func() { r.enforceFences() }}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/runner"
 )
 
@@ -86,7 +87,7 @@ func TestRunnersSharingAQueueClaimOnlyTheTasksTheyServe(t *testing.T) {
 	// engine says so.
 	require.NoError(t, stopB())
 	id := b.enqueue(t, "task-b", nil, jobq.EnqueueOptions{})
-	ns, err := jobq.NewClient(b.admin).QueueNotServed(ctx, []string{"default"})
+	ns, err := engine.New(b.admin).QueueNotServed(ctx, []string{"default"})
 	require.NoError(t, err)
 	require.Len(t, ns, 1)
 	require.Equal(t, int64(1), ns[0].NotServed, "the task-b job is not served")

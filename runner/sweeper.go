@@ -7,15 +7,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // sweepBatch bounds one jobq.rescue_expired call of the sweeper.
 const sweepBatch = 1000
 
-// sweepEngine is the engine's side of the sweep: jobq.rescue_expired. *jobq.Client satisfies it.
+// sweepEngine is the engine's side of the sweep: jobq.rescue_expired. *engine.Engine satisfies it.
 type sweepEngine interface {
-	RescueExpired(ctx context.Context, batch int) ([]jobq.Rescue, error)
+	RescueExpired(ctx context.Context, batch int) ([]engine.Rescue, error)
 }
 
 // sweeper rescues expired leases and passed timeouts from every runner, not only the leader, so

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // The sweeper, given only jobq.rescue_expired, fixed intervals, whether its runner leads, the
@@ -68,7 +68,7 @@ type countingSweeps struct {
 	n      atomic.Int32
 }
 
-func (c *countingSweeps) RescueExpired(ctx context.Context, batch int) ([]jobq.Rescue, error) {
+func (c *countingSweeps) RescueExpired(ctx context.Context, batch int) ([]engine.Rescue, error) {
 	c.n.Add(1)
 	return c.engine.RescueExpired(ctx, batch)
 }

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // Built-in values of the engine's settings, used only when jobq.settings lacks one (the shipped
@@ -56,7 +56,7 @@ type tunables struct {
 
 // tunablesFrom computes the tunables from the explicit Config.PollInterval and Config.Lease
 // (zero: not given) and the engine's settings s.
-func tunablesFrom(poll, lease time.Duration, s jobq.Settings) tunables {
+func tunablesFrom(poll, lease time.Duration, s engine.Settings) tunables {
 	setting := func(name string, def time.Duration) time.Duration {
 		if d, ok := s.Interval(name); ok && d > 0 {
 			return d
@@ -82,7 +82,7 @@ func tunablesFrom(poll, lease time.Duration, s jobq.Settings) tunables {
 }
 
 // intSetting is the positive integer setting name of s, or def.
-func intSetting(s jobq.Settings, name string, def int) int {
+func intSetting(s engine.Settings, name string, def int) int {
 	if n, err := strconv.Atoi(s.Values[name]); err == nil && n > 0 {
 		return n
 	}
@@ -108,7 +108,7 @@ func newTuner(poll, lease time.Duration, log *slog.Logger) *tuner {
 
 // apply makes the engine's settings s effective: it logs what changed and closes the channel
 // tuned returned, waking the loops whose timers depend on it. The first apply logs nothing.
-func (t *tuner) apply(s jobq.Settings) {
+func (t *tuner) apply(s engine.Settings) {
 	next := tunablesFrom(t.poll, t.lease, s)
 	prev := t.cur.Swap(&next)
 	if prev == nil || *prev == next {
@@ -135,7 +135,7 @@ func (t *tuner) tunables() tunables {
 	if c := t.cur.Load(); c != nil {
 		return *c
 	}
-	return tunablesFrom(t.poll, t.lease, jobq.Settings{})
+	return tunablesFrom(t.poll, t.lease, engine.Settings{})
 }
 
 // current returns the tunables in effect, or nil before the first apply.

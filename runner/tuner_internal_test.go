@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // The tuner, given only the explicit Config values and a logger, prefers them to the engine's
@@ -22,7 +22,7 @@ func TestTuner(t *testing.T) {
 		leaderTTL: DefaultLeaderTTL, maintainInterval: DefaultMaintainInterval,
 		continuationTries: DefaultContinuationRetryCount, continuationInterval: DefaultContinuationRetryInterval}, tu.tunables())
 
-	settings := jobq.Settings{Intervals: map[string]time.Duration{
+	settings := engine.Settings{Intervals: map[string]time.Duration{
 		"poll_interval": 2 * time.Second, "default_lease": time.Minute, "leader_ttl": 9 * time.Second,
 		"continuation_retry_interval": time.Second}, Values: map[string]string{"continuation_retry_count": "5"}}
 	first := tu.tuned()

@@ -12,13 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // deregisterTimeout bounds the deregister_worker call of a runner that stops.
 const deregisterTimeout = 5 * time.Second
 
 // workerInfo is what register_worker records about this runner.
-func (r *Runner) workerInfo() jobq.WorkerInfo {
+func (r *Runner) workerInfo() engine.WorkerInfo {
 	host, _ := os.Hostname()
 	// The tasks it has handlers for, as its claims pass them: never nil, so that the engine
 	// counts a job of another task as not served by this runner (empty: it serves none).
@@ -26,7 +27,7 @@ func (r *Runner) workerInfo() jobq.WorkerInfo {
 	if tasks == nil {
 		tasks = []string{}
 	}
-	return jobq.WorkerInfo{ID: r.WorkerID(), Node: host, PID: os.Getpid(), Queues: r.cfg.Queues,
+	return engine.WorkerInfo{ID: r.WorkerID(), Node: host, PID: os.Getpid(), Queues: r.cfg.Queues,
 		Concurrency: r.cfg.Concurrency, Version: r.cfg.Version, Tasks: tasks}
 }
 
@@ -42,7 +43,7 @@ func buildVersion() string {
 // allows.
 type workerStatus struct {
 	mu       sync.Mutex
-	state    jobq.WorkerState
+	state    engine.WorkerState
 	detached bool // told it was detached: it claims no more, whatever it is told later
 }
 
@@ -51,7 +52,7 @@ type workerStatus struct {
 func (w *workerStatus) mayClaim() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.state == jobq.WorkerActive && !w.detached
+	return w.state == engine.WorkerActive && !w.detached
 }
 
 // notReady returns why the worker's state keeps it from being ready and what undoes it, or "".
@@ -62,7 +63,7 @@ func (w *workerStatus) notReady() (why, hint string) {
 	case w.detached:
 		return "the worker was detached (jobq.detach_worker): it claims no more jobs under this id",
 			"It rejoins under a new worker id by itself once the jobs it runs are done and their results written."
-	case w.state == jobq.WorkerDraining:
+	case w.state == engine.WorkerDraining:
 		return "the worker is draining (jobq.drain_worker): it claims no new jobs and finishes the ones it holds",
 			"jobq.resume_worker(worker_id) undoes a drain."
 	}
@@ -81,19 +82,19 @@ func (w *workerStatus) rejoined(gauge *prometheus.GaugeVec) {
 	w.mu.Lock()
 	w.detached = false
 	w.mu.Unlock()
-	w.setState(jobq.WorkerActive, gauge)
+	w.setState(engine.WorkerActive, gauge)
 }
 
 // setState records state, shows it in gauge (jobq_worker_state) and returns the previous one.
-func (w *workerStatus) setState(state jobq.WorkerState, gauge *prometheus.GaugeVec) (prev jobq.WorkerState, wasDetached bool) {
+func (w *workerStatus) setState(state engine.WorkerState, gauge *prometheus.GaugeVec) (prev engine.WorkerState, wasDetached bool) {
 	w.mu.Lock()
 	prev, wasDetached = w.state, w.detached
 	w.state = state
-	if state == jobq.WorkerDetached {
+	if state == engine.WorkerDetached {
 		w.detached = true
 	}
 	w.mu.Unlock()
-	for _, s := range []jobq.WorkerState{jobq.WorkerActive, jobq.WorkerDraining, jobq.WorkerDetached} {
+	for _, s := range []engine.WorkerState{engine.WorkerActive, engine.WorkerDraining, engine.WorkerDetached} {
 		v := 0.0
 		if s == state {
 			v = 1
@@ -104,10 +105,10 @@ func (w *workerStatus) setState(state jobq.WorkerState, gauge *prometheus.GaugeV
 }
 
 // workerEngine is the engine's side of a worker's registration: jobq.register_worker and
-// jobq.worker_heartbeat. *jobq.Client satisfies it.
+// jobq.worker_heartbeat. *engine.Engine satisfies it.
 type workerEngine interface {
-	RegisterWorker(ctx context.Context, w jobq.WorkerInfo) (jobq.Settings, error)
-	WorkerHeartbeat(ctx context.Context, workerID string, running int) (jobq.WorkerState, jobq.Settings, error)
+	RegisterWorker(ctx context.Context, w engine.WorkerInfo) (engine.Settings, error)
+	WorkerHeartbeat(ctx context.Context, workerID string, running int) (engine.WorkerState, engine.Settings, error)
 }
 
 // workerHeartbeater heartbeats the runner's jobq.workers row every worker_heartbeat_interval
@@ -117,13 +118,13 @@ type workerEngine interface {
 // wake-up signal, a gauge and a logger.
 type workerHeartbeater struct {
 	engine  workerEngine
-	info    func() jobq.WorkerInfo // what register_worker records; ID names the worker
-	running func() int             // handlers running now
-	tune    tuning                 // worker_heartbeat_interval, and when it changes
-	apply   func(jobq.Settings)    // makes the engine's settings effective
-	status  *workerStatus          // the state obeyed, read by the claim loop and Ready
-	wake    *wakeSignal            // a change of state lets the claim loop claim or hand back
-	gauge   *prometheus.GaugeVec   // jobq_worker_state{state}
+	info    func() engine.WorkerInfo // what register_worker records; ID names the worker
+	running func() int               // handlers running now
+	tune    tuning                   // worker_heartbeat_interval, and when it changes
+	apply   func(engine.Settings)    // makes the engine's settings effective
+	status  *workerStatus            // the state obeyed, read by the claim loop and Ready
+	wake    *wakeSignal              // a change of state lets the claim loop claim or hand back
+	gauge   *prometheus.GaugeVec     // jobq_worker_state{state}
 	log     *slog.Logger
 
 	now      <-chan struct{} // a heartbeat is wanted at once (the detach NOTIFY); nil: never
@@ -194,7 +195,7 @@ func (w *workerHeartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 		// The row was pruned (the worker was lost or stopped long ago): register again.
 		w.log.Warn("worker not registered; registering again", "error", err.Error())
 		settings, err = w.engine.RegisterWorker(cctx, w.info())
-		state = jobq.WorkerActive
+		state = engine.WorkerActive
 	}
 	if err != nil {
 		if ctx.Err() == nil {
@@ -203,7 +204,7 @@ func (w *workerHeartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 		return
 	}
 	errs.ok()
-	if state == jobq.WorkerStopped {
+	if state == engine.WorkerStopped {
 		// Another process deregistered this id while this one runs (two runners share a worker
 		// id, or an operator's doing): register again so the row tells the truth.
 		w.log.Warn("worker row says stopped while this runner runs; registering again (is the worker id shared?)")
@@ -211,7 +212,7 @@ func (w *workerHeartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 			errs.failed(err)
 			return
 		}
-		state = jobq.WorkerActive
+		state = engine.WorkerActive
 	}
 	w.apply(settings)
 	w.obey(state)
@@ -219,23 +220,23 @@ func (w *workerHeartbeater) heartbeat(ctx context.Context, errs *errorLog) {
 
 // obey applies the state the engine gave this worker: active claims, draining and detached do
 // not. The database decides the state; the runner only follows it.
-func (w *workerHeartbeater) obey(state jobq.WorkerState) {
+func (w *workerHeartbeater) obey(state engine.WorkerState) {
 	prev, wasDetached := w.status.setState(state, w.gauge)
 	if state == prev {
 		return
 	}
 	switch state {
-	case jobq.WorkerActive:
+	case engine.WorkerActive:
 		if wasDetached {
 			w.log.Warn("worker resumed after it was detached: it claims no more jobs under this id; it rejoins under a new one once its jobs are done", "state", state)
 			return
 		}
 		w.log.Info("worker active: claiming again", "previousState", prev)
 		w.wake.notify()
-	case jobq.WorkerDraining:
+	case engine.WorkerDraining:
 		w.log.Info("worker draining: claiming stopped; held jobs finish", "running", w.running())
 		w.wake.notify() // the claim loop hands back the jobs it claimed ahead
-	case jobq.WorkerDetached:
+	case engine.WorkerDetached:
 		if wasDetached {
 			return
 		}
@@ -253,7 +254,7 @@ func (w *workerHeartbeater) obey(state jobq.WorkerState) {
 func (r *Runner) deregister() {
 	ctx, cancel := context.WithTimeout(context.Background(), deregisterTimeout)
 	defer cancel()
-	if err := r.client.DeregisterWorker(ctx, r.WorkerID()); err != nil {
+	if err := r.engine.DeregisterWorker(ctx, r.WorkerID()); err != nil {
 		r.log.Warn("deregister_worker failed; the worker will be marked lost after worker_timeout", "error", err.Error())
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 )
 
 // The worker heartbeat, given only the engine's two calls, the worker's description, a running
@@ -22,21 +22,21 @@ func TestWorkerHeartbeater(t *testing.T) {
 	b := setupUnit(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info := jobq.WorkerInfo{ID: "unit-worker", Node: "unit", PID: 1, Queues: []string{"default"}, Concurrency: 4, Version: "test"}
+	info := engine.WorkerInfo{ID: "unit-worker", Node: "unit", PID: 1, Queues: []string{"default"}, Concurrency: 4, Version: "test"}
 	_, err := b.client.RegisterWorker(ctx, info)
 	require.NoError(t, err)
 
 	var running atomic.Int32
 	running.Store(3)
 	var mu sync.Mutex
-	var applied []jobq.Settings
-	status := &workerStatus{state: jobq.WorkerActive}
+	var applied []engine.Settings
+	status := &workerStatus{state: engine.WorkerActive}
 	wake := newWakeSignal(nil)
 	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "state"}, []string{"state"})
-	w := &workerHeartbeater{engine: b.client, info: func() jobq.WorkerInfo { return info },
+	w := &workerHeartbeater{engine: b.client, info: func() engine.WorkerInfo { return info },
 		running: func() int { return int(running.Load()) },
 		tune:    fixedTuning{tunables{workerHeartbeat: 20 * time.Millisecond}},
-		apply: func(s jobq.Settings) {
+		apply: func(s engine.Settings) {
 			mu.Lock()
 			applied = append(applied, s)
 			mu.Unlock()
@@ -53,11 +53,11 @@ func TestWorkerHeartbeater(t *testing.T) {
 	}
 	// The heartbeat commits the count before the runner applies the answer's settings: wait for
 	// both. The mutex is never held across a require, which would leave the heartbeater blocked.
-	firstApplied := func() (jobq.Settings, bool) {
+	firstApplied := func() (engine.Settings, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(applied) == 0 {
-			return jobq.Settings{}, false
+			return engine.Settings{}, false
 		}
 		return applied[0], true
 	}

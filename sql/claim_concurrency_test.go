@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
@@ -37,12 +38,12 @@ func TestClaimExactlyOnce(t *testing.T) {
 	batches := make([][]claimBatch, claimers)
 
 	errs := together(claimers, func(i int) error {
-		client := jobq.NewClient(workerConns[i])
+		client := engine.New(workerConns[i])
 		worker := fmt.Sprintf("claimer-%02d", i)
 		positioned := i%2 == 1
-		after := map[string]jobq.ClaimPosition{}
+		after := map[string]engine.ClaimPosition{}
 		for call := 0; ; call++ {
-			var from map[string]jobq.ClaimPosition
+			var from map[string]engine.ClaimPosition
 			if positioned && call%5 != 0 {
 				from = after
 			}
@@ -52,7 +53,7 @@ func TestClaimExactlyOnce(t *testing.T) {
 			}
 			batches[i] = append(batches[i], claimBatch{Asked: batchSizes[i], Jobs: jobs})
 			if len(jobs) > 0 { // the claim returns its jobs in claim order: the last is the position
-				after["default"] = jobq.PositionOf(&jobs[len(jobs)-1])
+				after["default"] = engine.PositionOf(&jobs[len(jobs)-1])
 			}
 			if len(jobs) == 0 && len(from) > 0 {
 				call = -1 // only a claim from the head shows the queue is empty

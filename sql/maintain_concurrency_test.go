@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
 	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
@@ -59,10 +60,10 @@ func (s *simStats) problem(format string, args ...any) {
 // of the jobq schema the call inserted, updated or deleted: the growth, across the call, of the
 // transaction's own counters in pg_stat_xact_all_tables (a backend reports its counters only when
 // idle outside a transaction, so within one they move only by what it does).
-func simMaintain(ctx context.Context, conn *pgxpool.Conn, worker *string, epoch *int64, at time.Time) (jobq.MaintainResult, int64, error) {
+func simMaintain(ctx context.Context, conn *pgxpool.Conn, worker *string, epoch *int64, at time.Time) (engine.MaintainResult, int64, error) {
 	const written = `SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint
 		FROM pg_catalog.pg_stat_xact_all_tables WHERE schemaname = 'jobq'`
-	var res jobq.MaintainResult
+	var res engine.MaintainResult
 	var before, after int64
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, written).Scan(&before); err != nil {

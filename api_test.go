@@ -1,0 +1,67 @@
+package jobq_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/engine"
+)
+
+// The runner's calls and the row types only they use live in internal/engine; the operator's in
+// package operator (issue 32). Package jobq is the application's API.
+var (
+	runnerOnlyCalls = []string{"ClaimAfter", "ClaimPassedOver", "HeartbeatAt", "HandBackUnheld", "RegisterWorker",
+		"WorkerHeartbeat", "DeregisterWorker", "AcquireLeadership", "Maintain", "RescueExpired", "CompleteAttempts",
+		"ConfirmContinuation", "QueueLag", "QueueDepth", "QueueNotServed"}
+	runnerOnlyTypes = []string{"ClaimPosition", "PositionOf", "Completion", "Rescue", "HandedBack", "QueueLag",
+		"QueueDepth", "QueueNotServed", "WorkerInfo", "WorkerState", "Settings", "MaintainResult", "SweptDead"}
+	operatorCalls = []string{"DrainWorker", "ResumeWorker", "DetachWorker"}
+)
+
+func TestClientIsTheApplicationsAPI(t *testing.T) {
+	t.Parallel()
+	client, eng := reflect.TypeOf(&jobq.Client{}), reflect.TypeOf(&engine.Engine{})
+	for _, name := range append(runnerOnlyCalls, operatorCalls...) {
+		_, onClient := client.MethodByName(name)
+		require.False(t, onClient, "jobq.Client.%s is not an application call: it belongs to internal/engine or package operator", name)
+	}
+	for _, name := range runnerOnlyCalls {
+		_, onEngine := eng.MethodByName(name)
+		require.True(t, onEngine, "internal/engine lost the runner's call %s", name)
+	}
+
+	// Nor does the package declare the row types only those calls use.
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	require.NoError(t, err)
+	declared := map[string]bool{} // the package's top-level types and functions
+	for _, f := range pkgs["jobq"].Files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					declared[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					if ts, ok := spec.(*ast.TypeSpec); ok {
+						declared[ts.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, declared)
+	for _, name := range runnerOnlyTypes {
+		require.False(t, declared[name], "package jobq declares %s, which only the runner's calls use (internal/engine)", name)
+	}
+}
