@@ -147,10 +147,11 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// Start starts etcd and three Patroni nodes, waits for a leader and two streaming replicas (one
-// of them synchronous with SynchronousMode), then creates database jobq on the leader and runs
-// jobq bootstrap and jobq migrate up through the multi-host URL. On error everything started is
-// torn down.
+// Start starts etcd and three Patroni nodes, waits for a leader and two replicas streaming from
+// it (one of them synchronous with SynchronousMode: WaitHealthy), then creates database jobq on
+// the leader, runs jobq bootstrap and jobq migrate up through the multi-host URL, and waits until
+// every node, read on its own, has jobq's schema (WaitJobq). On error everything started is torn
+// down.
 func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if opts.PGBinDir == "" {
 		opts.PGBinDir = "/usr/lib/postgresql/15/bin"
@@ -754,38 +755,182 @@ func (c *Cluster) writable(ctx context.Context, n *Node) bool {
 	return conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&ro) == nil && !ro
 }
 
-// WaitHealthy waits until there is a leader and every other member is a running replica (one of
-// them sync_standby under SynchronousMode).
+// WaitHealthy waits until the cluster is whole: one running leader, and every other member a
+// replica (one of them sync_standby under SynchronousMode) that streams from that leader now.
+//
+// Patroni's GET /cluster alone does not say so in the version Debian ships (3.0.2): a replica's
+// state there is PostgreSQL's ("running" once it accepts read-only connections), also while it
+// replays from no leader at all or from a timeline the leader left; only from Patroni 3.0.4 on is
+// a streaming replica's state "streaming" ("in archive recovery" when it is not). So a replica
+// counts when Patroni reports it running or streaming on the leader's timeline with a known lag
+// (a number of bytes, not "unknown": it published its WAL position), AND the leader's
+// pg_stat_replication has its walsender in state streaming for it (Patroni names the
+// connection after the member). A replica that is merely up is not enough: the switchover
+// scenario once began against replicas that followed nothing and had no jobq database.
 func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error {
+	return poll(ctx, timeout, "cluster not healthy", func() error { return c.health(ctx) })
+}
+
+// poll calls check every 200 ms until it returns nil, and fails with what it last returned,
+// prefixed with what, once timeout has passed.
+func poll(ctx context.Context, timeout time.Duration, what string, check func() error) error {
 	deadline := time.Now().Add(timeout)
-	var last []Member
-	for time.Now().Before(deadline) {
-		ms, err := c.Members(ctx)
+	for {
+		err := check()
 		if err == nil {
-			last = ms
-			leaders, replicas, syncs := 0, 0, 0
-			for _, m := range ms {
-				switch {
-				case m.Role == "leader" && m.State == "running":
-					leaders++
-				case (m.Role == "replica" || m.Role == "sync_standby") && (m.State == "running" || m.State == "streaming"):
-					replicas++
-					if m.Role == "sync_standby" {
-						syncs++
-					}
-				}
-			}
-			if leaders == 1 && replicas == len(c.Nodes)-1 && (!c.opts.SynchronousMode || syncs >= 1) {
-				return nil
-			}
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("ha: %s within %s: %w", what, timeout, err)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("%w (%s: %v)", ctx.Err(), what, err)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("ha: cluster not healthy within %s: %+v", timeout, last)
+}
+
+// health is nil when the cluster is whole now (WaitHealthy's rule), else why not, naming the
+// member.
+func (c *Cluster) health(ctx context.Context) error {
+	ms, err := c.Members(ctx)
+	if err != nil {
+		return err
+	}
+	var leader *Member
+	for i, m := range ms {
+		if m.Role == "leader" {
+			if leader != nil {
+				return fmt.Errorf("two leaders: %+v", ms)
+			}
+			leader = &ms[i]
+		}
+	}
+	if leader == nil || leader.State != "running" {
+		return fmt.Errorf("no running leader: %+v", ms)
+	}
+	ln := c.Node(leader.Name)
+	if ln == nil {
+		return fmt.Errorf("leader %q is not a node of this cluster", leader.Name)
+	}
+	walsenders, err := c.streaming(ctx, ln)
+	if err != nil {
+		return fmt.Errorf("leader %s: pg_stat_replication: %v", ln.Name, err)
+	}
+	replicas, syncs := 0, 0
+	for _, m := range ms {
+		if m.Name == leader.Name {
+			continue
+		}
+		switch {
+		case m.Role != "replica" && m.Role != "sync_standby":
+			return fmt.Errorf("%s: role %q, not a replica", m.Name, m.Role)
+		case m.State != "running" && m.State != "streaming":
+			return fmt.Errorf("%s: state %q, neither running nor streaming", m.Name, m.State)
+		case m.Timeline != 0 && leader.Timeline != 0 && m.Timeline != leader.Timeline:
+			return fmt.Errorf("%s: timeline %d, the leader %s is on %d", m.Name, m.Timeline, leader.Name, leader.Timeline)
+		}
+		if _, known := m.Lag.(float64); !known {
+			return fmt.Errorf("%s: lag %v, not known", m.Name, m.Lag)
+		}
+		if !walsenders[m.Name] {
+			return fmt.Errorf("%s: no walsender of the leader %s streams to it (pg_stat_replication)", m.Name, leader.Name)
+		}
+		replicas++
+		if m.Role == "sync_standby" {
+			syncs++
+		}
+	}
+	if replicas != len(c.Nodes)-1 {
+		return fmt.Errorf("%d replicas of %d: %+v", replicas, len(c.Nodes)-1, ms)
+	}
+	if c.opts.SynchronousMode && syncs < 1 {
+		return fmt.Errorf("no sync_standby under synchronous_mode: %+v", ms)
+	}
+	return nil
+}
+
+// streaming is the set of application names the node's walsenders stream to now.
+func (c *Cluster) streaming(ctx context.Context, n *Node) (map[string]bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", n.PGPort))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT application_name FROM pg_catalog.pg_stat_replication WHERE state = 'streaming'")
+	if err != nil {
+		return nil, err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(names))
+	for _, name := range names {
+		set[name] = true
+	}
+	return set, nil
+}
+
+// WaitJobq waits until every node serves database jobq with the leader's schema: the newest
+// applied migration of jobq.goose_db_version, read on each node itself (read-only on a replica),
+// equals the leader's, and the runtime roles exist. Start calls it before returning, and the
+// scenarios before each one: a replica that lacks jobq fails here, by name, instead of in
+// whichever scenario first reaches it.
+func (c *Cluster) WaitJobq(ctx context.Context, timeout time.Duration) error {
+	return poll(ctx, timeout, "jobq's schema not on every node", func() error { return c.jobqEverywhere(ctx) })
+}
+
+func (c *Cluster) jobqEverywhere(ctx context.Context) error {
+	leader := c.Leader(ctx)
+	if leader == nil {
+		return errors.New("no leader")
+	}
+	want, err := c.schemaVersion(ctx, leader)
+	if err != nil {
+		return fmt.Errorf("%s (leader): %w", leader.Name, err)
+	}
+	for _, n := range c.Nodes {
+		if n == leader {
+			continue
+		}
+		got, err := c.schemaVersion(ctx, n)
+		if err != nil {
+			return fmt.Errorf("%s (replica): %w", n.Name, err)
+		}
+		if got != want {
+			return fmt.Errorf("%s (replica): jobq schema at migration %d, the leader %s at %d", n.Name, got, leader.Name, want)
+		}
+	}
+	return nil
+}
+
+// schemaVersion is the newest applied migration of jobq on the node, read there.
+func (c *Cluster) schemaVersion(ctx context.Context, n *Node) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.NodeURL(n, "postgres"))
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var v int64
+	var roles bool
+	err = conn.QueryRow(ctx, `SELECT (SELECT coalesce(max(version_id), 0) FROM jobq.goose_db_version WHERE is_applied),
+		to_regrole('jobq_migrator') IS NOT NULL AND to_regrole('worker_runtime') IS NOT NULL`).Scan(&v, &roles)
+	if err != nil {
+		return 0, err
+	}
+	if v == 0 {
+		return 0, errors.New("jobq.goose_db_version holds no applied migration")
+	}
+	if !roles {
+		return 0, errors.New("the roles jobq_migrator and worker_runtime are missing")
+	}
+	return v, nil
 }
 
 // Leader returns the node Patroni names leader now (nil: none).
@@ -852,5 +997,9 @@ func (c *Cluster) installJobq(ctx context.Context) error {
 		}
 	}
 	c.opts.Logf("jobq installed on %s (leader)", leader.Name)
+	if err := c.WaitJobq(ctx, 2*time.Minute); err != nil {
+		return err
+	}
+	c.opts.Logf("jobq's schema read on every node")
 	return nil
 }

@@ -83,6 +83,10 @@ func runScenarios(t *testing.T, syncMode bool) {
 	require.NoError(t, err)
 	cronFrom := time.Now()
 
+	// Before any scenario: the checks every scenario starts from refuse a replica that is up but
+	// follows nothing (Patroni 3.0.2 still reports it "running", with a lag) and name it.
+	t.Run("a_replica_that_does_not_stream_is_not_healthy", func(t *testing.T) { h.replicaNotStreaming(ctx, t) })
+
 	var rows []figures
 	for _, sc := range []scenario{
 		{name: "switchover", inject: h.switchover},
@@ -212,6 +216,7 @@ func (h *harness) run(ctx context.Context, t *testing.T, sc scenario) figures {
 	runs := filepath.Join(h.dir, tag+".runs")
 	if h.crashed == nil {
 		require.NoError(t, h.c.WaitHealthy(ctx, ceiling), "the cluster is whole before the scenario")
+		require.NoError(t, h.c.WaitJobq(ctx, ceiling), "every node has jobq before the scenario")
 	} else {
 		_, err := h.c.WaitLeader(ctx, nil, ceiling) // a node is down: the rejoin scenario brings it back
 		require.NoError(t, err)
@@ -761,4 +766,69 @@ func firstLine(err error) string {
 	}
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
+}
+
+// replicaNotStreaming cuts one replica (not the synchronous one: commits go on) off its leader for
+// real: the replication role may no longer log in and the leader's walsender for it is
+// terminated, so its walreceiver's every reconnection is refused while its PostgreSQL and Patroni
+// stay up. WaitHealthy must refuse the cluster, naming that replica, and WaitJobq must name it
+// once the leader's schema moves on without it (a migration row written on the leader, deleted
+// afterwards). Letting the role log in again makes the cluster whole.
+func (h *harness) replicaNotStreaming(ctx context.Context, t *testing.T) {
+	c := h.c
+	require.NoError(t, c.WaitHealthy(ctx, ceiling))
+	require.NoError(t, c.WaitJobq(ctx, ceiling))
+	leader := c.Leader(ctx)
+	require.NotNil(t, leader)
+	ms, err := c.Members(ctx)
+	require.NoError(t, err)
+	var cut *ha.Node
+	for _, m := range ms {
+		if m.Role == "replica" {
+			cut = c.Node(m.Name)
+		}
+	}
+	require.NotNil(t, cut, "a replica that is not the synchronous one: %+v", ms)
+	direct, err := pgxpool.New(ctx, c.NodeURL(leader, "postgres"))
+	require.NoError(t, err)
+	defer direct.Close()
+	restore := func() {
+		_, err := direct.Exec(ctx, `ALTER ROLE replicator LOGIN`)
+		require.NoError(t, err)
+	}
+	_, err = direct.Exec(ctx, `ALTER ROLE replicator NOLOGIN`)
+	require.NoError(t, err)
+	defer restore()
+	_, err = direct.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_replication WHERE application_name = $1`, cut.Name)
+	require.NoError(t, err)
+	// The refusal holds however long one waits: the replica cannot reconnect. The wait only
+	// bounds how long the test looks at it.
+	err = c.WaitHealthy(ctx, 10*time.Second)
+	require.Error(t, err, "a replica that streams from nobody counts as healthy")
+	require.Contains(t, err.Error(), cut.Name+": no walsender of the leader "+leader.Name+" streams to it")
+	for _, m := range mustMembers(ctx, t, c) {
+		if m.Name == cut.Name {
+			t.Logf("what Patroni's REST API says of the cut replica meanwhile: role %s, state %s, lag %v", m.Role, m.State, m.Lag)
+		}
+	}
+
+	var next int64
+	require.NoError(t, direct.QueryRow(ctx, `INSERT INTO jobq.goose_db_version (version_id, is_applied)
+		SELECT max(version_id) + 1, true FROM jobq.goose_db_version RETURNING version_id`).Scan(&next))
+	defer func() {
+		_, err := direct.Exec(ctx, `DELETE FROM jobq.goose_db_version WHERE version_id = $1`, next)
+		require.NoError(t, err)
+	}()
+	err = c.WaitJobq(ctx, 10*time.Second)
+	require.Error(t, err, "a replica without the leader's newest migration passes")
+	require.Contains(t, err.Error(), fmt.Sprintf("%s (replica): jobq schema at migration %d, the leader %s at %d", cut.Name, next-1, leader.Name, next))
+
+	restore()
+	require.NoError(t, c.WaitHealthy(ctx, ceiling), "the replica streams again once it may log in")
+}
+
+func mustMembers(ctx context.Context, t *testing.T, c *ha.Cluster) []ha.Member {
+	ms, err := c.Members(ctx)
+	require.NoError(t, err)
+	return ms
 }
