@@ -659,6 +659,14 @@ func TestDashboardInABrowser(t *testing.T) {
 		if got := controlsOf(b, "stores"); got != storesControls {
 			t.Fatalf("the operator's overview shows the controls of stores as %q, want %q", got, storesControls)
 		}
+		// At 1280 px the queues table fits its box, the operator's column included: no column
+		// (the state, the pause button) is scrolled out of view.
+		var scroll, client, inner int
+		fmt.Sscan(b.js(`(function(){ var s = document.querySelector("#queues").closest(".scroll");
+			return s.scrollWidth + " " + s.clientWidth + " " + window.innerWidth; })()`), &scroll, &client, &inner)
+		if inner != 1280 || client == 0 || scroll > client {
+			t.Fatalf("at a window %d px wide the queues table is %d px wide in a box of %d px: its last columns scroll out of view", inner, scroll, client)
+		}
 		b.shot("overview")
 	})
 
