@@ -65,3 +65,56 @@ func TestClientIsTheApplicationsAPI(t *testing.T) {
 		require.False(t, declared[name], "package jobq declares %s, which only the runner's calls use (internal/engine)", name)
 	}
 }
+
+// The application's API and the runner's calls share the engine's statements, rows and error
+// mapping through internal/jobsql, a cut the compiler checks: no package holds state that another
+// sets at init (STYLE.md: no global state). The only package-level variables of jobq, jobsql and
+// engine are jobq's sentinel errors, and none of them has an init.
+func TestNoPackageState(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{".", "internal/jobsql", "internal/engine"} {
+		pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, 0)
+		require.NoError(t, err)
+		require.Len(t, pkgs, 1, dir)
+		for name, pkg := range pkgs {
+			for _, f := range pkg.Files {
+				for _, d := range f.Decls {
+					switch d := d.(type) {
+					case *ast.FuncDecl:
+						require.False(t, d.Recv == nil && d.Name.Name == "init", "package %s (%s) has an init", name, dir)
+					case *ast.GenDecl:
+						if d.Tok != token.VAR {
+							continue
+						}
+						for _, spec := range d.Specs {
+							vs := spec.(*ast.ValueSpec)
+							for i, id := range vs.Names {
+								require.True(t, name == "jobq" && isSentinel(id, vs, i),
+									"package %s (%s) declares the package-level variable %s: only jobq's Err sentinels may be", name, dir, id.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// isSentinel reports whether the i-th name of vs is ErrX = &Error{Code: ...}.
+func isSentinel(id *ast.Ident, vs *ast.ValueSpec, i int) bool {
+	if !strings.HasPrefix(id.Name, "Err") || len(vs.Values) <= i {
+		return false
+	}
+	u, ok := vs.Values[i].(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return false
+	}
+	lit, ok := u.X.(*ast.CompositeLit)
+	if !ok {
+		return false
+	}
+	typ, ok := lit.Type.(*ast.Ident)
+	return ok && typ.Name == "Error"
+}

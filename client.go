@@ -7,19 +7,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/jobqdev/jobq/internal/sharedcall"
+	"github.com/jobqdev/jobq/internal/jobsql"
 )
 
 // DB is what a Client needs of a database handle. *pgxpool.Pool, *pgx.Conn and pgx.Tx all
 // satisfy it, so an enqueue can join the caller's transaction.
-type DB interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
+type DB = jobsql.DB
 
 // Client calls the jobq SQL engine. It holds no state of its own: every decision (what to claim,
 // whether a lease is still held, when to retry) is made by the database. A Client is safe for
@@ -31,46 +26,12 @@ type Client struct {
 // NewClient returns a Client that runs its statements on db.
 func NewClient(db DB) *Client { return &Client{db: db} }
 
-// The runner's calls (package internal/engine) that share a statement with a Client method run
-// this package's one implementation of it.
-func init() {
-	sharedcall.Set(sharedcall.Calls[DB, Job, Lease, Outcome]{Claim: claimJobs, Heartbeat: heartbeatJobs, Complete: completeJobs})
-}
-
 // Job is a claimed job as the runner sees it.
-type Job struct {
-	ID             int64
-	Task           string
-	Queue          string
-	Payload        json.RawMessage
-	StoreID        *string
-	Priority       int16
-	RunAt          time.Time
-	Attempt        int
-	MaxAttempts    int
-	JobKey         *string
-	LeaseToken     string
-	ClaimedAt      time.Time
-	LeaseExpiresAt time.Time
-	DeadlineAt     *time.Time
-	LastError      *string
-	CreatedAt      time.Time
-	// Traceparent and Tracestate are the W3C trace context its producer enqueued it under
-	// (jobq.jobs.traceparent, tracestate: the session settings jobq.traceparent and
-	// jobq.tracestate at the enqueue); "" when none.
-	Traceparent string
-	Tracestate  string
-}
-
-// Lease identifies one claimed attempt: the job and the token its claim was given.
-func (j *Job) Lease() Lease { return Lease{JobID: j.ID, Token: j.LeaseToken} }
+type Job = jobsql.Job
 
 // Lease is a job id with the lease token of the claim that holds it. Every write about a claimed
 // job is accepted only with the current token.
-type Lease struct {
-	JobID int64
-	Token string
-}
+type Lease = jobsql.Lease
 
 // JobKeyMode says what an enqueue with a job key does when a live job already has the key.
 type JobKeyMode string
@@ -115,11 +76,7 @@ type JobSpec struct {
 
 // Outcome is what the engine did with one complete or fail: "succeeded", "retry_pending",
 // "dead" or "lease_lost" (the write was refused because the lease is gone; nothing changed).
-type Outcome struct {
-	JobID   int64
-	Outcome string
-	RunAt   *time.Time // the next run of a retry_pending job
-}
+type Outcome = jobsql.Outcome
 
 // Failure is one failed attempt to report. The zero value of every optional field means a
 // retryable failure with the computed backoff.
@@ -142,20 +99,6 @@ type Failure struct {
 	LogRef string
 	// ExitCode is a command's exit status, kept in jobq.job_attempts.exit_code; nil = none.
 	ExitCode *int
-}
-
-func interval(d time.Duration) pgtype.Interval {
-	if d <= 0 {
-		return pgtype.Interval{}
-	}
-	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
-}
-
-func nullString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 func nullInt(n int) *int {
@@ -206,9 +149,10 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 	if opts.Priority != 0 {
 		priority = &opts.Priority
 	}
-	args := []any{task, body, nullTime(opts.RunAt), interval(opts.Delay), nullString(opts.JobKey), mode,
-		nullInt(opts.MaxAttempts), priority, nullString(opts.Queue), nullString(opts.StoreID),
-		interval(opts.Timeout), interval(opts.BackoffBase), interval(opts.BackoffMax), interval(opts.UniqueFor)}
+	args := []any{task, body, nullTime(opts.RunAt), jobsql.Interval(opts.Delay), jobsql.NullString(opts.JobKey),
+		mode, nullInt(opts.MaxAttempts), priority, jobsql.NullString(opts.Queue), jobsql.NullString(opts.StoreID),
+		jobsql.Interval(opts.Timeout), jobsql.Interval(opts.BackoffBase), jobsql.Interval(opts.BackoffMax),
+		jobsql.Interval(opts.UniqueFor)}
 	// The span ctx carries, if any, is the job's trace context (jobq.jobs.traceparent).
 	taskArg, args := withTrace(ctx, "$1", len(args)+1, args)
 	var id int64
@@ -220,7 +164,7 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 			store_id => $10::text::uuid, timeout => $11, backoff_base => $12, backoff_max => $13,
 			unique_for => $14)`, args...).Scan(&id)
 	if err != nil {
-		return 0, wrap(err, "enqueue "+task)
+		return 0, jobsql.Wrap(err, "enqueue "+task)
 	}
 	return id, nil
 }
@@ -273,139 +217,31 @@ func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, err
 	arg, args := withTrace(ctx, "$1::jsonb", 2, []any{doc})
 	rows, err := c.db.Query(ctx, `SELECT id FROM jobq.enqueue_many(`+arg+`) AS id`, args...)
 	if err != nil {
-		return nil, wrap(err, "enqueue_many")
+		return nil, jobsql.Wrap(err, "enqueue_many")
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	return ids, wrap(err, "enqueue_many")
+	return ids, jobsql.Wrap(err, "enqueue_many")
 }
 
 // Claim claims up to max due jobs for workerID from queues (served in the order given), each
 // under a fresh lease of length lease. The jobs come back in claim order: by the position of
 // their queue in queues, then priority, run_at and id.
 func (c *Client) Claim(ctx context.Context, workerID string, queues []string, max int, lease time.Duration) ([]Job, error) {
-	return claimJobs(ctx, c.db, workerID, queues, nil, max, lease, nil, nil, nil)
-}
-
-// claimJobs is the one claim statement, of Claim and of the runner's claims (internal/engine's
-// ClaimAfter, which passes the tasks it serves and claim positions; see sharedcall.Calls.Claim).
-func claimJobs(ctx context.Context, db DB, workerID string, queues, tasks []string, max int, lease time.Duration,
-	priority []*int32, runAt []*time.Time, id []*int64) ([]Job, error) {
-	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
-		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at,
-		       coalesce(traceparent, ''), coalesce(tracestate, '')`
-	var rows pgx.Rows
-	var err error
-	// The tasks are one array parameter, NULL for every task: the plain claim stays one statement.
-	switch {
-	case priority == nil && tasks == nil:
-		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4)`,
-			workerID, queues, max, interval(lease))
-	case priority == nil:
-		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, tasks => $5::text[])`,
-			workerID, queues, max, interval(lease), tasks)
-	default:
-		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[], $8::text[])`,
-			workerID, queues, max, interval(lease), priority, runAt, id, tasks)
-	}
-	if err != nil {
-		return nil, wrap(err, "claim")
-	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Job, error) {
-		var j Job
-		err := row.Scan(&j.ID, &j.Task, &j.Queue, &j.Payload, &j.StoreID, &j.Priority, &j.RunAt, &j.Attempt,
-			&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt,
-			&j.Traceparent, &j.Tracestate)
-		return j, err
-	})
-	if err != nil {
-		return nil, wrap(err, "claim")
-	}
-	// In claim order as the engine returns them (jobq._claim): the order is stated once, in SQL.
-	return jobs, nil
-}
-
-func splitLeases(leases []Lease) ([]int64, []string) {
-	ids := make([]int64, len(leases))
-	tokens := make([]string, len(leases))
-	for i, l := range leases {
-		ids[i], tokens[i] = l.JobID, l.Token
-	}
-	return ids, tokens
+	return jobsql.Claim(ctx, c.db, workerID, queues, nil, max, lease, nil, nil, nil)
 }
 
 // Heartbeat renews, in one statement, the leases workerID still holds, for another lease. It
 // returns the new expiry of each renewed job; a job missing from the map has lost its lease.
 func (c *Client) Heartbeat(ctx context.Context, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, error) {
-	renewed, _, err := heartbeatJobs(ctx, c.db, workerID, leases, lease)
+	renewed, _, err := jobsql.Heartbeat(ctx, c.db, workerID, leases, lease)
 	return renewed, err
-}
-
-// heartbeatJobs is the one heartbeat statement, of Heartbeat and of the runner's (internal/engine's
-// HeartbeatAt, which also wants the database's now() of the call: the time is zero when no lease
-// was renewed).
-func heartbeatJobs(ctx context.Context, db DB, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, time.Time, error) {
-	ids, tokens := splitLeases(leases)
-	rows, err := db.Query(ctx, `SELECT job_id, lease_expires_at, now() FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
-		workerID, ids, tokens, interval(lease))
-	if err != nil {
-		return nil, time.Time{}, wrap(err, "heartbeat")
-	}
-	renewed := make(map[int64]time.Time, len(leases))
-	var id int64
-	var until, now, dbNow time.Time
-	_, err = pgx.ForEachRow(rows, []any{&id, &until, &now}, func() error {
-		renewed[id], dbNow = until, now
-		return nil
-	})
-	return renewed, dbNow, wrap(err, "heartbeat")
-}
-
-func collectOutcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) {
-	if err != nil {
-		return nil, wrap(err, doing)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Outcome, error) {
-		var o Outcome
-		if len(row.FieldDescriptions()) == 3 {
-			return o, row.Scan(&o.JobID, &o.Outcome, &o.RunAt)
-		}
-		return o, row.Scan(&o.JobID, &o.Outcome)
-	})
-	return out, wrap(err, doing)
 }
 
 // Complete completes the attempts in one statement and returns one Outcome per lease, in order
 // (pass them sorted by job id; the engine locks in that order):
 // "succeeded", or "lease_lost" when the lease was gone (nothing changed for that job).
 func (c *Client) Complete(ctx context.Context, leases []Lease) ([]Outcome, error) {
-	return completeJobs(ctx, c.db, leases, nil, nil, nil)
-}
-
-// completeJobs is the one complete statement, of Complete and of the runner's (internal/engine's
-// CompleteAttempts, which passes what each attempt left behind). outputs, logRefs and exitCodes
-// are all nil, the plain statement, or each one per lease ("" and nil: none).
-func completeJobs(ctx context.Context, db DB, leases []Lease, outputs, logRefs []string, exitCodes []*int) ([]Outcome, error) {
-	ids, tokens := splitLeases(leases)
-	if outputs == nil && logRefs == nil && exitCodes == nil {
-		rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
-		return collectOutcomes(rows, err, "complete")
-	}
-	n := len(leases)
-	outs, refs, codes := make([]*string, n), make([]*string, n), make([]*int32, n)
-	for i := range n {
-		outs[i], refs[i], codes[i] = nullString(outputs[i]), nullString(logRefs[i]), exitCode(exitCodes[i])
-	}
-	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
-		ids, tokens, outs, refs, codes)
-	return collectOutcomes(rows, err, "complete")
-}
-
-func exitCode(code *int) *int32 {
-	if code == nil {
-		return nil
-	}
-	c := int32(*code)
-	return &c
+	return jobsql.Complete(ctx, c.db, leases, nil, nil, nil)
 }
 
 // SetProgress records what the running attempt of lease reports of its progress, a JSON object
@@ -414,7 +250,7 @@ func exitCode(code *int) *int32 {
 // ErrInvalidArgument when progress is not an object and ErrValueTooLong when it is too large.
 func (c *Client) SetProgress(ctx context.Context, lease Lease, progress json.RawMessage) error {
 	_, err := c.db.Exec(ctx, `SELECT jobq.set_progress($1, $2::text::uuid, $3::jsonb)`, lease.JobID, lease.Token, string(progress))
-	return wrap(err, "set_progress")
+	return jobsql.Wrap(err, "set_progress")
 }
 
 // Fail reports failed attempts in one statement and returns one Outcome per failure, in order:
@@ -427,12 +263,12 @@ func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error
 	exits := make([]*int32, n)
 	for i, f := range failures {
 		ids[i], tokens[i], msgs[i] = f.JobID, f.Token, f.Error
-		codes[i], retryable[i], retryIn[i] = nullString(f.ErrorCode), !f.Fatal, interval(f.RetryIn)
-		reasons[i], outputs[i], logRefs[i], exits[i] = nullString(f.Reason), nullString(f.Output), nullString(f.LogRef), exitCode(f.ExitCode)
+		codes[i], retryable[i], retryIn[i] = jobsql.NullString(f.ErrorCode), !f.Fatal, jobsql.Interval(f.RetryIn)
+		reasons[i], outputs[i], logRefs[i], exits[i] = jobsql.NullString(f.Reason), jobsql.NullString(f.Output), jobsql.NullString(f.LogRef), jobsql.ExitCode(f.ExitCode)
 	}
 	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6, $7, $8, $9, $10)`,
 		ids, tokens, msgs, codes, retryable, retryIn, reasons, outputs, logRefs, exits)
-	return collectOutcomes(rows, err, "fail")
+	return jobsql.Outcomes(rows, err, "fail")
 }
 
 // Snooze puts a running job back in the queue to run after delay without using an attempt, and
@@ -441,17 +277,17 @@ func (c *Client) Snooze(ctx context.Context, lease Lease, delay time.Duration) (
 	var runAt time.Time
 	err := c.db.QueryRow(ctx, `SELECT jobq.snooze($1, $2::text::uuid, $3)`, lease.JobID, lease.Token,
 		pgtype.Interval{Microseconds: delay.Microseconds(), Valid: true}).Scan(&runAt)
-	return runAt, wrap(err, "snooze")
+	return runAt, jobsql.Wrap(err, "snooze")
 }
 
 // SnoozeMany puts running jobs back in the queue after delay in one statement, without using
 // their attempts (a runner handing its jobs back at shutdown uses delay 0). One Outcome per
 // lease, in order: "queued" (with RunAt) or "lease_lost".
 func (c *Client) SnoozeMany(ctx context.Context, leases []Lease, delay time.Duration) ([]Outcome, error) {
-	ids, tokens := splitLeases(leases)
+	ids, tokens := jobsql.LeaseArrays(leases)
 	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.snooze_jobs($1, $2::text[]::uuid[], $3)`,
 		ids, tokens, pgtype.Interval{Microseconds: delay.Microseconds(), Valid: true})
-	return collectOutcomes(rows, err, "snooze")
+	return jobsql.Outcomes(rows, err, "snooze")
 }
 
 // TaskScope says whether a task works across stores (system) or on one store (store).
@@ -503,9 +339,9 @@ func (c *Client) DefineTask(ctx context.Context, def TaskDefinition) error {
 	_, err = c.db.Exec(ctx, `SELECT jobq.define_task(name => $1, scope => $2, payload_schema => $3::jsonb,
 		max_attempts => $4, queue => $5, priority => $6, timeout => $7, backoff_base => $8, backoff_max => $9,
 		description => $10, app_enqueue => $11)`,
-		def.Name, string(scope), doc, nullInt(def.MaxAttempts), nullString(def.Queue), def.Priority,
-		interval(def.Timeout), interval(def.BackoffBase), interval(def.BackoffMax), def.Description, def.AppEnqueue)
-	return wrap(err, "define_task "+def.Name)
+		def.Name, string(scope), doc, nullInt(def.MaxAttempts), jobsql.NullString(def.Queue), def.Priority,
+		jobsql.Interval(def.Timeout), jobsql.Interval(def.BackoffBase), jobsql.Interval(def.BackoffMax), def.Description, def.AppEnqueue)
+	return jobsql.Wrap(err, "define_task "+def.Name)
 }
 
 // FanOut enqueues the store-scoped task once for every store (jobq.fan_out), in one statement:
@@ -522,8 +358,8 @@ func (c *Client) FanOut(ctx context.Context, task string, payload any, keyTempla
 		mode = JobKeyPreserveRunAt
 	}
 	var n int
-	err = c.db.QueryRow(ctx, `SELECT jobq.fan_out($1, $2::jsonb, $3, $4)`, task, body, nullString(keyTemplate), string(mode)).Scan(&n)
-	return n, wrap(err, "fan_out "+task)
+	err = c.db.QueryRow(ctx, `SELECT jobq.fan_out($1, $2::jsonb, $3, $4)`, task, body, jobsql.NullString(keyTemplate), string(mode)).Scan(&n)
+	return n, jobsql.Wrap(err, "fan_out "+task)
 }
 
 // ConcurrencyPolicy says what a schedule does when a slot comes while the job of its previous
@@ -642,10 +478,10 @@ func (c *Client) Schedule(ctx context.Context, def ScheduleDefinition) (time.Tim
 		def.Name, def.Cron, def.Task, body, tz, string(policy),
 		pgtype.Interval{Microseconds: window.Microseconds(), Valid: true}, string(backfill),
 		pgtype.Interval{Microseconds: max(def.Jitter, 0).Microseconds(), Valid: true},
-		slotKey, nullString(def.Queue), priority, nullInt(def.MaxAttempts), !def.Disabled,
+		slotKey, jobsql.NullString(def.Queue), priority, nullInt(def.MaxAttempts), !def.Disabled,
 	).Scan(&next)
 	if err != nil {
-		return time.Time{}, wrap(err, "schedule "+def.Name)
+		return time.Time{}, jobsql.Wrap(err, "schedule "+def.Name)
 	}
 	return next, nil
 }
@@ -654,5 +490,5 @@ func (c *Client) Schedule(ctx context.Context, def ScheduleDefinition) (time.Tim
 // already enqueued stay. It needs jobq_operator's rights. Errors: ErrUnknownSchedule.
 func (c *Client) Unschedule(ctx context.Context, name string) error {
 	_, err := c.db.Exec(ctx, `SELECT jobq.unschedule($1)`, name)
-	return wrap(err, "unschedule "+name)
+	return jobsql.Wrap(err, "unschedule "+name)
 }

@@ -49,8 +49,10 @@
 // SetProgress) are enough for a worker loop of one's own. Package github.com/jobqdev/jobq/runner
 // is the ready one, to embed in a Go service: typed tasks, handlers, leases kept alive, schedules,
 // leader election and metrics; its own calls (claims from claim positions, worker registration,
-// leadership, maintenance, sweeps) are internal to the module, not part of this package. `jobq
-// worker` runs it as a process. Most services use this package to enqueue and the runner to work.
+// leadership, maintenance, sweeps) are internal to the module, not part of this package. They
+// share the statements of Claim, Heartbeat and Complete, return this package's Job, Lease and
+// Outcome, and map errors to the same *Error. `jobq worker` runs it as a process. Most services
+// use this package to enqueue and the runner to work.
 //
 // # Examples
 //

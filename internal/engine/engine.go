@@ -5,22 +5,21 @@
 // package jobq; operators act through package operator; package runner is this package's user.
 //
 // An Engine is also a *jobq.Client on the same database, so the runner holds one value for both.
-// Every error is mapped by jobq.FromDB, the one place where SQLSTATEs become Go errors, so
-// errors.Is(err, jobq.ErrLeaseLost) and the other sentinels work here as on a Client. The calls
-// that share a statement with a Client method (ClaimAfter with Claim, HeartbeatAt with Heartbeat,
-// CompleteAttempts with Complete) run package jobq's implementation of it (internal/sharedcall).
+// Every error is mapped by internal/jobsql's FromDB (which jobq.FromDB is), the one place where
+// SQLSTATEs become Go errors, so errors.Is(err, jobq.ErrLeaseLost) and the other sentinels work
+// here as on a Client. The calls that share a statement with a Client method (ClaimAfter with
+// Claim, HeartbeatAt with Heartbeat, CompleteAttempts with Complete) call its one implementation,
+// in internal/jobsql, as the Client does.
 package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/sharedcall"
+	"github.com/jobqdev/jobq/internal/jobsql"
 )
 
 // Engine runs the runner's calls on a database handle.
@@ -31,25 +30,6 @@ type Engine struct {
 
 // New returns an Engine that runs its statements, and its Client's, on db (the runner's pool).
 func New(db jobq.DB) *Engine { return &Engine{Client: jobq.NewClient(db), db: db} }
-
-// shared are package jobq's statements that the engine's calls share.
-var shared = sharedcall.Get[jobq.DB, jobq.Job, jobq.Lease, jobq.Outcome]()
-
-// wrap maps err with jobq.FromDB and prefixes what was being done, as a Client's errors are.
-func wrap(err error, doing string) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("jobq: %s: %w", doing, jobq.FromDB(err))
-}
-
-// interval is d as a SQL interval, NULL (the function's default) when d is not positive.
-func interval(d time.Duration) pgtype.Interval {
-	if d <= 0 {
-		return pgtype.Interval{}
-	}
-	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
-}
 
 // ClaimPosition is a place in a queue's claim order: the priority, run_at and id of a job.
 type ClaimPosition struct {
@@ -80,10 +60,10 @@ func PositionOf(j *jobq.Job) ClaimPosition {
 // task must not claim at all.
 func (e *Engine) ClaimAfter(ctx context.Context, workerID string, queues, tasks []string, max int, lease time.Duration, after map[string]ClaimPosition) ([]jobq.Job, error) {
 	if len(after) == 0 {
-		return shared.Claim(ctx, e.db, workerID, queues, tasks, max, lease, nil, nil, nil)
+		return jobsql.Claim(ctx, e.db, workerID, queues, tasks, max, lease, nil, nil, nil)
 	}
 	priority, runAt, id := positionArrays(queues, after)
-	return shared.Claim(ctx, e.db, workerID, queues, tasks, max, lease, priority, runAt, id)
+	return jobsql.Claim(ctx, e.db, workerID, queues, tasks, max, lease, priority, runAt, id)
 }
 
 // ClaimPassedOver reports whether ClaimAfter with after passes over a job in queues: a due,
@@ -97,7 +77,7 @@ func (e *Engine) ClaimPassedOver(ctx context.Context, queues, tasks []string, af
 	var found bool
 	err := e.db.QueryRow(ctx, `SELECT jobq.claim_passed_over($1, $2::int[], $3::timestamptz[], $4::bigint[], $5::text[])`,
 		queues, priority, runAt, id, tasks).Scan(&found)
-	return found, wrap(err, "claim_passed_over")
+	return found, jobsql.Wrap(err, "claim_passed_over")
 }
 
 // positionArrays lays after out as claim_job's three arrays, one element per queue (NULL where
@@ -120,7 +100,7 @@ func positionArrays(queues []string, after map[string]ClaimPosition) ([]*int32, 
 // monotonic clock (it self-fences by it) without trusting its wall clock. The time is zero when
 // no lease was renewed.
 func (e *Engine) HeartbeatAt(ctx context.Context, workerID string, leases []jobq.Lease, lease time.Duration) (map[int64]time.Time, time.Time, error) {
-	return shared.Heartbeat(ctx, e.db, workerID, leases, lease)
+	return jobsql.Heartbeat(ctx, e.db, workerID, leases, lease)
 }
 
 // ConfirmContinuation confirms, for a detached worker, that the jobs it runs go on
@@ -128,21 +108,10 @@ func (e *Engine) HeartbeatAt(ctx context.Context, workerID string, leases []jobq
 // "confirmed" (the job runs on here), "detached" (too late: the attempt failed with reason
 // detached; stop the handler) or "lease_lost".
 func (e *Engine) ConfirmContinuation(ctx context.Context, workerID string, leases []jobq.Lease, lease time.Duration) ([]jobq.Outcome, error) {
-	ids, tokens := make([]int64, len(leases)), make([]string, len(leases))
-	for i, l := range leases {
-		ids[i], tokens[i] = l.JobID, l.Token
-	}
+	ids, tokens := jobsql.LeaseArrays(leases)
 	rows, err := e.db.Query(ctx, `SELECT job_id, outcome FROM jobq.confirm_continuation($1, $2, $3::text[]::uuid[], $4)`,
-		workerID, ids, tokens, interval(lease))
-	if err != nil {
-		return nil, wrap(err, "confirm continuation")
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (jobq.Outcome, error) {
-		var o jobq.Outcome
-		err := row.Scan(&o.JobID, &o.Outcome)
-		return o, err
-	})
-	return out, wrap(err, "confirm continuation")
+		workerID, ids, tokens, jobsql.Interval(lease))
+	return jobsql.Outcomes(rows, err, "confirm continuation")
 }
 
 // Completion is one succeeded attempt to report with what it left behind, kept in the job's
@@ -162,7 +131,7 @@ func (e *Engine) CompleteAttempts(ctx context.Context, done []Completion) ([]job
 	for i, d := range done {
 		leases[i], outputs[i], logRefs[i], codes[i] = d.Lease, d.Output, d.LogRef, d.ExitCode
 	}
-	return shared.Complete(ctx, e.db, leases, outputs, logRefs, codes)
+	return jobsql.Complete(ctx, e.db, leases, outputs, logRefs, codes)
 }
 
 // HandedBack is one job HandBackUnheld returned to the queue.
@@ -182,10 +151,10 @@ func (e *Engine) HandBackUnheld(ctx context.Context, workerID string, tokens []s
 	}
 	rows, err := e.db.Query(ctx, `SELECT job_id, task, queue FROM jobq.hand_back_unheld($1, $2::text[]::uuid[])`, workerID, tokens)
 	if err != nil {
-		return nil, wrap(err, "hand_back_unheld")
+		return nil, jobsql.Wrap(err, "hand_back_unheld")
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[HandedBack])
-	return out, wrap(err, "hand_back_unheld")
+	return out, jobsql.Wrap(err, "hand_back_unheld")
 }
 
 // Rescue is one job swept by RescueExpired.
@@ -205,8 +174,8 @@ func (e *Engine) RescueExpired(ctx context.Context, batch int) ([]Rescue, error)
 	rows, err := e.db.Query(ctx, `SELECT job_id, outcome, reason, task, queue, store_id::text, attempt, locked_by
 		FROM jobq.rescue_expired($1)`, batch)
 	if err != nil {
-		return nil, wrap(err, "rescue_expired")
+		return nil, jobsql.Wrap(err, "rescue_expired")
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Rescue])
-	return out, wrap(err, "rescue_expired")
+	return out, jobsql.Wrap(err, "rescue_expired")
 }

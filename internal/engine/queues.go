@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/jobqdev/jobq/internal/jobsql"
 )
 
 // QueueLag is how long the next due job of a queue has waited past its run_at.
@@ -30,7 +32,7 @@ type QueueDepth struct {
 func (e *Engine) QueueLag(ctx context.Context, queues []string) ([]QueueLag, error) {
 	rows, err := e.db.Query(ctx, `SELECT queue, extract(epoch FROM lag)::float8 FROM jobq.queue_lag($1)`, queues)
 	if err != nil {
-		return nil, wrap(err, "queue_lag")
+		return nil, jobsql.Wrap(err, "queue_lag")
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueueLag, error) {
 		var q QueueLag
@@ -39,7 +41,7 @@ func (e *Engine) QueueLag(ctx context.Context, queues []string) ([]QueueLag, err
 		q.Lag = time.Duration(secs * float64(time.Second))
 		return q, err
 	})
-	return out, wrap(err, "queue_lag")
+	return out, jobsql.Wrap(err, "queue_lag")
 }
 
 // QueueDepth reports, per queue (all queues with live jobs when queues is nil), its live jobs by
@@ -48,10 +50,10 @@ func (e *Engine) QueueDepth(ctx context.Context, queues []string) ([]QueueDepth,
 	rows, err := e.db.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, dead_last_hour
 		FROM jobq.queue_depth($1)`, queues)
 	if err != nil {
-		return nil, wrap(err, "queue_depth")
+		return nil, jobsql.Wrap(err, "queue_depth")
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[QueueDepth])
-	return out, wrap(err, "queue_depth")
+	return out, jobsql.Wrap(err, "queue_depth")
 }
 
 // QueueNotServed is how many waiting jobs of a queue no live worker serves (no live worker of the
@@ -68,7 +70,7 @@ func (e *Engine) QueueNotServed(ctx context.Context, queues []string) ([]QueueNo
 	rows, err := e.db.Query(ctx, `SELECT queue, not_served, extract(epoch FROM oldest_age)::float8
 		FROM jobq.queue_not_served($1)`, queues)
 	if err != nil {
-		return nil, wrap(err, "queue_not_served")
+		return nil, jobsql.Wrap(err, "queue_not_served")
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueueNotServed, error) {
 		var q QueueNotServed
@@ -80,5 +82,5 @@ func (e *Engine) QueueNotServed(ctx context.Context, queues []string) ([]QueueNo
 		}
 		return q, err
 	})
-	return out, wrap(err, "queue_not_served")
+	return out, jobsql.Wrap(err, "queue_not_served")
 }

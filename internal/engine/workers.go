@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/jobqdev/jobq/internal/jobsql"
 )
 
 // WorkerState is a runner's state in jobq.workers.
@@ -87,10 +89,10 @@ func (e *Engine) RegisterWorker(ctx context.Context, w WorkerInfo) (Settings, er
 		FROM jobq.register_worker($1, $2, $3, $4, $5, $6, $7::text[]) AS settings`,
 		w.ID, w.Node, pid, w.Queues, w.Concurrency, w.Version, w.Tasks).Scan(&values, &seconds)
 	if err != nil {
-		return Settings{}, wrap(err, "register_worker")
+		return Settings{}, jobsql.Wrap(err, "register_worker")
 	}
 	s, err := decodeSettings(values, seconds)
-	return s, wrap(err, "register_worker")
+	return s, jobsql.Wrap(err, "register_worker")
 }
 
 // WorkerHeartbeat records that workerID is alive with running jobs in hand, and returns the
@@ -102,17 +104,17 @@ func (e *Engine) WorkerHeartbeat(ctx context.Context, workerID string, running i
 	err := e.db.QueryRow(ctx, `SELECT state, settings, `+settingsSQL+` FROM jobq.worker_heartbeat($1, $2)`,
 		workerID, running).Scan(&state, &values, &seconds)
 	if err != nil {
-		return "", Settings{}, wrap(err, "worker_heartbeat")
+		return "", Settings{}, jobsql.Wrap(err, "worker_heartbeat")
 	}
 	s, err := decodeSettings(values, seconds)
-	return WorkerState(state), s, wrap(err, "worker_heartbeat")
+	return WorkerState(state), s, jobsql.Wrap(err, "worker_heartbeat")
 }
 
 // DeregisterWorker marks workerID stopped after a clean exit and gives up its leadership, if it
 // holds it, so another runner takes over at once.
 func (e *Engine) DeregisterWorker(ctx context.Context, workerID string) error {
 	_, err := e.db.Exec(ctx, `SELECT jobq.deregister_worker($1)`, workerID)
-	return wrap(err, "deregister_worker")
+	return jobsql.Wrap(err, "deregister_worker")
 }
 
 // AcquireLeadership takes the leadership for workerID when nobody holds a live lease on it, or
@@ -123,12 +125,12 @@ func (e *Engine) AcquireLeadership(ctx context.Context, workerID string, ttl tim
 	var epoch *int64
 	var err error
 	if ttl > 0 {
-		err = e.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1, $2)`, workerID, interval(ttl)).Scan(&epoch)
+		err = e.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1, $2)`, workerID, jobsql.Interval(ttl)).Scan(&epoch)
 	} else {
 		err = e.db.QueryRow(ctx, `SELECT jobq.acquire_leadership($1)`, workerID).Scan(&epoch)
 	}
 	if err != nil {
-		return 0, false, wrap(err, "acquire_leadership")
+		return 0, false, jobsql.Wrap(err, "acquire_leadership")
 	}
 	if epoch == nil {
 		return 0, false, nil
@@ -192,7 +194,7 @@ func (e *Engine) Maintain(ctx context.Context, workerID string, epoch int64) (Ma
 	}
 	var doc []byte
 	if err := e.db.QueryRow(ctx, `SELECT jobq.maintain($1, $2)`, worker, ep).Scan(&doc); err != nil {
-		return MaintainResult{}, wrap(err, "maintain")
+		return MaintainResult{}, jobsql.Wrap(err, "maintain")
 	}
 	var m MaintainResult
 	if err := json.Unmarshal(doc, &m); err != nil {

@@ -1,0 +1,144 @@
+package jobsql
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// Claim is the one claim statement (jobq.claim_job), of jobq.Client.Claim and of the runner's
+// claims (internal/engine's ClaimAfter). It claims up to max due jobs for workerID from queues
+// (served in the order given), each under a fresh lease of length lease, and returns them in
+// claim order. tasks nil claims every task. priority, runAt and id are the claim positions, one
+// element per queue (NULL elements: that queue from its head); nil arrays claim every queue from
+// its head.
+func Claim(ctx context.Context, db DB, workerID string, queues, tasks []string, max int, lease time.Duration,
+	priority []*int32, runAt []*time.Time, id []*int64) ([]Job, error) {
+	const columns = `id, task, queue, payload, store_id::text, priority, run_at, attempt, max_attempts, job_key,
+		       lease_token::text, claimed_at, lease_expires_at, deadline_at, last_error, created_at,
+		       coalesce(traceparent, ''), coalesce(tracestate, '')`
+	var rows pgx.Rows
+	var err error
+	// The tasks are one array parameter, NULL for every task: the plain claim stays one statement.
+	switch {
+	case priority == nil && tasks == nil:
+		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4)`,
+			workerID, queues, max, Interval(lease))
+	case priority == nil:
+		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, tasks => $5::text[])`,
+			workerID, queues, max, Interval(lease), tasks)
+	default:
+		rows, err = db.Query(ctx, `SELECT `+columns+` FROM jobq.claim_job($1, $2, $3, $4, $5::int[], $6::timestamptz[], $7::bigint[], $8::text[])`,
+			workerID, queues, max, Interval(lease), priority, runAt, id, tasks)
+	}
+	if err != nil {
+		return nil, Wrap(err, "claim")
+	}
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := row.Scan(&j.ID, &j.Task, &j.Queue, &j.Payload, &j.StoreID, &j.Priority, &j.RunAt, &j.Attempt,
+			&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt,
+			&j.Traceparent, &j.Tracestate)
+		return j, err
+	})
+	if err != nil {
+		return nil, Wrap(err, "claim")
+	}
+	// In claim order as the engine returns them (jobq._claim): the order is stated once, in SQL.
+	return jobs, nil
+}
+
+// Heartbeat is the one heartbeat statement (jobq.heartbeat_jobs), of jobq.Client.Heartbeat and
+// of the runner's (internal/engine's HeartbeatAt). It renews the leases workerID still holds for
+// another lease and returns the new expiry of each renewed job (a job missing from the map has
+// lost its lease) and the database's now() of the call, zero when no lease was renewed.
+func Heartbeat(ctx context.Context, db DB, workerID string, leases []Lease, lease time.Duration) (map[int64]time.Time, time.Time, error) {
+	ids, tokens := LeaseArrays(leases)
+	rows, err := db.Query(ctx, `SELECT job_id, lease_expires_at, now() FROM jobq.heartbeat_jobs($1, $2, $3::text[]::uuid[], $4)`,
+		workerID, ids, tokens, Interval(lease))
+	if err != nil {
+		return nil, time.Time{}, Wrap(err, "heartbeat")
+	}
+	renewed := make(map[int64]time.Time, len(leases))
+	var id int64
+	var until, now, dbNow time.Time
+	_, err = pgx.ForEachRow(rows, []any{&id, &until, &now}, func() error {
+		renewed[id], dbNow = until, now
+		return nil
+	})
+	return renewed, dbNow, Wrap(err, "heartbeat")
+}
+
+// Complete is the one complete statement (jobq.complete_jobs), of jobq.Client.Complete and of
+// the runner's (internal/engine's CompleteAttempts, which passes what each attempt left behind).
+// outputs, logRefs and exitCodes are all nil, the plain statement, or each one per lease ("" and
+// nil: none). It returns one Outcome per lease, in order.
+func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []string, exitCodes []*int) ([]Outcome, error) {
+	ids, tokens := LeaseArrays(leases)
+	if outputs == nil && logRefs == nil && exitCodes == nil {
+		rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
+		return Outcomes(rows, err, "complete")
+	}
+	n := len(leases)
+	outs, refs, codes := make([]*string, n), make([]*string, n), make([]*int32, n)
+	for i := range n {
+		outs[i], refs[i], codes[i] = NullString(outputs[i]), NullString(logRefs[i]), ExitCode(exitCodes[i])
+	}
+	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
+		ids, tokens, outs, refs, codes)
+	return Outcomes(rows, err, "complete")
+}
+
+// Outcomes collects the rows of a statement returning job_id, outcome and, optionally, run_at
+// (jobq.complete_jobs, fail_jobs, snooze_jobs, confirm_continuation), one Outcome a row. err is
+// the statement's; every error is mapped by Wrap with doing.
+func Outcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) {
+	if err != nil {
+		return nil, Wrap(err, doing)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Outcome, error) {
+		var o Outcome
+		if len(row.FieldDescriptions()) == 3 {
+			return o, row.Scan(&o.JobID, &o.Outcome, &o.RunAt)
+		}
+		return o, row.Scan(&o.JobID, &o.Outcome)
+	})
+	return out, Wrap(err, doing)
+}
+
+// LeaseArrays lays leases out as the engine's two array arguments: the job ids and their tokens.
+func LeaseArrays(leases []Lease) ([]int64, []string) {
+	ids := make([]int64, len(leases))
+	tokens := make([]string, len(leases))
+	for i, l := range leases {
+		ids[i], tokens[i] = l.JobID, l.Token
+	}
+	return ids, tokens
+}
+
+// Interval is d as a SQL interval, NULL (the function's default) when d is not positive.
+func Interval(d time.Duration) pgtype.Interval {
+	if d <= 0 {
+		return pgtype.Interval{}
+	}
+	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
+}
+
+// NullString is s as a SQL text argument, NULL when s is "".
+func NullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// ExitCode is a command's exit status as the engine's integer argument, NULL when nil.
+func ExitCode(code *int) *int32 {
+	if code == nil {
+		return nil
+	}
+	c := int32(*code)
+	return &c
+}
