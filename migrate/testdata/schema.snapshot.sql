@@ -3662,16 +3662,26 @@ BEGIN
               FROM by_task t) b
         GROUP BY b.name
     ), done AS (
-        -- Counts over the last day: a hash aggregate, no sort of the day's rows.
-        SELECT h.queue AS name,
-               count(*) FILTER (WHERE h.state = 'dead' AND h.finished_at > v_hour) AS dead_last_hour,
-               count(*) FILTER (WHERE h.state = 'dead') AS dead_last_day,
-               count(*) FILTER (WHERE h.state = 'succeeded' AND h.finished_at > v_hour) AS succeeded_last_hour
-        FROM jobq.job_history h
-        WHERE h.finished_at > v_day
-          AND (p_queue IS NULL OR h.queue = p_queue)
-          AND (v_all OR h.store_id = v_store)
-        GROUP BY h.queue
+        -- The last hour's finished jobs (through job_history_finished_idx) and the last day's dead
+        -- ones (through job_history_dead_idx): never a scan of the whole day of history.
+        SELECT x.name, sum(x.dead_last_hour)::bigint AS dead_last_hour, sum(x.dead_last_day)::bigint AS dead_last_day,
+               sum(x.succeeded_last_hour)::bigint AS succeeded_last_hour
+        FROM (SELECT h.queue AS name,
+                     count(*) FILTER (WHERE h.state = 'dead') AS dead_last_hour, 0 AS dead_last_day,
+                     count(*) FILTER (WHERE h.state = 'succeeded') AS succeeded_last_hour
+              FROM jobq.job_history h
+              WHERE h.finished_at > v_hour
+                AND (p_queue IS NULL OR h.queue = p_queue)
+                AND (v_all OR h.store_id = v_store)
+              GROUP BY h.queue
+              UNION ALL
+              SELECT h.queue, 0, count(*), 0
+              FROM jobq.job_history h
+              WHERE h.state = 'dead' AND h.finished_at > v_day
+                AND (p_queue IS NULL OR h.queue = p_queue)
+                AND (v_all OR h.store_id = v_store)
+              GROUP BY h.queue) x
+        GROUP BY x.name
     ), times AS (
         -- Percentiles over the last hour only: they sort what they read.
         SELECT h.queue AS name,
@@ -5181,7 +5191,6 @@ COMMENT ON FUNCTION jobq.job_attempt_list(job_id bigint) IS 'The failed attempts
 
 CREATE FUNCTION jobq.job_list(queue text DEFAULT NULL::text, task text DEFAULT NULL::text, state text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, job_key text DEFAULT NULL::text, since timestamp with time zone DEFAULT NULL::timestamp with time zone, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, task text, queue text, state text, store_id uuid, priority smallint, attempt integer, max_attempts integer, job_key text, run_at timestamp with time zone, reason text, last_error text, error_code text, locked_by text, created_at timestamp with time zone, updated_at timestamp with time zone, finished_at timestamp with time zone, payload jsonb, progress jsonb, output text, log_ref text, exit_code integer, leader_epoch bigint, traceparent text)
     LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     SELECT j.* FROM (
         SELECT l.id, l.task, l.queue, l.state, l.store_id, l.priority, l.attempt, l.max_attempts, l.job_key, l.run_at,
@@ -5204,7 +5213,7 @@ $_$;
 
 ALTER FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) IS 'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
+COMMENT ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) IS 'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Inlined into the caller''s statement: plan it with its arguments'' values (a custom plan, as a one-off statement is; the dashboard sets plan_cache_mode = force_custom_plan), since a generic plan reads every row to find one job. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
 
 CREATE FUNCTION jobq.leader_state() RETURNS TABLE(holder text, epoch bigint, acquired_at timestamp with time zone, lease_expires_at timestamp with time zone, held boolean)
     LANGUAGE sql STABLE
@@ -6312,7 +6321,7 @@ $_$;
 
 ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6780,7 +6789,7 @@ CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
 
 CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
 
-CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (task, finished_at) WHERE (state = 'dead'::text);
+CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (finished_at, task) WHERE (state = 'dead'::text);
 
 CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_at);
 

@@ -687,7 +687,7 @@ AS $$
     SELECT * FROM jobq._stats($1, $2)
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
-    'One row per queue, by name: every queue with a live job or a job finished in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan and history through job_history_finished_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+    'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
 -- the store to count, then aggregates live jobs and the last day of history per queue, each
@@ -756,16 +756,26 @@ BEGIN
               FROM by_task t) b
         GROUP BY b.name
     ), done AS (
-        -- Counts over the last day: a hash aggregate, no sort of the day's rows.
-        SELECT h.queue AS name,
-               count(*) FILTER (WHERE h.state = 'dead' AND h.finished_at > v_hour) AS dead_last_hour,
-               count(*) FILTER (WHERE h.state = 'dead') AS dead_last_day,
-               count(*) FILTER (WHERE h.state = 'succeeded' AND h.finished_at > v_hour) AS succeeded_last_hour
-        FROM jobq.job_history h
-        WHERE h.finished_at > v_day
-          AND (p_queue IS NULL OR h.queue = p_queue)
-          AND (v_all OR h.store_id = v_store)
-        GROUP BY h.queue
+        -- The last hour's finished jobs (through job_history_finished_idx) and the last day's dead
+        -- ones (through job_history_dead_idx): never a scan of the whole day of history.
+        SELECT x.name, sum(x.dead_last_hour)::bigint AS dead_last_hour, sum(x.dead_last_day)::bigint AS dead_last_day,
+               sum(x.succeeded_last_hour)::bigint AS succeeded_last_hour
+        FROM (SELECT h.queue AS name,
+                     count(*) FILTER (WHERE h.state = 'dead') AS dead_last_hour, 0 AS dead_last_day,
+                     count(*) FILTER (WHERE h.state = 'succeeded') AS succeeded_last_hour
+              FROM jobq.job_history h
+              WHERE h.finished_at > v_hour
+                AND (p_queue IS NULL OR h.queue = p_queue)
+                AND (v_all OR h.store_id = v_store)
+              GROUP BY h.queue
+              UNION ALL
+              SELECT h.queue, 0, count(*), 0
+              FROM jobq.job_history h
+              WHERE h.state = 'dead' AND h.finished_at > v_day
+                AND (p_queue IS NULL OR h.queue = p_queue)
+                AND (v_all OR h.store_id = v_store)
+              GROUP BY h.queue) x
+        GROUP BY x.name
     ), times AS (
         -- Percentiles over the last hour only: they sort what they read.
         SELECT h.queue AS name,

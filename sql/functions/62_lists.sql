@@ -5,7 +5,7 @@
 -- queue list is a SECURITY DEFINER over jobq.stats, whose counts it keeps unchanged.
 
 -- Every queue an operator should see, one row each, with jobq.stats' counts: a queue of jobq.stats
--- (a live job or a job finished in the last day) keeps its row as stats gives it, and a queue known
+-- (a live job, a job finished in the last hour or dead in the last day) keeps its row as stats gives it, and a queue known
 -- only from configuration (a row of jobq.queues, a live worker's queues, a schedule's queue) gets a
 -- row of zeros; each row says whether the queue is paused and whether a live worker serves it.
 -- One list, so that jobq queues list, jobq stats and the dashboard's overview cannot disagree about
@@ -93,7 +93,10 @@ DROP FUNCTION IF EXISTS jobq.job_attempt_list(bigint);
 
 -- Jobs as an operator reads them, live and finished, newest first, matching every filter given:
 -- the one query behind jobq jobs list, jobq dead list, jobq jobs show and the dashboard's job
--- pages. Runs as its caller (row-level security: a store's staff reads its store's jobs).
+-- pages. Runs as its caller (row-level security: a store's staff reads its store's jobs). No SET
+-- clause, so the planner inlines it into the caller's statement: planned with the filters' values
+-- (a custom plan), each "$n IS NULL OR ..." folds away and each filter reaches its index; planned
+-- as a function, or generically, it would read every row for a job by id.
 CREATE OR REPLACE FUNCTION jobq.job_list(queue text DEFAULT NULL, task text DEFAULT NULL, state text DEFAULT NULL,
                                          store_id uuid DEFAULT NULL, job_key text DEFAULT NULL,
                                          since timestamptz DEFAULT NULL, before bigint DEFAULT NULL,
@@ -104,7 +107,6 @@ RETURNS TABLE (id bigint, task text, queue text, state text, store_id uuid, prio
                progress jsonb, output text, log_ref text, exit_code integer, leader_epoch bigint, traceparent text)
 LANGUAGE sql
 STABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT j.* FROM (
         SELECT l.id, l.task, l.queue, l.state, l.store_id, l.priority, l.attempt, l.max_attempts, l.job_key, l.run_at,
@@ -125,7 +127,7 @@ AS $$
     LIMIT least(greatest(coalesce($8, 50), 0), 100001)
 $$;
 COMMENT ON FUNCTION jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint) IS
-    'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
+    'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Inlined into the caller''s statement: plan it with its arguments'' values (a custom plan, as a one-off statement is; the dashboard sets plan_cache_mode = force_custom_plan), since a generic plan reads every row to find one job. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
 
 -- A job's failed attempts, oldest first: what jobq jobs show and the dashboard's job page list
 -- under the job. Runs as its caller (row-level security).
