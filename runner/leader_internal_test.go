@@ -46,7 +46,10 @@ func TestLeader(t *testing.T) {
 	b.exec(t, `UPDATE jobq.leader SET holder = 'usurper', epoch = epoch + 1, lease_expires_at = now() + interval '1 hour'`)
 	eventually(t, waitCeiling, "standing down", func() bool { return value(t, m.leader) == 0 })
 	require.GreaterOrEqual(t, value(t, m.maintainRuns.WithLabelValues("fenced")), 1.0)
-	fenced := b.logs.lines("maintain fenced: this worker no longer leads with its epoch; standing down at once")
+	// The loop counts the fenced run before it logs it: wait for the line, not for the counter.
+	const fencedLine = "maintain fenced: this worker no longer leads with its epoch; standing down at once"
+	eventually(t, waitCeiling, "the fenced maintain's log line", func() bool { return len(b.logs.lines(fencedLine)) > 0 })
+	fenced := b.logs.lines(fencedLine)
 	require.Len(t, fenced, 1)
 	require.Equal(t, "usurper", fenced[0]["holder"])
 	runs := value(t, m.maintainRuns.WithLabelValues("ok"))
