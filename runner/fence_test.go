@@ -197,6 +197,27 @@ func dbAddr(t *testing.T, dbURL string) string {
 }
 
 // fenceBundle is one scenario: a database, the events file, the endpoint and the worker binary.
+// handlerDir is a directory for what the test's command handlers write. A worker killed when the
+// test ends leaves its commands to its reaper, which stops them after their grace: one may still
+// write here while the directory is removed, so the removal is retried until the tree is gone
+// (t.TempDir fails the test on "directory not empty").
+func handlerDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "jobq-fence-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+			err := os.RemoveAll(dir)
+			if err == nil || time.Now().After(deadline) {
+				if err != nil {
+					t.Errorf("remove %s: %v", dir, err)
+				}
+				return
+			}
+		}
+	})
+	return dir
+}
+
 type fenceBundle struct {
 	*testBundle
 	events *eventFile
@@ -206,7 +227,7 @@ type fenceBundle struct {
 
 func setupFence(t *testing.T) *fenceBundle {
 	b := setup(t)
-	events := &eventFile{path: filepath.Join(t.TempDir(), "events.jsonl")}
+	events := &eventFile{path: filepath.Join(handlerDir(t), "events.jsonl")}
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(events.path)
