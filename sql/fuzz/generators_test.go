@@ -913,6 +913,31 @@ var kindGens = map[string]valueGen{
 	"concurrency_policy text": enumGen("allow", "forbid", "replace"), "backfill text": enumGen("all", "latest"),
 	"slot_key text": enumGen("slotAt", "at"), "backfill_window interval": positiveIntervalGen, "jitter interval": positiveIntervalGen,
 	"lease interval": positiveIntervalGen, "ttl interval": positiveIntervalGen, "unique_for interval": uniqueForGen,
+	"batch_id bigint": batchIDGen, "on_success jsonb": callbackGen, "on_complete jsonb": callbackGen,
+	"on_discard jsonb": callbackGen,
+}
+
+// batchIDGen draws the id of a batch: the first ids, which the fuzzed create_batch calls take (of
+// store A, B or the system, open, sealed or settled), or any bigint when odd.
+var batchIDGen = valueGen{
+	typical: func(g *gen) *string { return s(fmt.Sprint(1 + g.rng.IntN(20))) },
+	odd:     bigintGen.odd,
+}
+
+// callbackGen draws a batch callback: NULL (none) or a job spec of a task the fuzzer declares,
+// sometimes with a payload or queue; odd, any JSON (arrays, scalars, unknown fields and tasks).
+var callbackGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.4) {
+			return nil
+		}
+		task, _ := json.Marshal(*taskGen.typical(g))
+		if g.chance(0.3) {
+			return s(fmt.Sprintf(`{"task": %s, "payload": {"n": %d}, "queue": "other"}`, task, g.rng.IntN(100)))
+		}
+		return s(fmt.Sprintf(`{"task": %s}`, task))
+	},
+	odd: jsonGen.odd,
 }
 
 // enumGen draws one of a text argument's allowed words, or anything else when odd.
@@ -990,6 +1015,7 @@ var functionGens = map[string]valueGen{
 	"jobq.set_store_rate_limit.per":                      rateWindowGen,
 	"jobq.set_fair_claiming.queue":                       limitedQueueGen,
 	"jobq.set_fair_claiming.fair":                        boolGen,
+	"jobq.batch_list.state":                              enumGen("open", "sealed", "settled"),
 }
 
 // limitedQueueGen draws the queue a concurrency limit is set on: never one of the control queues
