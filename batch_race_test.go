@@ -1,0 +1,192 @@
+package jobq_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/testbundle"
+)
+
+// batchCounts is one batch's row as jobq.batch_status reports it.
+type batchCounts struct {
+	State                            string
+	Total, Succeeded, Dead, Canceled int64
+	Pending                          int64
+	CallbackJobIDs                   []int64
+}
+
+func readBatch(t *testing.T, b *testbundle.Bundle, id int64) batchCounts {
+	t.Helper()
+	var c batchCounts
+	require.NoError(t, b.Admin.QueryRow(b.Ctx,
+		`SELECT state, total, succeeded, dead, canceled, pending, callback_job_ids FROM jobq.batch_status($1)`, id).
+		Scan(&c.State, &c.Total, &c.Succeeded, &c.Dead, &c.Canceled, &c.Pending, &c.CallbackJobIDs))
+	return c
+}
+
+// Fifty workers complete the fifty jobs of one sealed batch at the same instant, each on its own
+// connection, round after round. Every completion is counted (no lost update of the batch's
+// row), the batch settles exactly once, and each callback is enqueued exactly once: the trigger
+// counts under the batch's row lock and settles only where settled_at is still NULL.
+// Without the lock (a read of the counts, then a write of the sum) completions are lost and the
+// batch never settles: the test fails on counts below 50.
+func TestBatchSettlesOnceUnderFiftyParallelCompletions(t *testing.T) {
+	t.Parallel()
+	const workers, rounds = 50, 5
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: workers})
+	b.Define(t, "batch-job", "batch-done")
+	conns := make([]func(), 0, workers)
+	for range workers {
+		c, err := b.WorkerPool.Acquire(b.Ctx)
+		require.NoError(t, err)
+		conns = append(conns, c.Release)
+	}
+	for _, release := range conns {
+		release()
+	}
+
+	for round := range rounds {
+		var batch int64
+		require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT jobq.create_batch(
+			on_success => '{"task": "batch-done", "payload": {"kind": "success"}}',
+			on_complete => '{"task": "batch-done", "payload": {"kind": "complete"}}')`).Scan(&batch))
+		jobs := "["
+		for i := range workers {
+			if i > 0 {
+				jobs += ","
+			}
+			jobs += fmt.Sprintf(`{"task": "batch-job", "queue": "race", "payload": {"n": %d}}`, i)
+		}
+		jobs += "]"
+		_, err := b.WorkerPool.Exec(b.Ctx, `SELECT jobq.batch_enqueue($1, $2::jsonb)`, batch, jobs)
+		require.NoError(t, err)
+		_, err = b.WorkerPool.Exec(b.Ctx, `SELECT jobq.seal_batch($1)`, batch)
+		require.NoError(t, err)
+		claimed := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"race"}, Max: workers})
+		require.Len(t, claimed, workers)
+
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, workers)
+		for _, job := range claimed {
+			wg.Add(1)
+			go func(l jobq.Lease) {
+				defer wg.Done()
+				<-start
+				_, err := b.Worker.Complete(b.Ctx, []jobq.Lease{l})
+				errs <- err
+			}(testbundle.LeaseOf(job))
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+
+		got := readBatch(t, b, batch)
+		require.Equal(t, batchCounts{State: "settled", Total: workers, Succeeded: workers, CallbackJobIDs: got.CallbackJobIDs}, got,
+			"round %d: every completion counted, the batch settled", round)
+		require.Len(t, got.CallbackJobIDs, 2, "round %d: on_success and on_complete, once each", round)
+		require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'batch-done' AND (payload -> 'batch' ->> 'id')::bigint = $1`, batch),
+			"round %d: exactly two callback jobs of the batch exist", round)
+		require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'batch-done' AND payload ->> 'kind' = 'success'
+			AND (payload -> 'batch' ->> 'id')::bigint = $1 AND (payload -> 'batch' ->> 'succeeded')::int = 50`, batch),
+			"round %d: on_success once, carrying the final counts", round)
+	}
+}
+
+// Fifty adders add twenty jobs each to one batch at the same instant while a sealer seals it.
+// The batch's row lock orders them: every adder that came before the seal has all its jobs in the
+// batch and counted, every one after it is refused with JQ721 (ErrBatchSealed) and wrote nothing;
+// the total equals the jobs that carry the batch id. The batch then settles once when they end.
+func TestBatchCountsFiftyParallelAddersAndASealExactly(t *testing.T) {
+	t.Parallel()
+	const adders, each = 50, 20
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: adders + 1})
+	b.Define(t, "batch-job", "batch-done")
+	var batch int64
+	require.NoError(t, b.WorkerPool.QueryRow(b.Ctx,
+		`SELECT jobq.create_batch(on_complete => '{"task": "batch-done"}')`).Scan(&batch))
+	jobs := "["
+	for i := range each {
+		if i > 0 {
+			jobs += ","
+		}
+		jobs += `{"task": "batch-job", "queue": "adders"}`
+	}
+	jobs += "]"
+	conns := make([]func(), 0, adders+1)
+	for range adders + 1 {
+		c, err := b.WorkerPool.Acquire(b.Ctx)
+		require.NoError(t, err)
+		conns = append(conns, c.Release)
+	}
+	for _, release := range conns {
+		release()
+	}
+
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	added, sealed := 0, 0
+	for i := range adders + 1 {
+		wg.Add(1)
+		go func(sealer bool) {
+			defer wg.Done()
+			<-start
+			if sealer {
+				if _, err := b.WorkerPool.Exec(b.Ctx, `SELECT jobq.seal_batch($1)`, batch); err != nil {
+					t.Errorf("seal: %v", err)
+				}
+				return
+			}
+			_, err := b.WorkerPool.Exec(b.Ctx, `SELECT jobq.batch_enqueue($1, $2::jsonb)`, batch, jobs)
+			mu.Lock()
+			defer mu.Unlock()
+			var pgErr *pgconn.PgError
+			switch {
+			case err == nil:
+				added++
+			case errors.As(err, &pgErr) && pgErr.Code == "JQ721":
+				sealed++
+			default:
+				t.Errorf("adder: %v", err)
+			}
+		}(i == adders/2)
+	}
+	close(start)
+	wg.Wait()
+	require.Equal(t, adders, added+sealed)
+	t.Logf("%d adders came before the seal, %d after it", added, sealed)
+
+	got := readBatch(t, b, batch)
+	require.Equal(t, int64(added*each), got.Total, "the total is every job of the adders before the seal")
+	require.Equal(t, added*each, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE batch_id = $1`, batch),
+		"and exactly that many jobs carry the batch id")
+	require.Equal(t, added*each, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE queue = 'adders'`),
+		"a refused adder wrote no job")
+
+	for {
+		claimed := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"adders"}, Max: 100})
+		if len(claimed) == 0 {
+			break
+		}
+		leases := make([]jobq.Lease, len(claimed))
+		for i, j := range claimed {
+			leases[i] = testbundle.LeaseOf(j)
+		}
+		_, err := b.Worker.Complete(b.Ctx, leases)
+		require.NoError(t, err)
+	}
+	got = readBatch(t, b, batch)
+	require.Equal(t, "settled", got.State)
+	require.Equal(t, int64(added*each), got.Succeeded)
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'batch-done'`), "on_complete enqueued once")
+}
