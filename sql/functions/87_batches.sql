@@ -223,13 +223,12 @@ REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
 -- and enqueues its callbacks: settled_at is set under the batch's row lock, only where it was
 -- NULL, so each batch settles once. A callback that cannot be enqueued (its task was deleted
 -- since the batch was created) is recorded in callback_error and does not stop the settle nor
--- the completion that caused it. A definer: the gate's seal_batch, the trigger and delete_job
--- call it alike.
+-- the completion that caused it. Runs as its caller: the gate's seal_batch (its row policies),
+-- the trigger and delete_job (the engine).
 CREATE OR REPLACE FUNCTION jobq._settle_batches(p_batch_ids bigint[])
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
-SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -270,7 +269,6 @@ CREATE OR REPLACE FUNCTION jobq._batch_ended(p_batch_ids bigint[], p_states text
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
-SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
