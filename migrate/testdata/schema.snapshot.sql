@@ -269,7 +269,7 @@ ALTER FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) OWNE
 COMMENT ON FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) IS 'Private. The jobq.enqueue_many element of callback spec p_spec of batch p_batch: store_id the batch''s (none for a system batch), payload the spec''s (an object; {} when absent) plus "batch": {id, total, succeeded, dead, canceled, pending}. Raises nothing, locks nothing.';
 
 CREATE FUNCTION jobq._batch_ended(p_batch_ids bigint[], p_states text[]) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
@@ -3612,7 +3612,7 @@ ALTER FUNCTION jobq._settings_json() OWNER TO jobq_migrator;
 COMMENT ON FUNCTION jobq._settings_json() IS 'Private. Every setting as {name: value}.';
 
 CREATE FUNCTION jobq._settle_batches(p_batch_ids bigint[]) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE

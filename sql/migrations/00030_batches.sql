@@ -74,7 +74,20 @@ INSERT INTO jobq.error_codes (code, sqlstate, meaning, hint) VALUES
 
 -- +goose Down
 DELETE FROM jobq.error_codes WHERE code IN ('JOB.BATCH_NOT_FOUND', 'JOB.BATCH_SEALED', 'JOB.BATCH_CALLBACK_INVALID', 'JOB.BATCH_STORE_MISMATCH');
+-- The batch functions are sql/functions/87_batches.sql's; the files of the release before do not
+-- define them, so they go here (migrate down forgets them), the trigger first.
 DROP TRIGGER IF EXISTS jobq_batches_count ON jobq.job_history;
+DROP FUNCTION IF EXISTS jobq._batches_count();
+DROP FUNCTION IF EXISTS jobq._batch_ended(bigint[],text[]);
+DROP FUNCTION IF EXISTS jobq._settle_batches(bigint[]);
+DROP FUNCTION IF EXISTS jobq.batch_status(bigint);
+DROP FUNCTION IF EXISTS jobq.batch_list(uuid,text,bigint,integer,bigint);
+DROP FUNCTION IF EXISTS jobq.seal_batch(bigint);
+DROP FUNCTION IF EXISTS jobq.batch_enqueue(bigint,jsonb);
+DROP FUNCTION IF EXISTS jobq._lock_batch(bigint);
+DROP FUNCTION IF EXISTS jobq.create_batch(jsonb,jsonb,jsonb,uuid,text);
+DROP FUNCTION IF EXISTS jobq._batch_callback_job(jsonb,jobq.batches);
+DROP FUNCTION IF EXISTS jobq._batch_callback_fields();
 ALTER TABLE jobq.job_history DROP COLUMN batch_id;
 ALTER TABLE jobq.jobs DROP COLUMN batch_id;
 DROP TABLE jobq.batches;
