@@ -4379,7 +4379,7 @@ DECLARE
     v_store constant uuid := jobq.current_store_id();
 BEGIN
     RETURN QUERY SELECT l.* FROM jobq.batch_list(id => batch_status.batch_id) AS l
-                 WHERE v_every OR l.store_id = v_store;
+                 WHERE v_every OR l.store_id = v_store OR (l.store_id IS NULL AND NOT jobq._caller_is_restricted());
     IF NOT FOUND THEN
         PERFORM jobq._raise('JOB.BATCH_NOT_FOUND', format('batch %s', coalesce(batch_status.batch_id::text, 'NULL')));
     END IF;
@@ -4388,7 +4388,7 @@ $$;
 
 ALTER FUNCTION jobq.batch_status(batch_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.batch_status(batch_id bigint) IS 'One batch as jobq.batch_list shows it (state, counts, callbacks). EXECUTE for jobq_operator and jobq_viewer, who see every batch, and jobq_app, which sees only its store''s (jobq.current_store_id()). Locks nothing. Callers: applications, jobq batches show, the dashboard. Errors: JOB.BATCH_NOT_FOUND (unknown, NULL, another store''s, or a system batch for an application).';
+COMMENT ON FUNCTION jobq.batch_status(batch_id bigint) IS 'One batch as jobq.batch_list shows it (state, counts, callbacks). EXECUTE for jobq_operator and jobq_viewer, who see every batch, and jobq_app, which sees only its store''s (jobq.current_store_id()); a trusted caller (the owner) sees system batches too. Locks nothing. Callers: applications, jobq batches show, the dashboard. Errors: JOB.BATCH_NOT_FOUND (unknown, NULL, another store''s, or a system batch for an application).';
 
 CREATE FUNCTION jobq.bind_store(login name, store_id uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER

@@ -353,8 +353,8 @@ COMMENT ON FUNCTION jobq.batch_list(uuid,text,bigint,integer,bigint) IS
 
 -- One batch, as jobq.batch_list shows it, or JOB.BATCH_NOT_FOUND. A definer, as jobq.explain_job
 -- (so that an application may be told the catalogued error): operators and viewers see every
--- batch, an application only its store's; any other id is not found, so nothing of another store
--- is told.
+-- batch, the engine's roles system batches, an application only its store's; any other id is not
+-- found, so nothing of another store is told.
 CREATE OR REPLACE FUNCTION jobq.batch_status(batch_id bigint)
 RETURNS TABLE (id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint,
                canceled bigint, pending bigint, created_at timestamptz, sealed_at timestamptz, settled_at timestamptz,
@@ -369,14 +369,14 @@ DECLARE
     v_store constant uuid := jobq.current_store_id();
 BEGIN
     RETURN QUERY SELECT l.* FROM jobq.batch_list(id => batch_status.batch_id) AS l
-                 WHERE v_every OR l.store_id = v_store;
+                 WHERE v_every OR l.store_id = v_store OR (l.store_id IS NULL AND NOT jobq._caller_is_restricted());
     IF NOT FOUND THEN
         PERFORM jobq._raise('JOB.BATCH_NOT_FOUND', format('batch %s', coalesce(batch_status.batch_id::text, 'NULL')));
     END IF;
 END
 $$;
 COMMENT ON FUNCTION jobq.batch_status(bigint) IS
-    'One batch as jobq.batch_list shows it (state, counts, callbacks). EXECUTE for jobq_operator and jobq_viewer, who see every batch, and jobq_app, which sees only its store''s (jobq.current_store_id()). Locks nothing. Callers: applications, jobq batches show, the dashboard. Errors: JOB.BATCH_NOT_FOUND (unknown, NULL, another store''s, or a system batch for an application).';
+    'One batch as jobq.batch_list shows it (state, counts, callbacks). EXECUTE for jobq_operator and jobq_viewer, who see every batch, and jobq_app, which sees only its store''s (jobq.current_store_id()); a trusted caller (the owner) sees system batches too. Locks nothing. Callers: applications, jobq batches show, the dashboard. Errors: JOB.BATCH_NOT_FOUND (unknown, NULL, another store''s, or a system batch for an application).';
 
 -- The row policies of jobq.batches, as jobq.jobs's (70_tenancy.sql): the engine sees every row;
 -- the gate reads the caller's store's rows and system rows and changes only rows
