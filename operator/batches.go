@@ -35,12 +35,15 @@ type Batch struct {
 	CallbackError  *string    `json:"callback_error" db:"callback_error"`
 }
 
+// Ended is how many of the batch's jobs have ended.
+func (b Batch) Ended() int64 { return b.Total - b.Pending }
+
 // Percent is the share of the batch's jobs that have ended, 0 to 100 (100 for an empty batch).
 func (b Batch) Percent() int {
 	if b.Total == 0 {
 		return 100
 	}
-	return int((b.Total - b.Pending) * 100 / b.Total)
+	return int(b.Ended() * 100 / b.Total)
 }
 
 // BatchFilter selects batches: each field that is not zero must match.
@@ -79,4 +82,15 @@ func (o *Operator) Batch(ctx context.Context, id int64) (Batch, error) {
 		return Batch{}, fmt.Errorf("jobq: batch_status: batch %d: %w", id, jobq.ErrBatchNotFound)
 	}
 	return b, wrap(err, "batch_status")
+}
+
+// BatchOfJob reads the batch job id belongs to (jobq.batch_list's job_id filter), live or
+// finished; nil when the job is in no batch the caller sees.
+func (o *Operator) BatchOfJob(ctx context.Context, jobID int64) (*Batch, error) {
+	bs, err := list(ctx, o, "batch_list", pgx.RowToStructByName[Batch],
+		`SELECT `+batchColumns+` FROM jobq.batch_list(job_id => $1, max_rows => 1)`, jobID)
+	if err != nil || len(bs) == 0 {
+		return nil, err
+	}
+	return &bs[0], nil
 }

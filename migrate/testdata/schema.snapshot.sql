@@ -1911,7 +1911,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.backoff_delay(integer,interval,interval)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.bind_store(name,uuid)', '{jobq_operator}'),
         ('jobq.batch_enqueue(bigint,jsonb)', '{worker_runtime,jobq_app,jobq_operator}'),
-        ('jobq.batch_list(uuid,text,bigint,integer,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
+        ('jobq.batch_list(uuid,text,bigint,integer,bigint,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.batch_status(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.cancel_job(bigint)', '{jobq_app,jobq_operator}'),
         ('jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', '{worker_runtime}'),
@@ -4348,7 +4348,7 @@ ALTER FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) OWNER TO jobq_app
 
 COMMENT ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) IS 'Adds jobs to open batch batch_id: jobs is a JSON array as for jobq.enqueue_many (all or nothing, at most 100000 elements), an element without store_id taking the batch''s store; no element may have job_key or unique_for. Returns the new job ids in input order. Locks the batch row until commit (adders, seal_batch and the counting of the batch''s ended jobs wait for each other). Callers: applications (their store''s batches), handlers, operators. Errors: JOB.BATCH_NOT_FOUND (unknown or another store''s), JOB.BATCH_SEALED, JOB.BATCH_STORE_MISMATCH, JOB.INVALID_ARGUMENT, and every error of jobq.enqueue_many.';
 
-CREATE FUNCTION jobq.batch_list(store_id uuid DEFAULT NULL::uuid, state text DEFAULT NULL::text, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint, canceled bigint, pending bigint, created_at timestamp with time zone, sealed_at timestamp with time zone, settled_at timestamp with time zone, on_success text, on_complete text, on_discard text, callback_job_ids bigint[], callback_error text)
+CREATE FUNCTION jobq.batch_list(store_id uuid DEFAULT NULL::uuid, state text DEFAULT NULL::text, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint, job_id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint, canceled bigint, pending bigint, created_at timestamp with time zone, sealed_at timestamp with time zone, settled_at timestamp with time zone, on_success text, on_complete text, on_discard text, callback_job_ids bigint[], callback_error text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -4360,15 +4360,17 @@ CREATE FUNCTION jobq.batch_list(store_id uuid DEFAULT NULL::uuid, state text DEF
                b.on_success ->> 'task', b.on_complete ->> 'task', b.on_discard ->> 'task', b.callback_job_ids, b.callback_error
         FROM jobq.batches b
         WHERE ($1 IS NULL OR b.store_id = $1) AND ($3 IS NULL OR b.id < $3) AND ($5 IS NULL OR b.id = $5)
+          AND ($6 IS NULL OR b.id = coalesce((SELECT j.batch_id FROM jobq.jobs j WHERE j.id = $6),
+                                             (SELECT h.batch_id FROM jobq.job_history h WHERE h.id = $6)))
     ) l
     WHERE ($2 IS NULL OR l.state = $2)
     ORDER BY l.id DESC
     LIMIT least(greatest(coalesce($4, 50), 0), 100001)
 $_$;
 
-ALTER FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint) IS 'Batches, newest id first, matching each filter that is not NULL: store_id, state (open, sealed, settled), before (ids below it: the next page), id (one batch); at most max_rows rows (default 50, 0..100001). With counts total, succeeded, dead, canceled, pending (not yet ended), the callbacks'' tasks, the callback jobs enqueued at the settle and callback_error. Runs as its caller: row-level security shows an application its store''s batches only. Locks nothing. Callers: jobq batches list, the dashboard (package operator). Errors: none.';
+COMMENT ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) IS 'Batches, newest id first, matching each filter that is not NULL: store_id, state (open, sealed, settled), before (ids below it: the next page), id (one batch), job_id (the batch of this job, live or finished); at most max_rows rows (default 50, 0..100001). With counts total, succeeded, dead, canceled, pending (not yet ended), the callbacks'' tasks, the callback jobs enqueued at the settle and callback_error. Runs as its caller: row-level security shows an application its store''s batches only. Locks nothing. Callers: jobq batches list, the dashboard''s job page (package operator). Errors: none.';
 
 CREATE FUNCTION jobq.batch_status(batch_id bigint) RETURNS TABLE(id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint, canceled bigint, pending bigint, created_at timestamp with time zone, sealed_at timestamp with time zone, settled_at timestamp with time zone, on_success text, on_complete text, on_discard text, callback_job_ids bigint[], callback_error text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7611,10 +7613,10 @@ GRANT ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) TO worker_
 GRANT ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) TO jobq_operator;
 
-REVOKE ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint) TO jobq_operator;
-GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint) TO jobq_viewer;
-GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint) TO jobq_app;
+REVOKE ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) TO jobq_app;
 
 REVOKE ALL ON FUNCTION jobq.batch_status(batch_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.batch_status(batch_id bigint) TO jobq_app;

@@ -58,7 +58,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq.backoff_ceiling(integer,interval,interval)', '{jobq_app,jobq_operator,worker_runtime}'),
     ('jobq.backoff_delay(integer,interval,interval)', '{jobq_app,jobq_operator,worker_runtime}'),
     ('jobq.batch_enqueue(bigint,jsonb)', '{jobq_app,jobq_app_gate,jobq_operator,worker_runtime}'),
-    ('jobq.batch_list(uuid,text,bigint,integer,bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
+    ('jobq.batch_list(uuid,text,bigint,integer,bigint,bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.batch_status(bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.bind_store(name,uuid)', '{jobq_operator}'),
     ('jobq.cancel_job(bigint)', '{jobq_app,jobq_app_gate,jobq_operator}'),

@@ -8,7 +8,7 @@ SELECT results_eq(
        WHERE p.pronamespace = 'jobq'::regnamespace AND pg_catalog.has_function_privilege('jobq_viewer', p.oid, 'EXECUTE')
        ORDER BY 1 $$,
     $$ VALUES ('jobq.audit_list(text,text,bigint,timestamp with time zone,bigint,integer)'),
-              ('jobq.batch_list(uuid,text,bigint,integer,bigint)'), ('jobq.batch_status(bigint)'),
+              ('jobq.batch_list(uuid,text,bigint,integer,bigint,bigint)'), ('jobq.batch_status(bigint)'),
               ('jobq.cron_next(text,timestamp with time zone,text)'),
               ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)'),
               ('jobq.explain_job(bigint)'), ('jobq.job_attempt_list(bigint)'),

@@ -327,7 +327,7 @@ CREATE TRIGGER jobq_batches_count AFTER INSERT ON jobq.job_history
 -- filter that is not NULL. Runs as its caller: row-level security shows an application its
 -- store's batches (and system batches when its login is bound to no store).
 CREATE OR REPLACE FUNCTION jobq.batch_list(store_id uuid DEFAULT NULL, state text DEFAULT NULL, before bigint DEFAULT NULL,
-                                           max_rows integer DEFAULT 50, id bigint DEFAULT NULL)
+                                           max_rows integer DEFAULT 50, id bigint DEFAULT NULL, job_id bigint DEFAULT NULL)
 RETURNS TABLE (id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint,
                canceled bigint, pending bigint, created_at timestamptz, sealed_at timestamptz, settled_at timestamptz,
                on_success text, on_complete text, on_discard text, callback_job_ids bigint[], callback_error text)
@@ -343,13 +343,15 @@ AS $$
                b.on_success ->> 'task', b.on_complete ->> 'task', b.on_discard ->> 'task', b.callback_job_ids, b.callback_error
         FROM jobq.batches b
         WHERE ($1 IS NULL OR b.store_id = $1) AND ($3 IS NULL OR b.id < $3) AND ($5 IS NULL OR b.id = $5)
+          AND ($6 IS NULL OR b.id = coalesce((SELECT j.batch_id FROM jobq.jobs j WHERE j.id = $6),
+                                             (SELECT h.batch_id FROM jobq.job_history h WHERE h.id = $6)))
     ) l
     WHERE ($2 IS NULL OR l.state = $2)
     ORDER BY l.id DESC
     LIMIT least(greatest(coalesce($4, 50), 0), 100001)
 $$;
-COMMENT ON FUNCTION jobq.batch_list(uuid,text,bigint,integer,bigint) IS
-    'Batches, newest id first, matching each filter that is not NULL: store_id, state (open, sealed, settled), before (ids below it: the next page), id (one batch); at most max_rows rows (default 50, 0..100001). With counts total, succeeded, dead, canceled, pending (not yet ended), the callbacks'' tasks, the callback jobs enqueued at the settle and callback_error. Runs as its caller: row-level security shows an application its store''s batches only. Locks nothing. Callers: jobq batches list, the dashboard (package operator). Errors: none.';
+COMMENT ON FUNCTION jobq.batch_list(uuid,text,bigint,integer,bigint,bigint) IS
+    'Batches, newest id first, matching each filter that is not NULL: store_id, state (open, sealed, settled), before (ids below it: the next page), id (one batch), job_id (the batch of this job, live or finished); at most max_rows rows (default 50, 0..100001). With counts total, succeeded, dead, canceled, pending (not yet ended), the callbacks'' tasks, the callback jobs enqueued at the settle and callback_error. Runs as its caller: row-level security shows an application its store''s batches only. Locks nothing. Callers: jobq batches list, the dashboard''s job page (package operator). Errors: none.';
 
 -- One batch, as jobq.batch_list shows it, or JOB.BATCH_NOT_FOUND. A definer, as jobq.explain_job
 -- (so that an application may be told the catalogued error): operators and viewers see every

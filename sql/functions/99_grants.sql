@@ -75,7 +75,7 @@ AS $$
         ('jobq.backoff_delay(integer,interval,interval)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.bind_store(name,uuid)', '{jobq_operator}'),
         ('jobq.batch_enqueue(bigint,jsonb)', '{worker_runtime,jobq_app,jobq_operator}'),
-        ('jobq.batch_list(uuid,text,bigint,integer,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
+        ('jobq.batch_list(uuid,text,bigint,integer,bigint,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.batch_status(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.cancel_job(bigint)', '{jobq_app,jobq_operator}'),
         ('jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', '{worker_runtime}'),

@@ -81,7 +81,7 @@ DROP FUNCTION IF EXISTS jobq._batches_count();
 DROP FUNCTION IF EXISTS jobq._batch_ended(bigint[],text[]);
 DROP FUNCTION IF EXISTS jobq._settle_batches(bigint[]);
 DROP FUNCTION IF EXISTS jobq.batch_status(bigint);
-DROP FUNCTION IF EXISTS jobq.batch_list(uuid,text,bigint,integer,bigint);
+DROP FUNCTION IF EXISTS jobq.batch_list(uuid,text,bigint,integer,bigint,bigint);
 DROP FUNCTION IF EXISTS jobq.seal_batch(bigint);
 DROP FUNCTION IF EXISTS jobq.batch_enqueue(bigint,jsonb);
 DROP FUNCTION IF EXISTS jobq._lock_batch(bigint);
