@@ -190,3 +190,39 @@ func TestBatchCountsFiftyParallelAddersAndASealExactly(t *testing.T) {
 	require.Equal(t, int64(added*each), got.Succeeded)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'batch-done'`), "on_complete enqueued once")
 }
+
+// A batch of 100,000 jobs (one batch_enqueue call, enqueue_many's limit) is counted exactly and
+// settles once when ten claims of 10,000 have completed them all: one UPDATE of the batch per
+// completing statement, whatever its size.
+func TestBatchOfOneHundredThousandJobsSettlesOnce(t *testing.T) {
+	t.Parallel()
+	const n = 100000
+	b := testbundle.New(t)
+	b.Define(t, "big-job", "big-done")
+	var batch int64
+	require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT jobq.create_batch(on_complete => '{"task": "big-done"}')`).Scan(&batch))
+	var added int
+	require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT count(*) FROM jobq.batch_enqueue($1,
+		(SELECT jsonb_agg(jsonb_build_object('task', 'big-job', 'queue', 'big')) FROM generate_series(1, $2::int)))`, batch, n).Scan(&added))
+	require.Equal(t, n, added)
+	_, err := b.WorkerPool.Exec(b.Ctx, `SELECT jobq.seal_batch($1)`, batch)
+	require.NoError(t, err)
+	for {
+		claimed := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"big"}, Max: 10000})
+		if len(claimed) == 0 {
+			break
+		}
+		leases := make([]jobq.Lease, len(claimed))
+		for i, j := range claimed {
+			leases[i] = testbundle.LeaseOf(j)
+		}
+		_, err := b.Worker.Complete(b.Ctx, leases)
+		require.NoError(t, err)
+	}
+	got := readBatch(t, b, batch)
+	require.Equal(t, "settled", got.State)
+	require.Equal(t, int64(n), got.Total)
+	require.Equal(t, int64(n), got.Succeeded)
+	require.Len(t, got.CallbackJobIDs, 1)
+	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'big-done'`))
+}
