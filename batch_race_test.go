@@ -30,6 +30,38 @@ func readBatch(t *testing.T, b *testbundle.Bundle, id int64) batchCounts {
 	return c
 }
 
+// openConns opens n connections of the worker pool first, so that the parallel calls start
+// together rather than as each connection comes up.
+func openConns(t *testing.T, b *testbundle.Bundle, n int) {
+	t.Helper()
+	release := make([]func(), 0, n)
+	for range n {
+		c, err := b.WorkerPool.Acquire(b.Ctx)
+		require.NoError(t, err)
+		release = append(release, c.Release)
+	}
+	for _, r := range release {
+		r()
+	}
+}
+
+// completeAll claims and completes every due job of queue, max a claim.
+func completeAll(t *testing.T, b *testbundle.Bundle, queue string, max int) {
+	t.Helper()
+	for {
+		claimed := b.Claim(t, testbundle.ClaimArgs{Queues: []string{queue}, Max: max})
+		if len(claimed) == 0 {
+			return
+		}
+		leases := make([]jobq.Lease, len(claimed))
+		for i, j := range claimed {
+			leases[i] = testbundle.LeaseOf(j)
+		}
+		_, err := b.Worker.Complete(b.Ctx, leases)
+		require.NoError(t, err)
+	}
+}
+
 // Fifty workers complete the fifty jobs of one sealed batch at the same instant, each on its own
 // connection, round after round. Every completion is counted (no lost update of the batch's
 // row), the batch settles exactly once, and each callback is enqueued exactly once: the trigger
@@ -41,15 +73,7 @@ func TestBatchSettlesOnceUnderFiftyParallelCompletions(t *testing.T) {
 	const workers, rounds = 50, 5
 	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: workers})
 	b.Define(t, "batch-job", "batch-done")
-	conns := make([]func(), 0, workers)
-	for range workers {
-		c, err := b.WorkerPool.Acquire(b.Ctx)
-		require.NoError(t, err)
-		conns = append(conns, c.Release)
-	}
-	for _, release := range conns {
-		release()
-	}
+	openConns(t, b, workers)
 
 	for round := range rounds {
 		var batch int64
@@ -122,15 +146,7 @@ func TestBatchCountsFiftyParallelAddersAndASealExactly(t *testing.T) {
 		jobs += `{"task": "batch-job", "queue": "adders"}`
 	}
 	jobs += "]"
-	conns := make([]func(), 0, adders+1)
-	for range adders + 1 {
-		c, err := b.WorkerPool.Acquire(b.Ctx)
-		require.NoError(t, err)
-		conns = append(conns, c.Release)
-	}
-	for _, release := range conns {
-		release()
-	}
+	openConns(t, b, adders+1)
 
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -173,18 +189,7 @@ func TestBatchCountsFiftyParallelAddersAndASealExactly(t *testing.T) {
 	require.Equal(t, added*each, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE queue = 'adders'`),
 		"a refused adder wrote no job")
 
-	for {
-		claimed := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"adders"}, Max: 100})
-		if len(claimed) == 0 {
-			break
-		}
-		leases := make([]jobq.Lease, len(claimed))
-		for i, j := range claimed {
-			leases[i] = testbundle.LeaseOf(j)
-		}
-		_, err := b.Worker.Complete(b.Ctx, leases)
-		require.NoError(t, err)
-	}
+	completeAll(t, b, "adders", 100)
 	got = readBatch(t, b, batch)
 	require.Equal(t, "settled", got.State)
 	require.Equal(t, int64(added*each), got.Succeeded)
@@ -207,18 +212,7 @@ func TestBatchOfOneHundredThousandJobsSettlesOnce(t *testing.T) {
 	require.Equal(t, n, added)
 	_, err := b.WorkerPool.Exec(b.Ctx, `SELECT jobq.seal_batch($1)`, batch)
 	require.NoError(t, err)
-	for {
-		claimed := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"big"}, Max: 10000})
-		if len(claimed) == 0 {
-			break
-		}
-		leases := make([]jobq.Lease, len(claimed))
-		for i, j := range claimed {
-			leases[i] = testbundle.LeaseOf(j)
-		}
-		_, err := b.Worker.Complete(b.Ctx, leases)
-		require.NoError(t, err)
-	}
+	completeAll(t, b, "big", 10000)
 	got := readBatch(t, b, batch)
 	require.Equal(t, "settled", got.State)
 	require.Equal(t, int64(n), got.Total)

@@ -920,7 +920,7 @@ var kindGens = map[string]valueGen{
 // batchIDGen draws the id of a batch: the first ids, which the fuzzed create_batch calls take (of
 // store A, B or the system, open, sealed or settled), or any bigint when odd.
 var batchIDGen = valueGen{
-	typical: func(g *gen) *string { return s(fmt.Sprint(1 + g.rng.IntN(20))) },
+	typical: func(g *gen) *string { return s(fmt.Sprint(1 + g.rng.IntN(6))) },
 	odd:     bigintGen.odd,
 }
 
@@ -1016,6 +1016,8 @@ var functionGens = map[string]valueGen{
 	"jobq.set_fair_claiming.queue":                       limitedQueueGen,
 	"jobq.set_fair_claiming.fair":                        boolGen,
 	"jobq.batch_list.state":                              enumGen("open", "sealed", "settled"),
+	"jobq.batch_list.store_id":                           statsStoreGen,
+	"jobq.create_batch.store_id":                         statsStoreGen,
 }
 
 // limitedQueueGen draws the queue a concurrency limit is set on: never one of the control queues
