@@ -917,11 +917,17 @@ var kindGens = map[string]valueGen{
 	"on_discard jsonb": callbackGen,
 }
 
-// batchIDGen draws the id of a batch: the first ids, which the fuzzed create_batch calls take (of
-// store A, B or the system, open, sealed or settled), or any bigint when odd.
+// batchIDGen draws the id of a real batch of the system, store A or store B (the fixture's, open
+// or settled, and those fuzzed create_batch calls made), or any bigint when odd.
 var batchIDGen = valueGen{
-	typical: func(g *gen) *string { return s(fmt.Sprint(1 + g.rng.IntN(6))) },
-	odd:     bigintGen.odd,
+	typical: func(g *gen) *string {
+		from := g.pools.Batches[[]string{"system", "A", "B"}[g.rng.IntN(3)]]
+		if len(from) == 0 {
+			return s(fmt.Sprint(1 + g.rng.IntN(6)))
+		}
+		return s(fmt.Sprint(from[g.rng.IntN(len(from))]))
+	},
+	odd: bigintGen.odd,
 }
 
 // callbackGen draws a batch callback: NULL (none) or a job spec of a task the fuzzer declares,
