@@ -3612,7 +3612,7 @@ ALTER FUNCTION jobq._settings_json() OWNER TO jobq_migrator;
 COMMENT ON FUNCTION jobq._settings_json() IS 'Private. Every setting as {name: value}.';
 
 CREATE FUNCTION jobq._settle_batches(p_batch_ids bigint[]) RETURNS void
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
@@ -3633,7 +3633,12 @@ BEGIN
                    WHERE c.spec IS NOT NULL);
         IF jsonb_array_length(v_jobs) > 0 THEN
             BEGIN
-                v_ids := ARRAY(SELECT jobq.enqueue_many(v_jobs));
+                -- As the engine (the owner): the batch's store was checked when the batch was
+                -- created; whoever ends its last job, a runner in no store among them, may not
+                -- enqueue into that store by itself.
+                v_ids := ARRAY(SELECT e.job_id
+                               FROM jobq._enqueue(ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, v_jobs) AS r), true) AS e
+                               ORDER BY e.ord);
                 UPDATE jobq.batches AS b SET callback_job_ids = v_ids WHERE b.id = v_batch.id;
             EXCEPTION WHEN OTHERS THEN
                 UPDATE jobq.batches AS b SET callback_error = left(SQLERRM, 10000) WHERE b.id = v_batch.id;
@@ -3645,7 +3650,7 @@ $$;
 
 ALTER FUNCTION jobq._settle_batches(p_batch_ids bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) IS 'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
+COMMENT ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) IS 'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Enqueues through jobq._enqueue as the owner, in the batch''s store (checked by jobq.create_batch). Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
 
 CREATE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) RETURNS integer
     LANGUAGE sql IMMUTABLE

@@ -1,10 +1,11 @@
 -- The functions runtime roles call are SECURITY DEFINER (they write tables the roles cannot, or call
 -- private helpers no runtime role may execute); private helpers (_-prefixed), backoff_delay and
--- current_store_id run as the caller. Three private helpers are definers by design, executable by no
--- runtime role: jobq._enqueue_for_stores, behind jobq.fan_out, and jobq._job_of_key_since, the
+-- current_store_id run as the caller. Four private helpers are definers by design, executable by no
+-- runtime role but the gate: jobq._enqueue_for_stores, behind jobq.fan_out, and jobq._job_of_key_since, the
 -- look-up of unique_for, which the gate alone executes (so that the key indexes serve it under the
--- row policies; it reads only the store it is given), and jobq._batches_count, the trigger function
--- that counts ended jobs in their batches. Outside jobq, public.list_store_ids_for_fan_out
+-- row policies; it reads only the store it is given), jobq._batches_count, the trigger function
+-- that counts ended jobs in their batches, and jobq._settle_batches, which enqueues the callbacks
+-- of a settled batch in its store (the gate's seal_batch executes it). Outside jobq, public.list_store_ids_for_fan_out
 -- is the one definer jobq adds.
 BEGIN;
 SELECT plan(5);
@@ -31,9 +32,10 @@ SELECT set_eq(
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
     $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])'),
               ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)'),
-              ('jobq._batches_count()') $$,
-    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores, jobq._job_of_key_since and jobq._batches_count '
-    '(the trigger function of jobq.job_history, which counts ended jobs in their batches whoever ended them)');
+              ('jobq._batches_count()'), ('jobq._settle_batches(bigint[])') $$,
+    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores, jobq._job_of_key_since, jobq._batches_count '
+    '(the trigger function of jobq.job_history, which counts ended jobs in their batches whoever ended them) and '
+    'jobq._settle_batches (which enqueues a settled batch''s callbacks in its store as the engine)');
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,

@@ -223,12 +223,13 @@ REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
 -- and enqueues its callbacks: settled_at is set under the batch's row lock, only where it was
 -- NULL, so each batch settles once. A callback that cannot be enqueued (its task was deleted
 -- since the batch was created) is recorded in callback_error and does not stop the settle nor
--- the completion that caused it. Runs as its caller: the gate's seal_batch (its row policies),
--- the trigger and delete_job (the engine).
+-- the completion that caused it. A definer, so that the callbacks are the engine's act in the
+-- batch's store whoever ends the last job (the gate's seal_batch, the trigger, delete_job).
 CREATE OR REPLACE FUNCTION jobq._settle_batches(p_batch_ids bigint[])
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -249,7 +250,12 @@ BEGIN
                    WHERE c.spec IS NOT NULL);
         IF jsonb_array_length(v_jobs) > 0 THEN
             BEGIN
-                v_ids := ARRAY(SELECT jobq.enqueue_many(v_jobs));
+                -- As the engine (the owner): the batch's store was checked when the batch was
+                -- created; whoever ends its last job, a runner in no store among them, may not
+                -- enqueue into that store by itself.
+                v_ids := ARRAY(SELECT e.job_id
+                               FROM jobq._enqueue(ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, v_jobs) AS r), true) AS e
+                               ORDER BY e.ord);
                 UPDATE jobq.batches AS b SET callback_job_ids = v_ids WHERE b.id = v_batch.id;
             EXCEPTION WHEN OTHERS THEN
                 UPDATE jobq.batches AS b SET callback_error = left(SQLERRM, 10000) WHERE b.id = v_batch.id;
@@ -259,7 +265,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._settle_batches(bigint[]) IS
-    'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
+    'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Enqueues through jobq._enqueue as the owner, in the batch''s store (checked by jobq.create_batch). Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
 
 -- Counts ended jobs in their batches: one UPDATE for every batch of the ended rows (p_batch_ids
 -- and p_states pairwise), after locking those batches in id order so that two transactions ending
