@@ -5673,13 +5673,17 @@ BEGIN
     DELETE FROM jobq.job_attempts AS a
     WHERE a.ctid = ANY (ARRAY(
         SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_cutoff LIMIT prune_history.batch_size));
+    -- Settled batches (jobq.batches) too, by settled_at; open and sealed ones stay.
+    DELETE FROM jobq.batches AS b
+    WHERE b.id = ANY (ARRAY(
+        SELECT o.id FROM jobq.batches o WHERE o.settled_at < v_cutoff LIMIT prune_history.batch_size));
     RETURN v_deleted;
 END
 $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7157,7 +7161,9 @@ CREATE INDEX audit_log_at_idx ON jobq.audit_log USING brin (at);
 
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
-CREATE INDEX batches_store_idx ON jobq.batches USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), id);
+CREATE INDEX batches_settled_idx ON jobq.batches USING btree (settled_at) WHERE (settled_at IS NOT NULL);
+
+CREATE INDEX batches_store_idx ON jobq.batches USING btree (store_id, id);
 
 CREATE INDEX claim_starts_queue_idx ON jobq.claim_starts USING btree (queue, started_at);
 

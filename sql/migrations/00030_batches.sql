@@ -6,7 +6,8 @@
 --                           ended, whatever the outcome; on_discard: at least one job dead or
 --                           canceled), its counts (total added; succeeded, dead, canceled ended),
 --                           when it was sealed and settled, the callback jobs enqueued at the
---                           settle and, when a callback could not be enqueued, why. The counts are
+--                           settle and, when a callback could not be enqueued, why; a settled
+--                           batch is pruned with the history (history_retention). The counts are
 --                           kept by the statement-level trigger jobq_batches_count on
 --                           jobq.job_history (sql/functions/87_batches.sql), so no path that ends
 --                           a job can forget them. Row security as jobq.jobs.
@@ -43,7 +44,9 @@ COMMENT ON COLUMN jobq.batches.total IS 'Jobs added to the batch (jobq.batch_enq
 COMMENT ON COLUMN jobq.batches.canceled IS 'Jobs of the batch that ended canceled, or were deleted live (jobq.delete_job).';
 COMMENT ON COLUMN jobq.batches.callback_job_ids IS 'The callback jobs enqueued when the batch settled, in the order on_success, on_complete, on_discard.';
 COMMENT ON COLUMN jobq.batches.callback_error IS 'Why a callback could not be enqueued at the settle (e.g. its task was deleted since): the settle and the completion that caused it go on.';
-CREATE INDEX batches_store_idx ON jobq.batches (coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid), id);
+CREATE INDEX batches_store_idx ON jobq.batches (store_id, id);
+-- Retention: jobq.prune_history deletes settled batches past history_retention.
+CREATE INDEX batches_settled_idx ON jobq.batches (settled_at) WHERE settled_at IS NOT NULL;
 
 ALTER TABLE jobq.jobs ADD COLUMN batch_id bigint;
 COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batch_enqueue), NULL for none.';
