@@ -220,3 +220,59 @@ func TestBatchOfOneHundredThousandJobsSettlesOnce(t *testing.T) {
 	require.Len(t, got.CallbackJobIDs, 1)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'big-done'`))
 }
+
+// Fifty workers each complete, in one call, one job of batch A and one of batch B, half of them
+// naming B's job first: every transaction counts in both batches, and none deadlocks (the trigger
+// locks the batches of a statement in id order, so the order never depends on the plan; without
+// that lock this plan's grouped UPDATE happened to lock in one order too, so the test guards the
+// outcome rather than proving the lock necessary). Both batches settle once.
+func TestBatchCountsJobsOfTwoBatchesCompletedTogetherWithoutDeadlock(t *testing.T) {
+	t.Parallel()
+	const workers = 50
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: workers})
+	b.Define(t, "two-job", "two-done")
+	openConns(t, b, workers)
+	batches := make([]int64, 2)
+	for i, q := range []string{"two-a", "two-b"} {
+		require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT jobq.create_batch(on_complete => '{"task": "two-done"}')`).Scan(&batches[i]))
+		_, err := b.WorkerPool.Exec(b.Ctx, `SELECT jobq.batch_enqueue($1,
+			(SELECT jsonb_agg(jsonb_build_object('task', 'two-job', 'queue', $2::text)) FROM generate_series(1, $3::int)))`, batches[i], q, workers)
+		require.NoError(t, err)
+		_, err = b.WorkerPool.Exec(b.Ctx, `SELECT jobq.seal_batch($1)`, batches[i])
+		require.NoError(t, err)
+	}
+	as := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"two-a"}, Max: workers})
+	bs := b.Claim(t, testbundle.ClaimArgs{Queues: []string{"two-b"}, Max: workers})
+	require.Len(t, as, workers)
+	require.Len(t, bs, workers)
+
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for i := range workers {
+		pair := []jobq.Lease{testbundle.LeaseOf(as[i]), testbundle.LeaseOf(bs[i])}
+		if i%2 == 1 {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := b.Worker.Complete(b.Ctx, pair)
+			errs <- err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err, "no completion deadlocks or fails")
+	}
+	for _, id := range batches {
+		got := readBatch(t, b, id)
+		require.Equal(t, "settled", got.State)
+		require.Equal(t, int64(workers), got.Succeeded)
+		require.Len(t, got.CallbackJobIDs, 1)
+	}
+	require.Equal(t, 2, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'two-done'`))
+}
