@@ -22,6 +22,10 @@ type BatchOptions struct {
 	// StoreID is the batch's store; "" is the session's app.current_store_id, none a system batch.
 	StoreID     string
 	Description string // at most 1000 characters
+	// Jobs are added in the same call, as BatchEnqueue would; Seal seals the batch in it too, so
+	// one call makes a whole batch (an empty one settles at once).
+	Jobs []JobSpec
+	Seal bool
 }
 
 // BatchStatus is one batch as jobq.batch_status reports it.
@@ -36,8 +40,9 @@ type BatchStatus struct {
 	CallbackError                    *string // why a callback could not be enqueued at the settle
 }
 
-// CreateBatch creates an open batch and returns its id (jobq.create_batch). Add jobs with
-// BatchEnqueue, then SealBatch. Errors: ErrBatchCallbackInvalid, ErrTenantMismatch, ErrNotAllowed.
+// CreateBatch creates a batch and returns its id (jobq.create_batch): open, unless o.Seal; add
+// (more) jobs with BatchEnqueue, then SealBatch. Errors: ErrBatchCallbackInvalid,
+// ErrTenantMismatch, ErrNotAllowed, and those of BatchEnqueue for o.Jobs.
 func (c *Client) CreateBatch(ctx context.Context, o BatchOptions) (int64, error) {
 	var cb [3]*json.RawMessage
 	for i, spec := range []*JobSpec{o.OnSuccess, o.OnComplete, o.OnDiscard} {
@@ -57,9 +62,16 @@ func (c *Client) CreateBatch(ctx context.Context, o BatchOptions) (int64, error)
 		}
 		cb[i] = &one[0]
 	}
+	var jobs []byte
+	if o.Jobs != nil {
+		var err error
+		if jobs, err = encodeSpecs(o.Jobs, "create_batch"); err != nil {
+			return 0, err
+		}
+	}
 	var id int64
-	err := c.db.QueryRow(ctx, `SELECT jobq.create_batch($1::jsonb, $2::jsonb, $3::jsonb, $4::uuid, $5)`,
-		cb[0], cb[1], cb[2], nullString(o.StoreID), nullString(o.Description)).Scan(&id)
+	arg, args := withTrace(ctx, "$6::jsonb", 8, []any{cb[0], cb[1], cb[2], nullString(o.StoreID), nullString(o.Description), jobs, o.Seal})
+	err := c.db.QueryRow(ctx, `SELECT jobq.create_batch($1::jsonb, $2::jsonb, $3::jsonb, $4::uuid, $5, `+arg+`, $7)`, args...).Scan(&id)
 	return id, wrap(err, "create_batch")
 }
 

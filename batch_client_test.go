@@ -14,7 +14,8 @@ import (
 // jobs to it and seals it; a runner outside any store completes them and the callback is enqueued
 // once in the store with the batch's counts. Another store's application is told the batch does
 // not exist; a sealed batch refuses jobs; a callback with a store of its own is refused before
-// the database is asked; sealing again is harmless.
+// the database is asked; sealing again is harmless. One CreateBatch with Jobs and Seal makes a
+// whole batch.
 func TestClientBatches(t *testing.T) {
 	t.Parallel()
 	const other = "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
@@ -78,4 +79,16 @@ func TestClientBatches(t *testing.T) {
 	require.Len(t, st.CallbackJobIDs, 1)
 	require.Equal(t, 1, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE id = $1 AND store_id = $2
 		AND payload ->> 'kind' = 'report' AND (payload -> 'batch' ->> 'succeeded')::int = 2`, st.CallbackJobIDs[0], testbundle.StoreID))
+
+	// One call makes a whole batch: its jobs added and the batch sealed.
+	require.NoError(t, b.InStore(b.AppPool, testbundle.StoreID, func(c *jobq.Client) error {
+		id, err := c.CreateBatch(b.Ctx, jobq.BatchOptions{Jobs: []jobq.JobSpec{{Task: "store-job"}, {Task: "store-job"}, {Task: "store-job"}}, Seal: true})
+		if err != nil {
+			return err
+		}
+		st, err = c.BatchStatus(b.Ctx, id)
+		return err
+	}))
+	require.Equal(t, "sealed", st.State)
+	require.Equal(t, int64(3), st.Total)
 }

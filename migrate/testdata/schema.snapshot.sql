@@ -1920,7 +1920,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[])', '{worker_runtime}'),
         ('jobq.confirm_continuation(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.cron_next(text,timestamp with time zone,text)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
-        ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text)', '{worker_runtime,jobq_app,jobq_operator}'),
+        ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.cron_parse(text)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.current_store_id()', '{jobq_app_gate,worker_runtime,jobq_app,jobq_operator}'),
@@ -4669,7 +4669,7 @@ ALTER FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease
 
 COMMENT ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id). A refused call writes nothing.';
 
-CREATE FUNCTION jobq.create_batch(on_success jsonb DEFAULT NULL::jsonb, on_complete jsonb DEFAULT NULL::jsonb, on_discard jsonb DEFAULT NULL::jsonb, store_id uuid DEFAULT NULL::uuid, description text DEFAULT NULL::text) RETURNS bigint
+CREATE FUNCTION jobq.create_batch(on_success jsonb DEFAULT NULL::jsonb, on_complete jsonb DEFAULT NULL::jsonb, on_discard jsonb DEFAULT NULL::jsonb, store_id uuid DEFAULT NULL::uuid, description text DEFAULT NULL::text, jobs jsonb DEFAULT NULL::jsonb, seal boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -4719,13 +4719,20 @@ BEGIN
     INSERT INTO jobq.batches (store_id, description, on_success, on_complete, on_discard)
     VALUES (v_store, create_batch.description, create_batch.on_success, create_batch.on_complete, create_batch.on_discard)
     RETURNING batches.id INTO v_id;
+    -- A batch made in one call: its jobs, then the seal.
+    IF create_batch.jobs IS NOT NULL THEN
+        PERFORM jobq.batch_enqueue(v_id, create_batch.jobs);
+    END IF;
+    IF create_batch.seal THEN
+        PERFORM jobq.seal_batch(v_id);
+    END IF;
     RETURN v_id;
 END
 $$;
 
-ALTER FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text) OWNER TO jobq_app_gate;
+ALTER FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text) IS 'Creates an open batch and returns its id. store_id NULL = the session''s store (jobq.current_store_id()), none = a system batch (trusted callers and operators only). on_success (every job succeeded), on_complete (every job ended) and on_discard (at least one dead or canceled): NULL or a job spec object with the fields of an enqueue_many element but store_id and run_at, enqueued in the batch''s store when the batch settles, its payload plus "batch": {id, total, succeeded, dead, canceled, pending}; each is checked now by a rolled-back enqueue. description: at most 1000 characters. Callers: applications (their store), handlers, operators. Locks nothing. Errors: JOB.BATCH_CALLBACK_INVALID (with the enqueue''s reason), JOB.TENANT_MISMATCH (another store), JOB.NOT_ALLOWED (an application without a store), JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG.';
+COMMENT ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) IS 'Creates an open batch and returns its id. store_id NULL = the session''s store (jobq.current_store_id()), none = a system batch (trusted callers and operators only). on_success (every job succeeded), on_complete (every job ended) and on_discard (at least one dead or canceled): NULL or a job spec object with the fields of an enqueue_many element but store_id and run_at, enqueued in the batch''s store when the batch settles, its payload plus "batch": {id, total, succeeded, dead, canceled, pending}; each is checked now by a rolled-back enqueue. description: at most 1000 characters. jobs: NULL, or jobs added at once as by jobq.batch_enqueue; seal: seal it at once as jobq.seal_batch (an empty or already ended batch settles in this call). Callers: applications (their store), handlers, operators. Locks nothing but, with jobs or seal, the new batch''s row and its jobs. Errors: JOB.BATCH_CALLBACK_INVALID (with the enqueue''s reason), JOB.TENANT_MISMATCH (another store), JOB.NOT_ALLOWED (an application without a store), JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG, and those of jobq.batch_enqueue for jobs.';
 
 CREATE FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text DEFAULT 'UTC'::text) RETURNS timestamp with time zone
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -7656,10 +7663,10 @@ GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], 
 REVOKE ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
 
-REVOKE ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text) TO jobq_app;
-GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text) TO jobq_operator;
+REVOKE ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO worker_runtime;

@@ -67,7 +67,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq.complete_job(bigint,uuid)', '{worker_runtime}'),
     ('jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[])', '{worker_runtime}'),
     ('jobq.confirm_continuation(text,bigint[],uuid[],interval)', '{worker_runtime}'),
-    ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text)', '{jobq_app,jobq_app_gate,jobq_operator,worker_runtime}'),
+    ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)', '{jobq_app,jobq_app_gate,jobq_operator,worker_runtime}'),
     ('jobq.cron_next(text,timestamp with time zone,text)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer,worker_runtime}'),
     ('jobq.cron_parse(text)', '{jobq_app,jobq_operator,worker_runtime}'),
     ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer,worker_runtime}'),

@@ -43,10 +43,12 @@ COMMENT ON FUNCTION jobq._batch_callback_job(jsonb,jobq.batches) IS
 -- Creates a batch in a store (store_id, else the session's store; none: a system batch, which
 -- only trusted callers may create) with its callbacks, each checked by enqueuing it in a
 -- subtransaction that is always rolled back: a callback that could not be enqueued now is refused
--- now, not discovered when the batch settles. A gate function, like jobq.enqueue_many.
+-- now, not discovered when the batch settles. With jobs (and seal) a whole batch is made in one
+-- call, as jobq.batch_enqueue and jobq.seal_batch would. A gate function, like jobq.enqueue_many.
 CREATE OR REPLACE FUNCTION jobq.create_batch(on_success jsonb DEFAULT NULL, on_complete jsonb DEFAULT NULL,
                                              on_discard jsonb DEFAULT NULL, store_id uuid DEFAULT NULL,
-                                             description text DEFAULT NULL)
+                                             description text DEFAULT NULL, jobs jsonb DEFAULT NULL,
+                                             seal boolean DEFAULT false)
 RETURNS bigint
 LANGUAGE plpgsql
 VOLATILE
@@ -99,14 +101,21 @@ BEGIN
     INSERT INTO jobq.batches (store_id, description, on_success, on_complete, on_discard)
     VALUES (v_store, create_batch.description, create_batch.on_success, create_batch.on_complete, create_batch.on_discard)
     RETURNING batches.id INTO v_id;
+    -- A batch made in one call: its jobs, then the seal.
+    IF create_batch.jobs IS NOT NULL THEN
+        PERFORM jobq.batch_enqueue(v_id, create_batch.jobs);
+    END IF;
+    IF create_batch.seal THEN
+        PERFORM jobq.seal_batch(v_id);
+    END IF;
     RETURN v_id;
 END
 $$;
-COMMENT ON FUNCTION jobq.create_batch(jsonb,jsonb,jsonb,uuid,text) IS
-    'Creates an open batch and returns its id. store_id NULL = the session''s store (jobq.current_store_id()), none = a system batch (trusted callers and operators only). on_success (every job succeeded), on_complete (every job ended) and on_discard (at least one dead or canceled): NULL or a job spec object with the fields of an enqueue_many element but store_id and run_at, enqueued in the batch''s store when the batch settles, its payload plus "batch": {id, total, succeeded, dead, canceled, pending}; each is checked now by a rolled-back enqueue. description: at most 1000 characters. Callers: applications (their store), handlers, operators. Locks nothing. Errors: JOB.BATCH_CALLBACK_INVALID (with the enqueue''s reason), JOB.TENANT_MISMATCH (another store), JOB.NOT_ALLOWED (an application without a store), JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG.';
+COMMENT ON FUNCTION jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean) IS
+    'Creates an open batch and returns its id. store_id NULL = the session''s store (jobq.current_store_id()), none = a system batch (trusted callers and operators only). on_success (every job succeeded), on_complete (every job ended) and on_discard (at least one dead or canceled): NULL or a job spec object with the fields of an enqueue_many element but store_id and run_at, enqueued in the batch''s store when the batch settles, its payload plus "batch": {id, total, succeeded, dead, canceled, pending}; each is checked now by a rolled-back enqueue. description: at most 1000 characters. jobs: NULL, or jobs added at once as by jobq.batch_enqueue; seal: seal it at once as jobq.seal_batch (an empty or already ended batch settles in this call). Callers: applications (their store), handlers, operators. Locks nothing but, with jobs or seal, the new batch''s row and its jobs. Errors: JOB.BATCH_CALLBACK_INVALID (with the enqueue''s reason), JOB.TENANT_MISMATCH (another store), JOB.NOT_ALLOWED (an application without a store), JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG, and those of jobq.batch_enqueue for jobs.';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
-ALTER FUNCTION jobq.create_batch(jsonb,jsonb,jsonb,uuid,text) OWNER TO jobq_app_gate;
+ALTER FUNCTION jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean) OWNER TO jobq_app_gate;
 REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
 
 -- The batch p_batch_id locked for a change by the caller of a gate function, or

@@ -84,7 +84,7 @@ AS $$
         ('jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[])', '{worker_runtime}'),
         ('jobq.confirm_continuation(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.cron_next(text,timestamp with time zone,text)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
-        ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text)', '{worker_runtime,jobq_app,jobq_operator}'),
+        ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.cron_parse(text)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.current_store_id()', '{jobq_app_gate,worker_runtime,jobq_app,jobq_operator}'),

@@ -88,7 +88,7 @@ DROP FUNCTION IF EXISTS jobq.batch_list(uuid,text,bigint,integer,bigint,bigint);
 DROP FUNCTION IF EXISTS jobq.seal_batch(bigint);
 DROP FUNCTION IF EXISTS jobq.batch_enqueue(bigint,jsonb);
 DROP FUNCTION IF EXISTS jobq._lock_batch(bigint);
-DROP FUNCTION IF EXISTS jobq.create_batch(jsonb,jsonb,jsonb,uuid,text);
+DROP FUNCTION IF EXISTS jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean);
 DROP FUNCTION IF EXISTS jobq._batch_callback_job(jsonb,jobq.batches);
 DROP FUNCTION IF EXISTS jobq._batch_callback_fields();
 ALTER TABLE jobq.job_history DROP COLUMN batch_id;
