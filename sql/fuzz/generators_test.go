@@ -917,11 +917,16 @@ var kindGens = map[string]valueGen{
 	"on_discard jsonb": callbackGen,
 }
 
-// batchIDGen draws the id of a real batch of the system, store A or store B (the fixture's, open
-// or settled, and those fuzzed create_batch calls made), or any bigint when odd.
+// batchIDGen draws the id of a real batch (the fixture's, open or settled, and those fuzzed
+// create_batch calls made): mostly of the class this call's tasks are (store A or the system), so
+// that typical calls reach it, else of any class (store B's among them); any bigint when odd.
 var batchIDGen = valueGen{
 	typical: func(g *gen) *string {
-		from := g.pools.Batches[[]string{"system", "A", "B"}[g.rng.IntN(3)]]
+		class := []string{"system", "A", "B"}[g.rng.IntN(3)]
+		if g.chance(0.7) {
+			class = map[bool]string{true: "A", false: "system"}[g.store]
+		}
+		from := g.pools.Batches[class]
 		if len(from) == 0 {
 			return s(fmt.Sprint(1 + g.rng.IntN(6)))
 		}
