@@ -185,6 +185,29 @@ type specJSON struct {
 	UniqueFor   string          `json:"unique_for,omitempty"`
 }
 
+// encodeSpecs is specs as the JSON array of jobq.enqueue_many (and jobq.batch_enqueue); doing
+// names the call in an error.
+func encodeSpecs(specs []JobSpec, doing string) ([]byte, error) {
+	batch := make([]specJSON, len(specs))
+	for i, s := range specs {
+		body, err := marshalPayload(s.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("jobq: %s: job %d payload: %w", doing, i+1, err)
+		}
+		batch[i] = specJSON{
+			Task: s.Task, Payload: body, Queue: s.Queue, RunAt: nullTime(s.RunAt), Priority: s.Priority,
+			MaxAttempts: s.MaxAttempts, JobKey: s.JobKey, JobKeyMode: string(s.JobKeyMode), StoreID: s.StoreID,
+			Timeout: durationText(s.Timeout), BackoffBase: durationText(s.BackoffBase), BackoffMax: durationText(s.BackoffMax),
+			UniqueFor: durationText(s.UniqueFor),
+		}
+	}
+	doc, err := json.Marshal(batch)
+	if err != nil {
+		return nil, fmt.Errorf("jobq: %s: %w", doing, err)
+	}
+	return doc, nil
+}
+
 func durationText(d time.Duration) string {
 	if d <= 0 {
 		return ""
@@ -197,22 +220,9 @@ func durationText(d time.Duration) string {
 // checks its job, so a caller without jobq_operator's rights enqueues the jobs of one store (or
 // only system jobs) per call. Delay is not supported here; use RunAt.
 func (c *Client) EnqueueMany(ctx context.Context, specs []JobSpec) ([]int64, error) {
-	batch := make([]specJSON, len(specs))
-	for i, s := range specs {
-		body, err := marshalPayload(s.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("jobq: enqueue_many: job %d payload: %w", i+1, err)
-		}
-		batch[i] = specJSON{
-			Task: s.Task, Payload: body, Queue: s.Queue, RunAt: nullTime(s.RunAt), Priority: s.Priority,
-			MaxAttempts: s.MaxAttempts, JobKey: s.JobKey, JobKeyMode: string(s.JobKeyMode), StoreID: s.StoreID,
-			Timeout: durationText(s.Timeout), BackoffBase: durationText(s.BackoffBase), BackoffMax: durationText(s.BackoffMax),
-			UniqueFor: durationText(s.UniqueFor),
-		}
-	}
-	doc, err := json.Marshal(batch)
+	doc, err := encodeSpecs(specs, "enqueue_many")
 	if err != nil {
-		return nil, fmt.Errorf("jobq: enqueue_many: %w", err)
+		return nil, err
 	}
 	arg, args := withTrace(ctx, "$1::jsonb", 2, []any{doc})
 	rows, err := c.db.Query(ctx, `SELECT id FROM jobq.enqueue_many(`+arg+`) AS id`, args...)

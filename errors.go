@@ -55,6 +55,16 @@ var (
 	// ErrScheduleOverlap: a run now of a schedule whose concurrency policy is forbid, while a run
 	// of it is still live (Client.RunScheduleNow); nothing was enqueued.
 	ErrScheduleOverlap = &Error{Code: "JOB.SCHEDULE_OVERLAP"}
+	// ErrBatchNotFound: no batch has this id that the caller may use (another store's batch is
+	// not found either).
+	ErrBatchNotFound = &Error{Code: "JOB.BATCH_NOT_FOUND"}
+	// ErrBatchSealed: jobs were added to a sealed batch; nothing was enqueued.
+	ErrBatchSealed = &Error{Code: "JOB.BATCH_SEALED"}
+	// ErrBatchCallbackInvalid: a batch callback could not be enqueued in the batch's store (its
+	// message carries the enqueue's reason); no batch was created.
+	ErrBatchCallbackInvalid = &Error{Code: "JOB.BATCH_CALLBACK_INVALID"}
+	// ErrBatchStoreMismatch: a job added to a batch belongs to another store than the batch.
+	ErrBatchStoreMismatch = &Error{Code: "JOB.BATCH_STORE_MISMATCH"}
 	// ErrUnknownWorker: no worker has this id.
 	ErrUnknownWorker = &Error{Code: "JOB.UNKNOWN_WORKER"}
 	// ErrValueTooLong: a text argument is longer than its limit (docs/limits.md).

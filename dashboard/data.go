@@ -245,6 +245,8 @@ type jobData struct {
 	Audit    []operator.AuditEntry
 	// Holds are the rules that hold a live job now (jobq.explain_job); empty: claimable.
 	Holds []operator.Hold
+	// Batch is the batch the job belongs to, with its progress; nil: none.
+	Batch *operator.Batch
 }
 
 // event is one line of a job's timeline.
@@ -281,6 +283,9 @@ func loadJob(ctx context.Context, q querier, id int64, operatorView bool) (jobDa
 		d.Timeline = append(d.Timeline, event{At: *job.FinishedAt, What: job.State, Who: deref(job.LockedBy), Error: deref(job.LastError), Bad: job.State != "succeeded"})
 	}
 	sortEvents(d.Timeline)
+	if d.Batch, err = operator.New(q).BatchOfJob(ctx, id); err != nil {
+		return d, err
+	}
 	if job.FinishedAt == nil {
 		if d.Holds, err = operator.New(q).ExplainJob(ctx, id); err != nil {
 			return d, err

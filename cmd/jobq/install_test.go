@@ -140,14 +140,17 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 		var owner string
 		require.NoError(t, admin.QueryRow(ctx, "SELECT nspowner::regrole::text FROM pg_catalog.pg_namespace WHERE nspname = 'jobq'").Scan(&owner))
 		require.Equal(t, "jobq_migrator", owner)
-		// Every object of schema jobq is owned by jobq_migrator but, by design, the four functions
-		// an application may call: jobq_app_gate owns them, so that row-level security confines
-		// them to the caller's store.
+		// Every object of schema jobq is owned by jobq_migrator but, by design, the functions an
+		// application may call that write jobs: jobq_app_gate owns them, so that row-level
+		// security confines them to the caller's store.
 		require.Equal(t, []string{
+			"function jobq.batch_enqueue(bigint,jsonb) jobq_app_gate",
 			"function jobq.cancel_job(bigint) jobq_app_gate",
+			"function jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean) jobq_app_gate",
 			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) jobq_app_gate",
 			"function jobq.enqueue_many(jsonb) jobq_app_gate",
 			"function jobq.retry_job(bigint) jobq_app_gate",
+			"function jobq.seal_batch(bigint) jobq_app_gate",
 		}, dbtest.QueryStrings(t, admin, `
 			SELECT 'relation ' || c.relname || ' ' || c.relowner::regrole FROM pg_catalog.pg_class c
 			WHERE c.relnamespace = 'jobq'::regnamespace AND c.relowner <> 'jobq_migrator'::regrole

@@ -46,6 +46,7 @@ type cli struct {
 
 	Jobs      jobsCmd      `cmd:"" group:"operate" help:"List, show, retry, cancel or delete jobs (live and finished)."`
 	Dead      deadCmd      `cmd:"" group:"operate" help:"List dead jobs or queue them again."`
+	Batches   batchesCmd   `cmd:"" group:"operate" help:"List batches of jobs or show one: its state, counts and callbacks."`
 	Workers   workersCmd   `cmd:"" group:"operate" help:"List the registered workers; drain, resume or detach one."`
 	Queues    queuesCmd    `cmd:"" group:"operate" help:"List the queues; pause or resume one."`
 	Leader    leaderCmd    `cmd:"" group:"operate" help:"Show the leadership: holder, epoch, lease; demote the leader."`

@@ -201,6 +201,124 @@ ALTER FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint
 
 COMMENT ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) IS 'Private. The concurrency policy of schedule p_s before one more run (jobq._run_schedule''s slots, jobq.run_schedule_now), p_previous its last job; the caller holds the schedule''s row lock. Returns the id of the live run that forbids it (policy forbid), else NULL: allow, no live run, or replace, which has canceled the live run (history state canceled, reason replaced) and audited it as schedule_replaced (detail: schedule, previous_state and p_detail).';
 
+CREATE FUNCTION jobq._batch_callback_fields() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT ARRAY['task', 'payload', 'queue', 'priority', 'max_attempts', 'job_key', 'job_key_mode', 'timeout',
+                 'backoff_base', 'backoff_max', 'unique_for']::text[]
+$$;
+
+ALTER FUNCTION jobq._batch_callback_fields() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._batch_callback_fields() IS 'Private. The fields a batch callback spec may have (those of an enqueue_many element but store_id and run_at). Immutable.';
+
+CREATE TABLE jobq.batches (
+    id bigint NOT NULL,
+    store_id uuid,
+    description text,
+    on_success jsonb,
+    on_complete jsonb,
+    on_discard jsonb,
+    total bigint DEFAULT 0 NOT NULL,
+    succeeded bigint DEFAULT 0 NOT NULL,
+    dead bigint DEFAULT 0 NOT NULL,
+    canceled bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sealed_at timestamp with time zone,
+    settled_at timestamp with time zone,
+    callback_job_ids bigint[] DEFAULT '{}'::bigint[] NOT NULL,
+    callback_error text,
+    CONSTRAINT batches_callback_error_check CHECK ((char_length(callback_error) <= 10000)),
+    CONSTRAINT batches_check CHECK (((succeeded >= 0) AND (dead >= 0) AND (canceled >= 0) AND (((succeeded + dead) + canceled) <= total))),
+    CONSTRAINT batches_check1 CHECK (((settled_at IS NULL) OR ((sealed_at IS NOT NULL) AND (((succeeded + dead) + canceled) = total)))),
+    CONSTRAINT batches_description_check CHECK ((char_length(description) <= 1000)),
+    CONSTRAINT batches_on_complete_check CHECK ((jsonb_typeof(on_complete) = 'object'::text)),
+    CONSTRAINT batches_on_discard_check CHECK ((jsonb_typeof(on_discard) = 'object'::text)),
+    CONSTRAINT batches_on_success_check CHECK ((jsonb_typeof(on_success) = 'object'::text))
+);
+
+ALTER TABLE ONLY jobq.batches FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.batches OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.batches IS 'Batches of jobs (jobq.create_batch, jobq.batch_enqueue, jobq.seal_batch): counts kept by the trigger jobq_batches_count on jobq.job_history; the callbacks are enqueued once, when the batch is sealed and all its jobs ended (settled_at).';
+
+COMMENT ON COLUMN jobq.batches.total IS 'Jobs added to the batch (jobq.batch_enqueue).';
+
+COMMENT ON COLUMN jobq.batches.canceled IS 'Jobs of the batch that ended canceled, or were deleted live (jobq.delete_job).';
+
+COMMENT ON COLUMN jobq.batches.callback_job_ids IS 'The callback jobs enqueued when the batch settled, in the order on_success, on_complete, on_discard.';
+
+COMMENT ON COLUMN jobq.batches.callback_error IS 'Why a callback could not be enqueued at the settle (e.g. its task was deleted since): the settle and the completion that caused it go on.';
+
+CREATE FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT (p_spec - 'store_id' - 'payload')
+        || CASE WHEN p_batch.store_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('store_id', p_batch.store_id) END
+        || jsonb_build_object('payload',
+               CASE WHEN pg_catalog.jsonb_typeof(p_spec -> 'payload') = 'object' THEN p_spec -> 'payload' ELSE '{}'::jsonb END
+               || jsonb_build_object('batch', jsonb_build_object(
+                      'id', p_batch.id, 'total', p_batch.total, 'succeeded', p_batch.succeeded, 'dead', p_batch.dead,
+                      'canceled', p_batch.canceled,
+                      'pending', p_batch.total - p_batch.succeeded - p_batch.dead - p_batch.canceled)))
+$$;
+
+ALTER FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) IS 'Private. The jobq.enqueue_many element of callback spec p_spec of batch p_batch: store_id the batch''s (none for a system batch), payload the spec''s (an object; {} when absent) plus "batch": {id, total, succeeded, dead, canceled, pending}. Raises nothing, locks nothing.';
+
+CREATE FUNCTION jobq._batch_ended(p_batch_ids bigint[], p_states text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_batches bigint[];
+BEGIN
+    v_batches := ARRAY(SELECT DISTINCT e.batch_id FROM unnest(p_batch_ids) AS e(batch_id) WHERE e.batch_id IS NOT NULL ORDER BY 1);
+    IF cardinality(v_batches) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM 1 FROM jobq.batches b WHERE b.id = ANY (v_batches) ORDER BY b.id FOR UPDATE;
+    UPDATE jobq.batches AS b
+    SET succeeded = b.succeeded + c.succeeded, dead = b.dead + c.dead, canceled = b.canceled + c.canceled
+    FROM (SELECT e.batch_id,
+                 count(*) FILTER (WHERE e.state = 'succeeded') AS succeeded,
+                 count(*) FILTER (WHERE e.state = 'dead') AS dead,
+                 count(*) FILTER (WHERE e.state = 'canceled') AS canceled
+          FROM unnest(p_batch_ids, p_states) AS e(batch_id, state)
+          WHERE e.batch_id IS NOT NULL
+          GROUP BY e.batch_id) AS c
+    WHERE b.id = c.batch_id;
+    PERFORM jobq._settle_batches(v_batches);
+END
+$$;
+
+ALTER FUNCTION jobq._batch_ended(p_batch_ids bigint[], p_states text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._batch_ended(p_batch_ids bigint[], p_states text[]) IS 'Private. Adds ended jobs (batch p_batch_ids[i] ended in state p_states[i]: succeeded, dead, canceled) to their batches'' counts, one UPDATE for all, after locking the batches in id order; then settles those it completes (jobq._settle_batches). Callers: jobq._batches_count (the trigger), jobq.delete_job.';
+
+CREATE FUNCTION jobq._batches_count() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_batch_ids bigint[];
+    v_states text[];
+BEGIN
+    SELECT array_agg(e.batch_id), array_agg(e.state) INTO v_batch_ids, v_states
+    FROM ended e WHERE e.batch_id IS NOT NULL;
+    IF v_batch_ids IS NOT NULL THEN
+        PERFORM jobq._batch_ended(v_batch_ids, v_states);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._batches_count() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._batches_count() IS 'Private. Statement-level AFTER INSERT trigger function of jobq.job_history (trigger jobq_batches_count, transition table ended): counts the inserted rows that have a batch_id in their batches (jobq._batch_ended); returns after one scan of the transition table when none has.';
+
 CREATE FUNCTION jobq._calendar_day_ok(p_day text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -676,6 +794,7 @@ CASE
     WHEN ((current_setting('jobq.traceparent'::text, true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(current_setting('jobq.traceparent'::text, true), 4, 32) <> repeat('0'::text, 32)) AND (substr(current_setting('jobq.traceparent'::text, true), 37, 16) <> repeat('0'::text, 16)) AND ((char_length(current_setting('jobq.tracestate'::text, true)) >= 1) AND (char_length(current_setting('jobq.tracestate'::text, true)) <= 512)) AND (current_setting('jobq.tracestate'::text, true) ~ '^[ -~]*$'::text)) THEN current_setting('jobq.tracestate'::text, true)
     ELSE NULL::text
 END,
+    batch_id bigint,
     CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
     CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
@@ -706,6 +825,8 @@ COMMENT ON COLUMN jobq.jobs.progress IS 'What the running attempt''s handler las
 COMMENT ON COLUMN jobq.jobs.traceparent IS 'The W3C traceparent of the enqueuer (session setting jobq.traceparent at the insert; a malformed one is ignored): each attempt''s span continues this trace.';
 
 COMMENT ON COLUMN jobq.jobs.tracestate IS 'The W3C tracestate of the enqueuer (session setting jobq.tracestate beside a valid traceparent, at most 512 printable ASCII characters; else ignored).';
+
+COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batch_enqueue), NULL for none.';
 
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[], p_tasks text[] DEFAULT NULL::text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
@@ -1747,6 +1868,8 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
     AS $$
     SELECT v.fn, v.roles::text[] FROM (VALUES
         ('jobq._app_may_enqueue(text)', '{jobq_app_gate}'),
+        ('jobq._batch_callback_fields()', '{jobq_app_gate}'),
+        ('jobq._batch_callback_job(jsonb,jobq.batches)', '{jobq_app_gate}'),
         ('jobq._calendar_day_ok(text)', '{jobq_app_gate}'),
         ('jobq._caller()', '{jobq_app_gate}'),
         ('jobq._caller_is_operator()', '{jobq_app_gate}'),
@@ -1767,6 +1890,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)', '{jobq_app_gate}'),
         ('jobq._json_type_ok(jsonb,text)', '{jobq_app_gate}'),
         ('jobq._limit(text)', '{jobq_app_gate}'),
+        ('jobq._lock_batch(bigint)', '{jobq_app_gate}'),
         ('jobq._limit_interval(text)', '{jobq_app_gate}'),
         ('jobq._max_payload_bytes()', '{jobq_app_gate}'),
         ('jobq._raise(text,text)', '{jobq_app_gate}'),
@@ -1774,6 +1898,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._resolve_tasks(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
         ('jobq._revive(bigint[],text)', '{jobq_app_gate}'),
         ('jobq._spec_in_bounds(jobq.job_spec)', '{jobq_app_gate}'),
+        ('jobq._settle_batches(bigint[])', '{jobq_app_gate}'),
         ('jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint)', '{jobq_app_gate}'),
         ('jobq._ts_add(timestamp with time zone,interval)', '{jobq_app_gate}'),
         ('jobq._ts_in_range(timestamp with time zone)', '{jobq_app_gate}'),
@@ -1785,6 +1910,9 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.backoff_ceiling(integer,interval,interval)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.backoff_delay(integer,interval,interval)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.bind_store(name,uuid)', '{jobq_operator}'),
+        ('jobq.batch_enqueue(bigint,jsonb)', '{worker_runtime,jobq_app,jobq_operator}'),
+        ('jobq.batch_list(uuid,text,bigint,integer,bigint,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
+        ('jobq.batch_status(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.cancel_job(bigint)', '{jobq_app,jobq_operator}'),
         ('jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', '{worker_runtime}'),
         ('jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[])', '{worker_runtime}'),
@@ -1792,6 +1920,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[])', '{worker_runtime}'),
         ('jobq.confirm_continuation(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.cron_next(text,timestamp with time zone,text)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
+        ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.cron_parse(text)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.current_store_id()', '{jobq_app_gate,worker_runtime,jobq_app,jobq_operator}'),
@@ -1835,6 +1964,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.resume_schedule(text)', '{jobq_operator}'),
         ('jobq.resume_worker(text)', '{jobq_operator}'),
         ('jobq.retry_job(bigint)', '{jobq_app,jobq_operator}'),
+        ('jobq.seal_batch(bigint)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.run_schedule_now(text)', '{jobq_operator}'),
         ('jobq.schedule(text,text,text,jsonb,text,text,interval,text,interval,text,text,integer,integer,boolean)', '{worker_runtime,jobq_operator}'),
         ('jobq.schedule_list()', '{jobq_operator,jobq_viewer}'),
@@ -2291,6 +2421,27 @@ $$;
 ALTER FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) IS 'Private. One pick of jobq._pick_limited: up to p_room jobs of p_queue that wait, are due at p_now and are of the tasks p_tasks (jobq._rule_waiting, _rule_due, _rule_served), locked (SKIP LOCKED), outside the stores p_skip_stores and the partitions p_skip_parts (payload ->> p_partition_key); a fair queue''s (p_fair) by jobq._pick_fair, passing over p_skip_ids; any other''s in claim order after (p_after_priority, p_after_run_at, p_after_id). Returns ids, each one''s store key and partition value, all NULL for none, and the last job''s position (NULL for a fair queue). Runs under its caller''s planner settings. Caller: jobq._pick_limited.';
+
+CREATE FUNCTION jobq._lock_batch(p_batch_id bigint) RETURNS jobq.batches
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_batch jobq.batches;
+BEGIN
+    SELECT b.* INTO v_batch FROM jobq.batches b
+    WHERE b.id = p_batch_id AND jobq._caller_reaches(b.store_id)
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.BATCH_NOT_FOUND', format('batch %s', coalesce(p_batch_id::text, 'NULL')));
+    END IF;
+    RETURN v_batch;
+END
+$$;
+
+ALTER FUNCTION jobq._lock_batch(p_batch_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lock_batch(p_batch_id bigint) IS 'Private. Locks (FOR UPDATE) and returns batch p_batch_id when the caller of the gate function reaches its store (jobq._caller_reaches). Errors: JOB.BATCH_NOT_FOUND (unknown, NULL, or another store''s).';
 
 CREATE FUNCTION jobq._lock_limited_queues(p_queues text[]) RETURNS void
     LANGUAGE plpgsql
@@ -3460,6 +3611,47 @@ ALTER FUNCTION jobq._settings_json() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._settings_json() IS 'Private. Every setting as {name: value}.';
 
+CREATE FUNCTION jobq._settle_batches(p_batch_ids bigint[]) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_batch jobq.batches;
+    v_jobs jsonb;
+    v_ids bigint[];
+BEGIN
+    FOR v_batch IN
+        UPDATE jobq.batches AS b SET settled_at = now()
+        WHERE b.id = ANY (p_batch_ids) AND b.settled_at IS NULL AND b.sealed_at IS NOT NULL
+          AND b.succeeded + b.dead + b.canceled = b.total
+        RETURNING b.*
+    LOOP
+        v_jobs := (SELECT coalesce(jsonb_agg(jobq._batch_callback_job(c.spec, v_batch) ORDER BY c.n), '[]'::jsonb)
+                   FROM (VALUES (1, CASE WHEN v_batch.dead + v_batch.canceled = 0 THEN v_batch.on_success END),
+                                (2, v_batch.on_complete),
+                                (3, CASE WHEN v_batch.dead + v_batch.canceled > 0 THEN v_batch.on_discard END)) AS c(n, spec)
+                   WHERE c.spec IS NOT NULL);
+        IF jsonb_array_length(v_jobs) > 0 THEN
+            BEGIN
+                -- As the engine (the owner): the batch's store was checked when the batch was
+                -- created; whoever ends its last job, a runner in no store among them, may not
+                -- enqueue into that store by itself.
+                v_ids := ARRAY(SELECT e.job_id
+                               FROM jobq._enqueue(ARRAY(SELECT r FROM jsonb_populate_recordset(NULL::jobq.job_spec, v_jobs) AS r), true) AS e
+                               ORDER BY e.ord);
+                UPDATE jobq.batches AS b SET callback_job_ids = v_ids WHERE b.id = v_batch.id;
+            EXCEPTION WHEN OTHERS THEN
+                UPDATE jobq.batches AS b SET callback_error = left(SQLERRM, 10000) WHERE b.id = v_batch.id;
+            END;
+        END IF;
+    END LOOP;
+END
+$$;
+
+ALTER FUNCTION jobq._settle_batches(p_batch_ids bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) IS 'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Enqueues through jobq._enqueue as the owner, in the batch''s store (checked by jobq.create_batch). Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
+
 CREATE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) RETURNS integer
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -3768,6 +3960,7 @@ CREATE TABLE jobq.job_history (
     leader_epoch bigint,
     traceparent text,
     tracestate text,
+    batch_id bigint,
     CONSTRAINT job_history_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
     CONSTRAINT job_history_output_check CHECK ((char_length(output) <= 16384)),
     CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text]))),
@@ -3795,6 +3988,8 @@ COMMENT ON COLUMN jobq.job_history.traceparent IS 'The finished job''s jobq.jobs
 
 COMMENT ON COLUMN jobq.job_history.tracestate IS 'The finished job''s jobq.jobs.tracestate.';
 
+COMMENT ON COLUMN jobq.job_history.batch_id IS 'The finished job''s jobq.jobs.batch_id.';
+
 CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text DEFAULT NULL::text, p_log_ref text DEFAULT NULL::text, p_exit_code integer DEFAULT NULL::integer, p_leader_epoch bigint DEFAULT NULL::bigint) RETURNS SETOF jobq.job_history
     LANGUAGE sql STABLE
     AS $$
@@ -3806,12 +4001,12 @@ CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
            p_job.created_at, pg_catalog.now(), pg_catalog.now(),
            p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
-           p_job.traceparent, p_job.tracestate
+           p_job.traceparent, p_job.tracestate, p_job.batch_id
 $$;
 
 ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress and trace context.';
+COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress, trace context and batch.';
 
 CREATE FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) RETURNS timestamp with time zone
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -4118,6 +4313,100 @@ ALTER FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max inte
 
 COMMENT ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) IS 'Retry delay after attempt p_attempt: backoff_ceiling(...) * (0.5 + random()/2). Callers: fail_jobs, rescue_expired.';
 
+CREATE FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) RETURNS SETOF bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_batch jobq.batches;
+    v_bad bigint;
+    v_ids bigint[];
+BEGIN
+    v_batch := jobq._lock_batch(batch_enqueue.batch_id);
+    IF v_batch.sealed_at IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.BATCH_SEALED', format('batch %s was sealed at %s', v_batch.id, v_batch.sealed_at));
+    END IF;
+    IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
+            format('jobs must be a JSON array of job objects, not %s', coalesce(jsonb_typeof(jobs), 'NULL')));
+    END IF;
+    SELECT e.n INTO v_bad FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
+    WHERE jsonb_typeof(e.v) = 'object' AND (e.v ? 'job_key' OR e.v ? 'unique_for')
+    ORDER BY e.n LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('job %s: a job of a batch takes no job_key nor unique_for (it could merge into a job outside the batch)', v_bad));
+    END IF;
+
+    v_ids := ARRAY(
+        SELECT jobq.enqueue_many(coalesce(jsonb_agg(
+            CASE WHEN jsonb_typeof(e.v) = 'object' AND v_batch.store_id IS NOT NULL AND NOT e.v ? 'store_id'
+                 THEN e.v || jsonb_build_object('store_id', v_batch.store_id) ELSE e.v END ORDER BY e.n), '[]'::jsonb))
+        FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n));
+
+    WITH marked AS (
+        UPDATE jobq.jobs AS j SET batch_id = v_batch.id
+        WHERE j.id = ANY (v_ids)
+        RETURNING j.id, j.store_id
+    )
+    SELECT min(m.id) INTO v_bad FROM marked m WHERE m.store_id IS DISTINCT FROM v_batch.store_id;
+    IF v_bad IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.BATCH_STORE_MISMATCH', format('job %s is %s; batch %s is %s', array_position(v_ids, v_bad),
+            coalesce('of store ' || (SELECT j.store_id FROM jobq.jobs j WHERE j.id = v_bad), 'a system job'),
+            v_batch.id, coalesce('of store ' || v_batch.store_id, 'a system batch')));
+    END IF;
+    UPDATE jobq.batches AS b SET total = b.total + cardinality(v_ids) WHERE b.id = v_batch.id;
+    RETURN QUERY SELECT unnest(v_ids);
+END
+$$;
+
+ALTER FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) OWNER TO jobq_app_gate;
+
+COMMENT ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) IS 'Adds jobs to open batch batch_id: jobs is a JSON array as for jobq.enqueue_many (all or nothing, at most 100000 elements), an element without store_id taking the batch''s store; no element may have job_key or unique_for. Returns the new job ids in input order. Locks the batch row until commit (adders, seal_batch and the counting of the batch''s ended jobs wait for each other). Callers: applications (their store''s batches), handlers, operators. Errors: JOB.BATCH_NOT_FOUND (unknown or another store''s), JOB.BATCH_SEALED, JOB.BATCH_STORE_MISMATCH, JOB.INVALID_ARGUMENT, and every error of jobq.enqueue_many.';
+
+CREATE FUNCTION jobq.batch_list(store_id uuid DEFAULT NULL::uuid, state text DEFAULT NULL::text, before bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50, id bigint DEFAULT NULL::bigint, job_id bigint DEFAULT NULL::bigint) RETURNS TABLE(id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint, canceled bigint, pending bigint, created_at timestamp with time zone, sealed_at timestamp with time zone, settled_at timestamp with time zone, on_success text, on_complete text, on_discard text, callback_job_ids bigint[], callback_error text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT l.* FROM (
+        SELECT b.id, b.store_id, b.description,
+               CASE WHEN b.settled_at IS NOT NULL THEN 'settled' WHEN b.sealed_at IS NOT NULL THEN 'sealed' ELSE 'open' END AS state,
+               b.total, b.succeeded, b.dead, b.canceled, b.total - b.succeeded - b.dead - b.canceled,
+               b.created_at, b.sealed_at, b.settled_at,
+               b.on_success ->> 'task', b.on_complete ->> 'task', b.on_discard ->> 'task', b.callback_job_ids, b.callback_error
+        FROM jobq.batches b
+        WHERE ($1 IS NULL OR b.store_id = $1) AND ($3 IS NULL OR b.id < $3) AND ($5 IS NULL OR b.id = $5)
+          AND ($6 IS NULL OR b.id = coalesce((SELECT j.batch_id FROM jobq.jobs j WHERE j.id = $6),
+                                             (SELECT h.batch_id FROM jobq.job_history h WHERE h.id = $6)))
+    ) l
+    WHERE ($2 IS NULL OR l.state = $2)
+    ORDER BY l.id DESC
+    LIMIT least(greatest(coalesce($4, 50), 0), 100001)
+$_$;
+
+ALTER FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) IS 'Batches, newest id first, matching each filter that is not NULL: store_id, state (open, sealed, settled), before (ids below it: the next page), id (one batch), job_id (the batch of this job, live or finished); at most max_rows rows (default 50, 0..100001). With counts total, succeeded, dead, canceled, pending (not yet ended), the callbacks'' tasks, the callback jobs enqueued at the settle and callback_error. Runs as its caller: row-level security shows an application its store''s batches only. Locks nothing. Callers: jobq batches list, the dashboard''s job page (package operator). Errors: none.';
+
+CREATE FUNCTION jobq.batch_status(batch_id bigint) RETURNS TABLE(id bigint, store_id uuid, description text, state text, total bigint, succeeded bigint, dead bigint, canceled bigint, pending bigint, created_at timestamp with time zone, sealed_at timestamp with time zone, settled_at timestamp with time zone, on_success text, on_complete text, on_discard text, callback_job_ids bigint[], callback_error text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_every constant boolean := jobq._caller_sees_every_store();
+    v_store constant uuid := jobq.current_store_id();
+BEGIN
+    RETURN QUERY SELECT l.* FROM jobq.batch_list(id => batch_status.batch_id) AS l
+                 WHERE v_every OR l.store_id = v_store OR (l.store_id IS NULL AND NOT jobq._caller_is_restricted());
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.BATCH_NOT_FOUND', format('batch %s', coalesce(batch_status.batch_id::text, 'NULL')));
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq.batch_status(batch_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.batch_status(batch_id bigint) IS 'One batch as jobq.batch_list shows it (state, counts, callbacks). EXECUTE for jobq_operator and jobq_viewer, who see every batch, and jobq_app, which sees only its store''s (jobq.current_store_id()); a trusted caller (the owner) sees system batches too. Locks nothing. Callers: applications, jobq batches show, the dashboard. Errors: JOB.BATCH_NOT_FOUND (unknown, NULL, another store''s, or a system batch for an application).';
+
 CREATE FUNCTION jobq.bind_store(login name, store_id uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4390,6 +4679,71 @@ ALTER FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease
 
 COMMENT ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'A detached runner confirms that its jobs go on. One row per input lease, in input order: confirmed (the job runs on here: CONFIRMING ends and the lease is renewed to now() + lease; also for a lease held without being CONFIRMING, so repeating a call whose answer was lost is safe), detached (the deadline of jobq.detach_worker passed: the attempt failed now with reason detached, as jobq._rescue records it, and the handler must stop) or lease_lost (not running under that token for worker_id). Audited (continuation_confirmed; the swept ones as continuation_expired). Caller: the runner. Locks the rows in id order. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.OUT_OF_RANGE (more than 10000 jobs, lease above 1 day), JOB.VALUE_TOO_LONG (worker_id). A refused call writes nothing.';
 
+CREATE FUNCTION jobq.create_batch(on_success jsonb DEFAULT NULL::jsonb, on_complete jsonb DEFAULT NULL::jsonb, on_discard jsonb DEFAULT NULL::jsonb, store_id uuid DEFAULT NULL::uuid, description text DEFAULT NULL::text, jobs jsonb DEFAULT NULL::jsonb, seal boolean DEFAULT false) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_store constant uuid := coalesce(create_batch.store_id, jobq.current_store_id());
+    v_probe jobq.batches;
+    v_callback record;
+    v_id bigint;
+BEGIN
+    IF v_store = '00000000-0000-0000-0000-000000000000'::uuid THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'store_id 00000000-0000-0000-0000-000000000000 is reserved for system jobs; pass NULL');
+    END IF;
+    PERFORM jobq._check_text('description', create_batch.description, 1000);
+    IF NOT jobq._caller_reaches(v_store) THEN
+        IF v_store IS NULL THEN
+            PERFORM jobq._raise('JOB.NOT_ALLOWED', 'an application creates batches of its session''s store only (set app.current_store_id)');
+        END IF;
+        PERFORM jobq._raise('JOB.TENANT_MISMATCH', format('store_id %s is not the session''s store', v_store));
+    END IF;
+
+    v_probe.store_id := v_store;
+    v_probe.total := 0; v_probe.succeeded := 0; v_probe.dead := 0; v_probe.canceled := 0;
+    FOR v_callback IN
+        SELECT c.name, c.spec FROM (VALUES ('on_success', create_batch.on_success), ('on_complete', create_batch.on_complete),
+                                           ('on_discard', create_batch.on_discard)) AS c(name, spec)
+        WHERE c.spec IS NOT NULL
+    LOOP
+        IF jsonb_typeof(v_callback.spec) <> 'object' THEN
+            PERFORM jobq._raise('JOB.BATCH_CALLBACK_INVALID', format('%s is a JSON %s, not a job spec object', v_callback.name, jsonb_typeof(v_callback.spec)));
+        END IF;
+        IF v_callback.spec - jobq._batch_callback_fields() <> '{}'::jsonb THEN
+            PERFORM jobq._raise('JOB.BATCH_CALLBACK_INVALID', format('%s: unknown field %L (fields: %s; a callback runs in the batch''s store when it settles)',
+                v_callback.name, (SELECT min(k) FROM jsonb_object_keys(v_callback.spec - jobq._batch_callback_fields()) AS k),
+                array_to_string(jobq._batch_callback_fields(), ', ')));
+        END IF;
+        BEGIN
+            PERFORM jobq.enqueue_many(jsonb_build_array(jobq._batch_callback_job(v_callback.spec, v_probe)));
+            -- JQ729 never leaves this block: it only rolls the probe back.
+            RAISE EXCEPTION USING ERRCODE = 'JQ729', MESSAGE = 'jobq: callback probe';
+        EXCEPTION
+            WHEN SQLSTATE 'JQ729' THEN NULL;
+            WHEN OTHERS THEN
+                PERFORM jobq._raise('JOB.BATCH_CALLBACK_INVALID', format('%s: %s', v_callback.name, SQLERRM));
+        END;
+    END LOOP;
+
+    INSERT INTO jobq.batches (store_id, description, on_success, on_complete, on_discard)
+    VALUES (v_store, create_batch.description, create_batch.on_success, create_batch.on_complete, create_batch.on_discard)
+    RETURNING batches.id INTO v_id;
+    -- A batch made in one call: its jobs, then the seal.
+    IF create_batch.jobs IS NOT NULL THEN
+        PERFORM jobq.batch_enqueue(v_id, create_batch.jobs);
+    END IF;
+    IF create_batch.seal THEN
+        PERFORM jobq.seal_batch(v_id);
+    END IF;
+    RETURN v_id;
+END
+$$;
+
+ALTER FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) OWNER TO jobq_app_gate;
+
+COMMENT ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) IS 'Creates an open batch and returns its id. store_id NULL = the session''s store (jobq.current_store_id()), none = a system batch (trusted callers and operators only). on_success (every job succeeded), on_complete (every job ended) and on_discard (at least one dead or canceled): NULL or a job spec object with the fields of an enqueue_many element but store_id and run_at, enqueued in the batch''s store when the batch settles, its payload plus "batch": {id, total, succeeded, dead, canceled, pending}; each is checked now by a rolled-back enqueue. description: at most 1000 characters. jobs: NULL, or jobs added at once as by jobq.batch_enqueue; seal: seal it at once as jobq.seal_batch (an empty or already ended batch settles in this call). Callers: applications (their store), handlers, operators. Locks nothing but, with jobs or seal, the new batch''s row and its jobs. Errors: JOB.BATCH_CALLBACK_INVALID (with the enqueue''s reason), JOB.TENANT_MISMATCH (another store), JOB.NOT_ALLOWED (an application without a store), JOB.INVALID_ARGUMENT, JOB.VALUE_TOO_LONG, and those of jobq.batch_enqueue for jobs.';
+
 CREATE FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text DEFAULT 'UTC'::text) RETURNS timestamp with time zone
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4581,6 +4935,10 @@ DECLARE
     v_row jsonb;
 BEGIN
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
+    -- A live job leaves without a history row, so its batch is told here: it counts canceled.
+    IF v_row ->> 'batch_id' IS NOT NULL THEN
+        PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
+    END IF;
     IF v_row IS NULL THEN
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
     END IF;
@@ -4595,7 +4953,7 @@ $$;
 
 ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 CREATE FUNCTION jobq.demote_leader() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5331,13 +5689,17 @@ BEGIN
     DELETE FROM jobq.job_attempts AS a
     WHERE a.ctid = ANY (ARRAY(
         SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_cutoff LIMIT prune_history.batch_size));
+    -- Settled batches (jobq.batches) too, by settled_at; open and sealed ones stay.
+    DELETE FROM jobq.batches AS b
+    WHERE b.id = ANY (ARRAY(
+        SELECT o.id FROM jobq.batches o WHERE o.settled_at < v_cutoff LIMIT prune_history.batch_size));
     RETURN v_deleted;
 END
 $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -5960,6 +6322,26 @@ ALTER FUNCTION jobq.schedule_list() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.schedule_list() IS 'The cron schedules (jobq.schedules) by name: name, cron, timezone, task, queue, enabled, paused_at, paused_by, concurrency_policy, next_slot_at, last_slot_at, last_job_id, upcoming (the next 3 slots after now, jobq.cron_slots) and runs (the 5 latest of jobq.schedule_runs, newest first, as [{slot_at, outcome, reason, job_id, created_at}]). Locks nothing. Callers: jobq schedules list, the dashboard''s schedules page (package operator). Errors: none.';
 
+CREATE FUNCTION jobq.seal_batch(batch_id bigint) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_batch jobq.batches;
+BEGIN
+    v_batch := jobq._lock_batch(seal_batch.batch_id);
+    IF v_batch.sealed_at IS NULL THEN
+        UPDATE jobq.batches AS b SET sealed_at = now() WHERE b.id = v_batch.id;
+        PERFORM jobq._settle_batches(ARRAY[v_batch.id]);
+    END IF;
+    RETURN (SELECT CASE WHEN b.settled_at IS NOT NULL THEN 'settled' ELSE 'sealed' END FROM jobq.batches b WHERE b.id = v_batch.id);
+END
+$$;
+
+ALTER FUNCTION jobq.seal_batch(batch_id bigint) OWNER TO jobq_app_gate;
+
+COMMENT ON FUNCTION jobq.seal_batch(batch_id bigint) IS 'Seals batch batch_id (idempotent): no more jobs; it settles, enqueuing its callbacks once, when every one of its jobs has ended: at once when they have or when it has none. Returns settled or sealed. Locks the batch row. Callers: applications (their store''s batches), handlers, operators. Errors: JOB.BATCH_NOT_FOUND (unknown or another store''s).';
+
 CREATE FUNCTION jobq.served_tasks(handlers text[]) RETURNS TABLE(task text, handler text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6515,6 +6897,15 @@ ALTER TABLE jobq.audit_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+ALTER TABLE jobq.batches ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME jobq.batches_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE jobq.breaking_changes (
     version bigint NOT NULL,
     description text NOT NULL,
@@ -6725,6 +7116,9 @@ COMMENT ON COLUMN jobq.workers.tasks IS 'The tasks the worker serves (has a hand
 ALTER TABLE ONLY jobq.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY jobq.batches
+    ADD CONSTRAINT batches_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY jobq.breaking_changes
     ADD CONSTRAINT breaking_changes_pkey PRIMARY KEY (version);
 
@@ -6783,9 +7177,15 @@ CREATE INDEX audit_log_at_idx ON jobq.audit_log USING brin (at);
 
 CREATE INDEX audit_log_job_idx ON jobq.audit_log USING btree (job_id) WHERE (job_id IS NOT NULL);
 
+CREATE INDEX batches_settled_idx ON jobq.batches USING btree (settled_at) WHERE (settled_at IS NOT NULL);
+
+CREATE INDEX batches_store_idx ON jobq.batches USING btree (store_id, id);
+
 CREATE INDEX claim_starts_queue_idx ON jobq.claim_starts USING btree (queue, started_at);
 
 CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
+
+CREATE INDEX job_history_batch_idx ON jobq.job_history USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
 CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
 
@@ -6794,6 +7194,8 @@ CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (finished_at, 
 CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_at);
 
 CREATE INDEX job_history_job_key_idx ON jobq.job_history USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key, created_at) WHERE (job_key IS NOT NULL);
+
+CREATE INDEX jobs_batch_idx ON jobq.jobs USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
 CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
 
@@ -6811,11 +7213,29 @@ CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (crea
 
 CREATE INDEX schedules_due_idx ON jobq.schedules USING btree (next_slot_at) WHERE enabled;
 
+CREATE TRIGGER jobq_batches_count AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._batches_count();
+
 ALTER TABLE ONLY jobq.schedule_runs
     ADD CONSTRAINT schedule_runs_schedule_fkey FOREIGN KEY (schedule) REFERENCES jobq.schedules(name) ON DELETE CASCADE;
 
 ALTER TABLE ONLY jobq.schedules
     ADD CONSTRAINT schedules_task_fkey FOREIGN KEY (task) REFERENCES jobq.tasks(name);
+
+ALTER TABLE jobq.batches ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY batches_app_read ON jobq.batches FOR SELECT TO jobq_app USING (((store_id = jobq.current_store_id()) OR ((store_id IS NULL) AND (NOT (EXISTS ( SELECT 1
+   FROM jobq.store_bindings b
+  WHERE (b.login = SESSION_USER)))))));
+
+CREATE POLICY batches_engine ON jobq.batches TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY batches_gate_insert ON jobq.batches FOR INSERT TO jobq_app_gate WITH CHECK (jobq._caller_reaches(store_id));
+
+CREATE POLICY batches_gate_read ON jobq.batches FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
+
+CREATE POLICY batches_gate_update ON jobq.batches FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
+
+CREATE POLICY batches_operator_read ON jobq.batches FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
 ALTER TABLE jobq.claim_cursors ENABLE ROW LEVEL SECURITY;
 
@@ -6895,6 +7315,21 @@ GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
 GRANT SELECT ON TABLE jobq.schedules TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._batch_callback_fields() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._batch_callback_fields() TO jobq_app_gate;
+
+GRANT SELECT ON TABLE jobq.batches TO jobq_app;
+GRANT SELECT ON TABLE jobq.batches TO jobq_operator;
+GRANT SELECT ON TABLE jobq.batches TO jobq_viewer;
+GRANT SELECT,INSERT,UPDATE ON TABLE jobq.batches TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._batch_callback_job(p_spec jsonb, p_batch jobq.batches) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._batch_ended(p_batch_ids bigint[], p_states text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._batches_count() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._calendar_day_ok(p_day text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._calendar_day_ok(p_day text) TO jobq_app_gate;
@@ -7044,6 +7479,9 @@ REVOKE ALL ON FUNCTION jobq._limited_counts(p_queue text, p_now timestamp with t
 
 REVOKE ALL ON FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._lock_batch(p_batch_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._lock_batch(p_batch_id bigint) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._lock_limited_queues(p_queues text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) FROM PUBLIC;
@@ -7126,6 +7564,9 @@ REVOKE ALL ON FUNCTION jobq._setting_interval(p_name text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) TO jobq_app_gate;
+
 REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) FROM PUBLIC;
@@ -7194,6 +7635,21 @@ GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_m
 GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.backoff_delay(p_attempt integer, p_base interval, p_max interval) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.batch_enqueue(batch_id bigint, jobs jsonb) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.batch_list(store_id uuid, state text, before bigint, max_rows integer, id bigint, job_id bigint) TO jobq_app;
+
+REVOKE ALL ON FUNCTION jobq.batch_status(batch_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.batch_status(batch_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.batch_status(batch_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.batch_status(batch_id bigint) TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.bind_store(login name, store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.bind_store(login name, store_id uuid) TO jobq_operator;
 
@@ -7215,6 +7671,11 @@ GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], 
 
 REVOKE ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.create_batch(on_success jsonb, on_complete jsonb, on_discard jsonb, store_id uuid, description text, jobs jsonb, seal boolean) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.cron_next(expr text, after timestamp with time zone, timezone text) TO worker_runtime;
@@ -7403,6 +7864,11 @@ REVOKE ALL ON FUNCTION jobq.schedule_list() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.schedule_list() TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.schedule_list() TO jobq_viewer;
 
+REVOKE ALL ON FUNCTION jobq.seal_batch(batch_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.seal_batch(batch_id bigint) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.seal_batch(batch_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.seal_batch(batch_id bigint) TO jobq_operator;
+
 REVOKE ALL ON FUNCTION jobq.served_tasks(handlers text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.served_tasks(handlers text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.served_tasks(handlers text[]) TO jobq_operator;
@@ -7471,6 +7937,8 @@ GRANT INSERT ON TABLE jobq.audit_log TO jobq_app_gate;
 GRANT SELECT ON TABLE jobq.audit_log TO jobq_viewer;
 
 GRANT USAGE ON SEQUENCE jobq.audit_log_id_seq TO jobq_app_gate;
+
+GRANT USAGE ON SEQUENCE jobq.batches_id_seq TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.breaking_changes TO worker_runtime;
 GRANT SELECT ON TABLE jobq.breaking_changes TO jobq_app;

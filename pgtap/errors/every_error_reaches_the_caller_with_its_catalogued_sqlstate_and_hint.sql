@@ -12,6 +12,8 @@ SELECT jobq.bind_store('pgtap_bound_login', '11111111-1111-1111-1111-11111111111
 -- A schedule under forbid whose run is live, for JOB.SCHEDULE_OVERLAP.
 SELECT FROM jobq.schedule('pgtap-forbid', '0 3 * * *', 't', queue => 'q3', concurrency_policy => 'forbid');
 SELECT FROM jobq.run_schedule_now('pgtap-forbid');
+-- A sealed batch, for JOB.BATCH_SEALED.
+SELECT FROM jobq.seal_batch(jobq.create_batch());
 
 CREATE TEMP TABLE job AS SELECT jobq.enqueue('t', queue => 'q') AS id, jobq.enqueue('t', queue => 'q2') AS done;
 CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['q', 'q2'], 2);
@@ -51,6 +53,11 @@ INSERT INTO triggers VALUES
     ('JOB.UNKNOWN_SCHEDULE',     $$ SELECT jobq.unschedule('pgtap-no-such-schedule') $$),
     ('JOB.SCHEDULE_OVERLAP',     $$ SELECT jobq.run_schedule_now('pgtap-forbid') $$),
     ('JOB.UNKNOWN_WORKER',       $$ SELECT * FROM jobq.worker_heartbeat('pgtap-no-such-worker') $$),
+    ('JOB.BATCH_NOT_FOUND',      $$ SELECT jobq.seal_batch(-1) $$),
+    ('JOB.BATCH_SEALED',         $$ SELECT jobq.batch_enqueue((SELECT min(id) FROM jobq.batches), '[]') $$),
+    ('JOB.BATCH_CALLBACK_INVALID', $$ SELECT jobq.create_batch(on_success => '{"task": "pgtap-no-such-task"}') $$),
+    -- A store's job added to a system batch.
+    ('JOB.BATCH_STORE_MISMATCH', $$ SELECT jobq.batch_enqueue(jobq.create_batch(), '[{"task": "pgtap-store-task", "payload": {"n": 1}, "store_id": "11111111-1111-1111-1111-111111111111"}]') $$),
     ('JOB.VALUE_TOO_LONG',       $$ SELECT * FROM jobq.claim_job('w', ARRAY[repeat('q', 201)]) $$),
     ('JOB.OUT_OF_RANGE',         $$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '2 days') $$),
     ('JOB.PAYLOAD_TOO_LARGE',    $$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('x', 2000000)), job_key => 'big') $$);

@@ -1,5 +1,6 @@
--- jobq_migrator owns the schema and everything in it, with one exception by design: the four
--- functions an application may call (enqueue, enqueue_many, retry_job, cancel_job) are owned by
+-- jobq_migrator owns the schema and everything in it, with one exception by design: the seven
+-- functions an application may call to write (enqueue, enqueue_many, retry_job, cancel_job,
+-- create_batch, batch_enqueue, seal_batch) are owned by
 -- jobq_app_gate, so that row-level security confines them to the caller's store.
 BEGIN;
 SELECT plan(6);
@@ -9,14 +10,17 @@ SELECT is_empty(
     $$ SELECT p.oid::regprocedure, pg_get_userbyid(p.proowner) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(p.proowner) <> 'jobq_migrator'
          AND p.oid NOT IN ('jobq.enqueue(text, jsonb, timestamptz, text, text, integer, integer, text, uuid, interval, interval, interval, interval)'::regprocedure,
-                           'jobq.enqueue_many(jsonb)'::regprocedure, 'jobq.retry_job(bigint)'::regprocedure, 'jobq.cancel_job(bigint)'::regprocedure) $$,
-    'every jobq function, SECURITY DEFINER ones included, is owned by jobq_migrator, but the four gate functions');
+                           'jobq.enqueue_many(jsonb)'::regprocedure, 'jobq.retry_job(bigint)'::regprocedure, 'jobq.cancel_job(bigint)'::regprocedure,
+                           'jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)'::regprocedure, 'jobq.batch_enqueue(bigint,jsonb)'::regprocedure,
+                           'jobq.seal_batch(bigint)'::regprocedure) $$,
+    'every jobq function, SECURITY DEFINER ones included, is owned by jobq_migrator, but the seven gate functions');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(p.proowner) = 'jobq_app_gate' $$,
     $$ VALUES ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)'),
-              ('jobq.enqueue_many(jsonb)'), ('jobq.retry_job(bigint)'), ('jobq.cancel_job(bigint)') $$,
-    'jobq_app_gate owns exactly enqueue, enqueue_many, retry_job and cancel_job, and nothing else in jobq');
+              ('jobq.enqueue_many(jsonb)'), ('jobq.retry_job(bigint)'), ('jobq.cancel_job(bigint)'),
+              ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)'), ('jobq.batch_enqueue(bigint,jsonb)'), ('jobq.seal_batch(bigint)') $$,
+    'jobq_app_gate owns exactly enqueue, enqueue_many, retry_job, cancel_job, create_batch, batch_enqueue and seal_batch, and nothing else in jobq');
 SELECT is_empty(
     $$ SELECT c.oid::regclass, pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(c.relowner) <> 'jobq_migrator' $$,

@@ -600,7 +600,7 @@ DROP FUNCTION IF EXISTS jobq._to_history(jobq.jobs,text,text,text,text);
 -- The history row of a live job that ends now in p_state. A new error replaces the job's last
 -- error together with its code (NULL when none is given); without one, both are kept. The last
 -- attempt's output, log_ref, exit code and leader epoch are the caller's (NULL for a job that
--- ends without running, a cancel or a delete); its progress and trace context are the job's.
+-- ends without running, a cancel or a delete); its progress, trace context and batch are the job's.
 -- SETOF so the planner inlines it.
 CREATE OR REPLACE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text,
                                             p_output text DEFAULT NULL, p_log_ref text DEFAULT NULL,
@@ -617,7 +617,7 @@ AS $$
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
            p_job.created_at, pg_catalog.now(), pg_catalog.now(),
            p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
-           p_job.traceparent, p_job.tracestate
+           p_job.traceparent, p_job.tracestate, p_job.batch_id
 $$;
 COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) IS
-    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress and trace context.';
+    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress, trace context and batch.';

@@ -118,11 +118,15 @@ BEGIN
     DELETE FROM jobq.job_attempts AS a
     WHERE a.ctid = ANY (ARRAY(
         SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_cutoff LIMIT prune_history.batch_size));
+    -- Settled batches (jobq.batches) too, by settled_at; open and sealed ones stay.
+    DELETE FROM jobq.batches AS b
+    WHERE b.id = ANY (ARRAY(
+        SELECT o.id FROM jobq.batches o WHERE o.settled_at < v_cutoff LIMIT prune_history.batch_size));
     RETURN v_deleted;
 END
 $$;
 COMMENT ON FUNCTION jobq.prune_history(integer) IS
-    'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+    'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 -- Expires, now, every lease worker p_worker_id holds, so the next sweep rescues them; a job that
 -- is CONFIRMING (jobq.detach_worker) keeps its lease until its deadline. Caller: jobq._maintain,

@@ -115,6 +115,10 @@ DECLARE
     v_row jsonb;
 BEGIN
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
+    -- A live job leaves without a history row, so its batch is told here: it counts canceled.
+    IF v_row ->> 'batch_id' IS NOT NULL THEN
+        PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
+    END IF;
     IF v_row IS NULL THEN
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
     END IF;
@@ -127,7 +131,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.delete_job(bigint) IS
-    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 -- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
 -- the cause of an outage is fixed. Caller: operators.

@@ -913,6 +913,42 @@ var kindGens = map[string]valueGen{
 	"concurrency_policy text": enumGen("allow", "forbid", "replace"), "backfill text": enumGen("all", "latest"),
 	"slot_key text": enumGen("slotAt", "at"), "backfill_window interval": positiveIntervalGen, "jitter interval": positiveIntervalGen,
 	"lease interval": positiveIntervalGen, "ttl interval": positiveIntervalGen, "unique_for interval": uniqueForGen,
+	"batch_id bigint": batchIDGen, "on_success jsonb": callbackGen, "on_complete jsonb": callbackGen,
+	"on_discard jsonb": callbackGen,
+}
+
+// batchIDGen draws the id of a real batch (the fixture's, open or settled, and those fuzzed
+// create_batch calls made): mostly of the class this call's tasks are (store A or the system), so
+// that typical calls reach it, else of any class (store B's among them); any bigint when odd.
+var batchIDGen = valueGen{
+	typical: func(g *gen) *string {
+		class := []string{"system", "A", "B"}[g.rng.IntN(3)]
+		if g.chance(0.7) {
+			class = map[bool]string{true: "A", false: "system"}[g.store]
+		}
+		from := g.pools.Batches[class]
+		if len(from) == 0 {
+			return s(fmt.Sprint(1 + g.rng.IntN(6)))
+		}
+		return s(fmt.Sprint(from[g.rng.IntN(len(from))]))
+	},
+	odd: bigintGen.odd,
+}
+
+// callbackGen draws a batch callback: NULL (none) or a job spec of a task the fuzzer declares,
+// sometimes with a payload or queue; odd, any JSON (arrays, scalars, unknown fields and tasks).
+var callbackGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.4) {
+			return nil
+		}
+		task, _ := json.Marshal(*taskGen.typical(g))
+		if g.chance(0.3) {
+			return s(fmt.Sprintf(`{"task": %s, "payload": {"n": %d}, "queue": "other"}`, task, g.rng.IntN(100)))
+		}
+		return s(fmt.Sprintf(`{"task": %s}`, task))
+	},
+	odd: jsonGen.odd,
 }
 
 // enumGen draws one of a text argument's allowed words, or anything else when odd.
@@ -990,6 +1026,9 @@ var functionGens = map[string]valueGen{
 	"jobq.set_store_rate_limit.per":                      rateWindowGen,
 	"jobq.set_fair_claiming.queue":                       limitedQueueGen,
 	"jobq.set_fair_claiming.fair":                        boolGen,
+	"jobq.batch_list.state":                              enumGen("open", "sealed", "settled"),
+	"jobq.batch_list.store_id":                           statsStoreGen,
+	"jobq.create_batch.store_id":                         statsStoreGen,
 }
 
 // limitedQueueGen draws the queue a concurrency limit is set on: never one of the control queues

@@ -209,8 +209,8 @@ func (w *world) call(ctx context.Context, c caller, sql string, args ...any) ([]
 }
 
 // fixtureSQL makes stores A and B, the tasks the generators name, a schedule whose slot keys are
-// predictable, and jobs in every state for each of system, store A and store B: waiting (keyed,
-// due and future), dead, succeeded and canceled. It runs as the superuser, taking each role in
+// predictable, jobs in every state for each of system, store A and store B: waiting (keyed,
+// due and future), dead, succeeded and canceled, and batches (open for each, settled for A). It runs as the superuser, taking each role in
 // turn as the real callers would.
 var fixtureSQL = fmt.Sprintf(`
 INSERT INTO public.store (id, name) VALUES ('%[1]s', 'fuzz store A'), ('%[2]s', 'fuzz store B');
@@ -227,13 +227,18 @@ SELECT jobq.enqueue('fuzz-sys', '{"fixture": "due"}', job_key => 'sys-due', queu
 SELECT jobq.enqueue('fuzz-sys', '{"fixture": "dead"}', queue => 'fuzz-fixture', max_attempts => 1);
 SELECT jobq.enqueue('fuzz-sys', '{"fixture": "done"}', queue => 'fuzz-fixture', job_key => 'sys-done');
 SELECT jobq.enqueue('fuzz-sys', '{"fixture": "canceled"}', queue => 'fuzz-canceled');
+SELECT jobq.create_batch(on_complete => '{"task": "fuzz-sys"}', description => 'fuzz system batch');
 SET ROLE jobq_app;
 SELECT set_config('app.current_store_id', '%[1]s', false);
+SELECT jobq.batch_enqueue(jobq.create_batch(on_success => '{"task": "fuzz-store"}', description => 'fuzz A batch'),
+                          '[{"task": "fuzz-store", "payload": {"fixture": "batch"}, "run_at": "2100-01-01T00:00:00Z"}]');
+SELECT jobq.seal_batch(jobq.create_batch(description => 'fuzz A settled batch'));
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "keyed"}', store_id => '%[1]s', job_key => 'a-key', run_at => now() + interval '1 hour');
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "due"}', store_id => '%[1]s');
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "dead"}', store_id => '%[1]s', queue => 'fuzz-fixture', max_attempts => 1);
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "canceled"}', store_id => '%[1]s', queue => 'fuzz-canceled');
 SELECT set_config('app.current_store_id', '%[2]s', false);
+SELECT jobq.create_batch(description => 'fuzz B batch');
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "keyed"}', store_id => '%[2]s', job_key => 'b-key', run_at => now() + interval '1 hour');
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "due"}', store_id => '%[2]s', queue => 'fuzz-q');
 SELECT jobq.enqueue('fuzz-store', '{"fixture": "dead"}', store_id => '%[2]s', queue => 'fuzz-fixture', max_attempts => 1);
@@ -366,6 +371,7 @@ type pools struct {
 	Running   []running           `json:"running"`
 	Workers   []string            `json:"workers"`
 	Schedules []string            `json:"schedules"`
+	Batches   map[string][]int64  `json:"batches"`
 	Epoch     int64               `json:"epoch"`
 	MaxID     int64               `json:"max_id"`
 }
@@ -401,6 +407,10 @@ SELECT jsonb_build_object(
                          FROM (SELECT * FROM j WHERE j.state = 'running' ORDER BY j.id DESC LIMIT 30) r), '[]'),
     'workers', coalesce((SELECT jsonb_agg(w.id ORDER BY w.id) FROM (SELECT w.id FROM jobq.workers w WHERE w.id <> $3 ORDER BY w.id LIMIT 20) w), '[]'),
     'schedules', coalesce((SELECT jsonb_agg(s.name ORDER BY s.name) FROM jobq.schedules s), '[]'),
+    'batches', coalesce((SELECT jsonb_object_agg(x.cls, x.ids) FROM (
+        SELECT CASE WHEN b.store_id IS NULL THEN 'system' WHEN b.store_id = $1 THEN 'A' WHEN b.store_id = $2 THEN 'B' ELSE 'other' END AS cls,
+               jsonb_agg(b.id ORDER BY b.id) AS ids
+        FROM (SELECT * FROM jobq.batches ORDER BY id LIMIT 50) b GROUP BY 1) x), '{}'),
     'epoch', (SELECT l.epoch FROM jobq.leader l),
     'max_id', (SELECT s.last_value FROM jobq.jobs_id_seq s))`
 

@@ -523,6 +523,38 @@ class ScheduleOverlapError(JobqError):
     catalogue_hint = "Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you."
 
 
+class BatchNotFoundError(JobqError):
+    "JOB.BATCH_NOT_FOUND (SQLSTATE JQ720): No batch has this id that the caller may use (another store's batch is not found either). Hint: SELECT * FROM jobq.batch_list() lists the batches you may see; set app.current_store_id to the batch's store."
+
+    code = "JOB.BATCH_NOT_FOUND"
+    sqlstate = "JQ720"
+    catalogue_hint = "SELECT * FROM jobq.batch_list() lists the batches you may see; set app.current_store_id to the batch's store."
+
+
+class BatchSealedError(JobqError):
+    "JOB.BATCH_SEALED (SQLSTATE JQ721): The batch is sealed: no job may be added to it. Hint: Create a new batch (jobq.create_batch) for more work; a sealed batch settles when its jobs have ended."
+
+    code = "JOB.BATCH_SEALED"
+    sqlstate = "JQ721"
+    catalogue_hint = "Create a new batch (jobq.create_batch) for more work; a sealed batch settles when its jobs have ended."
+
+
+class BatchCallbackInvalidError(JobqError):
+    "JOB.BATCH_CALLBACK_INVALID (SQLSTATE JQ722): A batch callback is not a job spec that could be enqueued in the batch's store (not an object, an unknown field or task, a payload its task refuses). Hint: Give each callback as an object with the fields of an enqueue_many element (task, payload, queue, priority, ...), of a task of the batch's scope."
+
+    code = "JOB.BATCH_CALLBACK_INVALID"
+    sqlstate = "JQ722"
+    catalogue_hint = "Give each callback as an object with the fields of an enqueue_many element (task, payload, queue, priority, ...), of a task of the batch's scope."
+
+
+class BatchStoreMismatchError(JobqError):
+    "JOB.BATCH_STORE_MISMATCH (SQLSTATE JQ723): A job added to a batch belongs to another store than the batch (or is a system job of a store's batch, or the reverse). Hint: Add to a store's batch only jobs of that store; system jobs go into system batches."
+
+    code = "JOB.BATCH_STORE_MISMATCH"
+    sqlstate = "JQ723"
+    catalogue_hint = "Add to a store's batch only jobs of that store; system jobs go into system batches."
+
+
 _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ100": InvalidArgumentError,
     "JQ101": TaskRequiredError,
@@ -556,6 +588,10 @@ _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ603": UnknownScheduleError,
     "JQ605": UnknownWorkerError,
     "JQ606": ScheduleOverlapError,
+    "JQ720": BatchNotFoundError,
+    "JQ721": BatchSealedError,
+    "JQ722": BatchCallbackInvalidError,
+    "JQ723": BatchStoreMismatchError,
 }
 
 

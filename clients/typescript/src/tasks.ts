@@ -468,6 +468,46 @@ export class ScheduleOverlapError extends JobqError {
   }
 }
 
+/** JOB.BATCH_NOT_FOUND (SQLSTATE JQ720): No batch has this id that the caller may use (another store's batch is not found either). Hint: SELECT * FROM jobq.batch_list() lists the batches you may see; set app.current_store_id to the batch's store. */
+export class BatchNotFoundError extends JobqError {
+  static readonly code = "JOB.BATCH_NOT_FOUND";
+  static readonly sqlstate = "JQ720";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.BATCH_NOT_FOUND", "JQ720", message, options);
+    this.name = "BatchNotFoundError";
+  }
+}
+
+/** JOB.BATCH_SEALED (SQLSTATE JQ721): The batch is sealed: no job may be added to it. Hint: Create a new batch (jobq.create_batch) for more work; a sealed batch settles when its jobs have ended. */
+export class BatchSealedError extends JobqError {
+  static readonly code = "JOB.BATCH_SEALED";
+  static readonly sqlstate = "JQ721";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.BATCH_SEALED", "JQ721", message, options);
+    this.name = "BatchSealedError";
+  }
+}
+
+/** JOB.BATCH_CALLBACK_INVALID (SQLSTATE JQ722): A batch callback is not a job spec that could be enqueued in the batch's store (not an object, an unknown field or task, a payload its task refuses). Hint: Give each callback as an object with the fields of an enqueue_many element (task, payload, queue, priority, ...), of a task of the batch's scope. */
+export class BatchCallbackInvalidError extends JobqError {
+  static readonly code = "JOB.BATCH_CALLBACK_INVALID";
+  static readonly sqlstate = "JQ722";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.BATCH_CALLBACK_INVALID", "JQ722", message, options);
+    this.name = "BatchCallbackInvalidError";
+  }
+}
+
+/** JOB.BATCH_STORE_MISMATCH (SQLSTATE JQ723): A job added to a batch belongs to another store than the batch (or is a system job of a store's batch, or the reverse). Hint: Add to a store's batch only jobs of that store; system jobs go into system batches. */
+export class BatchStoreMismatchError extends JobqError {
+  static readonly code = "JOB.BATCH_STORE_MISMATCH";
+  static readonly sqlstate = "JQ723";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.BATCH_STORE_MISMATCH", "JQ723", message, options);
+    this.name = "BatchStoreMismatchError";
+  }
+}
+
 const errorClasses: { readonly [sqlstate: string]: new (message: string, options?: { hint?: string; cause?: unknown }) => JobqError } = {
   JQ100: InvalidArgumentError,
   JQ101: TaskRequiredError,
@@ -501,6 +541,10 @@ const errorClasses: { readonly [sqlstate: string]: new (message: string, options
   JQ603: UnknownScheduleError,
   JQ605: UnknownWorkerError,
   JQ606: ScheduleOverlapError,
+  JQ720: BatchNotFoundError,
+  JQ721: BatchSealedError,
+  JQ722: BatchCallbackInvalidError,
+  JQ723: BatchStoreMismatchError,
 };
 
 /**
