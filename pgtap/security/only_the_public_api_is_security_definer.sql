@@ -3,7 +3,8 @@
 -- current_store_id run as the caller. Two private helpers are definers by design, executable by no
 -- runtime role: jobq._enqueue_for_stores, behind jobq.fan_out, and jobq._job_of_key_since, the
 -- look-up of unique_for, which the gate alone executes (so that the key indexes serve it under the
--- row policies; it reads only the store it is given). Outside jobq, public.list_store_ids_for_fan_out
+-- row policies; it reads only the store it is given); and jobq._notify_done, the trigger of
+-- jobq.job_history that sends jobq_done (a trigger runs whoever inserts). Outside jobq, public.list_store_ids_for_fan_out
 -- is the one definer jobq adds.
 BEGIN;
 SELECT plan(5);
@@ -21,15 +22,17 @@ SELECT set_eq(
               ('pause_queue'), ('resume_queue'), ('queue_states'), ('queue_summary'), ('pause_schedule'), ('resume_schedule'), ('run_schedule_now'),
               ('demote_leader'), ('stats'), ('set_concurrency_limit'), ('set_store_concurrency_limit'), ('set_partition_concurrency_limit'), ('set_rate_limit'), ('set_store_rate_limit'), ('set_fair_claiming'), ('upkeep_advice'),
               ('hold_doorbell'), ('doorbell_quiet'), ('release_doorbell'),
-              ('set_task_handler'), ('served_tasks'), ('queue_not_served'), ('explain_job'), ('queue_list'), ('set_progress') $$,
+              ('set_task_handler'), ('served_tasks'), ('queue_not_served'), ('explain_job'), ('queue_list'), ('set_progress'),
+              ('job_result'), ('parent_results') $$,
     'exactly the public API functions of jobq are SECURITY DEFINER (but backoff_delay and current_store_id, which run '
     'as their caller and call no private helper)');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
     $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])'),
-              ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)') $$,
-    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores and jobq._job_of_key_since');
+              ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)'),
+              ('jobq._notify_done()') $$,
+    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores, jobq._job_of_key_since and the trigger function jobq._notify_done');
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,

@@ -262,6 +262,7 @@ BEGIN
             CASE set_setting.name
                 WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
                 WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                WHEN 'max_result_bytes' THEN jobq._limit('max_payload_bytes')
                 WHEN 'continuation_retry_count' THEN 100
                 ELSE 2147483647
             END);
@@ -286,7 +287,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.set_setting(text,text) IS
-    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456).';
+    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456, max_result_bytes outside 1..268435456).';
 
 -- How long the next due job of each queue has waited. A head job at -infinity (or any stored
 -- run_at) gives a lag, never an error.
