@@ -1,3 +1,5 @@
+-- A trigger function is checked against the table of its trigger, with its transition table
+-- (jobq.job_history's statement-level triggers read the rows just inserted).
 BEGIN;
 SELECT plan(3);
 
@@ -9,15 +11,18 @@ SELECT cmp_ok(
     '>=', 20::bigint, 'there are PL/pgSQL functions in jobq to check');
 SELECT is_empty(
     $$ SELECT p.oid::regprocedure, c.lineno, c.message
-       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,
-            LATERAL plpgsql_check_function_tb(p.oid) c
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            LEFT JOIN LATERAL (SELECT t.tgrelid, t.tgnewtable FROM pg_trigger t WHERE t.tgfoid = p.oid LIMIT 1) t ON true,
+            LATERAL plpgsql_check_function_tb(p.oid, coalesce(t.tgrelid, 0), newtable => t.tgnewtable) c
        WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')
          AND c.level = 'error' $$,
     'plpgsql_check reports no errors in any jobq function');
 CREATE TEMP TABLE warnings AS
 SELECT p.oid::regprocedure::text AS proc, c.level, c.lineno, c.message
-FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,
-     LATERAL plpgsql_check_function_tb(p.oid, extra_warnings => true, performance_warnings => true, security_warnings => true) c
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     LEFT JOIN LATERAL (SELECT t.tgrelid, t.tgnewtable FROM pg_trigger t WHERE t.tgfoid = p.oid LIMIT 1) t ON true,
+     LATERAL plpgsql_check_function_tb(p.oid, coalesce(t.tgrelid, 0), newtable => t.tgnewtable,
+                                       extra_warnings => true, performance_warnings => true, security_warnings => true) c
 WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql');
 
 SELECT is_empty($$ SELECT * FROM warnings $$,
