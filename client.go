@@ -144,6 +144,10 @@ type Completion struct {
 	Output   string // the tail of its output (the last 16384 characters are kept); "" = none
 	LogRef   string // where its logs are (the first 1000 characters); "" = the engine's default
 	ExitCode *int   // a command's exit status; nil = none
+	// Result is what the handler returned, any JSON value kept in jobq.job_history.result (at
+	// most the setting max_result_bytes as JSON text, else the lease's outcome is
+	// "result_too_large" and nothing is written for it); nil = none.
+	Result json.RawMessage
 }
 
 // Rescue is one job swept by RescueExpired.
@@ -481,15 +485,25 @@ func (c *Client) Complete(ctx context.Context, leases []Lease) ([]Outcome, error
 }
 
 // CompleteAttempts is Complete for attempts that left something behind: the output's tail, a
-// log reference, an exit status (jobq.complete_jobs' outputs, log_refs and exit_codes).
+// log reference, an exit status, a result (jobq.complete_jobs' outputs, log_refs, exit_codes and
+// results). A lease whose result is above the setting max_result_bytes has the outcome
+// "result_too_large": nothing was written for it and its job still runs under the lease.
 func (c *Client) CompleteAttempts(ctx context.Context, done []Completion) ([]Outcome, error) {
 	n := len(done)
 	ids, tokens, outputs, logRefs, codes := make([]int64, n), make([]string, n), make([]*string, n), make([]*string, n), make([]*int32, n)
+	var results []*string // nil while no attempt has a result: the statement reads no setting
 	for i, d := range done {
 		ids[i], tokens[i], outputs[i], logRefs[i], codes[i] = d.JobID, d.Token, nullString(d.Output), nullString(d.LogRef), exitCode(d.ExitCode)
+		if d.Result != nil {
+			if results == nil {
+				results = make([]*string, n)
+			}
+			r := string(d.Result)
+			results[i] = &r
+		}
 	}
-	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
-		ids, tokens, outputs, logRefs, codes)
+	rows, err := c.db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6::text[]::jsonb[])`,
+		ids, tokens, outputs, logRefs, codes, results)
 	return collectOutcomes(rows, err, "complete")
 }
 

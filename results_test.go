@@ -1,0 +1,195 @@
+package jobq_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq"
+	"github.com/jobqdev/jobq/internal/testbundle"
+)
+
+func TestJobResults(t *testing.T) {
+	t.Parallel()
+
+	t.Run("CompleteAttemptsKeepsAnyJSONResult", func(t *testing.T) {
+		t.Parallel()
+		b := testbundle.New(t)
+		b.Define(t, "task")
+		ids := b.EnqueueMany(t, testbundle.ManyArgs{Count: 3})
+		jobs := b.Claim(t, testbundle.ClaimArgs{Max: 3})
+		require.Len(t, jobs, 3)
+		results := []json.RawMessage{json.RawMessage(`{"sum": 6}`), json.RawMessage(`[1, "two"]`), nil}
+		done := make([]jobq.Completion, 3)
+		for i, j := range jobs {
+			done[i] = jobq.Completion{Lease: j.Lease(), Result: results[i]}
+		}
+		outs, err := b.Worker.CompleteAttempts(b.Ctx, done)
+		require.NoError(t, err)
+		for i, o := range outs {
+			require.Equal(t, "succeeded", o.Outcome)
+			r, err := b.Worker.JobResult(b.Ctx, jobs[i].ID)
+			require.NoError(t, err)
+			require.Equal(t, "succeeded", r.State)
+			require.True(t, r.Finished())
+			if results[i] == nil {
+				require.Nil(t, r.Result)
+			} else {
+				require.JSONEq(t, string(results[i]), string(r.Result))
+			}
+		}
+		require.Len(t, ids, 3)
+	})
+
+	t.Run("TooLargeResultLeavesTheJobRunning", func(t *testing.T) {
+		t.Parallel()
+		b := testbundle.New(t)
+		b.Define(t, "task")
+		b.EnqueueMany(t, testbundle.ManyArgs{Count: 2})
+		jobs := b.Claim(t, testbundle.ClaimArgs{Max: 2})
+		big, err := json.Marshal(map[string]string{"x": strings.Repeat("x", 70000)})
+		require.NoError(t, err)
+		outs, err := b.Worker.CompleteAttempts(b.Ctx, []jobq.Completion{
+			{Lease: jobs[0].Lease(), Result: big}, {Lease: jobs[1].Lease(), Result: json.RawMessage(`1`)}})
+		require.NoError(t, err)
+		require.Equal(t, "result_too_large", outs[0].Outcome)
+		require.Equal(t, "succeeded", outs[1].Outcome)
+		require.Equal(t, "running", b.Live(t, jobs[0].ID).State)
+	})
+
+	t.Run("AwaitResultReturnsAtOnceForAFinishedJobAndTimesOutForALiveOne", func(t *testing.T) {
+		t.Parallel()
+		b := testbundle.New(t)
+		b.Define(t, "task")
+		b.EnqueueMany(t, testbundle.ManyArgs{Count: 2})
+		jobs := b.Claim(t, testbundle.ClaimArgs{Max: 2})
+		_, err := b.Worker.CompleteAttempts(b.Ctx, []jobq.Completion{{Lease: jobs[0].Lease(), Result: json.RawMessage(`{"n": 1}`)}})
+		require.NoError(t, err)
+
+		type answer struct {
+			N int `json:"n"`
+		}
+		v, r, err := jobq.AwaitResultOf[answer](b.Ctx, b.Worker, jobs[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, 1, v.N)
+		require.Equal(t, "succeeded", r.State)
+
+		ctx, cancel := context.WithTimeout(b.Ctx, 200*time.Millisecond)
+		defer cancel()
+		_, err = b.Worker.AwaitResult(ctx, jobs[1].ID)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "a job still running is waited for until the context ends")
+
+		_, err = b.Worker.AwaitResult(b.Ctx, 1<<40)
+		require.ErrorIs(t, err, jobq.ErrNotFound)
+
+		// The pool's connection went back without its LISTEN.
+		var channels int
+		require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT count(*) FROM pg_listening_channels()`).Scan(&channels))
+		require.Zero(t, channels)
+	})
+
+	t.Run("AwaitResultOfADeadJobSaysItDidNotSucceed", func(t *testing.T) {
+		t.Parallel()
+		b := testbundle.New(t)
+		b.Define(t, "task")
+		b.EnqueueMany(t, testbundle.ManyArgs{Count: 1})
+		job := b.ClaimOne(t, testbundle.ClaimArgs{})
+		_, err := b.Worker.Fail(b.Ctx, []jobq.Failure{{Lease: job.Lease(), Error: "boom", Fatal: true}})
+		require.NoError(t, err)
+		_, r, err := jobq.AwaitResultOf[map[string]any](b.Ctx, b.Worker, job.ID)
+		require.ErrorIs(t, err, jobq.ErrJobNotSucceeded)
+		require.Equal(t, "dead", r.State)
+	})
+
+	t.Run("AnApplicationAwaitsOnlyItsStoresJobs", func(t *testing.T) {
+		t.Parallel()
+		b := testbundle.New(t)
+		b.DefineStore(t, "store-task")
+		other := "99999999-9999-4999-8999-999999999999"
+		mine := b.Enqueue(t, testbundle.EnqueueArgs{Task: "store-task", EnqueueOptions: jobq.EnqueueOptions{StoreID: testbundle.StoreID}})
+		theirs := b.Enqueue(t, testbundle.EnqueueArgs{Task: "store-task", EnqueueOptions: jobq.EnqueueOptions{StoreID: other}})
+		// An application whose sessions act for its store (app.current_store_id set per connection).
+		cfg, err := pgxpool.ParseConfig(b.DB.URL("postgres"))
+		require.NoError(t, err)
+		cfg.ConnConfig.RuntimeParams["app.current_store_id"] = testbundle.StoreID
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			_, err := c.Exec(ctx, "SET ROLE jobq_app")
+			return err
+		}
+		pool, err := pgxpool.NewWithConfig(b.Ctx, cfg)
+		require.NoError(t, err)
+		t.Cleanup(pool.Close)
+		app := jobq.NewClient(pool)
+
+		_, err = app.AwaitResult(b.Ctx, theirs)
+		require.ErrorIs(t, err, jobq.ErrNotFound, "another store's job is not found")
+
+		jobs := b.Claim(t, testbundle.ClaimArgs{Max: 2})
+		for _, j := range jobs {
+			if j.ID == mine {
+				_, err = b.Worker.CompleteAttempts(b.Ctx, []jobq.Completion{{Lease: j.Lease(), Result: json.RawMessage(`"mine"`)}})
+				require.NoError(t, err)
+			}
+		}
+		r, err := app.AwaitResult(b.Ctx, mine)
+		require.NoError(t, err)
+		require.JSONEq(t, `"mine"`, string(r.Result))
+	})
+}
+
+// TestAwaitResultMissesNoWakeUp: 50 clients await 50 jobs on 50 connections while 50 workers
+// complete them at the same moment, round after round. Every awaiter must return its job's
+// result through a notification: the poll backstop is set far beyond the test's deadline, so a
+// wake-up lost between reading the job and listening fails the test instead of being rescued by
+// the poll.
+func TestAwaitResultMissesNoWakeUp(t *testing.T) {
+	t.Parallel()
+	defer jobq.SetAwaitBackstop(time.Hour)()
+	const n, rounds = 50, 4
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 2*n + 2})
+	b.Define(t, "task")
+	for round := range rounds {
+		ids := b.EnqueueMany(t, testbundle.ManyArgs{Count: n})
+		jobs := b.Claim(t, testbundle.ClaimArgs{Max: n})
+		require.Len(t, jobs, n)
+		ctx, cancel := context.WithTimeout(b.Ctx, 2*time.Minute)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*n)
+		for _, j := range jobs {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				<-start
+				want := fmt.Sprintf(`{"job": %d}`, j.ID)
+				r, err := b.Worker.AwaitResult(ctx, j.ID)
+				if err == nil && (r.State != "succeeded" || string(r.Result) != want) {
+					err = fmt.Errorf("job %d: state %s, result %s, want %s", j.ID, r.State, r.Result, want)
+				}
+				errs <- err
+			}()
+			go func() {
+				defer wg.Done()
+				<-start
+				_, err := b.Worker.CompleteAttempts(ctx, []jobq.Completion{{Lease: j.Lease(), Result: json.RawMessage(fmt.Sprintf(`{"job": %d}`, j.ID))}})
+				errs <- err
+			}()
+		}
+		close(start)
+		wg.Wait()
+		cancel()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err, "round %d", round)
+		}
+		require.Len(t, ids, n)
+	}
+}
