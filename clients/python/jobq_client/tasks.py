@@ -523,6 +523,14 @@ class ScheduleOverlapError(JobqError):
     catalogue_hint = "Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you."
 
 
+class ResultTooLargeError(JobqError):
+    "JOB.RESULT_TOO_LARGE (SQLSTATE JQ710): The job's result is larger than the setting max_result_bytes (bytes of its JSON text). Hint: Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting."
+
+    code = "JOB.RESULT_TOO_LARGE"
+    sqlstate = "JQ710"
+    catalogue_hint = "Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting."
+
+
 _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ100": InvalidArgumentError,
     "JQ101": TaskRequiredError,
@@ -556,6 +564,7 @@ _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ603": UnknownScheduleError,
     "JQ605": UnknownWorkerError,
     "JQ606": ScheduleOverlapError,
+    "JQ710": ResultTooLargeError,
 }
 
 

@@ -468,6 +468,16 @@ export class ScheduleOverlapError extends JobqError {
   }
 }
 
+/** JOB.RESULT_TOO_LARGE (SQLSTATE JQ710): The job's result is larger than the setting max_result_bytes (bytes of its JSON text). Hint: Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting. */
+export class ResultTooLargeError extends JobqError {
+  static readonly code = "JOB.RESULT_TOO_LARGE";
+  static readonly sqlstate = "JQ710";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.RESULT_TOO_LARGE", "JQ710", message, options);
+    this.name = "ResultTooLargeError";
+  }
+}
+
 const errorClasses: { readonly [sqlstate: string]: new (message: string, options?: { hint?: string; cause?: unknown }) => JobqError } = {
   JQ100: InvalidArgumentError,
   JQ101: TaskRequiredError,
@@ -501,6 +511,7 @@ const errorClasses: { readonly [sqlstate: string]: new (message: string, options
   JQ603: UnknownScheduleError,
   JQ605: UnknownWorkerError,
   JQ606: ScheduleOverlapError,
+  JQ710: ResultTooLargeError,
 };
 
 /**
