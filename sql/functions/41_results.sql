@@ -25,6 +25,24 @@ $$;
 COMMENT ON FUNCTION jobq._result_visible(uuid) IS
     'Private. Whether the caller may read a job of store p_store_id (NULL: a system job) and its result: operators and viewers every job; worker_runtime and jobq_migrator every job outside a tenant transaction (app.current_store_id unset) and only the session store''s inside one; an application only the jobs of jobq.current_store_id(). Callers: jobq.job_result, jobq.parent_results. Locks nothing.';
 
+-- What is known of job p_id, with its store for the visibility check: the live job's state (no
+-- result, no finish yet), else its latest history row's state, result and finish time; no row
+-- when neither exists (never enqueued, or pruned). Inlined into its callers.
+-- Callers: jobq.job_result, jobq.parent_results.
+CREATE OR REPLACE FUNCTION jobq._job_outcome(p_id bigint)
+RETURNS TABLE (store_id uuid, state text, result jsonb, finished_at timestamptz)
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT j.store_id, j.state, NULL::jsonb, NULL::timestamptz FROM jobq.jobs j WHERE j.id = p_id
+    UNION ALL
+    (SELECT h.store_id, h.state, h.result, h.finished_at FROM jobq.job_history h
+     WHERE h.id = p_id AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = p_id)
+     ORDER BY h.finished_at DESC LIMIT 1)
+$$;
+COMMENT ON FUNCTION jobq._job_outcome(bigint) IS
+    'Private. One row (store_id, state, result, finished_at) for job p_id: the live job''s store and state (result and finished_at NULL), else its latest jobq.job_history row''s; none when neither exists. Callers: jobq.job_result, jobq.parent_results. Locks nothing.';
+
 -- The state and result of one job while the job or its history row lives: a live job's state
 -- with no result yet; a finished one's state, the result its succeeded attempt returned (NULL
 -- when none) and when it finished. A job the caller may not see (another store's, a system job
@@ -43,23 +61,12 @@ BEGIN
     IF job_result.job_id IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id is NULL');
     END IF;
-    SELECT j.store_id, j.state INTO v_store, state FROM jobq.jobs j WHERE j.id = job_result.job_id;
-    IF FOUND AND jobq._result_visible(v_store) THEN
-        result := NULL;
-        finished_at := NULL;
-        RETURN NEXT;
-        RETURN;
+    SELECT o.store_id, o.state, o.result, o.finished_at INTO v_store, state, result, finished_at
+    FROM jobq._job_outcome(job_result.job_id) AS o;
+    IF NOT FOUND OR NOT jobq._result_visible(v_store) THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('no job %s', job_result.job_id));
     END IF;
-    IF NOT FOUND THEN
-        SELECT h.store_id, h.state, h.result, h.finished_at INTO v_store, state, result, finished_at
-        FROM jobq.job_history h WHERE h.id = job_result.job_id
-        ORDER BY h.finished_at DESC LIMIT 1;
-        IF FOUND AND jobq._result_visible(v_store) THEN
-            RETURN NEXT;
-            RETURN;
-        END IF;
-    END IF;
-    PERFORM jobq._raise('JOB.NOT_FOUND', format('no job %s', job_result.job_id));
+    RETURN NEXT;
 END
 $$;
 COMMENT ON FUNCTION jobq.job_result(bigint) IS
@@ -76,28 +83,19 @@ STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    v_store uuid;
 BEGIN
     IF parent_results.job_id IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id is NULL');
     END IF;
-    SELECT j.store_id INTO v_store FROM jobq.jobs j WHERE j.id = parent_results.job_id;
+    PERFORM FROM jobq._job_outcome(parent_results.job_id) AS o WHERE jobq._result_visible(o.store_id);
     IF NOT FOUND THEN
-        SELECT h.store_id INTO v_store FROM jobq.job_history h WHERE h.id = parent_results.job_id
-        ORDER BY h.finished_at DESC LIMIT 1;
-    END IF;
-    IF NOT FOUND OR NOT jobq._result_visible(v_store) THEN
         PERFORM jobq._raise('JOB.NOT_FOUND', format('no job %s', parent_results.job_id));
     END IF;
     RETURN QUERY
-    SELECT p.id, coalesce(j.state, h.state), h.result
+    SELECT p.id, o.state, o.result
     FROM (SELECT DISTINCT x AS id FROM jobq._parents_of(parent_results.job_id) AS x) AS p
-    LEFT JOIN jobq.jobs j ON j.id = p.id
-    LEFT JOIN LATERAL (SELECT hh.state, hh.result, hh.store_id FROM jobq.job_history hh
-                       WHERE hh.id = p.id AND j.id IS NULL
-                       ORDER BY hh.finished_at DESC LIMIT 1) AS h ON true
-    WHERE jobq._result_visible(coalesce(j.store_id, h.store_id, v_store))
+    LEFT JOIN LATERAL jobq._job_outcome(p.id) AS o ON true
+    WHERE o.state IS NULL OR jobq._result_visible(o.store_id)
     ORDER BY p.id;
 END
 $$;

@@ -29,6 +29,10 @@ INSERT INTO jobq.error_codes (code, sqlstate, meaning, hint) VALUES
      'Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting.');
 
 -- +goose Down
+-- The trigger of sql/functions/41_results.sql goes with the column (and its function, so that the
+-- first migration's Down, which drops every function, finds nothing depending on one).
+DROP TRIGGER IF EXISTS job_history_notify_done ON jobq.job_history;
+DROP FUNCTION IF EXISTS jobq._notify_done();
 DELETE FROM jobq.error_codes WHERE code = 'JOB.RESULT_TOO_LARGE';
 DELETE FROM jobq.settings WHERE name = 'max_result_bytes';
 ALTER TABLE jobq.job_history DROP COLUMN result;
