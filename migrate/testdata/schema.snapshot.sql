@@ -2605,14 +2605,14 @@ CREATE FUNCTION jobq._notify_done() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    PERFORM pg_catalog.pg_notify('jobq_done', e.id::text) FROM jobq_ended e;
+    PERFORM jobq._tell_done(ARRAY(SELECT e.id FROM jobq_ended e));
     RETURN NULL;
 END
 $$;
 
 ALTER FUNCTION jobq._notify_done() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._notify_done() IS 'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): NOTIFY jobq_done with each inserted row''s job id as the payload (delivered at the commit). Locks nothing; raises nothing.';
+COMMENT ON FUNCTION jobq._notify_done() IS 'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit). Locks nothing; raises nothing.';
 
 CREATE FUNCTION jobq._parents_of(p_job_id bigint) RETURNS SETOF bigint
     LANGUAGE sql STABLE
@@ -3789,6 +3789,19 @@ ALTER FUNCTION jobq._store_key(p_store_id uuid) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._store_key(p_store_id uuid) IS 'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits and fair turns (system jobs: one more store); the expression of jobs_fair_idx. Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds.';
 
+CREATE FUNCTION jobq._tell_done(p_ids bigint[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM pg_catalog.pg_notify('jobq_done', x::text) FROM unnest(p_ids) AS x;
+END
+$$;
+
+ALTER FUNCTION jobq._tell_done(p_ids bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._tell_done(p_ids bigint[]) IS 'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit). Callers: jobq._notify_done, jobq.delete_job. Locks nothing; raises nothing.';
+
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
     task text NOT NULL,
@@ -4659,7 +4672,10 @@ DECLARE
     v_row jsonb;
 BEGIN
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
-    IF v_row IS NULL THEN
+    IF v_row IS NOT NULL THEN
+        -- A live job deleted writes no history row, so no trigger tells its waiters: this does.
+        PERFORM jobq._tell_done(ARRAY[delete_job.job_id]);
+    ELSE
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
     END IF;
     IF v_row IS NULL THEN
@@ -4673,7 +4689,7 @@ $$;
 
 ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working, and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 CREATE FUNCTION jobq.demote_leader() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -7286,6 +7302,8 @@ REVOKE ALL ON FUNCTION jobq._started_since(p_queue text, p_since timestamp with 
 REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._store_key(p_store_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._tell_done(p_ids bigint[]) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;

@@ -102,13 +102,28 @@ $$;
 COMMENT ON FUNCTION jobq.parent_results(bigint) IS
     'The parents of job job_id (jobq._parents_of), one row each in id order: parent_id, its state (live, or finished from jobq.job_history; NULL when its history row was pruned) and the result its succeeded attempt returned (NULL when none or not finished). Visibility as jobq.job_result: EXECUTE for worker_runtime, jobq_app (its store''s jobs only), jobq_operator and jobq_viewer. Reads jobq.jobs and jobq.job_history; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller may not see).';
 
--- Tells waiting clients that jobs ended: one notification on channel jobq_done per job that left
--- jobq.jobs for jobq.job_history in the statement (succeeded, dead or canceled), its payload the
--- job id alone (no store, no payload: a listener of any store learns only that some id ended and
--- reads it with jobq.job_result, under its own rights). PostgreSQL delivers them at the commit, so
--- a rolled-back completion tells nobody. One statement-level trigger over the transition table:
--- every ending path (complete_jobs, the fail/retry transition, cancel, a replaced schedule run)
--- inserts into history, so none can forget it.
+-- Tells waiting clients that the jobs p_ids ended: one notification on channel jobq_done per id,
+-- its payload the id alone (no store, no payload: a listener of any store learns only that some id
+-- ended and reads it with jobq.job_result, under its own rights). PostgreSQL delivers them at the
+-- commit, so a rolled-back end tells nobody. The one sender of jobq_done. Callers:
+-- jobq._notify_done (every job that reaches jobq.job_history), jobq.delete_job (a live job deleted).
+CREATE OR REPLACE FUNCTION jobq._tell_done(p_ids bigint[])
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM pg_catalog.pg_notify('jobq_done', x::text) FROM unnest(p_ids) AS x;
+END
+$$;
+COMMENT ON FUNCTION jobq._tell_done(bigint[]) IS
+    'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit). Callers: jobq._notify_done, jobq.delete_job. Locks nothing; raises nothing.';
+
+-- Tells waiting clients that jobs ended (jobq._tell_done): every job that left jobq.jobs for
+-- jobq.job_history in the statement (succeeded, dead or canceled). One statement-level trigger over
+-- the transition table: every ending path (complete_jobs, the fail/retry transition, cancel, a
+-- replaced schedule run) inserts into history, so none can forget it.
 CREATE OR REPLACE FUNCTION jobq._notify_done()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -116,12 +131,12 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM pg_catalog.pg_notify('jobq_done', e.id::text) FROM jobq_ended e;
+    PERFORM jobq._tell_done(ARRAY(SELECT e.id FROM jobq_ended e));
     RETURN NULL;
 END
 $$;
 COMMENT ON FUNCTION jobq._notify_done() IS
-    'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): NOTIFY jobq_done with each inserted row''s job id as the payload (delivered at the commit). Locks nothing; raises nothing.';
+    'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit). Locks nothing; raises nothing.';
 
 DROP TRIGGER IF EXISTS job_history_notify_done ON jobq.job_history;
 CREATE TRIGGER job_history_notify_done
