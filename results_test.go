@@ -193,3 +193,75 @@ func TestAwaitResultMissesNoWakeUp(t *testing.T) {
 		require.Len(t, ids, n)
 	}
 }
+
+// TestResultIsFencedUnderRacingCompletions: 50 jobs each lost their first lease (rescued and
+// claimed again by another worker); the zombie and the current worker complete every job at the
+// same moment on 100 parallel connections, each with its own result. Whatever the order, every
+// history row keeps the current worker's result, the zombie's completions are all lease_lost,
+// and each job ended exactly once.
+func TestResultIsFencedUnderRacingCompletions(t *testing.T) {
+	t.Parallel()
+	const n = 50
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 2*n + 2})
+	b.Define(t, "task")
+	ids := b.EnqueueMany(t, testbundle.ManyArgs{Count: n})
+	zombie := b.Claim(t, testbundle.ClaimArgs{Worker: "zombie", Max: n})
+	require.Len(t, zombie, n)
+	_, err := b.Admin.Exec(b.Ctx, `UPDATE jobq.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)`, ids)
+	require.NoError(t, err)
+	rescued, err := b.Worker.RescueExpired(b.Ctx, n)
+	require.NoError(t, err)
+	require.Len(t, rescued, n)
+	b.MakeDue(t, ids...)
+	current := b.Claim(t, testbundle.ClaimArgs{Worker: "current", Max: n})
+	require.Len(t, current, n)
+
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	outcomes := make(chan string, 2*n)
+	errs := make(chan error, 2*n)
+	for _, set := range [][]jobq.Job{zombie, current} {
+		for _, j := range set {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res := json.RawMessage(fmt.Sprintf(`{"by": %q}`, j.LeaseToken))
+				outs, err := b.Worker.CompleteAttempts(b.Ctx, []jobq.Completion{{Lease: j.Lease(), Result: res}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				outcomes <- fmt.Sprintf("%d %s %s", j.ID, j.LeaseToken, outs[0].Outcome)
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	close(outcomes)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	currentToken := map[int64]string{}
+	for _, j := range current {
+		currentToken[j.ID] = j.LeaseToken
+	}
+	got := map[string]int{}
+	for o := range outcomes {
+		var id int64
+		var token, outcome string
+		_, err := fmt.Sscanf(o, "%d %s %s", &id, &token, &outcome)
+		require.NoError(t, err)
+		if token == currentToken[id] {
+			require.Equal(t, "succeeded", outcome, "the current lease of job %d", id)
+		} else {
+			require.Equal(t, "lease_lost", outcome, "the zombie's lease of job %d", id)
+		}
+		got[outcome]++
+	}
+	require.Equal(t, map[string]int{"succeeded": n, "lease_lost": n}, got)
+	require.Equal(t, n, b.Count(t, `SELECT count(*) FROM jobq.job_history WHERE id = ANY($1) AND state = 'succeeded'
+		AND result = jsonb_build_object('by', lease_token::text)`, ids),
+		"every history row keeps the result given under its own (current) lease token")
+}
