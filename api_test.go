@@ -107,6 +107,12 @@ func isSentinel(id *ast.Ident, vs *ast.ValueSpec, i int) bool {
 	if !strings.HasPrefix(id.Name, "Err") || len(vs.Values) <= i {
 		return false
 	}
+	// errors.New("...") is a sentinel too (one the client raises itself, no SQLSTATE behind it).
+	if call, ok := vs.Values[i].(*ast.CallExpr); ok {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		pkg, _ := sel.X.(*ast.Ident)
+		return ok && pkg != nil && pkg.Name == "errors" && sel.Sel.Name == "New"
+	}
 	u, ok := vs.Values[i].(*ast.UnaryExpr)
 	if !ok || u.Op != token.AND {
 		return false

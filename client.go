@@ -21,6 +21,9 @@ type DB = jobsql.DB
 // concurrent use when its DB is (a pool is; a single connection or transaction is not).
 type Client struct {
 	db DB
+	// awaitBackstop: AwaitResult's wait for a notification before it reads the job again; zero
+	// is 5 s. Set only by the package's tests.
+	awaitBackstop time.Duration
 }
 
 // NewClient returns a Client that runs its statements on db.
@@ -251,7 +254,7 @@ func (c *Client) Heartbeat(ctx context.Context, workerID string, leases []Lease,
 // (pass them sorted by job id; the engine locks in that order):
 // "succeeded", or "lease_lost" when the lease was gone (nothing changed for that job).
 func (c *Client) Complete(ctx context.Context, leases []Lease) ([]Outcome, error) {
-	return jobsql.Complete(ctx, c.db, leases, nil, nil, nil)
+	return jobsql.Complete(ctx, c.db, leases, nil, nil, nil, nil)
 }
 
 // SetProgress records what the running attempt of lease reports of its progress, a JSON object

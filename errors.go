@@ -50,6 +50,9 @@ var (
 	ErrInvalidCron = &Error{Code: "JOB.INVALID_CRON"}
 	// ErrInvalidTimezone: a time zone PostgreSQL does not know.
 	ErrInvalidTimezone = &Error{Code: "JOB.INVALID_TIMEZONE"}
+	// ErrResultTooLarge: a job's result is larger than the setting max_result_bytes (bytes of its
+	// JSON text); nothing was written and the job still runs under its lease.
+	ErrResultTooLarge = &Error{Code: "JOB.RESULT_TOO_LARGE"}
 	// ErrUnknownSchedule: no schedule has this name.
 	ErrUnknownSchedule = &Error{Code: "JOB.UNKNOWN_SCHEDULE"}
 	// ErrScheduleOverlap: a run now of a schedule whose concurrency policy is forbid, while a run

@@ -54,6 +54,7 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.PAYLOAD_TOO_LARGE":      jobq.ErrPayloadTooLarge,
 	"JOB.CLAIM_ISOLATION":        jobq.ErrClaimIsolation,
 	"JOB.ALREADY_INSTALLED":      jobq.ErrAlreadyInstalled,
+	"JOB.RESULT_TOO_LARGE":       jobq.ErrResultTooLarge,
 }
 
 type catalogued struct {

@@ -180,6 +180,14 @@ func (c *command) Work(ctx context.Context, job *jobq.Job) error {
 	snoozePath := snooze.Name()
 	snooze.Close()
 	defer os.Remove(snoozePath)
+	// The file in which it may leave the job's result ($JOBQ_RESULT_FILE), read on exit 0.
+	resultFile, err := os.CreateTemp("", "jobq-result-*")
+	if err != nil {
+		return fmt.Errorf("command %s: cannot create its result file: %w", name, err)
+	}
+	resultPath := resultFile.Name()
+	resultFile.Close()
+	defer os.Remove(resultPath)
 
 	path, err := exec.LookPath(c.argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
@@ -199,6 +207,7 @@ func (c *command) Work(ctx context.Context, job *jobq.Job) error {
 	}
 	cmd.ExtraFiles = []*os.File{progress.w}
 	cmd.Env = append(cmd.Env, "JOBQ_PROGRESS_FD="+strconv.Itoa(ProgressFD))
+	cmd.Env = append(cmd.Env, ResultFileEnv+"="+resultPath)
 	end := runGroup(ctx, cmd, c.cfg.KillGrace)
 	progress.close()
 	if end.startErr != nil {
@@ -222,6 +231,10 @@ func (c *command) Work(ctx context.Context, job *jobq.Job) error {
 	}
 	switch {
 	case end.err == nil && end.signal == 0 && end.code == 0:
+		if err := readResult(ctx, resultPath); err != nil {
+			return Permanent(&outputError{err: fmt.Errorf("command %s: exit status 0, but its result file ($%s): %w%s",
+				name, ResultFileEnv, err, out.report()), output: out.tail()})
+		}
 		return nil
 	case end.err == nil && end.signal == 0 && end.code == ExitSnooze:
 		return Snooze(readSnooze(snoozePath))
@@ -300,6 +313,32 @@ func signalName(s syscall.Signal) string {
 // readSnooze reads the delay a command asked for in its snooze file: a Go duration ("90s",
 // "1m30s") or a number of seconds ("90", "1.5"), clamped to [0, MaxSnooze]; DefaultSnooze when
 // the file is empty, missing or unusable.
+// MaxResultFileBytes bounds what the runner reads of a command's result file; a larger file
+// fails the attempt (the engine's bound, the setting max_result_bytes, is 65536 as installed).
+const MaxResultFileBytes = 64 << 20
+
+// readResult sets the job's result from a command's result file: nothing when it is empty (or
+// only white space), else one JSON value of at most MaxResultFileBytes bytes.
+func readResult(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxResultFileBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > MaxResultFileBytes {
+		return fmt.Errorf("it holds more than %d bytes", MaxResultFileBytes)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil
+	}
+	return setRawResult(ctx, b)
+}
+
 func readSnooze(path string) time.Duration {
 	f, err := os.Open(path)
 	if err != nil {

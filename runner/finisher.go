@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -268,11 +269,12 @@ func (f *finisher) complete(items []finishItem) error {
 	var done []engine.Completion // nil while no attempt left anything behind: the plain statement serves
 	for i, it := range items {
 		leases[i] = it.rj.job.Lease()
-		if output, code := it.rj.notes.taken(); output != "" || code != nil {
+		result := it.rj.result.get()
+		if output, code := it.rj.notes.taken(); output != "" || code != nil || result != nil {
 			if done == nil {
 				done = make([]engine.Completion, len(items))
 			}
-			done[i] = engine.Completion{Output: output, ExitCode: code}
+			done[i] = engine.Completion{Output: output, ExitCode: code, Result: result}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dbCallTimeout)
@@ -291,6 +293,15 @@ func (f *finisher) complete(items []finishItem) error {
 		return err
 	}
 	for i, it := range items {
+		if outs[i].Outcome == "result_too_large" {
+			// Nothing was written and the job still runs under its lease: its attempt fails
+			// instead, not retryable (the same handler would give the same result), and an
+			// operator may requeue it after raising the setting.
+			f.submit(finishItem{rj: it.rj, kind: finishFail, duration: it.duration, err: jobq.ErrResultTooLarge,
+				failure: jobq.Failure{Lease: leases[i], Fatal: true, ErrorCode: jobq.ErrResultTooLarge.Code,
+					Error: fmt.Sprintf("the result is %d bytes of JSON text, above the setting max_result_bytes", len(it.rj.result.get()))}})
+			continue
+		}
 		f.obs.finished(ctx, it, outs[i].Outcome, nil)
 	}
 	return nil

@@ -78,7 +78,7 @@ func item(job jobq.Job, kind finishKind) finishItem {
 	return finishItem{rj: &runningJob{job: &job}, kind: kind}
 }
 
-const completeJobs = `jobq.complete_jobs(bigint[], uuid[], text[], text[], integer[])`
+const completeJobs = `jobq.complete_jobs(bigint[], uuid[], text[], text[], integer[], jsonb[])`
 
 func TestFinisher(t *testing.T) {
 	t.Parallel()

@@ -203,7 +203,14 @@ func (e *endpoint) Work(ctx context.Context, job *jobq.Job) error {
 	}
 	defer resp.Body.Close()
 	tail := &tailBuffer{max: DefaultCommandOutputTail}
-	n, readErr := io.Copy(tail, io.LimitReader(resp.Body, e.cfg.MaxResponse))
+	// An answer with "Jobq-Result: body" gives the job's result in its body: kept whole.
+	var answer *bytes.Buffer
+	var sink io.Writer = tail
+	if strings.EqualFold(strings.TrimSpace(resp.Header.Get(ResultHeader)), "body") {
+		answer = &bytes.Buffer{}
+		sink = io.MultiWriter(tail, answer)
+	}
+	n, readErr := io.Copy(sink, io.LimitReader(resp.Body, e.cfg.MaxResponse))
 	cut := false
 	if readErr == nil && n == e.cfg.MaxResponse {
 		// The rest is never read: closing the body closes the connection.
@@ -223,6 +230,16 @@ func (e *endpoint) Work(ctx context.Context, job *jobq.Job) error {
 		return &outputError{err: errors.New(status + report), output: tail.tail()}
 	}
 	switch {
+	case code >= 200 && code < 300 && answer != nil:
+		if cut || readErr != nil {
+			status += fmt.Sprintf(" (its result, the body, was not read whole: at most %d bytes)", e.cfg.MaxResponse)
+			return Permanent(fail())
+		}
+		if err := setRawResult(ctx, answer.Bytes()); err != nil {
+			status += fmt.Sprintf(" (%s: %v)", ResultHeader, err)
+			return Permanent(fail())
+		}
+		return nil
 	case code >= 200 && code < 300:
 		return nil
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:

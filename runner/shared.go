@@ -51,6 +51,9 @@ type runningJob struct {
 	onFence atomic.Pointer[func()]
 	// notes: what the attempt leaves behind besides its result, and where its progress goes (progress.go).
 	notes attemptNotes
+	// result: what the handler set with SetResult (or its command or endpoint gave), written
+	// with the completion (result.go).
+	result attemptResult
 }
 
 // jitter returns d scaled by a random factor in [0.5, 1.5).

@@ -20,7 +20,7 @@ func TestRunnerStopsClaimingAtMaxUnwrittenResults(t *testing.T) {
 	b := setup(t)
 	b.define(t, "unwritten")
 	ctx := context.Background()
-	_, err := b.admin.Exec(ctx, `REVOKE EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) FROM worker_runtime`)
+	_, err := b.admin.Exec(ctx, `REVOKE EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[],jsonb[]) FROM worker_runtime`)
 	require.NoError(t, err)
 
 	const limit, n = 3, 10
@@ -49,7 +49,7 @@ func TestRunnerStopsClaimingAtMaxUnwrittenResults(t *testing.T) {
 		"the runner claimed exactly as many jobs as it may hold unwritten results")
 	require.Equal(t, n-limit, b.count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued'`))
 
-	_, err = b.admin.Exec(ctx, `GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) TO worker_runtime`)
+	_, err = b.admin.Exec(ctx, `GRANT EXECUTE ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[],jsonb[]) TO worker_runtime`)
 	require.NoError(t, err)
 	waitFor(t, waitCeiling, "every job succeeded", func() bool {
 		return b.count(t, `SELECT count(*) FROM jobq.job_history WHERE state = 'succeeded' AND id = ANY($1)`, ids) == n

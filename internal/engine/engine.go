@@ -14,6 +14,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -121,17 +122,30 @@ type Completion struct {
 	Output   string // the tail of its output (the last 16384 characters are kept); "" = none
 	LogRef   string // where its logs are (the first 1000 characters); "" = the engine's default
 	ExitCode *int   // a command's exit status; nil = none
+	// Result is what the handler returned, any JSON value kept in jobq.job_history.result (at
+	// most the setting max_result_bytes as JSON text, else the lease's outcome is
+	// "result_too_large" and nothing is written for it); nil = none.
+	Result json.RawMessage
 }
 
 // CompleteAttempts is Client.Complete for attempts that left something behind: the output's
-// tail, a log reference, an exit status (jobq.complete_jobs' outputs, log_refs and exit_codes).
+// tail, a log reference, an exit status, a result (jobq.complete_jobs' outputs, log_refs,
+// exit_codes and results). A lease whose result is above the setting max_result_bytes has the
+// outcome "result_too_large": nothing was written for it and its job still runs under the lease.
 func (e *Engine) CompleteAttempts(ctx context.Context, done []Completion) ([]jobq.Outcome, error) {
 	n := len(done)
 	leases, outputs, logRefs, codes := make([]jobq.Lease, n), make([]string, n), make([]string, n), make([]*int, n)
+	var results []json.RawMessage
 	for i, d := range done {
 		leases[i], outputs[i], logRefs[i], codes[i] = d.Lease, d.Output, d.LogRef, d.ExitCode
+		if d.Result != nil {
+			if results == nil {
+				results = make([]json.RawMessage, n)
+			}
+			results[i] = d.Result
+		}
 	}
-	return jobsql.Complete(ctx, e.db, leases, outputs, logRefs, codes)
+	return jobsql.Complete(ctx, e.db, leases, outputs, logRefs, codes, results)
 }
 
 // HandedBack is one job HandBackUnheld returned to the queue.

@@ -2,6 +2,7 @@ package jobsql
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,21 +74,36 @@ func Heartbeat(ctx context.Context, db DB, workerID string, leases []Lease, leas
 
 // Complete is the one complete statement (jobq.complete_jobs), of jobq.Client.Complete and of
 // the runner's (internal/engine's CompleteAttempts, which passes what each attempt left behind).
-// outputs, logRefs and exitCodes are all nil, the plain statement, or each one per lease ("" and
-// nil: none). It returns one Outcome per lease, in order.
-func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []string, exitCodes []*int) ([]Outcome, error) {
+// outputs, logRefs, exitCodes and results are all nil, the plain statement, or outputs, logRefs
+// and exitCodes each one per lease ("" and nil: none) and results nil or one per lease (nil: none;
+// while no attempt has a result the statement reads no setting). It returns one Outcome per
+// lease, in order: "succeeded", "lease_lost", or "result_too_large" (above the setting
+// max_result_bytes: nothing was written for it and its job still runs under the lease).
+func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []string, exitCodes []*int, results []json.RawMessage) ([]Outcome, error) {
 	ids, tokens := LeaseArrays(leases)
-	if outputs == nil && logRefs == nil && exitCodes == nil {
+	if outputs == nil && logRefs == nil && exitCodes == nil && results == nil {
 		rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
 		return Outcomes(rows, err, "complete")
 	}
 	n := len(leases)
 	outs, refs, codes := make([]*string, n), make([]*string, n), make([]*int32, n)
 	for i := range n {
-		outs[i], refs[i], codes[i] = NullString(outputs[i]), NullString(logRefs[i]), ExitCode(exitCodes[i])
+		if outputs != nil {
+			outs[i], refs[i], codes[i] = NullString(outputs[i]), NullString(logRefs[i]), ExitCode(exitCodes[i])
+		}
 	}
-	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5)`,
-		ids, tokens, outs, refs, codes)
+	var res []*string
+	for i, r := range results {
+		if r != nil {
+			if res == nil {
+				res = make([]*string, n)
+			}
+			text := string(r)
+			res[i] = &text
+		}
+	}
+	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6::text[]::jsonb[])`,
+		ids, tokens, outs, refs, codes, res)
 	return Outcomes(rows, err, "complete")
 }
 

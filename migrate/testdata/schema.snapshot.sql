@@ -1899,7 +1899,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._revive(bigint[],text)', '{jobq_app_gate}'),
         ('jobq._spec_in_bounds(jobq.job_spec)', '{jobq_app_gate}'),
         ('jobq._settle_batches(bigint[])', '{jobq_app_gate}'),
-        ('jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint)', '{jobq_app_gate}'),
+        ('jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint,jsonb)', '{jobq_app_gate}'),
         ('jobq._ts_add(timestamp with time zone,interval)', '{jobq_app_gate}'),
         ('jobq._ts_in_range(timestamp with time zone)', '{jobq_app_gate}'),
         ('jobq._validate_specs(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
@@ -1916,8 +1916,8 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.cancel_job(bigint)', '{jobq_app,jobq_operator}'),
         ('jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', '{worker_runtime}'),
         ('jobq.claim_passed_over(text[],integer[],timestamp with time zone[],bigint[],text[])', '{worker_runtime}'),
-        ('jobq.complete_job(bigint,uuid)', '{worker_runtime}'),
-        ('jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[])', '{worker_runtime}'),
+        ('jobq.complete_job(bigint,uuid,jsonb)', '{worker_runtime}'),
+        ('jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[],jsonb[])', '{worker_runtime}'),
         ('jobq.confirm_continuation(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.cron_next(text,timestamp with time zone,text)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)', '{worker_runtime,jobq_app,jobq_operator}'),
@@ -1943,9 +1943,11 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.hold_doorbell(text[])', '{worker_runtime}'),
         ('jobq.job_attempt_list(bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
+        ('jobq.job_result(bigint)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.leader_state()', '{jobq_operator,jobq_viewer}'),
         ('jobq.maintain(text,bigint)', '{worker_runtime,jobq_operator}'),
         ('jobq.pause_queue(text)', '{jobq_operator}'),
+        ('jobq.parent_results(bigint)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.pause_schedule(text)', '{jobq_operator}'),
         ('jobq.payload_problem(jsonb,jsonb)', '{worker_runtime,jobq_app,jobq_operator,jobq_app_gate}'),
         ('jobq.prune_history(integer)', '{worker_runtime,jobq_operator}'),
@@ -2209,6 +2211,20 @@ $$;
 ALTER FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) IS 'Private. The id of the newest job of key p_job_key in store p_store_key (the zero uuid for system jobs) created after p_since: live in any state or finished (jobq.job_history), or only finished with p_finished_only; NULL when none. STABLE: reads with its caller''s snapshot. SECURITY DEFINER so each table is one probe of its key index (row policies would hide the index''s store column); it reads only the store it is given. Caller: jobq._enqueue_keyed (unique_for), with a spec''s own store. Locks nothing.';
+
+CREATE FUNCTION jobq._job_outcome(p_id bigint) RETURNS TABLE(store_id uuid, state text, result jsonb, finished_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT j.store_id, j.state, NULL::jsonb, NULL::timestamptz FROM jobq.jobs j WHERE j.id = p_id
+    UNION ALL
+    (SELECT h.store_id, h.state, h.result, h.finished_at FROM jobq.job_history h
+     WHERE h.id = p_id AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = p_id)
+     ORDER BY h.finished_at DESC LIMIT 1)
+$$;
+
+ALTER FUNCTION jobq._job_outcome(p_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._job_outcome(p_id bigint) IS 'Private. One row (store_id, state, result, finished_at) for job p_id: the live job''s store and state (result and finished_at NULL), else its latest jobq.job_history row''s; none when neither exists. Callers: jobq.job_result, jobq.parent_results. Locks nothing.';
 
 CREATE FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2651,6 +2667,17 @@ ALTER FUNCTION jobq._max_payload_bytes() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS 'Private. The setting max_payload_bytes (1048576 when the row is missing).';
 
+CREATE FUNCTION jobq._max_result_bytes() RETURNS bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'max_result_bytes'), 65536)
+$$;
+
+ALTER FUNCTION jobq._max_result_bytes() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._max_result_bytes() IS 'Private. The setting max_result_bytes (65536 when the row is missing).';
+
 CREATE FUNCTION jobq._near_limit_setting(p_queue text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$ SELECT 'jobq.near_limit_' || pg_catalog.to_hex(pg_catalog.hashtext(p_queue)) $$;
@@ -2723,6 +2750,31 @@ $$;
 ALTER FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) IS 'Private. Adds p_n to the transaction-local count of p_queue''s jobs taken by shared claims (jobq._shared_claim_setting). Caller: jobq._claim, after a shared claim''s update.';
+
+CREATE FUNCTION jobq._notify_done() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM jobq._tell_done(ARRAY(SELECT e.id FROM jobq_ended e));
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._notify_done() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._notify_done() IS 'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit). Locks nothing; raises nothing.';
+
+CREATE FUNCTION jobq._parents_of(p_job_id bigint) RETURNS SETOF bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT NULL::bigint WHERE false
+$$;
+
+ALTER FUNCTION jobq._parents_of(p_job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._parents_of(p_job_id bigint) IS 'Private. The ids of the parents of job p_job_id (a stand-in: none). Caller: jobq.parent_results. Locks nothing.';
 
 CREATE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[] DEFAULT NULL::text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) RETURNS record
     LANGUAGE plpgsql
@@ -3264,6 +3316,20 @@ $_$;
 ALTER FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) IS 'Private. Checks each spec against jobq.tasks (JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED), set-based, and returns the specs with the task''s defaults and store id filled in, in input order.';
+
+CREATE FUNCTION jobq._result_visible(p_store_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jobq._caller_sees_every_store()
+        OR (NOT jobq._caller_is_restricted()
+            AND nullif(pg_catalog.current_setting('app.current_store_id', true), '') IS NULL)
+        OR coalesce(p_store_id = jobq.current_store_id(), false)
+$$;
+
+ALTER FUNCTION jobq._result_visible(p_store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._result_visible(p_store_id uuid) IS 'Private. Whether the caller may read a job of store p_store_id (NULL: a system job) and its result: operators and viewers every job; worker_runtime and jobq_migrator every job outside a tenant transaction (app.current_store_id unset) and only the session store''s inside one; an application only the jobs of jobq.current_store_id(). Callers: jobq.job_result, jobq.parent_results. Locks nothing.';
 
 CREATE FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) RETURNS timestamp with time zone
     LANGUAGE sql
@@ -3925,6 +3991,19 @@ ALTER FUNCTION jobq._store_key(p_store_id uuid) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._store_key(p_store_id uuid) IS 'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits and fair turns (system jobs: one more store); the expression of jobs_fair_idx. Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds.';
 
+CREATE FUNCTION jobq._tell_done(p_ids bigint[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM pg_catalog.pg_notify('jobq_done', x::text) FROM unnest(p_ids) AS x;
+END
+$$;
+
+ALTER FUNCTION jobq._tell_done(p_ids bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._tell_done(p_ids bigint[]) IS 'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit). Callers: jobq._notify_done, jobq.delete_job. Locks nothing; raises nothing.';
+
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
     task text NOT NULL,
@@ -3960,6 +4039,7 @@ CREATE TABLE jobq.job_history (
     leader_epoch bigint,
     traceparent text,
     tracestate text,
+    result jsonb,
     batch_id bigint,
     CONSTRAINT job_history_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
     CONSTRAINT job_history_output_check CHECK ((char_length(output) <= 16384)),
@@ -3988,9 +4068,11 @@ COMMENT ON COLUMN jobq.job_history.traceparent IS 'The finished job''s jobq.jobs
 
 COMMENT ON COLUMN jobq.job_history.tracestate IS 'The finished job''s jobq.jobs.tracestate.';
 
+COMMENT ON COLUMN jobq.job_history.result IS 'What the succeeded attempt returned (jobq.complete_job''s result, at most setting max_result_bytes as JSON text): any JSON value; NULL when none was given or the job did not succeed. Read with jobq.job_result(id).';
+
 COMMENT ON COLUMN jobq.job_history.batch_id IS 'The finished job''s jobq.jobs.batch_id.';
 
-CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text DEFAULT NULL::text, p_log_ref text DEFAULT NULL::text, p_exit_code integer DEFAULT NULL::integer, p_leader_epoch bigint DEFAULT NULL::bigint) RETURNS SETOF jobq.job_history
+CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text DEFAULT NULL::text, p_log_ref text DEFAULT NULL::text, p_exit_code integer DEFAULT NULL::integer, p_leader_epoch bigint DEFAULT NULL::bigint, p_result jsonb DEFAULT NULL::jsonb) RETURNS SETOF jobq.job_history
     LANGUAGE sql STABLE
     AS $$
     SELECT p_job.id, p_job.task, p_job.queue, p_job.payload, p_job.store_id, p_job.priority, p_job.run_at,
@@ -4001,12 +4083,12 @@ CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
            p_job.created_at, pg_catalog.now(), pg_catalog.now(),
            p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
-           p_job.traceparent, p_job.tracestate, p_job.batch_id
+           p_job.traceparent, p_job.tracestate, p_result, p_job.batch_id
 $$;
 
-ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress, trace context and batch.';
+COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code, leader epoch and result as given (NULL by default), and the job''s progress, trace context and batch.';
 
 CREATE FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) RETURNS timestamp with time zone
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -4524,25 +4606,29 @@ ALTER FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], a
 
 COMMENT ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[]) IS 'Whether a claim_job with these positions (after_priority[i], after_run_at[i], after_id[i] for queues[i]) passes over a job: true when a queue that is neither paused nor limited (a limited queue is claimed from its head) holds a due, waiting job of its position''s priority at or before the position (given tasks, of one of them). Positions of three NULLs (and three NULL arrays) pass over nothing. Caller: the runner, once per rescan interval, beside its claims; it claims from the head when the answer is true. Reads only; locks nothing. Errors: JOB.INVALID_ARGUMENT (queues NULL, empty, multidimensional or with a NULL; positions not all NULL or one per queue, partly NULL, or a priority outside -32768..32767; tasks as for claim_job), JOB.OUT_OF_RANGE (more than 1000 queues or tasks), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
-CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) RETURNS void
+CREATE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid, result jsonb DEFAULT NULL::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    v_outcome text;
 BEGIN
-    IF NOT EXISTS (
-        SELECT 1 FROM jobq.complete_jobs(ARRAY[complete_job.job_id], ARRAY[complete_job.lease_token]) AS c
-        WHERE c.outcome = 'succeeded'
-    ) THEN
+    SELECT c.outcome INTO v_outcome
+    FROM jobq.complete_jobs(ARRAY[complete_job.job_id], ARRAY[complete_job.lease_token], results => ARRAY[complete_job.result]) AS c;
+    IF v_outcome = 'result_too_large' THEN
+        PERFORM jobq._raise('JOB.RESULT_TOO_LARGE', format('the result of job %s is %s bytes as JSON text; the limit is %s (setting max_result_bytes)',
+                                                           complete_job.job_id, octet_length(complete_job.result::text), jobq._max_result_bytes()));
+    ELSIF v_outcome IS DISTINCT FROM 'succeeded' THEN
         PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', complete_job.job_id));
     END IF;
 END
 $$;
 
-ALTER FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.complete_job(job_id bigint, lease_token uuid, result jsonb) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) IS 'Completes one attempt (the job moves to history as succeeded). Caller: runners, tests. Errors: JOB.LEASE_LOST when the job is not running under lease_token (nothing changes).';
+COMMENT ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid, result jsonb) IS 'Completes one attempt (the job moves to history as succeeded), keeping result (any JSON value, NULL for none) in jobq.job_history.result. Caller: runners, tests, a handler''s own transaction. Errors: JOB.LEASE_LOST when the job is not running under lease_token, JOB.RESULT_TOO_LARGE when result is above setting max_result_bytes as JSON text (nothing changes in either case).';
 
-CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[], exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text)
+CREATE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[], exit_codes integer[] DEFAULT NULL::integer[], results jsonb[] DEFAULT NULL::jsonb[]) RETURNS TABLE(job_id bigint, outcome text)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
@@ -4555,12 +4641,24 @@ DECLARE
     v_now boolean[];    -- v_now[i]: pair i was moved now
     v_pos bigint;
     v_epoch constant bigint := (SELECT l.epoch FROM jobq.leader l WHERE l.singleton);
+    v_max_result bigint;
+    v_big boolean[];    -- v_big[i]: pair i's result is above max_result_bytes (NULL while none is)
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
     IF coalesce(cardinality(complete_jobs.outputs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
        OR coalesce(cardinality(complete_jobs.log_refs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
-       OR coalesce(cardinality(complete_jobs.exit_codes), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'outputs, log_refs and exit_codes must be NULL or as long as job_ids');
+       OR coalesce(cardinality(complete_jobs.exit_codes), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
+       OR coalesce(cardinality(complete_jobs.results), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'outputs, log_refs, exit_codes and results must be NULL or as long as job_ids');
+    END IF;
+    -- The bound of a result is checked only when there are results: the plain completion reads
+    -- no setting. A pair whose result is too large is left out of the DELETE below (its job keeps
+    -- running under its lease, nothing is written for it) and reported as result_too_large.
+    IF complete_jobs.results IS NOT NULL THEN
+        v_max_result := jobq._max_result_bytes();
+        SELECT array_agg(r.result IS NOT NULL AND octet_length(r.result::text) > v_max_result ORDER BY r.pos)
+        INTO v_big
+        FROM unnest(complete_jobs.results) WITH ORDINALITY AS r(result, pos);
     END IF;
 
     -- The rows come from the primary key (id = ANY), and running is said through the lease
@@ -4573,20 +4671,21 @@ BEGIN
     -- cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        USING (SELECT c.id, c.token, c.pos, c.output, c.log_ref, c.exit_code
+        USING (SELECT c.id, c.token, c.pos, c.output, c.log_ref, c.exit_code, c.result
                FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens, complete_jobs.outputs, complete_jobs.log_refs,
-                           complete_jobs.exit_codes) WITH ORDINALITY AS c(id, token, output, log_ref, exit_code, pos)
+                           complete_jobs.exit_codes, complete_jobs.results) WITH ORDINALITY AS c(id, token, output, log_ref, exit_code, result, pos)
+               WHERE v_big IS NULL OR NOT v_big[c.pos::integer]
                ORDER BY c.id) AS c
         WHERE j.id = ANY (complete_jobs.job_ids)
           AND j.id = c.id
           AND j.lease_token = c.token
           AND j.locked_by IS NOT NULL
           AND j.lease_expires_at IS NOT NULL
-        RETURNING j AS job, c.pos, c.output, c.log_ref, c.exit_code
+        RETURNING j AS job, c.pos, c.output, c.log_ref, c.exit_code, c.result
     ), moved AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL, done.output,
-            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch) AS h
+            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch, done.result) AS h
     )
     SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
@@ -4607,15 +4706,17 @@ BEGIN
            CASE WHEN v_now[c.pos::integer]
                   OR (SELECT h.lease_token = c.token AND h.state = 'succeeded'
                       FROM jobq.job_history h WHERE h.id = c.id)
-                THEN 'succeeded' ELSE 'lease_lost' END
+                THEN 'succeeded'
+                WHEN v_big[c.pos::integer] THEN 'result_too_large'
+                ELSE 'lease_lost' END
     FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
     ORDER BY c.pos;
 END
 $$;
 
-ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the three arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease), result_too_large (results[i] is above setting max_result_bytes as JSON text; nothing changed, the job still runs under its lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps results[i] (any JSON value; NULL for none) in jobq.job_history.result. The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the four arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
 CREATE FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, outcome text)
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4935,11 +5036,14 @@ DECLARE
     v_row jsonb;
 BEGIN
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
-    -- A live job leaves without a history row, so its batch is told here: it counts canceled.
-    IF v_row ->> 'batch_id' IS NOT NULL THEN
-        PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
-    END IF;
-    IF v_row IS NULL THEN
+    IF v_row IS NOT NULL THEN
+        -- A live job leaves without a history row, so no trigger sees it end: its batch is told
+        -- here (it counts canceled), and so are its waiters on jobq_done.
+        IF v_row ->> 'batch_id' IS NOT NULL THEN
+            PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
+        END IF;
+        PERFORM jobq._tell_done(ARRAY[delete_job.job_id]);
+    ELSE
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
     END IF;
     IF v_row IS NULL THEN
@@ -4953,7 +5057,7 @@ $$;
 
 ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 CREATE FUNCTION jobq.demote_leader() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5573,6 +5677,29 @@ ALTER FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, j
 
 COMMENT ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) IS 'Jobs live (jobq.jobs, finished_at NULL) and finished (jobq.job_history), newest id first, matching each filter that is not NULL: queue, task, state, store_id, job_key, since (finished, or for a live job last changed, at or after), before (ids below it: the next page), id (one job); at most max_rows rows (default 50, 0..100001). With what its running or last attempt keeps: progress (jobq.set_progress), and for a finished job its last attempt''s output, log_ref, exit_code and leader_epoch; traceparent, the trace context it was enqueued under. Runs as its caller: row-level security shows an application its store''s jobs only. Inlined into the caller''s statement: plan it with its arguments'' values (a custom plan, as a one-off statement is; the dashboard sets plan_cache_mode = force_custom_plan), since a generic plan reads every row to find one job. Locks nothing. Callers: jobq jobs list/show, jobq dead list, the dashboard''s job pages (package operator). Errors: none.';
 
+CREATE FUNCTION jobq.job_result(job_id bigint) RETURNS TABLE(state text, result jsonb, finished_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_store uuid;
+BEGIN
+    IF job_result.job_id IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id is NULL');
+    END IF;
+    SELECT o.store_id, o.state, o.result, o.finished_at INTO v_store, state, result, finished_at
+    FROM jobq._job_outcome(job_result.job_id) AS o;
+    IF NOT FOUND OR NOT jobq._result_visible(v_store) THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('no job %s', job_result.job_id));
+    END IF;
+    RETURN NEXT;
+END
+$$;
+
+ALTER FUNCTION jobq.job_result(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.job_result(job_id bigint) IS 'One row (state, result, finished_at) for job job_id: a live job''s state (queued, running, retry_pending ...) with result and finished_at NULL; a finished job''s state (succeeded, dead, canceled), the result its succeeded attempt gave jobq.complete_job (any JSON value; NULL when none) and when it finished. EXECUTE for jobq_app (its store''s jobs only: jobq.current_store_id()), worker_runtime (every job, the session store''s only in a tenant transaction), jobq_operator and jobq_viewer (every job). Reads jobq.jobs and jobq.job_history; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, its history row pruned, or one the caller may not see: another store''s, a system job for an application).';
+
 CREATE FUNCTION jobq.leader_state() RETURNS TABLE(holder text, epoch bigint, acquired_at timestamp with time zone, lease_expires_at timestamp with time zone, held boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5597,6 +5724,31 @@ $$;
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+
+CREATE FUNCTION jobq.parent_results(job_id bigint) RETURNS TABLE(parent_id bigint, state text, result jsonb)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF parent_results.job_id IS NULL THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'job_id is NULL');
+    END IF;
+    PERFORM FROM jobq._job_outcome(parent_results.job_id) AS o WHERE jobq._result_visible(o.store_id);
+    IF NOT FOUND THEN
+        PERFORM jobq._raise('JOB.NOT_FOUND', format('no job %s', parent_results.job_id));
+    END IF;
+    RETURN QUERY
+    SELECT p.id, o.state, o.result
+    FROM (SELECT DISTINCT x AS id FROM jobq._parents_of(parent_results.job_id) AS x) AS p
+    LEFT JOIN LATERAL jobq._job_outcome(p.id) AS o ON true
+    WHERE o.state IS NULL OR jobq._result_visible(o.store_id)
+    ORDER BY p.id;
+END
+$$;
+
+ALTER FUNCTION jobq.parent_results(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.parent_results(job_id bigint) IS 'The parents of job job_id (jobq._parents_of), one row each in id order: parent_id, its state (live, or finished from jobq.job_history; NULL when its history row was pruned) and the result its succeeded attempt returned (NULL when none or not finished). Visibility as jobq.job_result: EXECUTE for worker_runtime, jobq_app (its store''s jobs only), jobq_operator and jobq_viewer. Reads jobq.jobs and jobq.job_history; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller may not see).';
 
 CREATE FUNCTION jobq.pause_queue(queue text) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6538,6 +6690,7 @@ BEGIN
             CASE set_setting.name
                 WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
                 WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                WHEN 'max_result_bytes' THEN jobq._limit('max_payload_bytes')
                 WHEN 'continuation_retry_count' THEN 100
                 ELSE 2147483647
             END);
@@ -6564,7 +6717,7 @@ $$;
 
 ALTER FUNCTION jobq.set_setting(name text, value text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456).';
+COMMENT ON FUNCTION jobq.set_setting(name text, value text) IS 'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456, max_result_bytes outside 1..268435456).';
 
 CREATE FUNCTION jobq.set_store_concurrency_limit(queue text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
@@ -7213,6 +7366,8 @@ CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (crea
 
 CREATE INDEX schedules_due_idx ON jobq.schedules USING btree (next_slot_at) WHERE enabled;
 
+CREATE TRIGGER job_history_notify_done AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS jobq_ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._notify_done();
+
 CREATE TRIGGER jobq_batches_count AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._batches_count();
 
 ALTER TABLE ONLY jobq.schedule_runs
@@ -7464,6 +7619,8 @@ GRANT ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index 
 REVOKE ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._job_of_key_since(p_store_key uuid, p_job_key text, p_since timestamp with time zone, p_finished_only boolean) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._job_outcome(p_id bigint) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
@@ -7495,6 +7652,8 @@ REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now ti
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._max_payload_bytes() TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._max_result_bytes() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._near_limit_setting(p_queue text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._not_served(p_queue text, p_now timestamp with time zone, p_cap integer) FROM PUBLIC;
@@ -7502,6 +7661,10 @@ REVOKE ALL ON FUNCTION jobq._not_served(p_queue text, p_now timestamp with time 
 REVOKE ALL ON FUNCTION jobq._note_claim_locks_held() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._notify_done() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._parents_of(p_job_id bigint) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) FROM PUBLIC;
 
@@ -7530,6 +7693,8 @@ GRANT ALL ON FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks
 
 REVOKE ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._resolve_tasks(p_specs jobq.job_spec[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._result_visible(p_store_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) FROM PUBLIC;
 
@@ -7588,13 +7753,15 @@ REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._store_key(p_store_id uuid) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._tell_done(p_ids bigint[]) FROM PUBLIC;
+
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
 
-REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint) TO jobq_app_gate;
+REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) TO jobq_app_gate;
@@ -7663,11 +7830,11 @@ GRANT ALL ON FUNCTION jobq.claim_job(worker_id text, queues text[], max_jobs int
 REVOKE ALL ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.claim_passed_over(queues text[], after_priority integer[], after_run_at timestamp with time zone[], after_id bigint[], tasks text[]) TO worker_runtime;
 
-REVOKE ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid) TO worker_runtime;
+REVOKE ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid, result jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.complete_job(job_id bigint, lease_token uuid, result jsonb) TO worker_runtime;
 
-REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[]) TO worker_runtime;
+REVOKE ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) TO worker_runtime;
 
 REVOKE ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
@@ -7769,6 +7936,12 @@ GRANT ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id 
 GRANT ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) TO jobq_viewer;
 GRANT ALL ON FUNCTION jobq.job_list(queue text, task text, state text, store_id uuid, job_key text, since timestamp with time zone, before bigint, max_rows integer, id bigint) TO jobq_app;
 
+REVOKE ALL ON FUNCTION jobq.job_result(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.leader_state() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.leader_state() TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.leader_state() TO jobq_viewer;
@@ -7776,6 +7949,12 @@ GRANT ALL ON FUNCTION jobq.leader_state() TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.maintain(worker_id text, epoch bigint) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.parent_results(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.parent_results(job_id bigint) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.parent_results(job_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.parent_results(job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.parent_results(job_id bigint) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.pause_queue(queue text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.pause_queue(queue text) TO jobq_operator;

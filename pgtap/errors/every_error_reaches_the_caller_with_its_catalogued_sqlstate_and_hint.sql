@@ -60,7 +60,10 @@ INSERT INTO triggers VALUES
     ('JOB.BATCH_STORE_MISMATCH', $$ SELECT jobq.batch_enqueue(jobq.create_batch(), '[{"task": "pgtap-store-task", "payload": {"n": 1}, "store_id": "11111111-1111-1111-1111-111111111111"}]') $$),
     ('JOB.VALUE_TOO_LONG',       $$ SELECT * FROM jobq.claim_job('w', ARRAY[repeat('q', 201)]) $$),
     ('JOB.OUT_OF_RANGE',         $$ SELECT * FROM jobq.claim_job('w', ARRAY['q'], 1, '2 days') $$),
-    ('JOB.PAYLOAD_TOO_LARGE',    $$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('x', 2000000)), job_key => 'big') $$);
+    ('JOB.PAYLOAD_TOO_LARGE',    $$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('x', 2000000)), job_key => 'big') $$),
+    -- A result above max_result_bytes (65536 bytes as JSON text) for the job still running in q.
+    ('JOB.RESULT_TOO_LARGE',     format('SELECT jobq.complete_job(%s, %L, to_jsonb(repeat(''x'', 70000)))',
+                                        (SELECT id FROM job), (SELECT lease_token FROM c WHERE queue = 'q')));
 
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint

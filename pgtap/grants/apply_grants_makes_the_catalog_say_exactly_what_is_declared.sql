@@ -7,7 +7,7 @@ SELECT plan(6);
 
 -- Drift of three kinds, as a superuser or the owner could cause it.
 GRANT EXECUTE ON FUNCTION jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[]) TO jobq_app;
-REVOKE EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid) FROM worker_runtime;
+REVOKE EXECUTE ON FUNCTION jobq.complete_job(bigint,uuid,jsonb) FROM worker_runtime;
 GRANT EXECUTE ON FUNCTION jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[]) TO PUBLIC;
 SELECT ok(has_function_privilege('jobq_app', 'jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', 'EXECUTE'),
           'the fixture: an application was granted the claim by hand');
@@ -16,7 +16,7 @@ SELECT cmp_ok(jobq._apply_grants(), '=', (SELECT count(*)::integer FROM jobq._fu
               'apply_grants grants every declared function');
 SELECT ok(NOT has_function_privilege('jobq_app', 'jobq.claim_job(text,text[],integer,interval,integer[],timestamp with time zone[],bigint[],text[])', 'EXECUTE'),
           'a grant nobody declared is revoked');
-SELECT ok(has_function_privilege('worker_runtime', 'jobq.complete_job(bigint,uuid)', 'EXECUTE'),
+SELECT ok(has_function_privilege('worker_runtime', 'jobq.complete_job(bigint,uuid,jsonb)', 'EXECUTE'),
           'a declared grant revoked by hand is given back');
 SELECT ok(NOT has_function_privilege('jobq_viewer', 'jobq._pick_plain(text,smallint,timestamp with time zone,bigint,integer,timestamp with time zone,text[])', 'EXECUTE'),
           'PUBLIC''s EXECUTE on a private function is revoked');

@@ -1,4 +1,5 @@
--- A trigger function is checked against the table of its trigger, with its transition table.
+-- A trigger function is checked against the table of its trigger, with its transition table
+-- (jobq.job_history's statement-level triggers read the rows just inserted).
 BEGIN;
 SELECT plan(3);
 
@@ -11,7 +12,7 @@ SELECT cmp_ok(
 SELECT is_empty(
     $$ SELECT p.oid::regprocedure, c.lineno, c.message
        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            LEFT JOIN pg_trigger t ON t.tgfoid = p.oid,
+            LEFT JOIN LATERAL (SELECT t.tgrelid, t.tgnewtable FROM pg_trigger t WHERE t.tgfoid = p.oid LIMIT 1) t ON true,
             LATERAL plpgsql_check_function_tb(p.oid, coalesce(t.tgrelid, 0), newtable => t.tgnewtable) c
        WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')
          AND c.level = 'error' $$,
@@ -19,8 +20,9 @@ SELECT is_empty(
 CREATE TEMP TABLE warnings AS
 SELECT p.oid::regprocedure::text AS proc, c.level, c.lineno, c.message
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-     LEFT JOIN pg_trigger t ON t.tgfoid = p.oid,
-     LATERAL plpgsql_check_function_tb(p.oid, coalesce(t.tgrelid, 0), newtable => t.tgnewtable, extra_warnings => true, performance_warnings => true, security_warnings => true) c
+     LEFT JOIN LATERAL (SELECT t.tgrelid, t.tgnewtable FROM pg_trigger t WHERE t.tgfoid = p.oid LIMIT 1) t ON true,
+     LATERAL plpgsql_check_function_tb(p.oid, coalesce(t.tgrelid, 0), newtable => t.tgnewtable,
+                                       extra_warnings => true, performance_warnings => true, security_warnings => true) c
 WHERE n.nspname = 'jobq' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql');
 
 SELECT is_empty($$ SELECT * FROM warnings $$,

@@ -12,8 +12,8 @@ SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer'
 SELECT function_privs_are('jobq', 'hand_back_unheld', ARRAY['text', 'uuid[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute hand_back_unheld');
 SELECT function_privs_are('jobq', 'heartbeat', ARRAY['text', 'bigint', 'uuid', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute heartbeat');
 SELECT function_privs_are('jobq', 'heartbeat_jobs', ARRAY['text', 'bigint[]', 'uuid[]', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute heartbeat_jobs');
-SELECT function_privs_are('jobq', 'complete_job', ARRAY['bigint', 'uuid'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_job');
-SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'integer[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_jobs');
+SELECT function_privs_are('jobq', 'complete_job', ARRAY['bigint', 'uuid', 'jsonb'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_job');
+SELECT function_privs_are('jobq', 'complete_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'integer[]', 'jsonb[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute complete_jobs');
 SELECT function_privs_are('jobq', 'fail_job', ARRAY['bigint', 'uuid', 'text', 'text', 'boolean', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_job');
 SELECT function_privs_are('jobq', 'fail_jobs', ARRAY['bigint[]', 'uuid[]', 'text[]', 'text[]', 'boolean[]', 'interval[]', 'text[]', 'text[]', 'text[]', 'integer[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute fail_jobs');
 SELECT function_privs_are('jobq', 'snooze', ARRAY['bigint', 'uuid', 'interval'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute snooze');

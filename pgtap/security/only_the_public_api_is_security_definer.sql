@@ -4,8 +4,9 @@
 -- runtime role but the gate: jobq._enqueue_for_stores, behind jobq.fan_out, and jobq._job_of_key_since, the
 -- look-up of unique_for, which the gate alone executes (so that the key indexes serve it under the
 -- row policies; it reads only the store it is given), jobq._batches_count, the trigger function
--- that counts ended jobs in their batches, and jobq._settle_batches, which enqueues the callbacks
--- of a settled batch in its store (the gate's seal_batch executes it). Outside jobq, public.list_store_ids_for_fan_out
+-- that counts ended jobs in their batches, jobq._settle_batches, which enqueues the callbacks of a
+-- settled batch in its store (the gate's seal_batch executes it), and jobq._notify_done, the
+-- trigger of jobq.job_history that sends jobq_done (a trigger runs whoever inserts). Outside jobq, public.list_store_ids_for_fan_out
 -- is the one definer jobq adds.
 BEGIN;
 SELECT plan(5);
@@ -24,7 +25,7 @@ SELECT set_eq(
               ('demote_leader'), ('stats'), ('set_concurrency_limit'), ('set_store_concurrency_limit'), ('set_partition_concurrency_limit'), ('set_rate_limit'), ('set_store_rate_limit'), ('set_fair_claiming'), ('upkeep_advice'),
               ('hold_doorbell'), ('doorbell_quiet'), ('release_doorbell'),
               ('set_task_handler'), ('served_tasks'), ('queue_not_served'), ('explain_job'), ('queue_list'), ('set_progress'),
-              ('create_batch'), ('batch_enqueue'), ('seal_batch'), ('batch_status') $$,
+              ('create_batch'), ('batch_enqueue'), ('seal_batch'), ('batch_status'), ('job_result'), ('parent_results') $$,
     'exactly the public API functions of jobq are SECURITY DEFINER (but backoff_delay and current_store_id, which run '
     'as their caller and call no private helper)');
 SELECT set_eq(
@@ -32,9 +33,10 @@ SELECT set_eq(
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
     $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])'),
               ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)'),
-              ('jobq._batches_count()'), ('jobq._settle_batches(bigint[])') $$,
+              ('jobq._batches_count()'), ('jobq._notify_done()'), ('jobq._settle_batches(bigint[])') $$,
     'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores, jobq._job_of_key_since, jobq._batches_count '
-    '(the trigger function of jobq.job_history, which counts ended jobs in their batches whoever ended them) and '
+    '(the trigger function of jobq.job_history, which counts ended jobs in their batches whoever ended them), '
+    'jobq._notify_done (the trigger function of jobq.job_history that sends jobq_done) and '
     'jobq._settle_batches (which enqueues a settled batch''s callbacks in its store as the engine)');
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a

@@ -6,7 +6,8 @@
 -- fails here. The two exceptions are no wake-ups but control messages on channel jobq_control, an
 -- operator's rare actions, never on an enqueuer's commit: jobq.detach_worker, so that the detached
 -- runner confirms its jobs before their deadline, and jobq.cancel_job of a running job, so that its
--- runner stops the handler at once (issue 34).
+-- runner stops the handler at once (issue 34). A third is no wake-up either: jobq._tell_done, which
+-- tells waiting clients on channel jobq_done that a job ended (issue 35).
 BEGIN;
 SELECT plan(4);
 
@@ -16,8 +17,8 @@ SELECT is_empty(
        WHERE p.pronamespace = 'jobq'::regnamespace
          AND (p.prosrc ~ '\mpg_notify\s*\(' OR p.prosrc ~ '\mpg_logical_emit_message\s*\(')
          AND p.oid NOT IN ('jobq._wake_as(text,text,boolean)'::regprocedure, 'jobq.detach_worker(text)'::regprocedure,
-                           'jobq.cancel_job(bigint)'::regprocedure) $$,
-    'no jobq function but jobq._wake_as (and detach_worker and cancel_job on jobq_control) sends a NOTIFY or a logical message itself');
+                           'jobq.cancel_job(bigint)'::regprocedure, 'jobq._tell_done(bigint[])'::regprocedure) $$,
+    'no jobq function but jobq._wake_as (and detach_worker and cancel_job on jobq_control, and jobq._tell_done on jobq_done) sends a NOTIFY or a logical message itself');
 
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text

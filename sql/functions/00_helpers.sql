@@ -195,6 +195,19 @@ $$;
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS
     'Private. The setting max_payload_bytes (1048576 when the row is missing).';
 
+-- The result limit, setting max_result_bytes: the largest result a completion keeps, in bytes of
+-- its JSON text. Callers: jobq.complete_jobs (only when it is given results), jobq.complete_job.
+CREATE OR REPLACE FUNCTION jobq._max_result_bytes()
+RETURNS bigint
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'max_result_bytes'), 65536)
+$$;
+COMMENT ON FUNCTION jobq._max_result_bytes() IS
+    'Private. The setting max_result_bytes (65536 when the row is missing).';
+
 -- Refuses a text longer than p_max characters. Like every bounds check below (docs/limits.md), it
 -- passes NULL (the caller decides what NULL means) and returns its value, or raises the catalogued
 -- error with a message that starts with p_name (e.g. 'job 3: queue').
@@ -596,15 +609,18 @@ COMMENT ON FUNCTION jobq.release_doorbell(text[]) IS
 -- _to_history took five arguments before the attempt's output, log_ref, exit_code and leader
 -- epoch (a five-argument call still resolves to the new signature through its defaults).
 DROP FUNCTION IF EXISTS jobq._to_history(jobq.jobs,text,text,text,text);
+-- and nine before the succeeded attempt's result.
+DROP FUNCTION IF EXISTS jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint);
 
 -- The history row of a live job that ends now in p_state. A new error replaces the job's last
 -- error together with its code (NULL when none is given); without one, both are kept. The last
 -- attempt's output, log_ref, exit code and leader epoch are the caller's (NULL for a job that
--- ends without running, a cancel or a delete); its progress, trace context and batch are the job's.
--- SETOF so the planner inlines it.
+-- ends without running, a cancel or a delete); its progress, trace context and batch are the job's;
+-- its result is the succeeded attempt's (NULL otherwise). SETOF so the planner inlines it.
 CREATE OR REPLACE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text,
                                             p_output text DEFAULT NULL, p_log_ref text DEFAULT NULL,
-                                            p_exit_code integer DEFAULT NULL, p_leader_epoch bigint DEFAULT NULL)
+                                            p_exit_code integer DEFAULT NULL, p_leader_epoch bigint DEFAULT NULL,
+                                            p_result jsonb DEFAULT NULL)
 RETURNS SETOF jobq.job_history
 LANGUAGE sql
 STABLE
@@ -617,7 +633,7 @@ AS $$
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
            p_job.created_at, pg_catalog.now(), pg_catalog.now(),
            p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
-           p_job.traceparent, p_job.tracestate, p_job.batch_id
+           p_job.traceparent, p_job.tracestate, p_result, p_job.batch_id
 $$;
-COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint) IS
-    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code and leader epoch as given (NULL by default), and the job''s progress, trace context and batch.';
+COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint,jsonb) IS
+    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code, leader epoch and result as given (NULL by default), and the job''s progress, trace context and batch.';

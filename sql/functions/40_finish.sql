@@ -127,37 +127,50 @@ $$;
 COMMENT ON FUNCTION jobq.set_progress(bigint,uuid,jsonb) IS
     'Sets the running attempt''s progress (jobq.jobs.progress) to a JSON object of at most 65536 bytes as text; the last one is kept with the attempt (jobq.job_attempts.progress, jobq.job_history.progress). Fenced by the lease token: writes nothing unless the job runs under it. Inside a tenant transaction (app.current_store_id set), only a job of the session''s store. Caller: the runner, for its handlers. Locks the job row. Errors: JOB.INVALID_ARGUMENT (NULL id or token; progress NULL or not an object), JOB.VALUE_TOO_LONG (above 65536 bytes), JOB.LEASE_LOST (not running under this token), JOB.TENANT_MISMATCH (another store''s job or a system job in a tenant transaction).';
 
--- Completes one attempt; raises JOB.LEASE_LOST instead of reporting it.
-CREATE OR REPLACE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid)
+-- complete_job took two arguments before the result (a two-argument call still resolves to the
+-- new signature through its default).
+DROP FUNCTION IF EXISTS jobq.complete_job(bigint,uuid);
+
+-- Completes one attempt, with the handler's result if it gave one; raises JOB.LEASE_LOST or
+-- JOB.RESULT_TOO_LARGE instead of reporting them.
+CREATE OR REPLACE FUNCTION jobq.complete_job(job_id bigint, lease_token uuid, result jsonb DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_outcome text;
 BEGIN
-    IF NOT EXISTS (
-        SELECT 1 FROM jobq.complete_jobs(ARRAY[complete_job.job_id], ARRAY[complete_job.lease_token]) AS c
-        WHERE c.outcome = 'succeeded'
-    ) THEN
+    SELECT c.outcome INTO v_outcome
+    FROM jobq.complete_jobs(ARRAY[complete_job.job_id], ARRAY[complete_job.lease_token], results => ARRAY[complete_job.result]) AS c;
+    IF v_outcome = 'result_too_large' THEN
+        PERFORM jobq._raise('JOB.RESULT_TOO_LARGE', format('the result of job %s is %s bytes as JSON text; the limit is %s (setting max_result_bytes)',
+                                                           complete_job.job_id, octet_length(complete_job.result::text), jobq._max_result_bytes()));
+    ELSIF v_outcome IS DISTINCT FROM 'succeeded' THEN
         PERFORM jobq._raise('JOB.LEASE_LOST', format('job %s is not running under this lease token', complete_job.job_id));
     END IF;
 END
 $$;
-COMMENT ON FUNCTION jobq.complete_job(bigint,uuid) IS
-    'Completes one attempt (the job moves to history as succeeded). Caller: runners, tests. Errors: JOB.LEASE_LOST when the job is not running under lease_token (nothing changes).';
+COMMENT ON FUNCTION jobq.complete_job(bigint,uuid,jsonb) IS
+    'Completes one attempt (the job moves to history as succeeded), keeping result (any JSON value, NULL for none) in jobq.job_history.result. Caller: runners, tests, a handler''s own transaction. Errors: JOB.LEASE_LOST when the job is not running under lease_token, JOB.RESULT_TOO_LARGE when result is above setting max_result_bytes as JSON text (nothing changes in either case).';
 
--- complete_jobs took two arguments before outputs, log_refs and exit_codes (a two-argument call
--- still resolves to the new signature through its defaults).
+-- complete_jobs took two arguments before outputs, log_refs and exit_codes, and five before
+-- results (a call of two to five arguments still resolves to the new signature through its
+-- defaults).
 DROP FUNCTION IF EXISTS jobq.complete_jobs(bigint[],uuid[]);
+DROP FUNCTION IF EXISTS jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]);
 
 -- Completes many attempts in one statement: each job still running under its lease token moves to
 -- history as succeeded, with what its attempt left behind (the tail of its output, where its logs
 -- are, a command's exit status, its progress and the leader epoch of now), as a failed attempt's
--- jobq.job_attempts row keeps them. Idempotent per lease, so a runner may repeat a call whose
--- reply it lost. Caller: the runner.
+-- jobq.job_attempts row keeps them, and the result its handler returned. A result above setting
+-- max_result_bytes leaves its job running (outcome result_too_large) and the others complete.
+-- Idempotent per lease, so a runner may repeat a call whose reply it lost. Caller: the runner.
 CREATE OR REPLACE FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[] DEFAULT NULL,
-                                              log_refs text[] DEFAULT NULL, exit_codes integer[] DEFAULT NULL)
+                                              log_refs text[] DEFAULT NULL, exit_codes integer[] DEFAULT NULL,
+                                              results jsonb[] DEFAULT NULL)
 RETURNS TABLE (job_id bigint, outcome text)
 LANGUAGE plpgsql
 VOLATILE
@@ -177,12 +190,24 @@ DECLARE
     v_now boolean[];    -- v_now[i]: pair i was moved now
     v_pos bigint;
     v_epoch constant bigint := (SELECT l.epoch FROM jobq.leader l WHERE l.singleton);
+    v_max_result bigint;
+    v_big boolean[];    -- v_big[i]: pair i's result is above max_result_bytes (NULL while none is)
 BEGIN
     PERFORM jobq._check_lease_batch(complete_jobs.job_ids, complete_jobs.lease_tokens);
     IF coalesce(cardinality(complete_jobs.outputs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
        OR coalesce(cardinality(complete_jobs.log_refs), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
-       OR coalesce(cardinality(complete_jobs.exit_codes), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids) THEN
-        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'outputs, log_refs and exit_codes must be NULL or as long as job_ids');
+       OR coalesce(cardinality(complete_jobs.exit_codes), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids)
+       OR coalesce(cardinality(complete_jobs.results), cardinality(complete_jobs.job_ids)) IS DISTINCT FROM cardinality(complete_jobs.job_ids) THEN
+        PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'outputs, log_refs, exit_codes and results must be NULL or as long as job_ids');
+    END IF;
+    -- The bound of a result is checked only when there are results: the plain completion reads
+    -- no setting. A pair whose result is too large is left out of the DELETE below (its job keeps
+    -- running under its lease, nothing is written for it) and reported as result_too_large.
+    IF complete_jobs.results IS NOT NULL THEN
+        v_max_result := jobq._max_result_bytes();
+        SELECT array_agg(r.result IS NOT NULL AND octet_length(r.result::text) > v_max_result ORDER BY r.pos)
+        INTO v_big
+        FROM unnest(complete_jobs.results) WITH ORDINALITY AS r(result, pos);
     END IF;
 
     -- The rows come from the primary key (id = ANY), and running is said through the lease
@@ -195,20 +220,21 @@ BEGIN
     -- cannot deadlock. The positions of the pairs moved come back from the DELETE itself.
     WITH done AS (
         DELETE FROM jobq.jobs AS j
-        USING (SELECT c.id, c.token, c.pos, c.output, c.log_ref, c.exit_code
+        USING (SELECT c.id, c.token, c.pos, c.output, c.log_ref, c.exit_code, c.result
                FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens, complete_jobs.outputs, complete_jobs.log_refs,
-                           complete_jobs.exit_codes) WITH ORDINALITY AS c(id, token, output, log_ref, exit_code, pos)
+                           complete_jobs.exit_codes, complete_jobs.results) WITH ORDINALITY AS c(id, token, output, log_ref, exit_code, result, pos)
+               WHERE v_big IS NULL OR NOT v_big[c.pos::integer]
                ORDER BY c.id) AS c
         WHERE j.id = ANY (complete_jobs.job_ids)
           AND j.id = c.id
           AND j.lease_token = c.token
           AND j.locked_by IS NOT NULL
           AND j.lease_expires_at IS NOT NULL
-        RETURNING j AS job, c.pos, c.output, c.log_ref, c.exit_code
+        RETURNING j AS job, c.pos, c.output, c.log_ref, c.exit_code, c.result
     ), moved AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL, done.output,
-            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch) AS h
+            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch, done.result) AS h
     )
     SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
@@ -229,13 +255,15 @@ BEGIN
            CASE WHEN v_now[c.pos::integer]
                   OR (SELECT h.lease_token = c.token AND h.state = 'succeeded'
                       FROM jobq.job_history h WHERE h.id = c.id)
-                THEN 'succeeded' ELSE 'lease_lost' END
+                THEN 'succeeded'
+                WHEN v_big[c.pos::integer] THEN 'result_too_large'
+                ELSE 'lease_lost' END
     FROM unnest(complete_jobs.job_ids, complete_jobs.lease_tokens) WITH ORDINALITY AS c(id, token, pos)
     ORDER BY c.pos;
 END
 $$;
-COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[]) IS
-    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the three arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[],jsonb[]) IS
+    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease), result_too_large (results[i] is above setting max_result_bytes as JSON text; nothing changed, the job still runs under its lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps results[i] (any JSON value; NULL for none) in jobq.job_history.result. The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the four arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
 -- Fails one attempt; raises JOB.LEASE_LOST instead of reporting it. Returns the job's new state.
 CREATE OR REPLACE FUNCTION jobq.fail_job(

@@ -115,11 +115,14 @@ DECLARE
     v_row jsonb;
 BEGIN
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
-    -- A live job leaves without a history row, so its batch is told here: it counts canceled.
-    IF v_row ->> 'batch_id' IS NOT NULL THEN
-        PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
-    END IF;
-    IF v_row IS NULL THEN
+    IF v_row IS NOT NULL THEN
+        -- A live job leaves without a history row, so no trigger sees it end: its batch is told
+        -- here (it counts canceled), and so are its waiters on jobq_done.
+        IF v_row ->> 'batch_id' IS NOT NULL THEN
+            PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
+        END IF;
+        PERFORM jobq._tell_done(ARRAY[delete_job.job_id]);
+    ELSE
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
     END IF;
     IF v_row IS NULL THEN
@@ -131,7 +134,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.delete_job(bigint) IS
-    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 -- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
 -- the cause of an outage is fixed. Caller: operators.
@@ -266,6 +269,7 @@ BEGIN
             CASE set_setting.name
                 WHEN 'default_max_attempts' THEN jobq._limit('max_attempts')
                 WHEN 'max_payload_bytes' THEN jobq._limit('max_payload_bytes')
+                WHEN 'max_result_bytes' THEN jobq._limit('max_payload_bytes')
                 WHEN 'continuation_retry_count' THEN 100
                 ELSE 2147483647
             END);
@@ -290,7 +294,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.set_setting(text,text) IS
-    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456).';
+    'Changes a jobq.settings value after checking it parses as the setting''s kind (intervals and integers must be positive; wakeup is notify, wal or both, with a warning when wal_level is not logical). Audited with old and new value. Returns the new value. Caller: operators. Errors: JOB.UNKNOWN_SETTING, JOB.VALUE_TOO_LONG (a value above 1000 characters), JOB.OUT_OF_RANGE (history_retention above 3650 days, backoff_base and backoff_max above 30 days, continuation_retry_interval above 1 minute, the other intervals above 1 day, default_max_attempts above 1000, continuation_retry_count above 100, max_payload_bytes outside 1024..268435456, max_result_bytes outside 1..268435456).';
 
 -- How long the next due job of each queue has waited. A head job at -infinity (or any stored
 -- run_at) gives a lag, never an error.

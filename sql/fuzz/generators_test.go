@@ -975,6 +975,21 @@ var parallelGens = map[string]valueGen{
 	"outputs text[]":       arrayOf(textGen, sharedLen),
 	"log_refs text[]":      arrayOf(textGen, sharedLen),
 	"exit_codes integer[]": arrayOf(intGen, sharedLen),
+	"results jsonb[]":      arrayOf(resultGen, sharedLen),
+}
+
+// resultGen draws a job's result for complete_job and complete_jobs: any JSON value typically
+// (results need not be objects), and when odd a wrong or huge one (above max_result_bytes).
+var resultGen = valueGen{
+	typical: func(g *gen) *string {
+		return g.pick(`{"total": 42}`, `[1, "two", null]`, `"done"`, `3.5`, `false`, `null`)
+	},
+	odd: func(g *gen) *string {
+		if g.chance(0.3) {
+			return s(fmt.Sprintf("%q", strings.Repeat("r", 70*1024)))
+		}
+		return oddJSON(g)
+	},
 }
 
 // functionGens override the generator of one argument of one function, where its name means
@@ -993,6 +1008,7 @@ var functionGens = map[string]valueGen{
 	"jobq.fail_jobs.retry_in":                            arrayOf(retryInGen, sharedLen),
 	"jobq.cron_slots.max_slots":                          smallCountGen,
 	"jobq.payload_problem.payload":                       jsonGen,
+	"jobq.complete_job.result":                           resultGen,
 	"jobq.bind_store.login":                              loginGen,
 	"jobq.unbind_store.login":                            loginGen,
 	"jobq.stats.queue":                                   statsQueueGen,

@@ -523,6 +523,14 @@ class ScheduleOverlapError(JobqError):
     catalogue_hint = "Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you."
 
 
+class ResultTooLargeError(JobqError):
+    "JOB.RESULT_TOO_LARGE (SQLSTATE JQ710): The job's result is larger than the setting max_result_bytes (bytes of its JSON text). Hint: Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting."
+
+    code = "JOB.RESULT_TOO_LARGE"
+    sqlstate = "JQ710"
+    catalogue_hint = "Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting."
+
+
 class BatchNotFoundError(JobqError):
     "JOB.BATCH_NOT_FOUND (SQLSTATE JQ720): No batch has this id that the caller may use (another store's batch is not found either). Hint: SELECT * FROM jobq.batch_list() lists the batches you may see; set app.current_store_id to the batch's store."
 
@@ -588,6 +596,7 @@ _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ603": UnknownScheduleError,
     "JQ605": UnknownWorkerError,
     "JQ606": ScheduleOverlapError,
+    "JQ710": ResultTooLargeError,
     "JQ720": BatchNotFoundError,
     "JQ721": BatchSealedError,
     "JQ722": BatchCallbackInvalidError,

@@ -468,6 +468,16 @@ export class ScheduleOverlapError extends JobqError {
   }
 }
 
+/** JOB.RESULT_TOO_LARGE (SQLSTATE JQ710): The job's result is larger than the setting max_result_bytes (bytes of its JSON text). Hint: Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting. */
+export class ResultTooLargeError extends JobqError {
+  static readonly code = "JOB.RESULT_TOO_LARGE";
+  static readonly sqlstate = "JQ710";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.RESULT_TOO_LARGE", "JQ710", message, options);
+    this.name = "ResultTooLargeError";
+  }
+}
+
 /** JOB.BATCH_NOT_FOUND (SQLSTATE JQ720): No batch has this id that the caller may use (another store's batch is not found either). Hint: SELECT * FROM jobq.batch_list() lists the batches you may see; set app.current_store_id to the batch's store. */
 export class BatchNotFoundError extends JobqError {
   static readonly code = "JOB.BATCH_NOT_FOUND";
@@ -541,6 +551,7 @@ const errorClasses: { readonly [sqlstate: string]: new (message: string, options
   JQ603: UnknownScheduleError,
   JQ605: UnknownWorkerError,
   JQ606: ScheduleOverlapError,
+  JQ710: ResultTooLargeError,
   JQ720: BatchNotFoundError,
   JQ721: BatchSealedError,
   JQ722: BatchCallbackInvalidError,
