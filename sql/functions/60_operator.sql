@@ -113,10 +113,20 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_row jsonb;
+    v_job jobq.jobs;
 BEGIN
-    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
-    IF v_row IS NULL THEN
+    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
+    IF v_job.id IS NOT NULL THEN
+        v_row := to_jsonb(v_job);
+        -- No history row, so no trigger: settle its dependents and sequence as for a job canceled
+        -- (reason deleted).
+        IF v_job.has_dependents OR v_job.depends_on IS NOT NULL OR v_job.sequence_key IS NOT NULL THEN
+            PERFORM jobq._settle_ended(ARRAY(SELECT h FROM jobq._to_history(v_job, 'canceled', 'deleted', NULL, NULL) AS h));
+        END IF;
+    ELSE
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
+        -- A dead job that held its sequence lets the next job go.
+        PERFORM jobq._unhold_sequences(ARRAY[delete_job.job_id]);
     END IF;
     IF v_row IS NULL THEN
         PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', delete_job.job_id));
@@ -127,7 +137,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.delete_job(bigint) IS
-    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. A live job''s dependents and sequence are settled as for a canceled job (jobq._settle_ended: dependents with on_parent_failure cancel are canceled, the sequence''s next job released); a dead job holding its sequence releases it (jobq._unhold_sequences). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 -- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
 -- the cause of an outage is fixed. Caller: operators.
@@ -179,11 +189,11 @@ BEGIN
         -- The job keeps the trace context it was enqueued under, not the operator session's.
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
                                job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at,
-                               traceparent, tracestate)
+                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure)
         OVERRIDING SYSTEM VALUE
         SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
                h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at,
-               h.traceparent, h.tracestate
+               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure
         FROM jobq.job_history h
         WHERE h.id = ANY (p_job_ids)
         ORDER BY h.id
@@ -197,13 +207,16 @@ BEGIN
     )
     SELECT coalesce(array_agg(r.id ORDER BY r.id), '{}') INTO v_ids FROM revived r;
 
+    -- A dead job that held its sequence runs again first (its id is the sequence's lowest).
+    PERFORM jobq._unhold_sequences(v_ids);
+
     PERFORM jobq._wake(q.queue)
     FROM (SELECT DISTINCT j.queue FROM jobq.jobs j WHERE j.id = ANY (v_ids)) AS q;
     RETURN QUERY SELECT unnest(v_ids);
 END
 $$;
 COMMENT ON FUNCTION jobq._revive(bigint[],text) IS
-    'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
+    'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), with their workflow columns (a revived job''s dependencies are not waited for again; it keeps its sequence key and, holding the lowest id, runs first), clears the holds of the sequences they held (jobq._unhold_sequences), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
 
 -- Changes one setting of jobq.settings, refusing a value of the wrong kind or outside its limits,
 -- and audits the change. Runners pick it up at their next heartbeat. Caller: operators.
