@@ -5,7 +5,7 @@
 -- unblocked and cancels what depended on it when it failed, every ending path alike.
 --
 -- Locks, always in this order: the parents' rows (enqueue) or the ended job's row (its finish);
--- then the sequences' advisory locks (pg_advisory_xact_lock(1785684600, hash of store and key)),
+-- then the sequences' advisory locks (pg_advisory_xact_lock(1785684700, hash of store and key)),
 -- in hash order; then the rows of the jobs to release or cancel, in id order.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
@@ -100,7 +100,7 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM pg_catalog.pg_advisory_xact_lock(1785684600, l.h)
+    PERFORM pg_catalog.pg_advisory_xact_lock(1785684700, l.h)
     FROM (SELECT DISTINCT pg_catalog.hashtext(coalesce(u.s::text, '-') || '/' || u.k) AS h
           FROM unnest(p_store_ids, p_keys) AS u(s, k)
           WHERE u.k IS NOT NULL
@@ -108,7 +108,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._lock_sequences(uuid[],text[]) IS
-    'Private. Takes pg_advisory_xact_lock(1785684600, hashtext(store/key)) for every (store, sequence key) given, in hash order; held until the transaction ends. Callers: jobq._workflow_prepare (enqueue), jobq._settle_ended (the trigger).';
+    'Private. Takes pg_advisory_xact_lock(1785684700, hashtext(store/key)) for every (store, sequence key) given, in hash order; held until the transaction ends. Callers: jobq._workflow_prepare (enqueue), jobq._settle_ended (the trigger).';
 
 -- Checks the workflow specs of an enqueue before any job is inserted, then locks what the insert
 -- must not race: the live parents' rows (a parent finishing now waits, or has finished and is seen
