@@ -43,26 +43,34 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_bad record;
+    v_refs jsonb;
 BEGIN
     -- Refs: strings, not blank, at most 200 characters, unique.
     SELECT e.n, e.v -> 'ref' AS ref INTO v_bad
     FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n)
     WHERE e.v ? 'ref'
-      AND (jsonb_typeof(e.v -> 'ref') <> 'string' OR btrim(e.v ->> 'ref') = '' OR char_length(e.v ->> 'ref') > 200
-           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS o(v, n)
-                      WHERE o.n < e.n AND o.v -> 'ref' = e.v -> 'ref'))
+      AND (jsonb_typeof(e.v -> 'ref') <> 'string' OR btrim(e.v ->> 'ref') = '' OR char_length(e.v ->> 'ref') > 200)
     ORDER BY e.n LIMIT 1;
-    IF FOUND THEN
+    IF NOT FOUND THEN
+        SELECT max(d.n) AS n, d.ref INTO v_bad
+        FROM (SELECT e.n, e.v -> 'ref' AS ref FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n) WHERE e.v ? 'ref') AS d
+        GROUP BY d.ref HAVING count(*) > 1
+        ORDER BY 1 LIMIT 1;
+    END IF;
+    IF v_bad.n IS NOT NULL THEN
         PERFORM jobq._raise('JOB.UNKNOWN_REF', format('job %s: ref %s must be a non-blank string of at most 200 characters, unique in the call',
                                                       v_bad.n, left(v_bad.ref::text, 200)));
     END IF;
+    -- The refs as one object, ref -> input position: each look-up below is one probe of it.
+    v_refs := (SELECT coalesce(jsonb_object_agg(e.v ->> 'ref', e.n), '{}')
+               FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n) WHERE e.v ? 'ref');
     -- depends_on_refs: an array of refs, each of an element before this one.
-    SELECT e.n, r.v AS ref, (SELECT min(o.n) FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS o(v, n) WHERE o.v -> 'ref' = r.v) AS at
+    SELECT e.n, r.v AS ref, (v_refs -> (r.v #>> '{}'))::bigint AS at
     INTO v_bad
     FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n)
     CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(e.v -> 'depends_on_refs') = 'array' THEN e.v -> 'depends_on_refs'
                                                  WHEN e.v ? 'depends_on_refs' THEN '[null]'::jsonb ELSE '[]'::jsonb END) AS r(v)
-    WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS o(v, n) WHERE o.n < e.n AND o.v -> 'ref' = r.v)
+    WHERE jsonb_typeof(r.v) IS DISTINCT FROM 'string' OR NOT coalesce((v_refs -> (r.v #>> '{}'))::bigint < e.n, false)
     ORDER BY e.n LIMIT 1;
     IF FOUND THEN
         IF v_bad.at IS NOT NULL THEN
@@ -75,10 +83,9 @@ BEGIN
         SELECT CASE WHEN e.v ?| ARRAY['depends_on', 'depends_on_refs', 'on_parent_failure', 'sequence_key', 'on_sequence_failure']
                     THEN pg_catalog.jsonb_build_object(
                              'depends_on', e.v -> 'depends_on',
-                             'ref_ords', (SELECT pg_catalog.jsonb_agg(o.n)
+                             'ref_ords', (SELECT pg_catalog.jsonb_agg(v_refs -> (r.v #>> '{}'))
                                           FROM jsonb_array_elements(CASE WHEN jsonb_typeof(e.v -> 'depends_on_refs') = 'array'
-                                                                         THEN e.v -> 'depends_on_refs' END) AS r(v)
-                                          JOIN jsonb_array_elements(p_jobs) WITH ORDINALITY AS o(v, n) ON o.v -> 'ref' = r.v),
+                                                                         THEN e.v -> 'depends_on_refs' END) AS r(v)),
                              'on_parent_failure', e.v ->> 'on_parent_failure',
                              'sequence_key', e.v ->> 'sequence_key',
                              'on_sequence_failure', e.v ->> 'on_sequence_failure')
@@ -126,6 +133,7 @@ DECLARE
     v_detail text;
     v_code text;
     v_max constant bigint := jobq._limit('dependencies');
+    v_parents bigint[];
 BEGIN
     SELECT x.ord, x.wf, x.job_key,
            (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END) AS d(v)
@@ -175,12 +183,10 @@ BEGIN
 
     -- The live parents, locked in id order (a parent's finish waits for this transaction; one
     -- that finished first is read from jobq.job_history by jobq._attach_workflow's next statement).
-    PERFORM 1 FROM jobq.jobs j
-    WHERE j.id IN (SELECT (d.v #>> '{}')::bigint
-                   FROM unnest(p_wf) AS w(wf)
-                   CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v))
-    ORDER BY j.id
-    FOR NO KEY UPDATE;
+    v_parents := ARRAY(SELECT DISTINCT (d.v #>> '{}')::bigint
+                       FROM unnest(p_wf) AS w(wf)
+                       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v));
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR NO KEY UPDATE;
 
     PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
 END
@@ -253,12 +259,14 @@ BEGIN
 
     -- The job records its workflow; the parents learn that they have dependents.
     UPDATE jobq.jobs AS j
-    SET depends_on = (SELECT array_agg(e.parent ORDER BY e.parent) FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref) WHERE e.child = j.id),
-        on_parent_failure = CASE WHEN EXISTS (SELECT 1 FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref) WHERE e.child = j.id)
-                                 THEN coalesce(x.wf ->> 'on_parent_failure', 'cancel') END,
+    SET depends_on = g.parents,
+        on_parent_failure = CASE WHEN g.parents IS NOT NULL THEN coalesce(x.wf ->> 'on_parent_failure', 'cancel') END,
         sequence_key = x.wf ->> 'sequence_key',
         on_sequence_failure = CASE WHEN x.wf ->> 'sequence_key' IS NOT NULL THEN coalesce(x.wf ->> 'on_sequence_failure', 'hold') END
     FROM unnest(p_ids, p_wf) AS x(id, wf)
+    LEFT JOIN (SELECT e.child, array_agg(e.parent ORDER BY e.parent) AS parents
+               FROM unnest(v_children, v_parents) AS e(child, parent)
+               GROUP BY e.child) AS g ON g.child = x.id
     WHERE j.id = x.id AND x.wf IS NOT NULL;
 
     UPDATE jobq.jobs AS p SET has_dependents = true
@@ -327,25 +335,28 @@ DECLARE
     v_all bigint[];
     v_why text[];
 BEGIN
-    WITH RECURSIVE doomed(id) AS (
-        SELECT u.id FROM unnest(p_ids) AS u(id)
+    -- Each doomed job with the parent it was reached through (NULL for p_ids): a row per edge at
+    -- most, whatever the shape of the graph.
+    WITH RECURSIVE doomed(id, via) AS (
+        SELECT u.id, NULL::bigint FROM unnest(p_ids) AS u(id)
         UNION
-        SELECT d.child_id
+        -- A probe of job_dependencies_parent_idx per doomed job (OFFSET 0 keeps the subquery
+        -- parameterized: a hash join would scan every edge at each level of a deep chain).
+        SELECT d.child_id, x.id
         FROM doomed x
-        JOIN jobq.job_dependencies d ON d.parent_id = x.id
-        JOIN jobq.jobs c ON c.id = d.child_id AND c.on_parent_failure = 'cancel'
+        CROSS JOIN LATERAL (SELECT e.child_id FROM jobq.job_dependencies e
+                            JOIN jobq.jobs c ON c.id = e.child_id AND c.on_parent_failure = 'cancel'
+                            WHERE e.parent_id = x.id OFFSET 0) AS d
+    ), one AS (
+        SELECT x.id, min(x.via) AS via FROM doomed x GROUP BY x.id
     )
-    SELECT array_agg(x.id ORDER BY x.id) INTO v_all FROM doomed x;
+    SELECT array_agg(o.id ORDER BY o.id),
+           array_agg(coalesce(g.why, format('its dependency %s was canceled', o.via)) ORDER BY o.id)
+    INTO v_all, v_why
+    FROM one o
+    LEFT JOIN unnest(p_ids, p_errors) AS g(id, why) ON g.id = o.id;
 
     PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_all) ORDER BY j.id FOR UPDATE;
-
-    v_why := ARRAY(
-        SELECT coalesce(g.why,
-                        (SELECT format('its dependency %s was canceled', min(d.parent_id))
-                         FROM jobq.job_dependencies d WHERE d.child_id = a.id AND d.parent_id = ANY (v_all)))
-        FROM unnest(v_all) WITH ORDINALITY AS a(id, n)
-        LEFT JOIN unnest(p_ids, p_errors) AS g(id, why) ON g.id = a.id
-        ORDER BY a.n);
 
     DELETE FROM jobq.job_dependencies d WHERE d.child_id = ANY (v_all);
 
