@@ -163,7 +163,7 @@ type jobsListCmd struct {
 	connFlags
 	jsonFlag
 	jobFilter
-	State string `help:"only this state (queued, running, retry_pending, succeeded, dead, canceled)"`
+	State string `help:"only this state (queued, running, retry_pending, blocked, succeeded, dead, canceled)"`
 }
 
 func (c *jobsListCmd) Run(e *env) error {

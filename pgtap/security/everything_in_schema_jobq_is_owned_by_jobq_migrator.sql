@@ -8,13 +8,13 @@ SELECT schema_owner_is('jobq', 'jobq_migrator', 'schema jobq is owned by jobq_mi
 SELECT is_empty(
     $$ SELECT p.oid::regprocedure, pg_get_userbyid(p.proowner) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(p.proowner) <> 'jobq_migrator'
-         AND p.oid NOT IN ('jobq.enqueue(text, jsonb, timestamptz, text, text, integer, integer, text, uuid, interval, interval, interval, interval)'::regprocedure,
+         AND p.oid NOT IN ('jobq.enqueue(text, jsonb, timestamptz, text, text, integer, integer, text, uuid, interval, interval, interval, interval, bigint[], text, text, text)'::regprocedure,
                            'jobq.enqueue_many(jsonb)'::regprocedure, 'jobq.retry_job(bigint)'::regprocedure, 'jobq.cancel_job(bigint)'::regprocedure) $$,
     'every jobq function, SECURITY DEFINER ones included, is owned by jobq_migrator, but the four gate functions');
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(p.proowner) = 'jobq_app_gate' $$,
-    $$ VALUES ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)'),
+    $$ VALUES ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text)'),
               ('jobq.enqueue_many(jsonb)'), ('jobq.retry_job(bigint)'), ('jobq.cancel_job(bigint)') $$,
     'jobq_app_gate owns exactly enqueue, enqueue_many, retry_job and cancel_job, and nothing else in jobq');
 SELECT is_empty(

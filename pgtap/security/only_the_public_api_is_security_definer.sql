@@ -3,8 +3,13 @@
 -- current_store_id run as the caller. Two private helpers are definers by design, executable by no
 -- runtime role: jobq._enqueue_for_stores, behind jobq.fan_out, and jobq._job_of_key_since, the
 -- look-up of unique_for, which the gate alone executes (so that the key indexes serve it under the
--- row policies; it reads only the store it is given). Outside jobq, public.list_store_ids_for_fan_out
--- is the one definer jobq adds.
+-- row policies; it reads only the store it is given). The workflow helpers (45_workflows.sql) are
+-- definers too: jobq._workflow_prepare and jobq._attach_workflow, which the gate alone executes (they
+-- lock and read parents of the child's store, matched there, and write the engine's edge table),
+-- jobq._unhold_sequences (the gate's jobq._revive clears a hold), and jobq._settle_ended and the
+-- trigger function jobq._workflow_on_history, which no runtime role executes (the trigger runs for
+-- whichever role ended a job). Outside jobq, public.list_store_ids_for_fan_out is the one definer
+-- jobq adds.
 BEGIN;
 SELECT plan(5);
 
@@ -28,8 +33,10 @@ SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
     $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])'),
-              ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)') $$,
-    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores and jobq._job_of_key_since');
+              ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)'),
+              ('jobq._workflow_prepare(jsonb[],uuid[],text[],boolean)'), ('jobq._attach_workflow(bigint[],jsonb[],boolean)'),
+              ('jobq._unhold_sequences(bigint[])'), ('jobq._settle_ended(jobq.job_history[])'), ('jobq._workflow_on_history()') $$,
+    'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores, jobq._job_of_key_since and the workflow helpers');
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,

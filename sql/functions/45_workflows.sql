@@ -377,16 +377,16 @@ COMMENT ON FUNCTION jobq._cancel_with_dependents(bigint[],text[]) IS
 -- sequence: each row is locked first (id order), and the test is a later statement, so that of
 -- many transactions satisfying a child's last edges at once exactly one releases it.
 CREATE OR REPLACE FUNCTION jobq._release_blocked(p_ids bigint[])
-RETURNS void
+RETURNS bigint
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_woken bigint;
+    v_released bigint;
 BEGIN
     IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN
-        RETURN;
+        RETURN 0::bigint;
     END IF;
     PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR UPDATE;
     WITH released AS (
@@ -396,12 +396,15 @@ BEGIN
           AND NOT EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = j.id)
           AND (j.sequence_key IS NULL OR jobq._heads_sequence(j.id, j.store_id, j.sequence_key))
         RETURNING j.queue, j.run_at
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n FROM (SELECT DISTINCT r.queue FROM released r WHERE r.run_at <= now()) AS q
     )
-    SELECT count(jobq._wake(q.queue)) INTO v_woken FROM (SELECT DISTINCT r.queue FROM released r WHERE r.run_at <= now()) AS q;
+    SELECT (SELECT count(*) FROM released) INTO v_released FROM woken;
+    RETURN v_released;
 END
 $$;
 COMMENT ON FUNCTION jobq._release_blocked(bigint[]) IS
-    'Private. Moves the blocked jobs among p_ids with no waiting edge (jobq.job_dependencies) that head their sequence (jobq._heads_sequence) to queued, and wakes their queues (jobq._wake). Locks the blocked rows in id order before it tests them in a later statement (a new snapshot): of concurrent callers for one job, the last to lock sees every other''s edge gone, so the job is released exactly once. Callers: jobq._settle_ended, jobq.delete_job.';
+    'Private. Returns how many it released. Moves the blocked jobs among p_ids with no waiting edge (jobq.job_dependencies) that head their sequence (jobq._heads_sequence) to queued, and wakes their queues (jobq._wake). Locks the blocked rows in id order before it tests them in a later statement (a new snapshot): of concurrent callers for one job, the last to lock sees every other''s edge gone, so the job is released exactly once. Callers: jobq._settle_ended, jobq.delete_job.';
 
 -- What ended jobs change for the others: the waiting edges of ended children go; the children of
 -- ended parents are released (succeeded, or ended for good with on_parent_failure run) or
@@ -418,7 +421,7 @@ AS $$
 DECLARE
     v_doom bigint[];
     v_errors text[];
-    v_release bigint[] := '{}';
+    v_release bigint[] := '{}'::bigint[];
     v_parents constant bigint[] := ARRAY(SELECT e.id FROM unnest(p_ended) AS e WHERE e.has_dependents);
 BEGIN
     DELETE FROM jobq.job_dependencies d
