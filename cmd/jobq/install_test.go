@@ -145,7 +145,7 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 		// them to the caller's store.
 		require.Equal(t, []string{
 			"function jobq.cancel_job(bigint) jobq_app_gate",
-			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) jobq_app_gate",
+			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text) jobq_app_gate",
 			"function jobq.enqueue_many(jsonb) jobq_app_gate",
 			"function jobq.retry_job(bigint) jobq_app_gate",
 		}, dbtest.QueryStrings(t, admin, `
