@@ -3169,15 +3169,15 @@ ALTER FUNCTION jobq._raise(p_code text, p_detail text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._raise(p_code text, p_detail text) IS 'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
 
-CREATE FUNCTION jobq._release_blocked(p_ids bigint[]) RETURNS void
+CREATE FUNCTION jobq._release_blocked(p_ids bigint[]) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_woken bigint;
+    v_released bigint;
 BEGIN
     IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN
-        RETURN;
+        RETURN 0::bigint;
     END IF;
     PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR UPDATE;
     WITH released AS (
@@ -3187,14 +3187,17 @@ BEGIN
           AND NOT EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = j.id)
           AND (j.sequence_key IS NULL OR jobq._heads_sequence(j.id, j.store_id, j.sequence_key))
         RETURNING j.queue, j.run_at
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n FROM (SELECT DISTINCT r.queue FROM released r WHERE r.run_at <= now()) AS q
     )
-    SELECT count(jobq._wake(q.queue)) INTO v_woken FROM (SELECT DISTINCT r.queue FROM released r WHERE r.run_at <= now()) AS q;
+    SELECT (SELECT count(*) FROM released) INTO v_released FROM woken;
+    RETURN v_released;
 END
 $$;
 
 ALTER FUNCTION jobq._release_blocked(p_ids bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._release_blocked(p_ids bigint[]) IS 'Private. Moves the blocked jobs among p_ids with no waiting edge (jobq.job_dependencies) that head their sequence (jobq._heads_sequence) to queued, and wakes their queues (jobq._wake). Locks the blocked rows in id order before it tests them in a later statement (a new snapshot): of concurrent callers for one job, the last to lock sees every other''s edge gone, so the job is released exactly once. Callers: jobq._settle_ended, jobq.delete_job.';
+COMMENT ON FUNCTION jobq._release_blocked(p_ids bigint[]) IS 'Private. Returns how many it released. Moves the blocked jobs among p_ids with no waiting edge (jobq.job_dependencies) that head their sequence (jobq._heads_sequence) to queued, and wakes their queues (jobq._wake). Locks the blocked rows in id order before it tests them in a later statement (a new snapshot): of concurrent callers for one job, the last to lock sees every other''s edge gone, so the job is released exactly once. Callers: jobq._settle_ended, jobq.delete_job.';
 
 CREATE FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql
@@ -3591,6 +3594,24 @@ ALTER FUNCTION jobq._runtime_roles() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._runtime_roles() IS 'Private. The roles bootstrap/001_roles.sql creates: those jobq._apply_grants revokes every function''s EXECUTE from (but the function''s owner) before granting as declared. Caller: jobq._apply_grants.';
 
+CREATE FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) RETURNS bigint[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(h.id), '{}'::bigint[])
+    FROM (SELECT DISTINCT u.s, u.k FROM unnest(p_store_ids, p_keys) AS u(s, k) WHERE u.k IS NOT NULL) AS k
+    CROSS JOIN LATERAL (
+        SELECT j.id FROM jobq.jobs j
+        WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+              = coalesce(k.s, '00000000-0000-0000-0000-000000000000'::uuid)
+          AND j.sequence_key = k.k
+        ORDER BY j.id LIMIT 1) AS h
+$$;
+
+ALTER FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) IS 'Private. The ids of the heads (live job with the lowest id, jobs_sequence_idx) of the sequences (p_store_ids, p_keys), one per sequence with a live job. Callers: jobq._settle_ended, jobq._unhold_sequences. Locks nothing.';
+
 CREATE FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) RETURNS TABLE(queue text, task text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3812,7 +3833,7 @@ CREATE FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) RETURNS void
 DECLARE
     v_doom bigint[];
     v_errors text[];
-    v_release bigint[] := '{}';
+    v_release bigint[] := '{}'::bigint[];
     v_parents constant bigint[] := ARRAY(SELECT e.id FROM unnest(p_ended) AS e WHERE e.has_dependents);
 BEGIN
     DELETE FROM jobq.job_dependencies d
@@ -3849,15 +3870,8 @@ BEGIN
         WHERE e.sequence_key IS NOT NULL AND e.state = 'dead' AND e.on_sequence_failure = 'hold'
         ON CONFLICT DO NOTHING;
         -- Each sequence's head, as this statement sees it under the key's lock.
-        v_release := v_release || ARRAY(
-            SELECT h.id
-            FROM (SELECT DISTINCT e.store_id, e.sequence_key FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL) AS k
-            CROSS JOIN LATERAL (
-                SELECT j.id FROM jobq.jobs j
-                WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                      = coalesce(k.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                  AND j.sequence_key = k.sequence_key
-                ORDER BY j.id LIMIT 1) AS h);
+        v_release := v_release || jobq._sequence_heads(ARRAY(SELECT e.store_id FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL),
+                                                       ARRAY(SELECT e.sequence_key FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL));
     END IF;
 
     PERFORM jobq._release_blocked(v_release);
@@ -4211,15 +4225,7 @@ BEGIN
     FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids);
     PERFORM jobq._lock_sequences(v_keys.stores, v_keys.keys);
     DELETE FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids);
-    PERFORM jobq._release_blocked(ARRAY(
-        SELECT h.id
-        FROM unnest(v_keys.stores, v_keys.keys) AS k(store_id, sequence_key)
-        CROSS JOIN LATERAL (
-            SELECT j.id FROM jobq.jobs j
-            WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                  = coalesce(k.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-              AND j.sequence_key = k.sequence_key
-            ORDER BY j.id LIMIT 1) AS h));
+    PERFORM jobq._release_blocked(jobq._sequence_heads(v_keys.stores, v_keys.keys));
 END
 $$;
 
@@ -7808,6 +7814,8 @@ REVOKE ALL ON FUNCTION jobq._running_per_partition(p_queue text, p_key text) FRO
 REVOKE ALL ON FUNCTION jobq._running_per_store(p_queue text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._runtime_roles() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) FROM PUBLIC;
 

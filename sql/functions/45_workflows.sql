@@ -322,6 +322,26 @@ $$;
 COMMENT ON FUNCTION jobq._heads_sequence(bigint,uuid,text) IS
     'Private. Whether job p_id is the head of sequence (p_store_id, p_key): no live job of it with a lower id (jobs_sequence_idx) and no hold (jobq.sequence_holds). Callers: jobq._attach_workflow, jobq._release_blocked, jobq._holds. Locks nothing.';
 
+-- The head of each sequence (store, key) given: its live job with the lowest id, through
+-- jobs_sequence_idx; a sequence without live jobs has none.
+CREATE OR REPLACE FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[])
+RETURNS bigint[]
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(h.id), '{}'::bigint[])
+    FROM (SELECT DISTINCT u.s, u.k FROM unnest(p_store_ids, p_keys) AS u(s, k) WHERE u.k IS NOT NULL) AS k
+    CROSS JOIN LATERAL (
+        SELECT j.id FROM jobq.jobs j
+        WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+              = coalesce(k.s, '00000000-0000-0000-0000-000000000000'::uuid)
+          AND j.sequence_key = k.k
+        ORDER BY j.id LIMIT 1) AS h
+$$;
+COMMENT ON FUNCTION jobq._sequence_heads(uuid[],text[]) IS
+    'Private. The ids of the heads (live job with the lowest id, jobs_sequence_idx) of the sequences (p_store_ids, p_keys), one per sequence with a live job. Callers: jobq._settle_ended, jobq._unhold_sequences. Locks nothing.';
+
 -- Cancels jobs p_ids (with p_errors naming why) and, in the same statement, every live job that
 -- depends on one of them transitively and asked to be canceled with its parent: a chain 10,000
 -- deep is one recursive query, and the trigger the move fires finds nothing left to cancel.
@@ -458,15 +478,8 @@ BEGIN
         WHERE e.sequence_key IS NOT NULL AND e.state = 'dead' AND e.on_sequence_failure = 'hold'
         ON CONFLICT DO NOTHING;
         -- Each sequence's head, as this statement sees it under the key's lock.
-        v_release := v_release || ARRAY(
-            SELECT h.id
-            FROM (SELECT DISTINCT e.store_id, e.sequence_key FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL) AS k
-            CROSS JOIN LATERAL (
-                SELECT j.id FROM jobq.jobs j
-                WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                      = coalesce(k.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                  AND j.sequence_key = k.sequence_key
-                ORDER BY j.id LIMIT 1) AS h);
+        v_release := v_release || jobq._sequence_heads(ARRAY(SELECT e.store_id FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL),
+                                                       ARRAY(SELECT e.sequence_key FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL));
     END IF;
 
     PERFORM jobq._release_blocked(v_release);
@@ -522,15 +535,7 @@ BEGIN
     FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids);
     PERFORM jobq._lock_sequences(v_keys.stores, v_keys.keys);
     DELETE FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids);
-    PERFORM jobq._release_blocked(ARRAY(
-        SELECT h.id
-        FROM unnest(v_keys.stores, v_keys.keys) AS k(store_id, sequence_key)
-        CROSS JOIN LATERAL (
-            SELECT j.id FROM jobq.jobs j
-            WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-                  = coalesce(k.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
-              AND j.sequence_key = k.sequence_key
-            ORDER BY j.id LIMIT 1) AS h));
+    PERFORM jobq._release_blocked(jobq._sequence_heads(v_keys.stores, v_keys.keys));
 END
 $$;
 COMMENT ON FUNCTION jobq._unhold_sequences(bigint[]) IS
