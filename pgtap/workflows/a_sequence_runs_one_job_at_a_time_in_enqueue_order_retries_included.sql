@@ -1,10 +1,10 @@
 -- Jobs of one sequence key (per store) run one at a time in enqueue order: only the head is
 -- claimable, the others are blocked; a failed attempt waiting for its retry keeps the sequence
 -- (job 2 does not overtake job 1, unlike a partition limit of 1); keys are independent of each
--- other; explain_job names the job ahead. A head snoozed for a year holds its sequence for that
+-- other; explain_job names the job ahead; retry_job will not run a blocked job out of order (JQ203). A head snoozed for a year holds its sequence for that
 -- year (a documented outcome: an operator cancels or retries it).
 BEGIN;
-SELECT plan(11);
+SELECT plan(12);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-wf');
@@ -20,6 +20,8 @@ SELECT results_eq(format('SELECT rule, detail FROM jobq.explain_job(%s)', (SELEC
     format($$ VALUES ('sequence'::text, 'job %s is ahead of it in sequence acct-a'::text) $$, (SELECT id FROM ids WHERE name = 'a1')),
     'explain_job names the rule sequence and the job ahead');
 
+SELECT throws_ok(format('SELECT jobq.retry_job(%s)', (SELECT id FROM ids WHERE name = 'a2')), 'JQ203', NULL,
+    'retry_job of a blocked job: JQ203, it keeps its place');
 CREATE TEMP TABLE l1 AS SELECT * FROM jobq.claim_job('w', ARRAY['default'], 10);
 SELECT is((SELECT array_agg(id ORDER BY id) FROM l1), ARRAY[(SELECT id FROM ids WHERE name = 'a1'), (SELECT id FROM ids WHERE name = 'b1')],
           'a claim takes the head of each key, fair between keys');

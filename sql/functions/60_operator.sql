@@ -25,6 +25,12 @@ BEGIN
         IF v_state = 'running' THEN
             PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is running; cancel it first or wait for it to end', retry_job.job_id));
         END IF;
+        -- A blocked job waits for its parents or its sequence (45_workflows.sql): running it now
+        -- would break the order its enqueuer asked for.
+        IF v_state = 'blocked' THEN
+            PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is blocked by its dependencies or its sequence (jobq.explain_job says which); '
+                                                             'cancel or retry what it waits for', retry_job.job_id));
+        END IF;
         UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
         INSERT INTO jobq.audit_log (action, job_id, detail)
         VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
@@ -45,7 +51,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.retry_job(bigint) IS
-    'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+    'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, blocked by its dependencies or sequence, succeeded, or its key is held by a live job).';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.retry_job(bigint) OWNER TO jobq_app_gate;
