@@ -96,3 +96,50 @@ func TestSequenceEnqueueStormRunsOneAtATimeInOrder(t *testing.T) {
 		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE sequence_key = $1`, key))
 	}
 }
+
+// TestChildCanceledWhileItsLastParentCompletes: an operator cancels a blocked job at the moment
+// the job it waits for completes, round after round, on two connections: a child whose last
+// parent completes, and the second job of a sequence whose head completes. Both calls succeed
+// whichever commits first (no deadlock: the trigger locks the child's row before its edges, as
+// cancel does, and cancel takes the sequence's lock before the row's, as the trigger does), the
+// job ends canceled, and no edge is left behind.
+func TestChildCanceledWhileItsLastParentCompletes(t *testing.T) {
+	t.Parallel()
+	const rounds = 30
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 6})
+	b.Define(t, "race-parent", "race-child")
+	cs := conns(t, b.WorkerPool, 2)
+	op := b.Admin // cancel_job is an operator's (postgres has its rights)
+
+	for round := range rounds {
+		for _, kind := range []string{"dependency", "sequence"} {
+			var first, second int64
+			if kind == "dependency" {
+				first = b.Enqueue(t, testbundle.EnqueueArgs{Task: "race-parent", EnqueueOptions: jobq.EnqueueOptions{Queue: "race-first"}})
+				require.NoError(t, b.WorkerPool.QueryRow(b.Ctx,
+					`SELECT jobq.enqueue(task => 'race-child', queue => 'race-second', depends_on => ARRAY[$1::bigint])`, first).Scan(&second))
+			} else {
+				key := fmt.Sprintf("race-%d", round)
+				require.NoError(t, b.WorkerPool.QueryRow(b.Ctx,
+					`SELECT jobq.enqueue(task => 'race-parent', queue => 'race-first', sequence_key => $1)`, key).Scan(&first))
+				require.NoError(t, b.WorkerPool.QueryRow(b.Ctx,
+					`SELECT jobq.enqueue(task => 'race-child', queue => 'race-second', sequence_key => $1)`, key).Scan(&second))
+			}
+			require.Equal(t, "blocked", b.Live(t, second).State)
+			claimed := b.ClaimOne(t, testbundle.ClaimArgs{Queues: []string{"race-first"}})
+			require.Equal(t, first, claimed.ID)
+			errs := together(2, func(i int) error {
+				if i == 0 {
+					_, err := jobq.NewClient(cs[0]).Complete(b.Ctx, []jobq.Lease{claimed.Lease()})
+					return err
+				}
+				_, err := op.Exec(b.Ctx, `SELECT jobq.cancel_job($1)`, second)
+				return err
+			})
+			requireNoErrors(t, errs, fmt.Sprintf("round %d (%s): complete and cancel at once", round, kind))
+			require.Equal(t, "succeeded", b.Finished(t, first).State, "round %d (%s)", round, kind)
+			require.Equal(t, "canceled", b.Finished(t, second).State, "round %d (%s): the waiting job ends canceled", round, kind)
+			require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_dependencies`), "round %d (%s): no edge left", round, kind)
+		}
+	}
+}

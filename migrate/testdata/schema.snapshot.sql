@@ -1937,6 +1937,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)', '{jobq_app_gate}'),
         ('jobq._json_type_ok(jsonb,text)', '{jobq_app_gate}'),
         ('jobq._limit(text)', '{jobq_app_gate}'),
+        ('jobq._lock_sequences(uuid[],text[])', '{jobq_app_gate}'),
         ('jobq._limit_interval(text)', '{jobq_app_gate}'),
         ('jobq._max_payload_bytes()', '{jobq_app_gate}'),
         ('jobq._raise(text,text)', '{jobq_app_gate}'),
@@ -3179,7 +3180,7 @@ BEGIN
     IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN
         RETURN 0::bigint;
     END IF;
-    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR UPDATE;
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
     WITH released AS (
         UPDATE jobq.jobs AS j SET state = 'queued', updated_at = now()
         WHERE j.id = ANY (p_ids)
@@ -3840,6 +3841,12 @@ BEGIN
     WHERE d.child_id = ANY (ARRAY(SELECT e.id FROM unnest(p_ended) AS e WHERE e.depends_on IS NOT NULL));
 
     IF cardinality(v_parents) > 0 THEN
+        -- The children's rows first, in id order, then their edges: cancel_job of a child locks
+        -- its row and then deletes its edges, so the same order here cannot deadlock with it.
+        PERFORM 1 FROM jobq.jobs j
+        WHERE j.id IN (SELECT d.child_id FROM jobq.job_dependencies d WHERE d.parent_id = ANY (v_parents))
+        ORDER BY j.id
+        FOR NO KEY UPDATE;
         -- Failed parents: their dependents with on_parent_failure cancel go, transitively.
         SELECT array_agg(f.child ORDER BY f.child), array_agg(f.why ORDER BY f.child)
         INTO v_doom, v_errors
@@ -4492,12 +4499,14 @@ BEGIN
         PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.ord, v_detail) ELSE v_detail END);
     END IF;
 
-    -- The live parents, locked in id order (a parent's finish waits for this transaction; one
-    -- that finished first is read from jobq.job_history by jobq._attach_workflow's next statement).
+    -- The live parents, locked in id order (a parent's finish, a DELETE, waits for this
+    -- transaction; one that finished first is read from jobq.job_history by
+    -- jobq._attach_workflow's next statement). FOR KEY SHARE: a release of the parent (itself
+    -- blocked) by another transaction's trigger takes FOR NO KEY UPDATE and does not wait for it.
     v_parents := ARRAY(SELECT DISTINCT (d.v #>> '{}')::bigint
                        FROM unnest(p_wf) AS w(wf)
                        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v));
-    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR NO KEY UPDATE;
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
 
     PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
 END
@@ -4505,7 +4514,7 @@ $_$;
 
 ALTER FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) IS 'Private. Before an enqueue with workflow specs inserts anything: refuses a job_key beside a workflow (JOB.WORKFLOW_KEYED), on_parent_failure other than cancel | run and on_sequence_failure other than hold | continue (JOB.INVALID_ARGUMENT), a blank sequence_key (JOB.INVALID_ARGUMENT) or one above 500 characters (JOB.VALUE_TOO_LONG), a depends_on element that is no positive id (JOB.INVALID_ARGUMENT), more than 10000 dependencies (JOB.TOO_MANY_DEPENDENCIES); then locks the live parents'' rows (FOR NO KEY UPDATE, id order) and the sequences (jobq._lock_sequences). SECURITY DEFINER: the locks need no policy. Callers: jobq.enqueue, jobq.enqueue_many.';
+COMMENT ON FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) IS 'Private. Before an enqueue with workflow specs inserts anything: refuses a job_key beside a workflow (JOB.WORKFLOW_KEYED), on_parent_failure other than cancel | run and on_sequence_failure other than hold | continue (JOB.INVALID_ARGUMENT), a blank sequence_key (JOB.INVALID_ARGUMENT) or one above 500 characters (JOB.VALUE_TOO_LONG), a depends_on element that is no positive id (JOB.INVALID_ARGUMENT), more than 10000 dependencies (JOB.TOO_MANY_DEPENDENCIES); then locks the live parents'' rows (FOR KEY SHARE, id order) and the sequences (jobq._lock_sequences). SECURITY DEFINER: the locks need no policy. Callers: jobq.enqueue, jobq.enqueue_many.';
 
 CREATE FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigint[], p_on_parent_failure text, p_sequence_key text, p_on_sequence_failure text) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
@@ -4689,6 +4698,10 @@ DECLARE
     v_previous text;
     v_finished text;
 BEGIN
+    -- A job of a sequence: the sequence's lock before the row's, the order of an enqueue and of
+    -- the trigger that releases the sequence's next job (45_workflows.sql), so they cannot deadlock.
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = cancel_job.job_id AND j.sequence_key IS NOT NULL;
     WITH gone AS (
         DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
     ), moved AS (
@@ -5120,6 +5133,9 @@ DECLARE
     v_row jsonb;
     v_job jobq.jobs;
 BEGIN
+    -- A job of a sequence: the sequence's lock before the row's (as cancel_job).
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = delete_job.job_id AND j.sequence_key IS NOT NULL;
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
     IF v_job.id IS NOT NULL THEN
         v_row := to_jsonb(v_job);
@@ -7752,6 +7768,7 @@ REVOKE ALL ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) FROM
 REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) FROM PUBLIC;
 

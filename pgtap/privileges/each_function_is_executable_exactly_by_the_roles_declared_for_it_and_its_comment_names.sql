@@ -37,6 +37,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)', '{jobq_app_gate}'),
     ('jobq._json_type_ok(jsonb,text)', '{jobq_app_gate}'),
     ('jobq._limit(text)', '{jobq_app_gate}'),
+    ('jobq._lock_sequences(uuid[],text[])', '{jobq_app_gate}'),
     ('jobq._limit_interval(text)', '{jobq_app_gate}'),
     ('jobq._max_payload_bytes()', '{jobq_app_gate}'),
     ('jobq._raise(text,text)', '{jobq_app_gate}'),

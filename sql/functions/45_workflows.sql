@@ -181,18 +181,20 @@ BEGIN
         PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.ord, v_detail) ELSE v_detail END);
     END IF;
 
-    -- The live parents, locked in id order (a parent's finish waits for this transaction; one
-    -- that finished first is read from jobq.job_history by jobq._attach_workflow's next statement).
+    -- The live parents, locked in id order (a parent's finish, a DELETE, waits for this
+    -- transaction; one that finished first is read from jobq.job_history by
+    -- jobq._attach_workflow's next statement). FOR KEY SHARE: a release of the parent (itself
+    -- blocked) by another transaction's trigger takes FOR NO KEY UPDATE and does not wait for it.
     v_parents := ARRAY(SELECT DISTINCT (d.v #>> '{}')::bigint
                        FROM unnest(p_wf) AS w(wf)
                        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v));
-    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR NO KEY UPDATE;
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
 
     PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
 END
 $$;
 COMMENT ON FUNCTION jobq._workflow_prepare(jsonb[],uuid[],text[],boolean) IS
-    'Private. Before an enqueue with workflow specs inserts anything: refuses a job_key beside a workflow (JOB.WORKFLOW_KEYED), on_parent_failure other than cancel | run and on_sequence_failure other than hold | continue (JOB.INVALID_ARGUMENT), a blank sequence_key (JOB.INVALID_ARGUMENT) or one above 500 characters (JOB.VALUE_TOO_LONG), a depends_on element that is no positive id (JOB.INVALID_ARGUMENT), more than 10000 dependencies (JOB.TOO_MANY_DEPENDENCIES); then locks the live parents'' rows (FOR NO KEY UPDATE, id order) and the sequences (jobq._lock_sequences). SECURITY DEFINER: the locks need no policy. Callers: jobq.enqueue, jobq.enqueue_many.';
+    'Private. Before an enqueue with workflow specs inserts anything: refuses a job_key beside a workflow (JOB.WORKFLOW_KEYED), on_parent_failure other than cancel | run and on_sequence_failure other than hold | continue (JOB.INVALID_ARGUMENT), a blank sequence_key (JOB.INVALID_ARGUMENT) or one above 500 characters (JOB.VALUE_TOO_LONG), a depends_on element that is no positive id (JOB.INVALID_ARGUMENT), more than 10000 dependencies (JOB.TOO_MANY_DEPENDENCIES); then locks the live parents'' rows (FOR KEY SHARE, id order) and the sequences (jobq._lock_sequences). SECURITY DEFINER: the locks need no policy. Callers: jobq.enqueue, jobq.enqueue_many.';
 
 -- Attaches the workflows of jobs just inserted (p_ids in input order, p_wf their specs): records
 -- parents and sequence, writes the edges still waiting, blocks the jobs that must wait, and
@@ -408,7 +410,7 @@ BEGIN
     IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN
         RETURN 0::bigint;
     END IF;
-    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR UPDATE;
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
     WITH released AS (
         UPDATE jobq.jobs AS j SET state = 'queued', updated_at = now()
         WHERE j.id = ANY (p_ids)
@@ -448,6 +450,12 @@ BEGIN
     WHERE d.child_id = ANY (ARRAY(SELECT e.id FROM unnest(p_ended) AS e WHERE e.depends_on IS NOT NULL));
 
     IF cardinality(v_parents) > 0 THEN
+        -- The children's rows first, in id order, then their edges: cancel_job of a child locks
+        -- its row and then deletes its edges, so the same order here cannot deadlock with it.
+        PERFORM 1 FROM jobq.jobs j
+        WHERE j.id IN (SELECT d.child_id FROM jobq.job_dependencies d WHERE d.parent_id = ANY (v_parents))
+        ORDER BY j.id
+        FOR NO KEY UPDATE;
         -- Failed parents: their dependents with on_parent_failure cancel go, transitively.
         SELECT array_agg(f.child ORDER BY f.child), array_agg(f.why ORDER BY f.child)
         INTO v_doom, v_errors

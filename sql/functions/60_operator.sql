@@ -71,6 +71,10 @@ DECLARE
     v_previous text;
     v_finished text;
 BEGIN
+    -- A job of a sequence: the sequence's lock before the row's, the order of an enqueue and of
+    -- the trigger that releases the sequence's next job (45_workflows.sql), so they cannot deadlock.
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = cancel_job.job_id AND j.sequence_key IS NOT NULL;
     WITH gone AS (
         DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
     ), moved AS (
@@ -121,6 +125,9 @@ DECLARE
     v_row jsonb;
     v_job jobq.jobs;
 BEGIN
+    -- A job of a sequence: the sequence's lock before the row's (as cancel_job).
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = delete_job.job_id AND j.sequence_key IS NOT NULL;
     DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
     IF v_job.id IS NOT NULL THEN
         v_row := to_jsonb(v_job);
