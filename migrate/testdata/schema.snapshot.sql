@@ -2812,6 +2812,20 @@ ALTER FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) OWNER TO jobq_
 
 COMMENT ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) IS 'Private. Adds p_n to the transaction-local count of p_queue''s jobs taken by shared claims (jobq._shared_claim_setting). Caller: jobq._claim, after a shared claim''s update.';
 
+CREATE FUNCTION jobq._parents_of(p_job_id bigint) RETURNS SETOF bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT p.id
+    FROM unnest(coalesce((SELECT j.depends_on FROM jobq.jobs j WHERE j.id = p_job_id),
+                         (SELECT h.depends_on FROM jobq.job_history h WHERE h.id = p_job_id))) AS p(id)
+    ORDER BY p.id
+$$;
+
+ALTER FUNCTION jobq._parents_of(p_job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._parents_of(p_job_id bigint) IS 'Private. The ids of job p_job_id''s parents (its depends_on, live or in jobq.job_history), in id order; none for a job without parents or one the caller cannot see. Runs as its caller. Caller: jobq.parent_results (results). Locks nothing.';
+
 CREATE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[] DEFAULT NULL::text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7784,6 +7798,8 @@ REVOKE ALL ON FUNCTION jobq._not_served(p_queue text, p_now timestamp with time 
 REVOKE ALL ON FUNCTION jobq._note_claim_locks_held() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._note_shared_claim(p_queue text, p_n integer) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._parents_of(p_job_id bigint) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) FROM PUBLIC;
 

@@ -1,9 +1,9 @@
 -- A job enqueued with depends_on waits in state blocked, outside the claim's indexes, until every
 -- parent succeeded: a claim passes it over, explain_job names the parents still pending, and the
 -- completion of the last parent queues it (the trigger on jobq.job_history). A parent that already
--- succeeded is satisfied at once. job_workflow lists the parents and dependents.
+-- succeeded is satisfied at once. job_workflow lists the parents and dependents; _parents_of the parents.
 BEGIN;
-SELECT plan(13);
+SELECT plan(14);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-wf');
@@ -40,6 +40,10 @@ SELECT results_eq(format('SELECT relation, other_id, state FROM jobq.job_workflo
     format($$ VALUES ('dependent'::text, %s::bigint, 'running'::text), ('dependent', %s, 'queued') $$,
            (SELECT id FROM ids WHERE name = 'c'), (SELECT id FROM ids WHERE name = 'late')),
     'job_workflow lists a parent''s dependents with their states');
+
+SELECT results_eq(format('SELECT * FROM jobq._parents_of(%s)', (SELECT id FROM ids WHERE name = 'c')),
+    format('VALUES (%s::bigint), (%s)', (SELECT id FROM ids WHERE name = 'p1'), (SELECT id FROM ids WHERE name = 'p2')),
+    '_parents_of lists the parents in id order (what parent_results reads)');
 
 SELECT * FROM finish();
 ROLLBACK;

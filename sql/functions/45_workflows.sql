@@ -596,3 +596,19 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq.job_workflow(bigint) IS
     'A job''s workflow, one row each (relation, other_id, state, detail): dependency (a parent: its state live or finished, pruned when gone; detail pending or settled and the job''s on_parent_failure), dependent (a job enqueued depending on it, live or finished, with its state), sequence (detail: key, position among its live jobs and on_sequence_failure, or finished; and the hold, when a dead job holds it). No rows for a job without a workflow or one the caller cannot see. Runs as its caller (row-level security). Callers: jobq jobs show, the dashboard (package operator). Locks nothing. Errors: none.';
+
+-- A job's parents as it was enqueued with them (depends_on), live or finished, in id order: what
+-- jobq.parent_results (results, issue 35) reads. Runs as its caller (row-level security).
+CREATE OR REPLACE FUNCTION jobq._parents_of(p_job_id bigint)
+RETURNS SETOF bigint
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT p.id
+    FROM unnest(coalesce((SELECT j.depends_on FROM jobq.jobs j WHERE j.id = p_job_id),
+                         (SELECT h.depends_on FROM jobq.job_history h WHERE h.id = p_job_id))) AS p(id)
+    ORDER BY p.id
+$$;
+COMMENT ON FUNCTION jobq._parents_of(bigint) IS
+    'Private. The ids of job p_job_id''s parents (its depends_on, live or in jobq.job_history), in id order; none for a job without parents or one the caller cannot see. Runs as its caller. Caller: jobq.parent_results (results). Locks nothing.';
