@@ -68,6 +68,18 @@ type EnqueueOptions struct {
 	// is enqueued under JobKeyMode as usual. 0 = off; at most 365 days; it needs a JobKey
 	// (ErrInvalidArgument otherwise). Race-free between concurrent enqueues of the key.
 	UniqueFor time.Duration
+	// DependsOn are the job's parents (docs/dependencies.md): it waits, blocked, until every one
+	// succeeded. Jobs of the same store, live or finished; at most 10000; not with a JobKey.
+	DependsOn []int64
+	// OnParentFailure is what a dead or canceled parent does to the job: "" or "cancel" (it is
+	// canceled too), or "run" (it runs anyway).
+	OnParentFailure string
+	// SequenceKey makes the job run after every earlier job of its store and key, one at a time
+	// in enqueue order, retries included. "" = none; at most 500 characters; not with a JobKey.
+	SequenceKey string
+	// OnSequenceFailure is what the job dying does to its sequence: "" or "hold" (the next job
+	// waits until an operator requeues or deletes it), or "continue".
+	OnSequenceFailure string
 }
 
 // JobSpec is one job of an EnqueueMany batch.
@@ -75,6 +87,10 @@ type JobSpec struct {
 	Task    string
 	Payload any
 	EnqueueOptions
+	// Ref names the job for the later specs of the same batch; DependsOnRefs are the Refs of
+	// earlier specs it depends on (beside DependsOn's ids of existing jobs).
+	Ref           string
+	DependsOnRefs []string
 }
 
 // Outcome is what the engine did with one complete or fail: "succeeded", "retry_pending",
@@ -155,7 +171,8 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 	args := []any{task, body, nullTime(opts.RunAt), jobsql.Interval(opts.Delay), jobsql.NullString(opts.JobKey),
 		mode, nullInt(opts.MaxAttempts), priority, jobsql.NullString(opts.Queue), jobsql.NullString(opts.StoreID),
 		jobsql.Interval(opts.Timeout), jobsql.Interval(opts.BackoffBase), jobsql.Interval(opts.BackoffMax),
-		jobsql.Interval(opts.UniqueFor)}
+		jobsql.Interval(opts.UniqueFor), nullInt64s(opts.DependsOn), jobsql.NullString(opts.OnParentFailure),
+		jobsql.NullString(opts.SequenceKey), jobsql.NullString(opts.OnSequenceFailure)}
 	// The span ctx carries, if any, is the job's trace context (jobq.jobs.traceparent).
 	taskArg, args := withTrace(ctx, "$1", len(args)+1, args)
 	var id int64
@@ -165,7 +182,8 @@ func (c *Client) Enqueue(ctx context.Context, task string, payload any, opts Enq
 			run_at => coalesce($3::timestamptz, now() + coalesce($4::interval, interval '0')),
 			job_key => $5, job_key_mode => $6, max_attempts => $7, priority => $8, queue => $9,
 			store_id => $10::text::uuid, timeout => $11, backoff_base => $12, backoff_max => $13,
-			unique_for => $14)`, args...).Scan(&id)
+			unique_for => $14, depends_on => $15::bigint[], on_parent_failure => $16, sequence_key => $17,
+			on_sequence_failure => $18)`, args...).Scan(&id)
 	if err != nil {
 		return 0, jobsql.Wrap(err, "enqueue "+task)
 	}
@@ -186,6 +204,21 @@ type specJSON struct {
 	BackoffBase string          `json:"backoff_base,omitempty"`
 	BackoffMax  string          `json:"backoff_max,omitempty"`
 	UniqueFor   string          `json:"unique_for,omitempty"`
+	// The workflow fields (docs/dependencies.md).
+	Ref               string   `json:"ref,omitempty"`
+	DependsOn         []int64  `json:"depends_on,omitempty"`
+	DependsOnRefs     []string `json:"depends_on_refs,omitempty"`
+	OnParentFailure   string   `json:"on_parent_failure,omitempty"`
+	SequenceKey       string   `json:"sequence_key,omitempty"`
+	OnSequenceFailure string   `json:"on_sequence_failure,omitempty"`
+}
+
+// nullInt64s is ids as a bigint[] argument: NULL when there are none.
+func nullInt64s(ids []int64) any {
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
 }
 
 // encodeSpecs is specs as the JSON array of jobq.enqueue_many (and jobq.batch_enqueue); doing
@@ -202,6 +235,8 @@ func encodeSpecs(specs []JobSpec, doing string) ([]byte, error) {
 			MaxAttempts: s.MaxAttempts, JobKey: s.JobKey, JobKeyMode: string(s.JobKeyMode), StoreID: s.StoreID,
 			Timeout: durationText(s.Timeout), BackoffBase: durationText(s.BackoffBase), BackoffMax: durationText(s.BackoffMax),
 			UniqueFor: durationText(s.UniqueFor),
+			Ref:       s.Ref, DependsOn: s.DependsOn, DependsOnRefs: s.DependsOnRefs, OnParentFailure: s.OnParentFailure,
+			SequenceKey: s.SequenceKey, OnSequenceFailure: s.OnSequenceFailure,
 		}
 	}
 	doc, err := json.Marshal(batch)

@@ -58,6 +58,19 @@ var (
 	// ErrScheduleOverlap: a run now of a schedule whose concurrency policy is forbid, while a run
 	// of it is still live (Client.RunScheduleNow); nothing was enqueued.
 	ErrScheduleOverlap = &Error{Code: "JOB.SCHEDULE_OVERLAP"}
+	// ErrDependencyNotFound: a dependency (depends_on) names no job of the new job's store, live
+	// or finished: unknown, pruned, another store's, or a system job for a store's job.
+	ErrDependencyNotFound = &Error{Code: "JOB.DEPENDENCY_NOT_FOUND"}
+	// ErrDependencyCycle: a job would depend on itself or on a job enqueued after it by the same
+	// call.
+	ErrDependencyCycle = &Error{Code: "JOB.DEPENDENCY_CYCLE"}
+	// ErrTooManyDependencies: a job with more than 10000 dependencies.
+	ErrTooManyDependencies = &Error{Code: "JOB.TOO_MANY_DEPENDENCIES"}
+	// ErrWorkflowKeyed: a job with a job_key and dependencies or a sequence key.
+	ErrWorkflowKeyed = &Error{Code: "JOB.WORKFLOW_KEYED"}
+	// ErrUnknownRef: an enqueue_many element's depends_on_refs names no earlier element, or two
+	// elements share a ref.
+	ErrUnknownRef = &Error{Code: "JOB.UNKNOWN_REF"}
 	// ErrBatchNotFound: no batch has this id that the caller may use (another store's batch is
 	// not found either).
 	ErrBatchNotFound = &Error{Code: "JOB.BATCH_NOT_FOUND"}

@@ -55,6 +55,11 @@ var sentinels = map[string]*jobq.Error{
 	"JOB.CLAIM_ISOLATION":        jobq.ErrClaimIsolation,
 	"JOB.ALREADY_INSTALLED":      jobq.ErrAlreadyInstalled,
 	"JOB.RESULT_TOO_LARGE":       jobq.ErrResultTooLarge,
+	"JOB.DEPENDENCY_NOT_FOUND":   jobq.ErrDependencyNotFound,
+	"JOB.DEPENDENCY_CYCLE":       jobq.ErrDependencyCycle,
+	"JOB.TOO_MANY_DEPENDENCIES":  jobq.ErrTooManyDependencies,
+	"JOB.WORKFLOW_KEYED":         jobq.ErrWorkflowKeyed,
+	"JOB.UNKNOWN_REF":            jobq.ErrUnknownRef,
 }
 
 type catalogued struct {

@@ -140,7 +140,7 @@ type jobFilter struct {
 
 var (
 	uuidPattern  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	jobStates    = []string{"queued", "retry_pending", "running", "succeeded", "dead", "canceled"}
+	jobStates    = []string{"queued", "retry_pending", "running", "blocked", "succeeded", "dead", "canceled"}
 	sinceChoices = []struct{ Value, Label string }{{"", "any time"}, {"15m", "last 15 minutes"}, {"1h", "last hour"}, {"24h", "last day"}, {"168h", "last week"}}
 )
 

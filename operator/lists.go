@@ -173,6 +173,19 @@ type Job struct {
 	Attempts []Attempt `json:"attempts,omitempty" db:"-"`
 	// Last is what its running or last attempt keeps (jobq.job_list); filled by Job only.
 	Last *LastAttempt `json:"last_attempt,omitempty" db:"-"`
+	// Workflow is its dependencies, dependents and sequence (jobq.job_workflow), empty for a job
+	// without any; filled by Job only (docs/dependencies.md).
+	Workflow []WorkflowLink `json:"workflow,omitempty" db:"-"`
+}
+
+// WorkflowLink is one row of jobq.job_workflow: a dependency (a parent, with its state and
+// whether the edge still waits), a dependent (a job enqueued depending on this one), or the
+// sequence (key, position, on_sequence_failure, hold).
+type WorkflowLink struct {
+	Relation string  `json:"relation" db:"relation"` // dependency, dependent or sequence
+	OtherID  *int64  `json:"other_id,omitempty" db:"other_id"`
+	State    *string `json:"state,omitempty" db:"state"`
+	Detail   *string `json:"detail,omitempty" db:"detail"`
 }
 
 // LastAttempt is what a job's running attempt reported, or what its last attempt (a succeeded
@@ -251,6 +264,11 @@ func (o *Operator) Job(ctx context.Context, id int64) (Job, error) {
 		return Job{}, wrap(err, "job_list")
 	}
 	job.Last = &last
+	job.Workflow, err = list(ctx, o, "job_workflow", pgx.RowToStructByName[WorkflowLink],
+		`SELECT relation, other_id, state, detail FROM jobq.job_workflow($1)`, id)
+	if err != nil {
+		return Job{}, err
+	}
 	return job, nil
 }
 

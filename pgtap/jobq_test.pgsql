@@ -42,6 +42,8 @@ COMMENT ON TABLE jobq_test.migration_tasks IS 'The jobq.tasks rows right after t
 CREATE OR REPLACE FUNCTION jobq_test.reset() RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+    DELETE FROM jobq.job_dependencies;
+    DELETE FROM jobq.sequence_holds;
     DELETE FROM jobq.jobs;
     DELETE FROM jobq.job_history;
     DELETE FROM jobq.job_attempts;

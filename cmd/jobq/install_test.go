@@ -147,7 +147,7 @@ func TestBootstrapThenMigrateCreatesTheSchema(t *testing.T) {
 			"function jobq.batch_enqueue(bigint,jsonb) jobq_app_gate",
 			"function jobq.cancel_job(bigint) jobq_app_gate",
 			"function jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean) jobq_app_gate",
-			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) jobq_app_gate",
+			"function jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text) jobq_app_gate",
 			"function jobq.enqueue_many(jsonb) jobq_app_gate",
 			"function jobq.retry_job(bigint) jobq_app_gate",
 			"function jobq.seal_batch(bigint) jobq_app_gate",

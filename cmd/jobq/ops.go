@@ -163,7 +163,7 @@ type jobsListCmd struct {
 	connFlags
 	jsonFlag
 	jobFilter
-	State string `help:"only this state (queued, running, retry_pending, succeeded, dead, canceled)"`
+	State string `help:"only this state (queued, running, retry_pending, blocked, succeeded, dead, canceled)"`
 }
 
 func (c *jobsListCmd) Run(e *env) error {
@@ -251,6 +251,9 @@ func (c *jobsShowCmd) Run(e *env) error {
 	if err == nil && job.Last != nil {
 		err = writeFields(e.stdout, lastAttemptFields(job.Last))
 	}
+	if err == nil && len(job.Workflow) > 0 {
+		err = writeWorkflow(e, job.Workflow)
+	}
 	if err != nil || len(job.Attempts) == 0 {
 		return err
 	}
@@ -262,6 +265,30 @@ func (c *jobsShowCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, "\nattempts:")
 	return writeTable(e.stdout, []string{"ATTEMPT", "WORKER", "STARTED", "ENDED", "REASON", "CODE", "EXIT", "ERROR"}, table)
+}
+
+// writeWorkflow prints a job's sequence as a field and its dependencies and dependents as a
+// table (jobq.job_workflow; docs/dependencies.md).
+func writeWorkflow(e *env, links []operator.WorkflowLink) error {
+	var table [][]string
+	for _, l := range links {
+		if l.Relation == "sequence" {
+			if err := writeFields(e.stdout, [][2]string{{"sequence", orDash(l.Detail)}}); err != nil {
+				return err
+			}
+			continue
+		}
+		id := "-"
+		if l.OtherID != nil {
+			id = strconv.FormatInt(*l.OtherID, 10)
+		}
+		table = append(table, []string{l.Relation, id, orDash(l.State), orDash(l.Detail)})
+	}
+	if len(table) == 0 {
+		return nil
+	}
+	fmt.Fprintln(e.stdout, "\nworkflow:")
+	return writeTable(e.stdout, []string{"RELATION", "JOB", "STATE", "DETAIL"}, table)
 }
 
 // lastAttemptFields are the fields of what a job's running or last attempt keeps (issue 34):

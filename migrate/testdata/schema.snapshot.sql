@@ -201,6 +201,108 @@ ALTER FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint
 
 COMMENT ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) IS 'Private. The concurrency policy of schedule p_s before one more run (jobq._run_schedule''s slots, jobq.run_schedule_now), p_previous its last job; the caller holds the schedule''s row lock. Returns the id of the live run that forbids it (policy forbid), else NULL: allow, no live run, or replace, which has canceled the live run (history state canceled, reason replaced) and audited it as schedule_replaced (detail: schedule, previous_state and p_detail).';
 
+CREATE FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_bad record;
+    v_doom bigint[];
+    v_errors text[];
+    v_ords bigint[];
+    v_children bigint[];
+    v_parents bigint[];
+    v_by_ref boolean[];
+BEGIN
+    -- The edges asked for, one per (child, parent): parents by id and by ref (p_ids of earlier
+    -- positions), as parallel arrays read with unnest below.
+    SELECT coalesce(array_agg(t.ord ORDER BY t.ord, t.parent), '{}'), coalesce(array_agg(t.id ORDER BY t.ord, t.parent), '{}'),
+           coalesce(array_agg(t.parent ORDER BY t.ord, t.parent), '{}'), coalesce(array_agg(t.by_ref ORDER BY t.ord, t.parent), '{}')
+    INTO v_ords, v_children, v_parents, v_by_ref
+    FROM (SELECT DISTINCT ON (x.id, e.parent) x.ord, x.id, e.parent, e.by_ref
+          FROM unnest(p_ids, p_wf) WITH ORDINALITY AS x(id, wf, ord)
+          CROSS JOIN LATERAL (
+              SELECT (d.v #>> '{}')::bigint AS parent, false AS by_ref
+              FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END) AS d(v)
+              UNION ALL
+              SELECT p_ids[(r.v #>> '{}')::integer], true
+              FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'ref_ords') = 'array' THEN x.wf -> 'ref_ords' END) AS r(v)
+          ) AS e
+          WHERE x.wf IS NOT NULL
+          ORDER BY x.id, e.parent, e.by_ref) AS t;
+
+    -- A parent given by id that this call inserted: itself, or a later (or earlier) element
+    -- whose id was guessed. Only refs may name the call's own jobs, and only earlier ones.
+    SELECT e.ord, e.parent INTO v_bad FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref)
+    WHERE NOT e.by_ref AND e.parent = ANY (p_ids) ORDER BY e.ord LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.DEPENDENCY_CYCLE', CASE WHEN p_label_index
+            THEN format('job %s: job %s is enqueued by this call (name earlier elements with "ref")', v_bad.ord, v_bad.parent)
+            ELSE format('job %s cannot depend on itself', v_bad.parent) END);
+    END IF;
+
+    -- Every parent a job of the child's store, live or finished; a new statement, so a parent that
+    -- finished while jobq._workflow_prepare waited for its row is seen in jobq.job_history.
+    SELECT e.ord, e.parent INTO v_bad
+    FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref)
+    JOIN jobq.jobs c ON c.id = e.child
+    WHERE NOT EXISTS (SELECT 1 FROM jobq.jobs p WHERE p.id = e.parent AND p.store_id IS NOT DISTINCT FROM c.store_id)
+      AND NOT EXISTS (SELECT 1 FROM jobq.job_history h WHERE h.id = e.parent AND h.store_id IS NOT DISTINCT FROM c.store_id)
+    ORDER BY e.ord
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM jobq._raise('JOB.DEPENDENCY_NOT_FOUND', CASE WHEN p_label_index
+            THEN format('job %s: no job %s of its store, live or finished', v_bad.ord, v_bad.parent)
+            ELSE format('no job %s of this store, live or finished', v_bad.parent) END);
+    END IF;
+
+    -- The job records its workflow; the parents learn that they have dependents.
+    UPDATE jobq.jobs AS j
+    SET depends_on = g.parents,
+        on_parent_failure = CASE WHEN g.parents IS NOT NULL THEN coalesce(x.wf ->> 'on_parent_failure', 'cancel') END,
+        sequence_key = x.wf ->> 'sequence_key',
+        on_sequence_failure = CASE WHEN x.wf ->> 'sequence_key' IS NOT NULL THEN coalesce(x.wf ->> 'on_sequence_failure', 'hold') END
+    FROM unnest(p_ids, p_wf) AS x(id, wf)
+    LEFT JOIN (SELECT e.child, array_agg(e.parent ORDER BY e.parent) AS parents
+               FROM unnest(v_children, v_parents) AS e(child, parent)
+               GROUP BY e.child) AS g ON g.child = x.id
+    WHERE j.id = x.id AND x.wf IS NOT NULL;
+
+    UPDATE jobq.jobs AS p SET has_dependents = true
+    WHERE p.id IN (SELECT e.parent FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref)) AND NOT p.has_dependents;
+
+    INSERT INTO jobq.job_dependencies (child_id, parent_id, store_id)
+    SELECT e.child, e.parent, c.store_id
+    FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref)
+    JOIN jobq.jobs c ON c.id = e.child
+    WHERE EXISTS (SELECT 1 FROM jobq.jobs p WHERE p.id = e.parent);
+
+    -- Blocked: a job with an edge still waiting, or behind a live job of its sequence, or in a
+    -- held sequence.
+    UPDATE jobq.jobs AS j SET state = 'blocked'
+    WHERE j.id = ANY (p_ids)
+      AND (EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = j.id)
+           OR (j.sequence_key IS NOT NULL AND NOT jobq._heads_sequence(j.id, j.store_id, j.sequence_key)));
+
+    -- A parent that already ended dead or canceled: its dependents that asked for it are canceled
+    -- at once (with whatever of this call depends on them).
+    SELECT array_agg(f.child ORDER BY f.child), array_agg(f.why ORDER BY f.child)
+    INTO v_doom, v_errors
+    FROM (SELECT DISTINCT ON (e.child) e.child, format('its dependency %s ended %s', h.id, h.state) AS why
+          FROM unnest(v_ords, v_children, v_parents, v_by_ref) AS e(ord, child, parent, by_ref)
+          JOIN jobq.jobs c ON c.id = e.child AND c.on_parent_failure = 'cancel'
+          JOIN jobq.job_history h ON h.id = e.parent AND h.state IN ('dead', 'canceled')
+          ORDER BY e.child, e.parent) AS f;
+    IF v_doom IS NOT NULL THEN
+        PERFORM jobq._cancel_with_dependents(v_doom, v_errors);
+    END IF;
+END
+$$;
+
+ALTER FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) IS 'Private. Attaches the workflow specs p_wf to the jobs p_ids just inserted (same order): refuses a parent given by id that this call inserted (JOB.DEPENDENCY_CYCLE) and a parent that is no job of the child''s store live or in jobq.job_history (JOB.DEPENDENCY_NOT_FOUND: unknown, pruned, another store''s, a system job for a store''s job and the other way round); sets depends_on, on_parent_failure, sequence_key, on_sequence_failure; marks live parents has_dependents; inserts the waiting edges (jobq.job_dependencies; a succeeded parent is satisfied at once); sets blocked what must wait; cancels at once (jobq._cancel_with_dependents) a job whose parent ended dead or canceled when it asked for cancel. SECURITY DEFINER: the caller''s store was checked by jobq._check_tenant, and parents are matched to the child''s store here. Locks the rows it writes. Callers: jobq.enqueue, jobq.enqueue_many.';
+
 CREATE FUNCTION jobq._batch_callback_fields() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -396,6 +498,54 @@ $$;
 ALTER FUNCTION jobq._caller_sees_every_store() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._caller_sees_every_store() IS 'Private. Whether the caller (jobq._caller()) reads every store''s rows: it has the rights of jobq_operator or of jobq_viewer. Used by jobq._stats. Locks nothing.';
+
+CREATE FUNCTION jobq._cancel_with_dependents(p_ids bigint[], p_errors text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_all bigint[];
+    v_why text[];
+BEGIN
+    -- Each doomed job with the parent it was reached through (NULL for p_ids): a row per edge at
+    -- most, whatever the shape of the graph.
+    WITH RECURSIVE doomed(id, via) AS (
+        SELECT u.id, NULL::bigint FROM unnest(p_ids) AS u(id)
+        UNION
+        -- A probe of job_dependencies_parent_idx per doomed job (OFFSET 0 keeps the subquery
+        -- parameterized: a hash join would scan every edge at each level of a deep chain).
+        SELECT d.child_id, x.id
+        FROM doomed x
+        CROSS JOIN LATERAL (SELECT e.child_id FROM jobq.job_dependencies e
+                            JOIN jobq.jobs c ON c.id = e.child_id AND c.on_parent_failure = 'cancel'
+                            WHERE e.parent_id = x.id OFFSET 0) AS d
+    ), one AS (
+        SELECT x.id, min(x.via) AS via FROM doomed x GROUP BY x.id
+    )
+    SELECT array_agg(o.id ORDER BY o.id),
+           array_agg(coalesce(g.why, format('its dependency %s was canceled', o.via)) ORDER BY o.id)
+    INTO v_all, v_why
+    FROM one o
+    LEFT JOIN unnest(p_ids, p_errors) AS g(id, why) ON g.id = o.id;
+
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_all) ORDER BY j.id FOR UPDATE;
+
+    DELETE FROM jobq.job_dependencies d WHERE d.child_id = ANY (v_all);
+
+    WITH gone AS (
+        DELETE FROM jobq.jobs AS j
+        USING unnest(v_all, v_why) AS a(id, why)
+        WHERE j.id = a.id AND j.state <> 'running'
+        RETURNING j AS job, a.why
+    )
+    INSERT INTO jobq.job_history
+    SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'canceled', 'canceled: ' || left(gone.why, 9000), NULL) AS h;
+END
+$$;
+
+ALTER FUNCTION jobq._cancel_with_dependents(p_ids bigint[], p_errors text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cancel_with_dependents(p_ids bigint[], p_errors text[]) IS 'Private. Cancels the live jobs p_ids (last_error "canceled: " and p_errors) and every live job depending on them transitively with on_parent_failure cancel (one recursive query over jobq.job_dependencies), moving them to jobq.job_history as canceled (reason canceled) in one statement; their waiting edges go. A running job is left alone (it cannot have waiting edges). Locks the rows in id order. Callers: jobq._attach_workflow, jobq._settle_ended.';
 
 CREATE FUNCTION jobq._check_claim_call(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -794,19 +944,28 @@ CASE
     WHEN ((current_setting('jobq.traceparent'::text, true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(current_setting('jobq.traceparent'::text, true), 4, 32) <> repeat('0'::text, 32)) AND (substr(current_setting('jobq.traceparent'::text, true), 37, 16) <> repeat('0'::text, 16)) AND ((char_length(current_setting('jobq.tracestate'::text, true)) >= 1) AND (char_length(current_setting('jobq.tracestate'::text, true)) <= 512)) AND (current_setting('jobq.tracestate'::text, true) ~ '^[ -~]*$'::text)) THEN current_setting('jobq.tracestate'::text, true)
     ELSE NULL::text
 END,
+    depends_on bigint[],
+    on_parent_failure text,
+    sequence_key text,
+    on_sequence_failure text,
+    has_dependents boolean DEFAULT false NOT NULL,
     batch_id bigint,
     CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
     CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
+    CONSTRAINT jobs_depends_on_check CHECK (((cardinality(depends_on) >= 1) AND (cardinality(depends_on) <= 10000))),
     CONSTRAINT jobs_job_key_check CHECK ((job_key <> ''::text)),
     CONSTRAINT jobs_job_key_mode_check CHECK ((job_key_mode = ANY (ARRAY['replace'::text, 'preserve_run_at'::text, 'unsafe_dedupe'::text]))),
     CONSTRAINT jobs_lease_matches_state CHECK (((state = 'running'::text) = ((lease_token IS NOT NULL) AND (locked_by IS NOT NULL) AND (lease_expires_at IS NOT NULL)))),
     CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT jobs_on_parent_failure_check CHECK ((on_parent_failure = ANY (ARRAY['cancel'::text, 'run'::text]))),
+    CONSTRAINT jobs_on_sequence_failure_check CHECK ((on_sequence_failure = ANY (ARRAY['hold'::text, 'continue'::text]))),
     CONSTRAINT jobs_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
     CONSTRAINT jobs_progress_check CHECK ((jsonb_typeof(progress) = 'object'::text)),
     CONSTRAINT jobs_queue_check CHECK ((queue <> ''::text)),
     CONSTRAINT jobs_reason_check CHECK ((reason = ANY (ARRAY['error'::text, 'timed_out'::text, 'orphaned'::text, 'detached'::text, 'not_retryable'::text, 'exhausted'::text, 'skipped'::text, 'canceled'::text, 'deleted'::text, 'replaced'::text, 'requeued'::text]))),
-    CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text, 'running'::text]))),
+    CONSTRAINT jobs_sequence_key_check CHECK (((sequence_key <> ''::text) AND (char_length(sequence_key) <= 500))),
+    CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text, 'running'::text, 'blocked'::text]))),
     CONSTRAINT jobs_task_check CHECK ((task <> ''::text)),
     CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval)),
     CONSTRAINT jobs_traceparent_check CHECK ((char_length(traceparent) = 55)),
@@ -818,13 +977,23 @@ ALTER TABLE ONLY jobq.jobs FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.jobs OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running). Written only through jobq functions; finished jobs move to jobq.job_history.';
+COMMENT ON TABLE jobq.jobs IS 'Live jobs (queued, retry_pending, running, blocked). Written only through jobq functions; finished jobs move to jobq.job_history.';
 
 COMMENT ON COLUMN jobq.jobs.progress IS 'What the running attempt''s handler last reported (jobq.set_progress, fenced by the lease token): a JSON object of at most 65536 bytes. NULL before the first report; a failed attempt takes it into its jobq.job_attempts row and the next attempt starts without one.';
 
 COMMENT ON COLUMN jobq.jobs.traceparent IS 'The W3C traceparent of the enqueuer (session setting jobq.traceparent at the insert; a malformed one is ignored): each attempt''s span continues this trace.';
 
 COMMENT ON COLUMN jobq.jobs.tracestate IS 'The W3C tracestate of the enqueuer (session setting jobq.tracestate beside a valid traceparent, at most 512 printable ASCII characters; else ignored).';
+
+COMMENT ON COLUMN jobq.jobs.depends_on IS 'The parents the job was enqueued with (at most 10000), kept for its lifetime; jobq.job_dependencies holds the edges still waiting. NULL: no parent.';
+
+COMMENT ON COLUMN jobq.jobs.on_parent_failure IS 'cancel (default) or run: what a dead or canceled parent does to the job. NULL without parents.';
+
+COMMENT ON COLUMN jobq.jobs.sequence_key IS 'The job runs after every earlier job of its store and key, one at a time in enqueue order (at most 500 characters). NULL: no sequence.';
+
+COMMENT ON COLUMN jobq.jobs.on_sequence_failure IS 'hold (default) or continue: whether the job dying holds its sequence (jobq.sequence_holds). NULL without a sequence.';
+
+COMMENT ON COLUMN jobq.jobs.has_dependents IS 'Whether a job was enqueued depending on this one: the workflow trigger on jobq.job_history looks for edges only then.';
 
 COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batch_enqueue), NULL for none.';
 
@@ -1870,6 +2039,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._app_may_enqueue(text)', '{jobq_app_gate}'),
         ('jobq._batch_callback_fields()', '{jobq_app_gate}'),
         ('jobq._batch_callback_job(jsonb,jobq.batches)', '{jobq_app_gate}'),
+        ('jobq._attach_workflow(bigint[],jsonb[],boolean)', '{jobq_app_gate}'),
         ('jobq._calendar_day_ok(text)', '{jobq_app_gate}'),
         ('jobq._caller()', '{jobq_app_gate}'),
         ('jobq._caller_is_operator()', '{jobq_app_gate}'),
@@ -1891,6 +2061,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._json_type_ok(jsonb,text)', '{jobq_app_gate}'),
         ('jobq._limit(text)', '{jobq_app_gate}'),
         ('jobq._lock_batch(bigint)', '{jobq_app_gate}'),
+        ('jobq._lock_sequences(uuid[],text[])', '{jobq_app_gate}'),
         ('jobq._limit_interval(text)', '{jobq_app_gate}'),
         ('jobq._max_payload_bytes()', '{jobq_app_gate}'),
         ('jobq._raise(text,text)', '{jobq_app_gate}'),
@@ -1902,9 +2073,13 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint,jsonb)', '{jobq_app_gate}'),
         ('jobq._ts_add(timestamp with time zone,interval)', '{jobq_app_gate}'),
         ('jobq._ts_in_range(timestamp with time zone)', '{jobq_app_gate}'),
+        ('jobq._unhold_sequences(bigint[])', '{jobq_app_gate}'),
         ('jobq._validate_specs(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
         ('jobq._wake(text)', '{jobq_app_gate}'),
         ('jobq._wake_as(text,text,boolean)', '{jobq_app_gate}'),
+        ('jobq._workflow_prepare(jsonb[],uuid[],text[],boolean)', '{jobq_app_gate}'),
+        ('jobq._workflow_spec(bigint[],bigint[],text,text,text)', '{jobq_app_gate}'),
+        ('jobq._workflow_specs(jsonb)', '{jobq_app_gate}'),
         ('jobq.acquire_leadership(text,interval)', '{worker_runtime,jobq_operator}'),
         ('jobq.audit_list(text,text,bigint,timestamp with time zone,bigint,integer)', '{jobq_operator,jobq_viewer}'),
         ('jobq.backoff_ceiling(integer,interval,interval)', '{worker_runtime,jobq_app,jobq_operator}'),
@@ -1931,9 +2106,10 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.detach_worker(text)', '{jobq_operator}'),
         ('jobq.doorbell_quiet(text[])', '{worker_runtime}'),
         ('jobq.drain_worker(text)', '{jobq_operator}'),
-        ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)', '{worker_runtime,jobq_app,jobq_operator}'),
+        ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.enqueue_many(jsonb)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.explain_job(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
+        ('jobq.job_workflow(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.fail_job(bigint,uuid,text,text,boolean,interval)', '{worker_runtime}'),
         ('jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[])', '{worker_runtime}'),
         ('jobq.fan_out(text,jsonb,text,text,timestamp with time zone)', '{worker_runtime}'),
@@ -2017,6 +2193,24 @@ ALTER FUNCTION jobq._guarded_lock_timeout() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._guarded_lock_timeout() IS 'Private. 2ms: the lock_timeout of a pick made while the transaction holds a limited queue''s claim lock (jobq._guard_picks). Caller: jobq._guard_picks.';
 
+CREATE FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT NOT EXISTS (SELECT 1 FROM jobq.jobs o
+                       WHERE coalesce(o.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+                             = coalesce(p_store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+                         AND o.sequence_key = p_key AND o.id < p_id)
+       AND NOT EXISTS (SELECT 1 FROM jobq.sequence_holds s
+                       WHERE coalesce(s.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+                             = coalesce(p_store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+                         AND s.sequence_key = p_key)
+$$;
+
+ALTER FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) IS 'Private. Whether job p_id is the head of sequence (p_store_id, p_key): no live job of it with a lower id (jobs_sequence_idx) and no hold (jobq.sequence_holds). Callers: jobq._attach_workflow, jobq._release_blocked, jobq._holds. Locks nothing.';
+
 CREATE FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) RETURNS TABLE(rule text, detail text)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2029,6 +2223,33 @@ DECLARE
 BEGIN
     SELECT * INTO v_job FROM jobq.jobs j WHERE j.id = p_id;
     IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- Blocked (45_workflows.sql): outside the claim's indexes until its parents succeeded and the
+    -- job ahead of it in its sequence ended; the other rules apply once it is released.
+    IF v_job.state = 'blocked' THEN
+        IF EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = p_id) THEN
+            rule := 'dependency';
+            detail := format('waits for %s', (
+                SELECT CASE WHEN count(*) = 1 THEN 'job ' ELSE 'jobs ' END
+                       || string_agg(x.parent_id::text, ', ' ORDER BY x.parent_id)
+                       || CASE WHEN count(*) > 20 THEN format(' (%s in all)', count(*)) ELSE '' END
+                FROM (SELECT d.parent_id FROM jobq.job_dependencies d WHERE d.child_id = p_id ORDER BY d.parent_id LIMIT 21) AS x));
+            RETURN NEXT;
+        END IF;
+        IF v_job.sequence_key IS NOT NULL AND NOT jobq._heads_sequence(p_id, v_job.store_id, v_job.sequence_key) THEN
+            rule := 'sequence';
+            detail := coalesce(
+                (SELECT format('job %s is ahead of it in sequence %s', o.id, v_job.sequence_key)
+                 FROM jobq.jobs o
+                 WHERE jobq._store_key(o.store_id) = jobq._store_key(v_job.store_id) AND o.sequence_key = v_job.sequence_key
+                   AND o.id < p_id
+                 ORDER BY o.id DESC LIMIT 1),
+                (SELECT format('sequence %s is held by dead job %s (requeue or delete it)', v_job.sequence_key, s.job_id)
+                 FROM jobq.sequence_holds s
+                 WHERE jobq._store_key(s.store_id) = jobq._store_key(v_job.store_id) AND s.sequence_key = v_job.sequence_key));
+            RETURN NEXT;
+        END IF;
         RETURN;
     END IF;
     IF NOT jobq._rule_waiting(v_job.state) THEN
@@ -2097,7 +2318,7 @@ $$;
 
 ALTER FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) IS 'Private. The rules that hold job p_id at time p_now, one row each (rule, detail): running (it runs; nothing else is listed), scheduled or backoff (run_at after p_now), queue_paused, queue_limit, store_limit, partition_limit (running jobs at max_running, max_running_per_store, max_running_per_partition), rate_limit, store_rate_limit (starts in jobq.claim_starts within started_per or store_started_per at max_started or max_started_per_store), not_served (no live worker serves its task in its queue: jobq._served_by_live_workers). None for a job a claim of its queue may take, or no such job. Caller: jobq.explain_job. Reads jobq.jobs, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: none.';
+COMMENT ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) IS 'Private. The rules that hold job p_id at time p_now, one row each (rule, detail): dependency (blocked: the parents still pending) and sequence (blocked: the job ahead of it in its sequence, or the dead job holding it) for a blocked job, nothing else listed; running (it runs; nothing else is listed), scheduled or backoff (run_at after p_now), queue_paused, queue_limit, store_limit, partition_limit (running jobs at max_running, max_running_per_store, max_running_per_partition), rate_limit, store_rate_limit (starts in jobq.claim_starts within started_per or store_started_per at max_started or max_started_per_store), not_served (no live worker serves its task in its queue: jobq._served_by_live_workers). None for a job a claim of its queue may take, or no such job. Caller: jobq.explain_job. Reads jobq.jobs, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: none.';
 
 CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) RETURNS TABLE(ord bigint, job_id bigint)
     LANGUAGE plpgsql
@@ -2323,12 +2544,13 @@ CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
         WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
         WHEN 'max_payload_bytes' THEN 268435456   -- highest value of setting max_payload_bytes (256 MiB)
         WHEN 'progress_bytes'    THEN 65536       -- bytes of a job's progress as JSON text (jobq.set_progress)
+        WHEN 'dependencies'      THEN 10000       -- parents of one job (depends_on and depends_on_refs)
     END
 $$;
 
 ALTER FUNCTION jobq._limit(p_name text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._limit(p_name text) IS 'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+COMMENT ON FUNCTION jobq._limit(p_name text) IS 'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes, dependencies), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
 
 CREATE FUNCTION jobq._limit_interval(p_name text) RETURNS interval
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2538,6 +2760,23 @@ $$;
 ALTER FUNCTION jobq._lock_schedule(p_name text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._lock_schedule(p_name text) IS 'Private. Locks and returns schedule p_name. Errors: JOB.INVALID_ARGUMENT (NULL or blank), JOB.VALUE_TOO_LONG (above 100 characters), JOB.UNKNOWN_SCHEDULE.';
+
+CREATE FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM pg_catalog.pg_advisory_xact_lock(1785684700, l.h)
+    FROM (SELECT DISTINCT pg_catalog.hashtext(coalesce(u.s::text, '-') || '/' || u.k) AS h
+          FROM unnest(p_store_ids, p_keys) AS u(s, k)
+          WHERE u.k IS NOT NULL
+          ORDER BY 1) AS l;
+END
+$$;
+
+ALTER FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684700, hashtext(store/key)) for every (store, sequence key) given, in hash order; held until the transaction ends. Callers: jobq._workflow_prepare (enqueue), jobq._settle_ended (the trigger).';
 
 CREATE FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -2769,12 +3008,15 @@ CREATE FUNCTION jobq._parents_of(p_job_id bigint) RETURNS SETOF bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT NULL::bigint WHERE false
+    SELECT p.id
+    FROM unnest(coalesce((SELECT j.depends_on FROM jobq.jobs j WHERE j.id = p_job_id),
+                         (SELECT h.depends_on FROM jobq.job_history h WHERE h.id = p_job_id))) AS p(id)
+    ORDER BY p.id
 $$;
 
 ALTER FUNCTION jobq._parents_of(p_job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._parents_of(p_job_id bigint) IS 'Private. The ids of the parents of job p_job_id (a stand-in: none). Caller: jobq.parent_results. Locks nothing.';
+COMMENT ON FUNCTION jobq._parents_of(p_job_id bigint) IS 'Private. The ids of job p_job_id''s parents (its depends_on, live or in jobq.job_history), in id order; none for a job without parents or one the caller cannot see. Runs as its caller. Caller: jobq.parent_results (results). Locks nothing.';
 
 CREATE FUNCTION jobq._pick_fair(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_tasks text[] DEFAULT NULL::text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[]) RETURNS record
     LANGUAGE plpgsql
@@ -3134,6 +3376,36 @@ ALTER FUNCTION jobq._raise(p_code text, p_detail text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._raise(p_code text, p_detail text) IS 'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
 
+CREATE FUNCTION jobq._release_blocked(p_ids bigint[]) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_released bigint;
+BEGIN
+    IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN
+        RETURN 0::bigint;
+    END IF;
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (p_ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
+    WITH released AS (
+        UPDATE jobq.jobs AS j SET state = 'queued', updated_at = now()
+        WHERE j.id = ANY (p_ids)
+          AND j.state = 'blocked'
+          AND NOT EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = j.id)
+          AND (j.sequence_key IS NULL OR jobq._heads_sequence(j.id, j.store_id, j.sequence_key))
+        RETURNING j.queue, j.run_at
+    ), woken AS (
+        SELECT count(jobq._wake(q.queue)) AS n FROM (SELECT DISTINCT r.queue FROM released r WHERE r.run_at <= now()) AS q
+    )
+    SELECT (SELECT count(*) FROM released) INTO v_released FROM woken;
+    RETURN v_released;
+END
+$$;
+
+ALTER FUNCTION jobq._release_blocked(p_ids bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._release_blocked(p_ids bigint[]) IS 'Private. Returns how many it released. Moves the blocked jobs among p_ids with no waiting edge (jobq.job_dependencies) that head their sequence (jobq._heads_sequence) to queued, and wakes their queues (jobq._wake). Locks the blocked rows in id order before it tests them in a later statement (a new snapshot): of concurrent callers for one job, the last to lock sees every other''s edge gone, so the job is released exactly once. Callers: jobq._settle_ended, jobq.delete_job.';
+
 CREATE FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3355,11 +3627,11 @@ BEGIN
         -- The job keeps the trace context it was enqueued under, not the operator session's.
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
                                job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at,
-                               traceparent, tracestate)
+                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure)
         OVERRIDING SYSTEM VALUE
         SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
                h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at,
-               h.traceparent, h.tracestate
+               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure
         FROM jobq.job_history h
         WHERE h.id = ANY (p_job_ids)
         ORDER BY h.id
@@ -3373,6 +3645,9 @@ BEGIN
     )
     SELECT coalesce(array_agg(r.id ORDER BY r.id), '{}') INTO v_ids FROM revived r;
 
+    -- A dead job that held its sequence runs again first (its id is the sequence's lowest).
+    PERFORM jobq._unhold_sequences(v_ids);
+
     PERFORM jobq._wake(q.queue)
     FROM (SELECT DISTINCT j.queue FROM jobq.jobs j WHERE j.id = ANY (v_ids)) AS q;
     RETURN QUERY SELECT unnest(v_ids);
@@ -3381,7 +3656,7 @@ $$;
 
 ALTER FUNCTION jobq._revive(p_job_ids bigint[], p_action text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) IS 'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
+COMMENT ON FUNCTION jobq._revive(p_job_ids bigint[], p_action text) IS 'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), with their workflow columns (a revived job''s dependencies are not waited for again; it keeps its sequence key and, holding the lowest id, runs first), clears the holds of the sequences they held (jobq._unhold_sequences), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
 
 CREATE FUNCTION jobq._rule_at_limit(p_n bigint, p_limit integer) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3539,6 +3814,24 @@ CREATE FUNCTION jobq._runtime_roles() RETURNS text[]
 ALTER FUNCTION jobq._runtime_roles() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._runtime_roles() IS 'Private. The roles bootstrap/001_roles.sql creates: those jobq._apply_grants revokes every function''s EXECUTE from (but the function''s owner) before granting as declared. Caller: jobq._apply_grants.';
+
+CREATE FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) RETURNS bigint[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(h.id), '{}'::bigint[])
+    FROM (SELECT DISTINCT u.s, u.k FROM unnest(p_store_ids, p_keys) AS u(s, k) WHERE u.k IS NOT NULL) AS k
+    CROSS JOIN LATERAL (
+        SELECT j.id FROM jobq.jobs j
+        WHERE coalesce(j.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+              = coalesce(k.s, '00000000-0000-0000-0000-000000000000'::uuid)
+          AND j.sequence_key = k.k
+        ORDER BY j.id LIMIT 1) AS h
+$$;
+
+ALTER FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) IS 'Private. The ids of the heads (live job with the lowest id, jobs_sequence_idx) of the sequences (p_store_ids, p_keys), one per sequence with a live job. Callers: jobq._settle_ended, jobq._unhold_sequences. Locks nothing.';
 
 CREATE FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) RETURNS TABLE(queue text, task text)
     LANGUAGE sql STABLE
@@ -3717,6 +4010,151 @@ $$;
 ALTER FUNCTION jobq._settle_batches(p_batch_ids bigint[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) IS 'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Enqueues through jobq._enqueue as the owner, in the batch''s store (checked by jobq.create_batch). Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
+
+CREATE TABLE jobq.job_history (
+    id bigint NOT NULL,
+    task text NOT NULL,
+    queue text NOT NULL,
+    payload jsonb NOT NULL,
+    store_id uuid,
+    priority smallint NOT NULL,
+    run_at timestamp with time zone NOT NULL,
+    state text NOT NULL,
+    attempt integer NOT NULL,
+    max_attempts integer NOT NULL,
+    job_key text,
+    job_key_mode text,
+    locked_by text,
+    lease_token uuid,
+    claimed_at timestamp with time zone,
+    heartbeat_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    timeout interval,
+    deadline_at timestamp with time zone,
+    backoff_base interval,
+    backoff_max interval,
+    reason text,
+    last_error text,
+    error_code text,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    finished_at timestamp with time zone NOT NULL,
+    progress jsonb,
+    output text,
+    log_ref text,
+    exit_code integer,
+    leader_epoch bigint,
+    traceparent text,
+    tracestate text,
+    depends_on bigint[],
+    on_parent_failure text,
+    sequence_key text,
+    on_sequence_failure text,
+    has_dependents boolean DEFAULT false NOT NULL,
+    result jsonb,
+    batch_id bigint,
+    CONSTRAINT job_history_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
+    CONSTRAINT job_history_output_check CHECK ((char_length(output) <= 16384)),
+    CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text]))),
+    CONSTRAINT job_history_traceparent_check CHECK ((char_length(traceparent) = 55)),
+    CONSTRAINT job_history_tracestate_check CHECK ((char_length(tracestate) <= 512))
+);
+
+ALTER TABLE ONLY jobq.job_history FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting.';
+
+COMMENT ON COLUMN jobq.job_history.progress IS 'The last attempt''s progress (jobq.set_progress).';
+
+COMMENT ON COLUMN jobq.job_history.output IS 'The tail of the last attempt''s output (a command''s output, an endpoint''s answer), at most 16384 characters; a succeeded attempt''s too.';
+
+COMMENT ON COLUMN jobq.job_history.log_ref IS 'Where the last attempt''s logs are (at most 1000 characters): the runner''s, else workerId=<worker> jobId=<id> attempt=<n>.';
+
+COMMENT ON COLUMN jobq.job_history.exit_code IS 'The exit status of the last attempt''s command (NULL for other handlers and for a command killed by a signal).';
+
+COMMENT ON COLUMN jobq.job_history.leader_epoch IS 'jobq.leader.epoch when the last attempt was recorded (NULL for a job that never ran).';
+
+COMMENT ON COLUMN jobq.job_history.traceparent IS 'The finished job''s jobq.jobs.traceparent.';
+
+COMMENT ON COLUMN jobq.job_history.tracestate IS 'The finished job''s jobq.jobs.tracestate.';
+
+COMMENT ON COLUMN jobq.job_history.depends_on IS 'The finished job''s jobq.jobs.depends_on.';
+
+COMMENT ON COLUMN jobq.job_history.on_parent_failure IS 'The finished job''s jobq.jobs.on_parent_failure.';
+
+COMMENT ON COLUMN jobq.job_history.sequence_key IS 'The finished job''s jobq.jobs.sequence_key.';
+
+COMMENT ON COLUMN jobq.job_history.on_sequence_failure IS 'The finished job''s jobq.jobs.on_sequence_failure.';
+
+COMMENT ON COLUMN jobq.job_history.has_dependents IS 'The finished job''s jobq.jobs.has_dependents.';
+
+COMMENT ON COLUMN jobq.job_history.result IS 'What the succeeded attempt returned (jobq.complete_job''s result, at most setting max_result_bytes as JSON text): any JSON value; NULL when none was given or the job did not succeed. Read with jobq.job_result(id).';
+
+COMMENT ON COLUMN jobq.job_history.batch_id IS 'The finished job''s jobq.jobs.batch_id.';
+
+CREATE FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_doom bigint[];
+    v_errors text[];
+    v_release bigint[] := '{}'::bigint[];
+    v_parents constant bigint[] := ARRAY(SELECT e.id FROM unnest(p_ended) AS e WHERE e.has_dependents);
+BEGIN
+    DELETE FROM jobq.job_dependencies d
+    WHERE d.child_id = ANY (ARRAY(SELECT e.id FROM unnest(p_ended) AS e WHERE e.depends_on IS NOT NULL));
+
+    IF cardinality(v_parents) > 0 THEN
+        -- The children's rows first, in id order, then their edges: cancel_job of a child locks
+        -- its row and then deletes its edges, so the same order here cannot deadlock with it.
+        PERFORM 1 FROM jobq.jobs j
+        WHERE j.id IN (SELECT d.child_id FROM jobq.job_dependencies d WHERE d.parent_id = ANY (v_parents))
+        ORDER BY j.id
+        FOR NO KEY UPDATE;
+        -- Failed parents: their dependents with on_parent_failure cancel go, transitively.
+        SELECT array_agg(f.child ORDER BY f.child), array_agg(f.why ORDER BY f.child)
+        INTO v_doom, v_errors
+        FROM (SELECT DISTINCT ON (d.child_id) d.child_id AS child,
+                     format('its dependency %s ended %s', e.id,
+                            CASE WHEN e.reason = 'deleted' THEN 'deleted' ELSE e.state END) AS why
+              FROM unnest(p_ended) AS e
+              JOIN jobq.job_dependencies d ON d.parent_id = e.id
+              JOIN jobq.jobs c ON c.id = d.child_id AND c.on_parent_failure = 'cancel'
+              WHERE e.has_dependents AND e.state IN ('dead', 'canceled')
+              ORDER BY d.child_id, e.id) AS f;
+        IF v_doom IS NOT NULL THEN
+            PERFORM jobq._cancel_with_dependents(v_doom, v_errors);
+        END IF;
+        -- Every other edge of an ended parent is satisfied.
+        WITH satisfied AS (
+            DELETE FROM jobq.job_dependencies d WHERE d.parent_id = ANY (v_parents) RETURNING d.child_id
+        )
+        SELECT coalesce(array_agg(DISTINCT s.child_id), '{}') INTO v_release FROM satisfied s;
+    END IF;
+
+    IF EXISTS (SELECT 1 FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL) THEN
+        PERFORM jobq._lock_sequences(ARRAY(SELECT e.store_id FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL),
+                                     ARRAY(SELECT e.sequence_key FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL));
+        INSERT INTO jobq.sequence_holds (store_id, sequence_key, job_id)
+        SELECT e.store_id, e.sequence_key, e.id
+        FROM unnest(p_ended) AS e
+        WHERE e.sequence_key IS NOT NULL AND e.state = 'dead' AND e.on_sequence_failure = 'hold'
+        ON CONFLICT DO NOTHING;
+        -- Each sequence's head, as this statement sees it under the key's lock.
+        v_release := v_release || jobq._sequence_heads(ARRAY(SELECT e.store_id FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL),
+                                                       ARRAY(SELECT e.sequence_key FROM unnest(p_ended) AS e WHERE e.sequence_key IS NOT NULL));
+    END IF;
+
+    PERFORM jobq._release_blocked(v_release);
+END
+$$;
+
+ALTER FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) IS 'Private. Settles what the ended jobs p_ended change: deletes the waiting edges of ended children; for ended parents (has_dependents) cancels the dependents with on_parent_failure cancel of a dead or canceled one, transitively (jobq._cancel_with_dependents), and satisfies every other edge; for ended sequence jobs takes the sequences'' locks, records a hold for a dead one with on_sequence_failure hold (jobq.sequence_holds), and takes each sequence''s head; releases what is free (jobq._release_blocked). SECURITY DEFINER: the trigger runs it for every caller that ends a job. Callers: jobq._workflow_on_history, jobq.delete_job.';
 
 CREATE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -4004,74 +4442,6 @@ ALTER FUNCTION jobq._tell_done(p_ids bigint[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._tell_done(p_ids bigint[]) IS 'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit). Callers: jobq._notify_done, jobq.delete_job. Locks nothing; raises nothing.';
 
-CREATE TABLE jobq.job_history (
-    id bigint NOT NULL,
-    task text NOT NULL,
-    queue text NOT NULL,
-    payload jsonb NOT NULL,
-    store_id uuid,
-    priority smallint NOT NULL,
-    run_at timestamp with time zone NOT NULL,
-    state text NOT NULL,
-    attempt integer NOT NULL,
-    max_attempts integer NOT NULL,
-    job_key text,
-    job_key_mode text,
-    locked_by text,
-    lease_token uuid,
-    claimed_at timestamp with time zone,
-    heartbeat_at timestamp with time zone,
-    lease_expires_at timestamp with time zone,
-    timeout interval,
-    deadline_at timestamp with time zone,
-    backoff_base interval,
-    backoff_max interval,
-    reason text,
-    last_error text,
-    error_code text,
-    created_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL,
-    finished_at timestamp with time zone NOT NULL,
-    progress jsonb,
-    output text,
-    log_ref text,
-    exit_code integer,
-    leader_epoch bigint,
-    traceparent text,
-    tracestate text,
-    result jsonb,
-    batch_id bigint,
-    CONSTRAINT job_history_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
-    CONSTRAINT job_history_output_check CHECK ((char_length(output) <= 16384)),
-    CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text]))),
-    CONSTRAINT job_history_traceparent_check CHECK ((char_length(traceparent) = 55)),
-    CONSTRAINT job_history_tracestate_check CHECK ((char_length(tracestate) <= 512))
-);
-
-ALTER TABLE ONLY jobq.job_history FORCE ROW LEVEL SECURITY;
-
-ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
-
-COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting.';
-
-COMMENT ON COLUMN jobq.job_history.progress IS 'The last attempt''s progress (jobq.set_progress).';
-
-COMMENT ON COLUMN jobq.job_history.output IS 'The tail of the last attempt''s output (a command''s output, an endpoint''s answer), at most 16384 characters; a succeeded attempt''s too.';
-
-COMMENT ON COLUMN jobq.job_history.log_ref IS 'Where the last attempt''s logs are (at most 1000 characters): the runner''s, else workerId=<worker> jobId=<id> attempt=<n>.';
-
-COMMENT ON COLUMN jobq.job_history.exit_code IS 'The exit status of the last attempt''s command (NULL for other handlers and for a command killed by a signal).';
-
-COMMENT ON COLUMN jobq.job_history.leader_epoch IS 'jobq.leader.epoch when the last attempt was recorded (NULL for a job that never ran).';
-
-COMMENT ON COLUMN jobq.job_history.traceparent IS 'The finished job''s jobq.jobs.traceparent.';
-
-COMMENT ON COLUMN jobq.job_history.tracestate IS 'The finished job''s jobq.jobs.tracestate.';
-
-COMMENT ON COLUMN jobq.job_history.result IS 'What the succeeded attempt returned (jobq.complete_job''s result, at most setting max_result_bytes as JSON text): any JSON value; NULL when none was given or the job did not succeed. Read with jobq.job_result(id).';
-
-COMMENT ON COLUMN jobq.job_history.batch_id IS 'The finished job''s jobq.jobs.batch_id.';
-
 CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text DEFAULT NULL::text, p_log_ref text DEFAULT NULL::text, p_exit_code integer DEFAULT NULL::integer, p_leader_epoch bigint DEFAULT NULL::bigint, p_result jsonb DEFAULT NULL::jsonb) RETURNS SETOF jobq.job_history
     LANGUAGE sql STABLE
     AS $$
@@ -4083,12 +4453,14 @@ CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
            p_job.created_at, pg_catalog.now(), pg_catalog.now(),
            p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
-           p_job.traceparent, p_job.tracestate, p_result, p_job.batch_id
+           p_job.traceparent, p_job.tracestate,
+           p_job.depends_on, p_job.on_parent_failure, p_job.sequence_key, p_job.on_sequence_failure, p_job.has_dependents,
+           p_result, p_job.batch_id
 $$;
 
 ALTER FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code, leader epoch and result as given (NULL by default), and the job''s progress, trace context and batch.';
+COMMENT ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) IS 'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code, leader epoch and result as given (NULL by default), and the job''s progress, trace context, workflow (depends_on, on_parent_failure, sequence_key, on_sequence_failure, has_dependents) and batch.';
 
 CREATE FUNCTION jobq._ts_add(p_ts timestamp with time zone, p_delta interval) RETURNS timestamp with time zone
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -4136,6 +4508,28 @@ $$;
 ALTER FUNCTION jobq._ts_in_range(p_value timestamp with time zone) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._ts_in_range(p_value timestamp with time zone) IS 'Private. Whether p_value is a timestamp the API accepts: from 1970-01-01 00:00 UTC to 9999-12-31 23:59:59.999999 UTC (infinity and -infinity are outside). NULL for NULL.';
+
+CREATE FUNCTION jobq._unhold_sequences(p_job_ids bigint[]) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_keys record;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids)) THEN
+        RETURN;
+    END IF;
+    SELECT array_agg(s.store_id) AS stores, array_agg(s.sequence_key) AS keys INTO v_keys
+    FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids);
+    PERFORM jobq._lock_sequences(v_keys.stores, v_keys.keys);
+    DELETE FROM jobq.sequence_holds s WHERE s.job_id = ANY (p_job_ids);
+    PERFORM jobq._release_blocked(jobq._sequence_heads(v_keys.stores, v_keys.keys));
+END
+$$;
+
+ALTER FUNCTION jobq._unhold_sequences(p_job_ids bigint[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._unhold_sequences(p_job_ids bigint[]) IS 'Private. Deletes the holds (jobq.sequence_holds) of the dead jobs p_job_ids, under the sequences'' locks, and releases each sequence''s head if it is free (jobq._release_blocked). SECURITY DEFINER: retry_job runs as the gate. Callers: jobq._revive (retry_job, requeue_dead), jobq.delete_job.';
 
 CREATE FUNCTION jobq._upkeep_action(p_total_bytes bigint, p_index_bytes bigint, p_live_rows bigint, p_min_bytes bigint, p_max_rows bigint) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -4320,6 +4714,174 @@ $$;
 ALTER FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) IS 'Private. Wakes the runners of queue p_queue as p_wakeup and p_doorbell (the values of the settings wakeup and doorbell; NULL counts as notify and false) say: wal, a transactional logical message with prefix jobq and the queue name as content; both, that message and NOTIFY channel jobq with the queue name; notify (and any other value), NOTIFY jobq, but with p_doorbell true only when a runner of the queue waits (jobq._doorbell_silent). Returns whether it sent anything; false for a NULL queue. Messages and notifications take effect only if the transaction commits. Inlined. Callers: jobq._wake, the fast path of jobq.enqueue (which reads the settings with its task).';
+
+CREATE FUNCTION jobq._workflow_on_history() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM jobq_ended e WHERE e.has_dependents OR e.depends_on IS NOT NULL OR e.sequence_key IS NOT NULL) THEN
+        PERFORM jobq._settle_ended(ARRAY(
+            SELECT e::jobq.job_history FROM jobq_ended e
+            WHERE e.has_dependents OR e.depends_on IS NOT NULL OR e.sequence_key IS NOT NULL));
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._workflow_on_history() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._workflow_on_history() IS 'Private. Trigger function of jobq_history_workflow (AFTER INSERT ... FOR EACH STATEMENT on jobq.job_history, transition table jobq_ended): passes the ended rows with dependents, parents or a sequence to jobq._settle_ended; returns at once when there is none. SECURITY DEFINER (search_path pinned): it acts for whichever role ended the jobs.';
+
+CREATE FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_bad record;
+    v_detail text;
+    v_code text;
+    v_max constant bigint := jobq._limit('dependencies');
+    v_parents bigint[];
+BEGIN
+    SELECT x.ord, x.wf, x.job_key,
+           (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END) AS d(v)
+            WHERE jsonb_typeof(d.v) <> 'number') AS non_ids,
+           coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END), 0)
+           + coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(x.wf -> 'ref_ords') = 'array' THEN x.wf -> 'ref_ords' END), 0) AS n
+    INTO v_bad
+    FROM unnest(p_wf, p_job_keys) WITH ORDINALITY AS x(wf, job_key, ord)
+    WHERE x.wf IS NOT NULL
+      AND (x.job_key IS NOT NULL
+           OR coalesce(x.wf ->> 'on_parent_failure', 'cancel') NOT IN ('cancel', 'run')
+           OR coalesce(x.wf ->> 'on_sequence_failure', 'hold') NOT IN ('hold', 'continue')
+           OR btrim(x.wf ->> 'sequence_key') = ''
+           OR char_length(x.wf ->> 'sequence_key') > 500
+           OR jsonb_typeof(x.wf -> 'depends_on') NOT IN ('array', 'null')
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END) AS d(v)
+                      WHERE jsonb_typeof(d.v) <> 'number' OR d.v::text !~ '^[0-9]{1,18}$')
+           OR coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END), 0)
+              + coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(x.wf -> 'ref_ords') = 'array' THEN x.wf -> 'ref_ords' END), 0) > v_max)
+    ORDER BY x.ord
+    LIMIT 1;
+    IF FOUND THEN
+        IF v_bad.job_key IS NOT NULL THEN
+            v_code := 'JOB.WORKFLOW_KEYED';
+            v_detail := 'a job with a job_key cannot have dependencies or a sequence key';
+        ELSIF coalesce(v_bad.wf ->> 'on_parent_failure', 'cancel') NOT IN ('cancel', 'run') THEN
+            v_code := 'JOB.INVALID_ARGUMENT';
+            v_detail := format('on_parent_failure %L: cancel or run', left(v_bad.wf ->> 'on_parent_failure', 100));
+        ELSIF coalesce(v_bad.wf ->> 'on_sequence_failure', 'hold') NOT IN ('hold', 'continue') THEN
+            v_code := 'JOB.INVALID_ARGUMENT';
+            v_detail := format('on_sequence_failure %L: hold or continue', left(v_bad.wf ->> 'on_sequence_failure', 100));
+        ELSIF btrim(v_bad.wf ->> 'sequence_key') = '' THEN
+            v_code := 'JOB.INVALID_ARGUMENT';
+            v_detail := 'sequence_key is blank';
+        ELSIF char_length(v_bad.wf ->> 'sequence_key') > 500 THEN
+            v_code := 'JOB.VALUE_TOO_LONG';
+            v_detail := format('sequence_key is %s characters; the limit is 500', char_length(v_bad.wf ->> 'sequence_key'));
+        ELSIF v_bad.n > v_max THEN
+            v_code := 'JOB.TOO_MANY_DEPENDENCIES';
+            v_detail := format('%s dependencies; the limit is %s', v_bad.n, v_max);
+        ELSE
+            v_code := 'JOB.INVALID_ARGUMENT';
+            v_detail := 'depends_on must be an array of job ids (positive integers, no NULL)';
+        END IF;
+        PERFORM jobq._raise(v_code, CASE WHEN p_label_index THEN format('job %s: %s', v_bad.ord, v_detail) ELSE v_detail END);
+    END IF;
+
+    -- The live parents, locked in id order (a parent's finish, a DELETE, waits for this
+    -- transaction; one that finished first is read from jobq.job_history by
+    -- jobq._attach_workflow's next statement). FOR KEY SHARE: a release of the parent (itself
+    -- blocked) by another transaction's trigger takes FOR NO KEY UPDATE and does not wait for it.
+    v_parents := ARRAY(SELECT DISTINCT (d.v #>> '{}')::bigint
+                       FROM unnest(p_wf) AS w(wf)
+                       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v));
+    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
+
+    PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
+END
+$_$;
+
+ALTER FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) IS 'Private. Before an enqueue with workflow specs inserts anything: refuses a job_key beside a workflow (JOB.WORKFLOW_KEYED), on_parent_failure other than cancel | run and on_sequence_failure other than hold | continue (JOB.INVALID_ARGUMENT), a blank sequence_key (JOB.INVALID_ARGUMENT) or one above 500 characters (JOB.VALUE_TOO_LONG), a depends_on element that is no positive id (JOB.INVALID_ARGUMENT), more than 10000 dependencies (JOB.TOO_MANY_DEPENDENCIES); then locks the live parents'' rows (FOR KEY SHARE, id order) and the sequences (jobq._lock_sequences). SECURITY DEFINER: the locks need no policy. Callers: jobq.enqueue, jobq.enqueue_many.';
+
+CREATE FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigint[], p_on_parent_failure text, p_sequence_key text, p_on_sequence_failure text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT CASE WHEN coalesce(cardinality(p_depends_on), 0) + coalesce(cardinality(p_ref_ords), 0) > 0
+                  OR p_on_parent_failure IS NOT NULL OR p_sequence_key IS NOT NULL OR p_on_sequence_failure IS NOT NULL
+           THEN pg_catalog.jsonb_build_object('depends_on', p_depends_on, 'ref_ords', p_ref_ords,
+                                              'on_parent_failure', p_on_parent_failure, 'sequence_key', p_sequence_key,
+                                              'on_sequence_failure', p_on_sequence_failure) END
+$$;
+
+ALTER FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigint[], p_on_parent_failure text, p_sequence_key text, p_on_sequence_failure text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigint[], p_on_parent_failure text, p_sequence_key text, p_on_sequence_failure text) IS 'Private. The workflow of one job to enqueue as a JSON object (depends_on, ref_ords, on_parent_failure, sequence_key, on_sequence_failure), NULL when it has none. Callers: jobq.enqueue, jobq._workflow_specs.';
+
+CREATE FUNCTION jobq._workflow_specs(p_jobs jsonb) RETURNS jsonb[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_bad record;
+    v_refs jsonb;
+BEGIN
+    -- Refs: strings, not blank, at most 200 characters, unique.
+    SELECT e.n, e.v -> 'ref' AS ref INTO v_bad
+    FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n)
+    WHERE e.v ? 'ref'
+      AND (jsonb_typeof(e.v -> 'ref') <> 'string' OR btrim(e.v ->> 'ref') = '' OR char_length(e.v ->> 'ref') > 200)
+    ORDER BY e.n LIMIT 1;
+    IF NOT FOUND THEN
+        SELECT max(d.n) AS n, d.ref INTO v_bad
+        FROM (SELECT e.n, e.v -> 'ref' AS ref FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n) WHERE e.v ? 'ref') AS d
+        GROUP BY d.ref HAVING count(*) > 1
+        ORDER BY 1 LIMIT 1;
+    END IF;
+    IF v_bad.n IS NOT NULL THEN
+        PERFORM jobq._raise('JOB.UNKNOWN_REF', format('job %s: ref %s must be a non-blank string of at most 200 characters, unique in the call',
+                                                      v_bad.n, left(v_bad.ref::text, 200)));
+    END IF;
+    -- The refs as one object, ref -> input position: each look-up below is one probe of it.
+    v_refs := (SELECT coalesce(jsonb_object_agg(e.v ->> 'ref', e.n), '{}')
+               FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n) WHERE e.v ? 'ref');
+    -- depends_on_refs: an array of refs, each of an element before this one.
+    SELECT e.n, r.v AS ref, (v_refs -> (r.v #>> '{}'))::bigint AS at
+    INTO v_bad
+    FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n)
+    CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(e.v -> 'depends_on_refs') = 'array' THEN e.v -> 'depends_on_refs'
+                                                 WHEN e.v ? 'depends_on_refs' THEN '[null]'::jsonb ELSE '[]'::jsonb END) AS r(v)
+    WHERE jsonb_typeof(r.v) IS DISTINCT FROM 'string' OR NOT coalesce((v_refs -> (r.v #>> '{}'))::bigint < e.n, false)
+    ORDER BY e.n LIMIT 1;
+    IF FOUND THEN
+        IF v_bad.at IS NOT NULL THEN
+            PERFORM jobq._raise('JOB.DEPENDENCY_CYCLE', format('job %s: ref %s is job %s, not an earlier element', v_bad.n, left(v_bad.ref::text, 200), v_bad.at));
+        END IF;
+        PERFORM jobq._raise('JOB.UNKNOWN_REF', format('job %s: depends_on_refs must be an array of refs of earlier elements; %s is none',
+                                                      v_bad.n, left(coalesce(v_bad.ref::text, 'not an array'), 200)));
+    END IF;
+    RETURN ARRAY(
+        SELECT CASE WHEN e.v ?| ARRAY['depends_on', 'depends_on_refs', 'on_parent_failure', 'sequence_key', 'on_sequence_failure']
+                    THEN pg_catalog.jsonb_build_object(
+                             'depends_on', e.v -> 'depends_on',
+                             'ref_ords', (SELECT pg_catalog.jsonb_agg(v_refs -> (r.v #>> '{}'))
+                                          FROM jsonb_array_elements(CASE WHEN jsonb_typeof(e.v -> 'depends_on_refs') = 'array'
+                                                                         THEN e.v -> 'depends_on_refs' END) AS r(v)),
+                             'on_parent_failure', e.v ->> 'on_parent_failure',
+                             'sequence_key', e.v ->> 'sequence_key',
+                             'on_sequence_failure', e.v ->> 'on_sequence_failure')
+               END
+        FROM jsonb_array_elements(p_jobs) WITH ORDINALITY AS e(v, n)
+        ORDER BY e.n);
+END
+$$;
+
+ALTER FUNCTION jobq._workflow_specs(p_jobs jsonb) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._workflow_specs(p_jobs jsonb) IS 'Private. The workflow specs of enqueue_many''s elements in input order (jobq._workflow_spec''s shape; NULL for an element without workflow fields): depends_on as given, depends_on_refs as the input positions of the earlier elements whose ref they name. Errors: JOB.UNKNOWN_REF (a ref not a non-blank string of at most 200 characters or not unique; depends_on_refs not an array or naming no element), JOB.DEPENDENCY_CYCLE (naming itself or a later element). Caller: jobq.enqueue_many.';
 
 CREATE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '00:00:15'::interval) RETURNS bigint
     LANGUAGE sql SECURITY DEFINER
@@ -4521,6 +5083,10 @@ DECLARE
     v_previous text;
     v_finished text;
 BEGIN
+    -- A job of a sequence: the sequence's lock before the row's, the order of an enqueue and of
+    -- the trigger that releases the sequence's next job (45_workflows.sql), so they cannot deadlock.
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = cancel_job.job_id AND j.sequence_key IS NOT NULL;
     WITH gone AS (
         DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
     ), moved AS (
@@ -5034,17 +5600,28 @@ CREATE FUNCTION jobq.delete_job(job_id bigint) RETURNS text
     AS $$
 DECLARE
     v_row jsonb;
+    v_job jobq.jobs;
 BEGIN
-    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
-    IF v_row IS NOT NULL THEN
-        -- A live job leaves without a history row, so no trigger sees it end: its batch is told
-        -- here (it counts canceled), and so are its waiters on jobq_done.
-        IF v_row ->> 'batch_id' IS NOT NULL THEN
-            PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
+    -- A job of a sequence: the sequence's lock before the row's (as cancel_job).
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = delete_job.job_id AND j.sequence_key IS NOT NULL;
+    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
+    IF v_job.id IS NOT NULL THEN
+        v_row := to_jsonb(v_job);
+        -- A live job leaves without a history row, so no trigger sees it end: its dependents and
+        -- sequence are settled as for a job canceled (reason deleted), its batch counts it
+        -- canceled, and its waiters are told on jobq_done.
+        IF v_job.has_dependents OR v_job.depends_on IS NOT NULL OR v_job.sequence_key IS NOT NULL THEN
+            PERFORM jobq._settle_ended(ARRAY(SELECT h FROM jobq._to_history(v_job, 'canceled', 'deleted', NULL, NULL) AS h));
+        END IF;
+        IF v_job.batch_id IS NOT NULL THEN
+            PERFORM jobq._batch_ended(ARRAY[v_job.batch_id], ARRAY['canceled']);
         END IF;
         PERFORM jobq._tell_done(ARRAY[delete_job.job_id]);
     ELSE
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
+        -- A dead job that held its sequence lets the next job go.
+        PERFORM jobq._unhold_sequences(ARRAY[delete_job.job_id]);
     END IF;
     IF v_row IS NULL THEN
         PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', delete_job.job_id));
@@ -5057,7 +5634,7 @@ $$;
 
 ALTER FUNCTION jobq.delete_job(job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+COMMENT ON FUNCTION jobq.delete_job(job_id bigint) IS 'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. A live job''s dependents and sequence are settled as for a canceled job (jobq._settle_ended: dependents with on_parent_failure cancel are canceled, the sequence''s next job released); a dead job holding its sequence releases it (jobq._unhold_sequences). A live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 CREATE FUNCTION jobq.demote_leader() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5191,7 +5768,7 @@ ALTER FUNCTION jobq.drain_worker(worker_id text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.drain_worker(worker_id text) IS 'Drains a worker: it claims nothing from now on and finishes the jobs it holds; if it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while draining. Audited. Caller: operators. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 
-CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, unique_for interval DEFAULT NULL::interval) RETURNS bigint
+CREATE FUNCTION jobq.enqueue(task text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, job_key text DEFAULT NULL::text, job_key_mode text DEFAULT 'replace'::text, max_attempts integer DEFAULT NULL::integer, priority integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, unique_for interval DEFAULT NULL::interval, depends_on bigint[] DEFAULT NULL::bigint[], on_parent_failure text DEFAULT NULL::text, sequence_key text DEFAULT NULL::text, on_sequence_failure text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -5206,7 +5783,20 @@ DECLARE
     v_id bigint;
     v_wakeup text;
     v_doorbell boolean;
+    v_wf jsonb;
 BEGIN
+    -- A job with dependencies or a sequence (jobq._workflow_prepare, 45_workflows.sql): checked,
+    -- its parents and sequence locked before its id is drawn, attached after its insert.
+    IF enqueue.depends_on IS NOT NULL OR enqueue.on_parent_failure IS NOT NULL OR enqueue.sequence_key IS NOT NULL
+       OR enqueue.on_sequence_failure IS NOT NULL THEN
+        v_wf := jobq._workflow_spec(enqueue.depends_on, NULL, enqueue.on_parent_failure, enqueue.sequence_key,
+                                    enqueue.on_sequence_failure);
+        PERFORM jobq._workflow_prepare(ARRAY[v_wf], ARRAY[enqueue.store_id], ARRAY[enqueue.job_key], false);
+        v_id := (SELECT e.job_id FROM jobq._enqueue(ARRAY[v_spec], false) AS e);
+        PERFORM jobq._attach_workflow(ARRAY[v_id], ARRAY[v_wf], false);
+        RETURN v_id;
+    END IF;
+
     IF enqueue.job_key IS NULL THEN
         SELECT t.name, t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base,
                t.backoff_max, t.description, t.created_at, t.updated_at, t.app_enqueue,
@@ -5241,9 +5831,9 @@ BEGIN
 END
 $$;
 
-ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) OWNER TO jobq_app_gate;
+ALTER FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval, depends_on bigint[], on_parent_failure text, sequence_key text, on_sequence_failure text) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe; unique_for (with a job_key; NULL = off, else more than 0 and at most 365 days): the job holding the key in the same store that was enqueued (created_at) within the last unique_for, live in any state or finished (jobq.job_history), is returned and nothing is written, otherwise the key''s mode applies. A keyless job that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH.';
+COMMENT ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval, depends_on bigint[], on_parent_failure text, sequence_key text, on_sequence_failure text) IS 'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe; unique_for (with a job_key; NULL = off, else more than 0 and at most 365 days): the job holding the key in the same store that was enqueued (created_at) within the last unique_for, live in any state or finished (jobq.job_history), is returned and nothing is written, otherwise the key''s mode applies. depends_on (job ids of the same store, live or finished; at most 10000), on_parent_failure (cancel, the default, or run), sequence_key (at most 500 characters) and on_sequence_failure (hold, the default, or continue): the job waits, blocked, until every parent succeeded and every earlier job of its sequence ended (docs/dependencies.md; jobq._workflow_prepare, jobq._attach_workflow; not beside a job_key). A keyless job without a workflow that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH, JOB.DEPENDENCY_NOT_FOUND, JOB.DEPENDENCY_CYCLE, JOB.TOO_MANY_DEPENDENCIES, JOB.WORKFLOW_KEYED.';
 
 CREATE FUNCTION jobq.enqueue_many(jobs jsonb) RETURNS SETOF bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5252,9 +5842,13 @@ CREATE FUNCTION jobq.enqueue_many(jobs jsonb) RETURNS SETOF bigint
 DECLARE
     v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
                                       'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max', 'unique_for'];
+    v_wf_fields constant text[] := ARRAY['ref', 'depends_on', 'depends_on_refs', 'on_parent_failure', 'sequence_key',
+                                         'on_sequence_failure'];
     v_specs jobq.job_spec[];
     v_bad record;
     v_default_attempts integer;
+    v_wf jsonb[];
+    v_ids bigint[];
 BEGIN
     IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -5266,18 +5860,19 @@ BEGIN
     -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
     -- not a silent default. An element with only known keys is empty once they are removed.
     SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
-           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields END) AS k(key)
+           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields - v_wf_fields END) AS k(key)
             LIMIT 1) AS key
     INTO v_bad
     FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
-    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields <> '{}'::jsonb
+    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields - v_wf_fields <> '{}'::jsonb
     ORDER BY e.n
     LIMIT 1;
     IF FOUND THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
             WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
             ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
-                        'job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for)', v_bad.position, v_bad.key)
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for, ref, depends_on, depends_on_refs, '
+                        'on_parent_failure, sequence_key, on_sequence_failure)', v_bad.position, v_bad.key)
         END);
     END IF;
 
@@ -5294,6 +5889,18 @@ BEGIN
         END LOOP;
         RAISE;
     END;
+
+    -- Elements with dependencies or a sequence (45_workflows.sql): checked, parents and sequences
+    -- locked before the ids are drawn, attached after the insert, all through jobq._enqueue.
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(jobs) AS e(v) WHERE e.v ?| v_wf_fields) THEN
+        v_wf := jobq._workflow_specs(jobs);
+        PERFORM jobq._workflow_prepare(v_wf, ARRAY(SELECT s.store_id FROM unnest(v_specs) WITH ORDINALITY AS s ORDER BY s.ordinality),
+                                       ARRAY(SELECT s.job_key FROM unnest(v_specs) WITH ORDINALITY AS s ORDER BY s.ordinality), true);
+        v_ids := ARRAY(SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord);
+        PERFORM jobq._attach_workflow(v_ids, v_wf, true);
+        RETURN QUERY SELECT u.id FROM unnest(v_ids) WITH ORDINALITY AS u(id, n) ORDER BY u.n;
+        RETURN;
+    END IF;
 
     -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
     IF NOT EXISTS (SELECT 1
@@ -5337,7 +5944,7 @@ $$;
 
 ALTER FUNCTION jobq.enqueue_many(jobs jsonb) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for: as jobq.enqueue''s arguments; unique_for as an interval string such as "1 hour"). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
+COMMENT ON FUNCTION jobq.enqueue_many(jobs jsonb) IS 'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for: as jobq.enqueue''s arguments; unique_for as an interval string such as "1 hour"), and the workflow fields (docs/dependencies.md): ref (a name for the element, unique in the call), depends_on (job ids), depends_on_refs (refs of earlier elements), on_parent_failure, sequence_key, on_sequence_failure (JOB.DEPENDENCY_NOT_FOUND, JOB.DEPENDENCY_CYCLE, JOB.UNKNOWN_REF, JOB.TOO_MANY_DEPENDENCIES, JOB.WORKFLOW_KEYED). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
 
 CREATE FUNCTION jobq.explain_job(job_id bigint) RETURNS TABLE(rule text, detail text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -5374,7 +5981,7 @@ $$;
 
 ALTER FUNCTION jobq.explain_job(job_id bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.explain_job(job_id bigint) IS 'Why job job_id waits, now: one row (rule, detail) per rule that holds it (see jobq._holds: running, scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit, store_rate_limit, not_served), none when a claim of its queue may take it (claimable); for a job in jobq.job_history, one row finished (its state and when). EXECUTE for jobq_operator and jobq_viewer, who see every job, and jobq_app, which sees only the jobs of its store (jobq.current_store_id()). Reads jobq.jobs, jobq.job_history, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller does not see: another store''s, or a system job for an application).';
+COMMENT ON FUNCTION jobq.explain_job(job_id bigint) IS 'Why job job_id waits, now: one row (rule, detail) per rule that holds it (see jobq._holds: dependency, sequence, running, scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit, store_rate_limit, not_served), none when a claim of its queue may take it (claimable); for a job in jobq.job_history, one row finished (its state and when). EXECUTE for jobq_operator and jobq_viewer, who see every job, and jobq_app, which sees only the jobs of its store (jobq.current_store_id()). Reads jobq.jobs, jobq.job_history, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller does not see: another store''s, or a system job for an application).';
 
 CREATE FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, error_code text DEFAULT NULL::text, retryable boolean DEFAULT true, retry_in interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5699,6 +6306,51 @@ $$;
 ALTER FUNCTION jobq.job_result(job_id bigint) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.job_result(job_id bigint) IS 'One row (state, result, finished_at) for job job_id: a live job''s state (queued, running, retry_pending ...) with result and finished_at NULL; a finished job''s state (succeeded, dead, canceled), the result its succeeded attempt gave jobq.complete_job (any JSON value; NULL when none) and when it finished. EXECUTE for jobq_app (its store''s jobs only: jobq.current_store_id()), worker_runtime (every job, the session store''s only in a tenant transaction), jobq_operator and jobq_viewer (every job). Reads jobq.jobs and jobq.job_history; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, its history row pruned, or one the caller may not see: another store''s, a system job for an application).';
+
+CREATE FUNCTION jobq.job_workflow(job_id bigint) RETURNS TABLE(relation text, other_id bigint, state text, detail text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    WITH me AS (
+        SELECT l.id, l.store_id, l.depends_on, l.sequence_key, l.on_parent_failure, l.on_sequence_failure, true AS live
+        FROM jobq.jobs l WHERE l.id = $1
+        UNION ALL
+        SELECT h.id, h.store_id, h.depends_on, h.sequence_key, h.on_parent_failure, h.on_sequence_failure, false
+        FROM jobq.job_history h WHERE h.id = $1 AND NOT EXISTS (SELECT 1 FROM jobq.jobs l WHERE l.id = $1)
+    )
+    SELECT 'dependency', p.id,
+           coalesce((SELECT l.state FROM jobq.jobs l WHERE l.id = p.id),
+                    (SELECT h.state FROM jobq.job_history h WHERE h.id = p.id), 'pruned'),
+           CASE WHEN EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = me.id AND d.parent_id = p.id)
+                THEN 'pending' ELSE 'settled' END || ', on failure ' || me.on_parent_failure
+    FROM me CROSS JOIN LATERAL unnest(me.depends_on) AS p(id)
+    UNION ALL
+    SELECT 'dependent', c.id, c.state, NULL
+    FROM me CROSS JOIN LATERAL (
+        SELECT l.id, l.state FROM jobq.jobs l WHERE l.depends_on @> ARRAY[me.id]
+        UNION ALL
+        SELECT h.id, h.state FROM jobq.job_history h WHERE h.depends_on @> ARRAY[me.id]) AS c
+    UNION ALL
+    SELECT 'sequence', NULL::bigint, NULL::text,
+           format('%s: %s', me.sequence_key,
+                  CASE WHEN NOT me.live THEN 'finished'
+                       ELSE format('position %s (%s live jobs ahead), on failure %s',
+                                   1 + (SELECT count(*) FROM jobq.jobs o
+                                        WHERE o.store_id IS NOT DISTINCT FROM me.store_id
+                                          AND o.sequence_key = me.sequence_key AND o.id < me.id),
+                                   (SELECT count(*) FROM jobq.jobs o
+                                    WHERE o.store_id IS NOT DISTINCT FROM me.store_id
+                                      AND o.sequence_key = me.sequence_key AND o.id < me.id),
+                                   me.on_sequence_failure) END)
+           || coalesce((SELECT format('; held by dead job %s since %s', s.job_id, s.held_at) FROM jobq.sequence_holds s
+                        WHERE s.store_id IS NOT DISTINCT FROM me.store_id AND s.sequence_key = me.sequence_key), '')
+    FROM me WHERE me.sequence_key IS NOT NULL
+    ORDER BY 1, 2
+$_$;
+
+ALTER FUNCTION jobq.job_workflow(job_id bigint) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.job_workflow(job_id bigint) IS 'A job''s workflow, one row each (relation, other_id, state, detail): dependency (a parent: its state live or finished, pruned when gone; detail pending or settled and the job''s on_parent_failure), dependent (a job enqueued depending on it, live or finished, with its state), sequence (detail: key, position among its live jobs and on_sequence_failure, or finished; and the hold, when a dead job holds it). No rows for a job without a workflow or one the caller cannot see. Runs as its caller (row-level security). Callers: jobq jobs show, the dashboard (package operator). Locks nothing. Errors: none.';
 
 CREATE FUNCTION jobq.leader_state() RETURNS TABLE(holder text, epoch bigint, acquired_at timestamp with time zone, lease_expires_at timestamp with time zone, held boolean)
     LANGUAGE sql STABLE
@@ -6302,6 +6954,12 @@ BEGIN
         IF v_state = 'running' THEN
             PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is running; cancel it first or wait for it to end', retry_job.job_id));
         END IF;
+        -- A blocked job waits for its parents or its sequence (45_workflows.sql): running it now
+        -- would break the order its enqueuer asked for.
+        IF v_state = 'blocked' THEN
+            PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is blocked by its dependencies or its sequence (jobq.explain_job says which); '
+                                                             'cancel or retry what it waits for', retry_job.job_id));
+        END IF;
         UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
         INSERT INTO jobq.audit_log (action, job_id, detail)
         VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
@@ -6324,7 +6982,7 @@ $$;
 
 ALTER FUNCTION jobq.retry_job(job_id bigint) OWNER TO jobq_app_gate;
 
-COMMENT ON FUNCTION jobq.retry_job(job_id bigint) IS 'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+COMMENT ON FUNCTION jobq.retry_job(job_id bigint) IS 'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, blocked by its dependencies or sequence, succeeded, or its key is held by a live job).';
 
 CREATE FUNCTION jobq.run_schedule_now(name text) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
@@ -7173,6 +7831,19 @@ ALTER TABLE jobq.job_attempts OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.job_attempts IS 'Failed attempts of jobs: worker (locked_by), started_at (claimed_at), ended_at, reason (error, timed_out, orphaned, detached, not_retryable, exhausted), error and error_code, the tail of an exec task''s output (output, at most 16384 characters), where the attempt''s logs are (log_ref, at most 1000 characters), its last progress (jobq.set_progress), a command''s exit status (exit_code) and jobq.leader.epoch when it was recorded (leader_epoch). A job''s last attempt, succeeded or not, is also in its jobq.job_history row. Written by jobq.fail_jobs and jobq._rescue; the newest 25 per job are kept; pruned with history by ended_at.';
 
+CREATE TABLE jobq.job_dependencies (
+    child_id bigint NOT NULL,
+    parent_id bigint NOT NULL,
+    store_id uuid,
+    CONSTRAINT job_dependencies_check CHECK ((parent_id <> child_id))
+);
+
+ALTER TABLE ONLY jobq.job_dependencies FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.job_dependencies OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.job_dependencies IS 'The dependency edges still waiting: child waits for parent (same store: store_id). Written by jobq.enqueue / enqueue_many (jobq._attach_workflow) and the workflow trigger (jobq._settle_ended); a child whose last edge goes is released once.';
+
 ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME jobq.jobs_id_seq
     START WITH 1
@@ -7216,6 +7887,19 @@ CREATE TABLE jobq.schedule_runs (
 ALTER TABLE jobq.schedule_runs OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.schedule_runs IS 'One row per handled slot of a schedule: the job it enqueued, or why it was skipped. The primary key makes a slot run once.';
+
+CREATE TABLE jobq.sequence_holds (
+    store_id uuid,
+    sequence_key text NOT NULL,
+    job_id bigint NOT NULL,
+    held_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE ONLY jobq.sequence_holds FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.sequence_holds OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.sequence_holds IS 'Sequences held by a dead job enqueued with on_sequence_failure hold: no later job of the (store, key) is released until an operator requeues (retry_job, requeue_dead) or deletes (delete_job) that job.';
 
 CREATE TABLE jobq.settings (
     name text NOT NULL,
@@ -7296,6 +7980,9 @@ ALTER TABLE ONLY jobq.goose_db_version
 ALTER TABLE ONLY jobq.job_attempts
     ADD CONSTRAINT job_attempts_pkey PRIMARY KEY (job_id, attempt);
 
+ALTER TABLE ONLY jobq.job_dependencies
+    ADD CONSTRAINT job_dependencies_pkey PRIMARY KEY (child_id, parent_id);
+
 ALTER TABLE ONLY jobq.job_history
     ADD CONSTRAINT job_history_pkey PRIMARY KEY (id);
 
@@ -7338,11 +8025,15 @@ CREATE INDEX claim_starts_queue_idx ON jobq.claim_starts USING btree (queue, sta
 
 CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
 
+CREATE INDEX job_dependencies_parent_idx ON jobq.job_dependencies USING btree (parent_id);
+
 CREATE INDEX job_history_batch_idx ON jobq.job_history USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
 CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
 
 CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (finished_at, task) WHERE (state = 'dead'::text);
+
+CREATE INDEX job_history_depends_on_idx ON jobq.job_history USING gin (depends_on) WHERE (depends_on IS NOT NULL);
 
 CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_at);
 
@@ -7354,6 +8045,8 @@ CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, i
 
 CREATE INDEX jobs_deadline_idx ON jobq.jobs USING btree (deadline_at) WHERE ((state = 'running'::text) AND (deadline_at IS NOT NULL));
 
+CREATE INDEX jobs_depends_on_idx ON jobq.jobs USING gin (depends_on) WHERE (depends_on IS NOT NULL);
+
 CREATE INDEX jobs_fair_idx ON jobq.jobs USING btree (queue, priority, COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
 
 CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key) WHERE (job_key IS NOT NULL);
@@ -7362,13 +8055,21 @@ CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (s
 
 CREATE INDEX jobs_retry_idx ON jobq.jobs USING btree (queue, run_at) WHERE (state = 'retry_pending'::text);
 
+CREATE INDEX jobs_sequence_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), sequence_key, id) WHERE (sequence_key IS NOT NULL);
+
 CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (created_at);
 
 CREATE INDEX schedules_due_idx ON jobq.schedules USING btree (next_slot_at) WHERE enabled;
 
+CREATE INDEX sequence_holds_job_idx ON jobq.sequence_holds USING btree (job_id);
+
+CREATE UNIQUE INDEX sequence_holds_key_idx ON jobq.sequence_holds USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), sequence_key);
+
 CREATE TRIGGER job_history_notify_done AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS jobq_ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._notify_done();
 
 CREATE TRIGGER jobq_batches_count AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._batches_count();
+
+CREATE TRIGGER jobq_history_workflow AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS jobq_ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._workflow_on_history();
 
 ALTER TABLE ONLY jobq.schedule_runs
     ADD CONSTRAINT schedule_runs_schedule_fkey FOREIGN KEY (schedule) REFERENCES jobq.schedules(name) ON DELETE CASCADE;
@@ -7408,6 +8109,16 @@ CREATE POLICY job_attempts_engine ON jobq.job_attempts TO jobq_migrator USING (t
 
 CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
+ALTER TABLE jobq.job_dependencies ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY job_dependencies_app_read ON jobq.job_dependencies FOR SELECT TO jobq_app USING (((store_id = jobq.current_store_id()) OR ((store_id IS NULL) AND (NOT (EXISTS ( SELECT 1
+   FROM jobq.store_bindings b
+  WHERE (b.login = SESSION_USER)))))));
+
+CREATE POLICY job_dependencies_engine ON jobq.job_dependencies TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY job_dependencies_operator_read ON jobq.job_dependencies FOR SELECT TO jobq_operator, jobq_viewer USING (true);
+
 ALTER TABLE jobq.job_history ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app USING (((store_id = jobq.current_store_id()) OR ((store_id IS NULL) AND (NOT (EXISTS ( SELECT 1
@@ -7444,6 +8155,16 @@ CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (j
 
 CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
+ALTER TABLE jobq.sequence_holds ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY sequence_holds_app_read ON jobq.sequence_holds FOR SELECT TO jobq_app USING (((store_id = jobq.current_store_id()) OR ((store_id IS NULL) AND (NOT (EXISTS ( SELECT 1
+   FROM jobq.store_bindings b
+  WHERE (b.login = SESSION_USER)))))));
+
+CREATE POLICY sequence_holds_engine ON jobq.sequence_holds TO jobq_migrator USING (true) WITH CHECK (true);
+
+CREATE POLICY sequence_holds_operator_read ON jobq.sequence_holds FOR SELECT TO jobq_operator, jobq_viewer USING (true);
+
 ALTER TABLE jobq.store_bindings ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY store_bindings_engine ON jobq.store_bindings TO jobq_migrator USING (true) WITH CHECK (true);
@@ -7470,6 +8191,9 @@ GRANT SELECT ON TABLE jobq.schedules TO worker_runtime;
 GRANT SELECT ON TABLE jobq.schedules TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previous bigint, p_detail jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._batch_callback_fields() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._batch_callback_fields() TO jobq_app_gate;
@@ -7502,6 +8226,8 @@ REVOKE ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._cancel_with_dependents(p_ids bigint[], p_errors text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._check_claim_call(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_after_priority integer[], p_after_run_at timestamp with time zone[], p_after_id bigint[], p_tasks text[]) FROM PUBLIC;
 
@@ -7611,6 +8337,8 @@ REVOKE ALL ON FUNCTION jobq._guard_picks() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
@@ -7644,6 +8372,9 @@ REVOKE ALL ON FUNCTION jobq._lock_limited_queues(p_queues text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._lock_queue_row(p_queue text, p_create boolean) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) FROM PUBLIC;
 
@@ -7684,6 +8415,8 @@ REVOKE ALL ON FUNCTION jobq._queue_limits(p_queue jobq.queues) FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._raise(p_code text, p_detail text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._raise(p_code text, p_detail text) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._release_blocked(p_ids bigint[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._release_worker_leases(p_worker_id text, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) FROM PUBLIC;
@@ -7719,6 +8452,8 @@ REVOKE ALL ON FUNCTION jobq._running_per_store(p_queue text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._runtime_roles() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text, p_per interval) FROM PUBLIC;
@@ -7731,6 +8466,13 @@ REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) TO jobq_app_gate;
+
+GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
+GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
+GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) FROM PUBLIC;
 
@@ -7755,11 +8497,6 @@ REVOKE ALL ON FUNCTION jobq._store_key(p_store_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._tell_done(p_ids bigint[]) FROM PUBLIC;
 
-GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
-GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
-GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
-
 REVOKE ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text, p_log_ref text, p_exit_code integer, p_leader_epoch bigint, p_result jsonb) TO jobq_app_gate;
 
@@ -7770,6 +8507,9 @@ REVOKE ALL ON FUNCTION jobq._ts_diff(p_later timestamp with time zone, p_earlier
 
 REVOKE ALL ON FUNCTION jobq._ts_in_range(p_value timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._ts_in_range(p_value timestamp with time zone) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._unhold_sequences(p_job_ids bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._unhold_sequences(p_job_ids bigint[]) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._upkeep_action(p_total_bytes bigint, p_index_bytes bigint, p_live_rows bigint, p_min_bytes bigint, p_max_rows bigint) FROM PUBLIC;
 
@@ -7783,6 +8523,17 @@ GRANT ALL ON FUNCTION jobq._wake(p_queue text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._wake_as(p_queue text, p_wakeup text, p_doorbell boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._workflow_on_history() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._workflow_prepare(p_wf jsonb[], p_store_ids uuid[], p_job_keys text[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigint[], p_on_parent_failure text, p_sequence_key text, p_on_sequence_failure text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigint[], p_on_parent_failure text, p_sequence_key text, p_on_sequence_failure text) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._workflow_specs(p_jobs jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._workflow_specs(p_jobs jsonb) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO worker_runtime;
@@ -7890,10 +8641,10 @@ GRANT ALL ON FUNCTION jobq.doorbell_quiet(queues text[]) TO worker_runtime;
 REVOKE ALL ON FUNCTION jobq.drain_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.drain_worker(worker_id text) TO jobq_operator;
 
-REVOKE ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) TO worker_runtime;
-GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) TO jobq_app;
-GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval) TO jobq_operator;
+REVOKE ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval, depends_on bigint[], on_parent_failure text, sequence_key text, on_sequence_failure text) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval, depends_on bigint[], on_parent_failure text, sequence_key text, on_sequence_failure text) TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval, depends_on bigint[], on_parent_failure text, sequence_key text, on_sequence_failure text) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.enqueue(task text, payload jsonb, run_at timestamp with time zone, job_key text, job_key_mode text, max_attempts integer, priority integer, queue text, store_id uuid, timeout interval, backoff_base interval, backoff_max interval, unique_for interval, depends_on bigint[], on_parent_failure text, sequence_key text, on_sequence_failure text) TO jobq_operator;
 
 REVOKE ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.enqueue_many(jobs jsonb) TO worker_runtime;
@@ -7941,6 +8692,11 @@ GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.job_result(job_id bigint) TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq.job_workflow(job_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.job_workflow(job_id bigint) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.job_workflow(job_id bigint) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.job_workflow(job_id bigint) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.leader_state() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.leader_state() TO jobq_operator;
@@ -8144,6 +8900,10 @@ GRANT SELECT ON TABLE jobq.job_attempts TO jobq_operator;
 GRANT SELECT ON TABLE jobq.job_attempts TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_attempts TO jobq_viewer;
 
+GRANT SELECT ON TABLE jobq.job_dependencies TO jobq_app;
+GRANT SELECT ON TABLE jobq.job_dependencies TO jobq_operator;
+GRANT SELECT ON TABLE jobq.job_dependencies TO jobq_viewer;
+
 GRANT USAGE ON SEQUENCE jobq.jobs_id_seq TO jobq_app_gate;
 
 GRANT SELECT ON TABLE jobq.leader TO jobq_operator;
@@ -8153,6 +8913,10 @@ GRANT SELECT ON TABLE jobq.leader TO jobq_viewer;
 GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_operator;
 GRANT SELECT ON TABLE jobq.schedule_runs TO worker_runtime;
 GRANT SELECT ON TABLE jobq.schedule_runs TO jobq_viewer;
+
+GRANT SELECT ON TABLE jobq.sequence_holds TO jobq_app;
+GRANT SELECT ON TABLE jobq.sequence_holds TO jobq_operator;
+GRANT SELECT ON TABLE jobq.sequence_holds TO jobq_viewer;
 
 GRANT SELECT ON TABLE jobq.settings TO worker_runtime;
 GRANT SELECT ON TABLE jobq.settings TO jobq_app;

@@ -63,7 +63,12 @@ INSERT INTO triggers VALUES
     ('JOB.PAYLOAD_TOO_LARGE',    $$ SELECT jobq.enqueue('t', jsonb_build_object('x', repeat('x', 2000000)), job_key => 'big') $$),
     -- A result above max_result_bytes (65536 bytes as JSON text) for the job still running in q.
     ('JOB.RESULT_TOO_LARGE',     format('SELECT jobq.complete_job(%s, %L, to_jsonb(repeat(''x'', 70000)))',
-                                        (SELECT id FROM job), (SELECT lease_token FROM c WHERE queue = 'q')));
+                                        (SELECT id FROM job), (SELECT lease_token FROM c WHERE queue = 'q'))),
+    ('JOB.DEPENDENCY_NOT_FOUND', $$ SELECT jobq.enqueue('t', depends_on => ARRAY[999999999]::bigint[]) $$),
+    ('JOB.DEPENDENCY_CYCLE',     $$ SELECT * FROM jobq.enqueue_many('[{"task": "t", "ref": "a", "depends_on_refs": ["a"]}]') $$),
+    ('JOB.TOO_MANY_DEPENDENCIES', format('SELECT jobq.enqueue(''t'', depends_on => array_fill(%s::bigint, ARRAY[10001]))', (SELECT id FROM job))),
+    ('JOB.WORKFLOW_KEYED',       $$ SELECT jobq.enqueue('t', job_key => 'k', sequence_key => 's') $$),
+    ('JOB.UNKNOWN_REF',          $$ SELECT * FROM jobq.enqueue_many('[{"task": "t", "depends_on_refs": ["nope"]}]') $$);
 
 SELECT results_eq(
     $$ SELECT t.code, e.err_state, split_part(e.err_message, ':', 1), e.err_hint

@@ -6,7 +6,8 @@ SELECT FROM jobq.define_task('welcome-email', scope => 'store');
 SELECT FROM jobq.define_task('a', app_enqueue => true);
 SELECT FROM jobq.define_task('b', app_enqueue => true);
 
-SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval'],
+SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval',
+                                            'bigint[]', 'text', 'text', 'text'],
                           'jobq_app', ARRAY['EXECUTE'], 'jobq_app can execute enqueue');
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'jobq_app', ARRAY['EXECUTE'], 'jobq_app can execute enqueue_many');
 SELECT function_privs_are('jobq', 'retry_job', ARRAY['bigint'], 'jobq_app', ARRAY['EXECUTE'], 'jobq_app can execute retry_job');

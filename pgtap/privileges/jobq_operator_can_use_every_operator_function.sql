@@ -11,7 +11,8 @@ SELECT function_privs_are('jobq', 'set_setting', ARRAY['text', 'text'], 'jobq_op
 SELECT function_privs_are('jobq', 'rescue_expired', ARRAY['integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute rescue_expired');
 SELECT function_privs_are('jobq', 'prune_history', ARRAY['integer'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute prune_history');
 SELECT function_privs_are('jobq', 'queue_depth', ARRAY['text[]'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute queue_depth');
-SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval'],
+SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval',
+                                            'bigint[]', 'text', 'text', 'text'],
                           'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue');
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'jobq_operator', ARRAY['EXECUTE'], 'jobq_operator can execute enqueue_many');
 SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'], 'jobq_operator', ARRAY[]::text[],

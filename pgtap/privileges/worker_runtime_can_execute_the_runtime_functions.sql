@@ -5,7 +5,8 @@ SELECT plan(40);
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
 
-SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval'],
+SELECT function_privs_are('jobq', 'enqueue', ARRAY['text', 'jsonb', 'timestamptz', 'text', 'text', 'integer', 'integer', 'text', 'uuid', 'interval', 'interval', 'interval', 'interval',
+                                            'bigint[]', 'text', 'text', 'text'],
                           'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute enqueue');
 SELECT function_privs_are('jobq', 'enqueue_many', ARRAY['jsonb'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute enqueue_many');
 SELECT function_privs_are('jobq', 'claim_job', ARRAY['text', 'text[]', 'integer', 'interval', 'integer[]', 'timestamp with time zone[]', 'bigint[]', 'text[]'], 'worker_runtime', ARRAY['EXECUTE'], 'worker_runtime can execute claim_job');

@@ -8,8 +8,10 @@ SELECT set_eq(
     $$ SELECT c.oid::regclass::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'store_id' AND NOT a.attisdropped
        WHERE n.nspname = 'jobq' AND c.relkind IN ('r', 'p') $$,
-    $$ VALUES ('jobq.jobs'), ('jobq.job_history'), ('jobq.job_attempts'), ('jobq.store_bindings'), ('jobq.claim_starts'), ('jobq.batches') $$,
-    'the jobq tables that hold store_id are jobq.jobs, jobq.job_history, jobq.job_attempts, jobq.store_bindings, jobq.claim_starts and jobq.batches (a new one must be added to the policies and here)');
+    $$ VALUES ('jobq.jobs'), ('jobq.job_history'), ('jobq.job_attempts'), ('jobq.store_bindings'), ('jobq.claim_starts'),
+              ('jobq.batches'), ('jobq.job_dependencies'), ('jobq.sequence_holds') $$,
+    'the jobq tables that hold store_id are jobq.jobs, jobq.job_history, jobq.job_attempts, jobq.store_bindings, jobq.claim_starts, '
+    'jobq.batches, jobq.job_dependencies and jobq.sequence_holds (a new one must be added to the policies and here)');
 SELECT is_empty(
     $$ SELECT c.oid::regclass, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'store_id' AND NOT a.attisdropped

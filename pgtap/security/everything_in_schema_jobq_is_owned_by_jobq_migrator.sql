@@ -9,7 +9,7 @@ SELECT schema_owner_is('jobq', 'jobq_migrator', 'schema jobq is owned by jobq_mi
 SELECT is_empty(
     $$ SELECT p.oid::regprocedure, pg_get_userbyid(p.proowner) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(p.proowner) <> 'jobq_migrator'
-         AND p.oid NOT IN ('jobq.enqueue(text, jsonb, timestamptz, text, text, integer, integer, text, uuid, interval, interval, interval, interval)'::regprocedure,
+         AND p.oid NOT IN ('jobq.enqueue(text, jsonb, timestamptz, text, text, integer, integer, text, uuid, interval, interval, interval, interval, bigint[], text, text, text)'::regprocedure,
                            'jobq.enqueue_many(jsonb)'::regprocedure, 'jobq.retry_job(bigint)'::regprocedure, 'jobq.cancel_job(bigint)'::regprocedure,
                            'jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)'::regprocedure, 'jobq.batch_enqueue(bigint,jsonb)'::regprocedure,
                            'jobq.seal_batch(bigint)'::regprocedure) $$,
@@ -17,7 +17,7 @@ SELECT is_empty(
 SELECT set_eq(
     $$ SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = 'jobq' AND pg_get_userbyid(p.proowner) = 'jobq_app_gate' $$,
-    $$ VALUES ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)'),
+    $$ VALUES ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text)'),
               ('jobq.enqueue_many(jsonb)'), ('jobq.retry_job(bigint)'), ('jobq.cancel_job(bigint)'),
               ('jobq.create_batch(jsonb,jsonb,jsonb,uuid,text,jsonb,boolean)'), ('jobq.batch_enqueue(bigint,jsonb)'), ('jobq.seal_batch(bigint)') $$,
     'jobq_app_gate owns exactly enqueue, enqueue_many, retry_job, cancel_job, create_batch, batch_enqueue and seal_batch, and nothing else in jobq');

@@ -6,8 +6,13 @@
 -- row policies; it reads only the store it is given), jobq._batches_count, the trigger function
 -- that counts ended jobs in their batches, jobq._settle_batches, which enqueues the callbacks of a
 -- settled batch in its store (the gate's seal_batch executes it), and jobq._notify_done, the
--- trigger of jobq.job_history that sends jobq_done (a trigger runs whoever inserts). Outside jobq, public.list_store_ids_for_fan_out
--- is the one definer jobq adds.
+-- trigger of jobq.job_history that sends jobq_done (a trigger runs whoever inserts). The workflow
+-- helpers (45_workflows.sql) are definers too: jobq._workflow_prepare and jobq._attach_workflow,
+-- which the gate alone executes (they lock and read parents of the child's store, matched there,
+-- and write the engine's edge table), jobq._unhold_sequences (the gate's jobq._revive clears a
+-- hold), and jobq._settle_ended and the trigger function jobq._workflow_on_history, which no
+-- runtime role executes (the trigger runs for whichever role ended a job). Outside jobq,
+-- public.list_store_ids_for_fan_out is the one definer jobq adds.
 BEGIN;
 SELECT plan(5);
 
@@ -33,11 +38,13 @@ SELECT set_eq(
        WHERE n.nspname = 'jobq' AND p.prosecdef AND p.proname LIKE '\_%' $$,
     $$ VALUES ('jobq._enqueue_for_stores(text,jsonb,text,text,timestamp with time zone,uuid[])'),
               ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)'),
-              ('jobq._batches_count()'), ('jobq._notify_done()'), ('jobq._settle_batches(bigint[])') $$,
+              ('jobq._batches_count()'), ('jobq._notify_done()'), ('jobq._settle_batches(bigint[])'),
+              ('jobq._workflow_prepare(jsonb[],uuid[],text[],boolean)'), ('jobq._attach_workflow(bigint[],jsonb[],boolean)'),
+              ('jobq._unhold_sequences(bigint[])'), ('jobq._settle_ended(jobq.job_history[])'), ('jobq._workflow_on_history()') $$,
     'the _-prefixed SECURITY DEFINER helpers are jobq._enqueue_for_stores, jobq._job_of_key_since, jobq._batches_count '
     '(the trigger function of jobq.job_history, which counts ended jobs in their batches whoever ended them), '
-    'jobq._notify_done (the trigger function of jobq.job_history that sends jobq_done) and '
-    'jobq._settle_batches (which enqueues a settled batch''s callbacks in its store as the engine)');
+    'jobq._notify_done (the trigger function of jobq.job_history that sends jobq_done), '
+    'jobq._settle_batches (which enqueues a settled batch''s callbacks in its store as the engine) and the workflow helpers');
 SELECT set_eq(
     $$ SELECT a.grantee::regrole::text FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS a
        WHERE p.oid = 'jobq._enqueue_for_stores(text, jsonb, text, text, timestamptz, uuid[])'::regprocedure AND a.grantee <> p.proowner $$,

@@ -27,12 +27,12 @@ SELECT set_eq(
          -- The grants' declaration names the signature; it calls nothing.
          AND p.oid <> 'jobq._function_grants()'::regprocedure $$,
     $$ VALUES ('jobq._wake(text)'),
-              ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)') $$,
+              ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text)') $$,
     'only jobq._wake and the fast path of jobq.enqueue, which both read the settings wakeup and doorbell, call jobq._wake_as');
 
 SELECT matches(
     (SELECT p.prosrc FROM pg_proc p
-     WHERE p.oid = 'jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval)'::regprocedure),
+     WHERE p.oid = 'jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text)'::regprocedure),
     $re$s\.name = 'wakeup'.*s\.name = 'doorbell'.*jobq\._wake_as\(v_job\.queue, v_wakeup, v_doorbell\)$re$,
     'the fast path of jobq.enqueue passes jobq._wake_as the settings wakeup and doorbell it read');
 

@@ -99,10 +99,11 @@ AS $$
         WHEN 'min_payload_bytes' THEN 1024        -- lowest value of setting max_payload_bytes
         WHEN 'max_payload_bytes' THEN 268435456   -- highest value of setting max_payload_bytes (256 MiB)
         WHEN 'progress_bytes'    THEN 65536       -- bytes of a job's progress as JSON text (jobq.set_progress)
+        WHEN 'dependencies'      THEN 10000       -- parents of one job (depends_on and depends_on_refs)
     END
 $$;
 COMMENT ON FUNCTION jobq._limit(text) IS
-    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
+    'Private. The numeric limit p_name of the API (task, queue, job_key, worker_id, node, version, error_code, error, slot_key, setting_value: characters; max_attempts, batch, enqueue_many, sweep, queues, tasks, concurrency, running, min_payload_bytes, max_payload_bytes, progress_bytes, dependencies), NULL for an unknown name. Immutable: a call with a constant folds to a constant.';
 
 -- The interval limits of the API, by name.
 CREATE OR REPLACE FUNCTION jobq._limit_interval(p_name text)
@@ -633,7 +634,9 @@ AS $$
            CASE WHEN p_error IS NOT NULL THEN p_error_code ELSE p_job.error_code END,
            p_job.created_at, pg_catalog.now(), pg_catalog.now(),
            p_job.progress, pg_catalog.right(p_output, 16384), pg_catalog.left(p_log_ref, 1000), p_exit_code, p_leader_epoch,
-           p_job.traceparent, p_job.tracestate, p_result, p_job.batch_id
+           p_job.traceparent, p_job.tracestate,
+           p_job.depends_on, p_job.on_parent_failure, p_job.sequence_key, p_job.on_sequence_failure, p_job.has_dependents,
+           p_result, p_job.batch_id
 $$;
 COMMENT ON FUNCTION jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint,jsonb) IS
-    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code, leader epoch and result as given (NULL by default), and the job''s progress, trace context and batch.';
+    'Private. Maps a live job that ends now in p_state (succeeded, dead, canceled) to its jobq.job_history row: with its last attempt''s output (its last 16384 characters), log_ref (its first 1000), exit code, leader epoch and result as given (NULL by default), and the job''s progress, trace context, workflow (depends_on, on_parent_failure, sequence_key, on_sequence_failure, has_dependents) and batch.';

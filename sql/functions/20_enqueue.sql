@@ -8,6 +8,8 @@
 
 -- The signature before unique_for (issue 18): CREATE OR REPLACE cannot add an argument.
 DROP FUNCTION IF EXISTS jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval);
+-- The signature before dependencies and sequences (issue 35).
+DROP FUNCTION IF EXISTS jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval);
 
 -- Enqueues one job. A keyless job that passes every check is inserted here directly (the fast
 -- path); a keyed or refused one goes through jobq._enqueue, the one implementation. The task row
@@ -28,7 +30,11 @@ CREATE OR REPLACE FUNCTION jobq.enqueue(
     timeout      interval    DEFAULT NULL,
     backoff_base interval    DEFAULT NULL,
     backoff_max  interval    DEFAULT NULL,
-    unique_for   interval    DEFAULT NULL
+    unique_for   interval    DEFAULT NULL,
+    depends_on          bigint[] DEFAULT NULL,
+    on_parent_failure   text     DEFAULT NULL,
+    sequence_key        text     DEFAULT NULL,
+    on_sequence_failure text     DEFAULT NULL
 )
 RETURNS bigint
 LANGUAGE plpgsql
@@ -47,7 +53,20 @@ DECLARE
     v_id bigint;
     v_wakeup text;
     v_doorbell boolean;
+    v_wf jsonb;
 BEGIN
+    -- A job with dependencies or a sequence (jobq._workflow_prepare, 45_workflows.sql): checked,
+    -- its parents and sequence locked before its id is drawn, attached after its insert.
+    IF enqueue.depends_on IS NOT NULL OR enqueue.on_parent_failure IS NOT NULL OR enqueue.sequence_key IS NOT NULL
+       OR enqueue.on_sequence_failure IS NOT NULL THEN
+        v_wf := jobq._workflow_spec(enqueue.depends_on, NULL, enqueue.on_parent_failure, enqueue.sequence_key,
+                                    enqueue.on_sequence_failure);
+        PERFORM jobq._workflow_prepare(ARRAY[v_wf], ARRAY[enqueue.store_id], ARRAY[enqueue.job_key], false);
+        v_id := (SELECT e.job_id FROM jobq._enqueue(ARRAY[v_spec], false) AS e);
+        PERFORM jobq._attach_workflow(ARRAY[v_id], ARRAY[v_wf], false);
+        RETURN v_id;
+    END IF;
+
     IF enqueue.job_key IS NULL THEN
         SELECT t.name, t.scope, t.payload_schema, t.max_attempts, t.queue, t.priority, t.timeout, t.backoff_base,
                t.backoff_max, t.description, t.created_at, t.updated_at, t.app_enqueue,
@@ -81,11 +100,11 @@ BEGIN
     RETURN (SELECT e.job_id FROM jobq._enqueue(ARRAY[v_spec], false) AS e);
 END
 $$;
-COMMENT ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) IS
-    'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe; unique_for (with a job_key; NULL = off, else more than 0 and at most 365 days): the job holding the key in the same store that was enqueued (created_at) within the last unique_for, live in any state or finished (jobq.job_history), is returned and nothing is written, otherwise the key''s mode applies. A keyless job that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH.';
+COMMENT ON FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text) IS
+    'Enqueues one job and returns its id (the existing job''s id when job_key matched). run_at NULL = now; queue NULL = default; priority NULL = 0; max_attempts NULL = setting default_max_attempts; job_key_mode replace | preserve_run_at | unsafe_dedupe; unique_for (with a job_key; NULL = off, else more than 0 and at most 365 days): the job holding the key in the same store that was enqueued (created_at) within the last unique_for, live in any state or finished (jobq.job_history), is returned and nothing is written, otherwise the key''s mode applies. depends_on (job ids of the same store, live or finished; at most 10000), on_parent_failure (cancel, the default, or run), sequence_key (at most 500 characters) and on_sequence_failure (hold, the default, or continue): the job waits, blocked, until every parent succeeded and every earlier job of its sequence ended (docs/dependencies.md; jobq._workflow_prepare, jobq._attach_workflow; not beside a job_key). A keyless job without a workflow that passes every check is inserted directly (jobq._enqueue_takes_fast_path, jobq._resolve_spec); a keyed or refused one goes through jobq._enqueue. Callers: applications (jobq_app), handlers (worker_runtime), operators. Locks the job row it writes. Errors: JOB.TASK_REQUIRED, JOB.PAYLOAD_NOT_OBJECT, JOB.UNKNOWN_JOB_KEY_MODE, JOB.MAX_ATTEMPTS_INVALID, JOB.LEASE_INVALID (timeout), JOB.INVALID_ARGUMENT, JOB.UNKNOWN_TASK, JOB.PAYLOAD_INVALID, JOB.STORE_REQUIRED, JOB.STORE_NOT_ALLOWED, JOB.TENANT_MISMATCH, JOB.DEPENDENCY_NOT_FOUND, JOB.DEPENDENCY_CYCLE, JOB.TOO_MANY_DEPENDENCIES, JOB.WORKFLOW_KEYED.';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
-ALTER FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval) OWNER TO jobq_app_gate;
+ALTER FUNCTION jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text) OWNER TO jobq_app_gate;
 REVOKE CREATE ON SCHEMA jobq FROM jobq_app_gate;
 
 -- Enqueues a batch of jobs given as a JSON array, all or nothing, and returns their ids in input
@@ -101,9 +120,13 @@ AS $$
 DECLARE
     v_fields constant text[] := ARRAY['task', 'payload', 'queue', 'run_at', 'priority', 'max_attempts', 'job_key',
                                       'job_key_mode', 'store_id', 'timeout', 'backoff_base', 'backoff_max', 'unique_for'];
+    v_wf_fields constant text[] := ARRAY['ref', 'depends_on', 'depends_on_refs', 'on_parent_failure', 'sequence_key',
+                                         'on_sequence_failure'];
     v_specs jobq.job_spec[];
     v_bad record;
     v_default_attempts integer;
+    v_wf jsonb[];
+    v_ids bigint[];
 BEGIN
     IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -115,18 +138,19 @@ BEGIN
     -- Every element an object, every key a field of jobq.job_spec: a misspelt key is an error,
     -- not a silent default. An element with only known keys is empty once they are removed.
     SELECT e.n AS position, jsonb_typeof(e.v) AS kind,
-           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields END) AS k(key)
+           (SELECT k.key FROM jsonb_object_keys(CASE WHEN jsonb_typeof(e.v) = 'object' THEN e.v - v_fields - v_wf_fields END) AS k(key)
             LIMIT 1) AS key
     INTO v_bad
     FROM jsonb_array_elements(jobs) WITH ORDINALITY AS e(v, n)
-    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields <> '{}'::jsonb
+    WHERE jsonb_typeof(e.v) <> 'object' OR e.v - v_fields - v_wf_fields <> '{}'::jsonb
     ORDER BY e.n
     LIMIT 1;
     IF FOUND THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', CASE
             WHEN v_bad.kind <> 'object' THEN format('job %s: every element of jobs must be a JSON object, not %s', v_bad.position, v_bad.kind)
             ELSE format('job %s: unknown field %L (fields: task, payload, queue, run_at, priority, max_attempts, job_key, '
-                        'job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for)', v_bad.position, v_bad.key)
+                        'job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for, ref, depends_on, depends_on_refs, '
+                        'on_parent_failure, sequence_key, on_sequence_failure)', v_bad.position, v_bad.key)
         END);
     END IF;
 
@@ -143,6 +167,18 @@ BEGIN
         END LOOP;
         RAISE;
     END;
+
+    -- Elements with dependencies or a sequence (45_workflows.sql): checked, parents and sequences
+    -- locked before the ids are drawn, attached after the insert, all through jobq._enqueue.
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(jobs) AS e(v) WHERE e.v ?| v_wf_fields) THEN
+        v_wf := jobq._workflow_specs(jobs);
+        PERFORM jobq._workflow_prepare(v_wf, ARRAY(SELECT s.store_id FROM unnest(v_specs) WITH ORDINALITY AS s ORDER BY s.ordinality),
+                                       ARRAY(SELECT s.job_key FROM unnest(v_specs) WITH ORDINALITY AS s ORDER BY s.ordinality), true);
+        v_ids := ARRAY(SELECT e.job_id FROM jobq._enqueue(v_specs, true) AS e ORDER BY e.ord);
+        PERFORM jobq._attach_workflow(v_ids, v_wf, true);
+        RETURN QUERY SELECT u.id FROM unnest(v_ids) WITH ORDINALITY AS u(id, n) ORDER BY u.n;
+        RETURN;
+    END IF;
 
     -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
     IF NOT EXISTS (SELECT 1
@@ -184,7 +220,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.enqueue_many(jsonb) IS
-    'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for: as jobq.enqueue''s arguments; unique_for as an interval string such as "1 hour"). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
+    'Enqueues many jobs from a JSON array of objects whose keys are the fields of jobq.job_spec (task, payload, queue, run_at, priority, max_attempts, job_key, job_key_mode, store_id, timeout, backoff_base, backoff_max, unique_for: as jobq.enqueue''s arguments; unique_for as an interval string such as "1 hour"), and the workflow fields (docs/dependencies.md): ref (a name for the element, unique in the call), depends_on (job ids), depends_on_refs (refs of earlier elements), on_parent_failure, sequence_key, on_sequence_failure (JOB.DEPENDENCY_NOT_FOUND, JOB.DEPENDENCY_CYCLE, JOB.UNKNOWN_REF, JOB.TOO_MANY_DEPENDENCIES, JOB.WORKFLOW_KEYED). Unknown fields and values that do not parse are errors too (JOB.INVALID_ARGUMENT); so are more than 100000 elements (JOB.OUT_OF_RANGE). All or nothing: one invalid element raises its JOB.* error naming its position and writes nothing. A batch of keyless jobs that all pass every check is inserted in one statement (jobq._enqueue_takes_fast_path, jobq._resolve_spec); any other goes through jobq._enqueue. Locks the job rows it writes. Returns the ids in input order. Callers: applications, handlers, operators.';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.enqueue_many(jsonb) OWNER TO jobq_app_gate;

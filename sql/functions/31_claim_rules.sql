@@ -17,7 +17,8 @@
 
 
 -- Whether a job in state p_state waits to be claimed: queued, or retry_pending (a failed attempt
--- waiting for its retry). A running job is held by its worker. The expression of the partial
+-- waiting for its retry). A running job is held by its worker; a blocked one (45_workflows.sql)
+-- waits for its parents or its sequence, outside the indexes, so no claim reads it. The expression of the partial
 -- indexes jobs_claim_idx and jobs_fair_idx, which the picks read through it.
 CREATE OR REPLACE FUNCTION jobq._rule_waiting(p_state text)
 RETURNS boolean

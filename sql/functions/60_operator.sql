@@ -25,6 +25,12 @@ BEGIN
         IF v_state = 'running' THEN
             PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is running; cancel it first or wait for it to end', retry_job.job_id));
         END IF;
+        -- A blocked job waits for its parents or its sequence (45_workflows.sql): running it now
+        -- would break the order its enqueuer asked for.
+        IF v_state = 'blocked' THEN
+            PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is blocked by its dependencies or its sequence (jobq.explain_job says which); '
+                                                             'cancel or retry what it waits for', retry_job.job_id));
+        END IF;
         UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
         INSERT INTO jobq.audit_log (action, job_id, detail)
         VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
@@ -45,7 +51,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.retry_job(bigint) IS
-    'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, succeeded, or its key is held by a live job).';
+    'Operator "retry now": a waiting job (queued, retry_pending) runs at once, keeping its attempts; a dead or canceled job is queued again with attempt 0. Audited. Returns queued. Callers: operators, applications (own jobs). Locks the job row. Errors: JOB.NOT_FOUND, JOB.STATE_CONFLICT (running, blocked by its dependencies or sequence, succeeded, or its key is held by a live job).';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.retry_job(bigint) OWNER TO jobq_app_gate;
@@ -65,6 +71,10 @@ DECLARE
     v_previous text;
     v_finished text;
 BEGIN
+    -- A job of a sequence: the sequence's lock before the row's, the order of an enqueue and of
+    -- the trigger that releases the sequence's next job (45_workflows.sql), so they cannot deadlock.
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = cancel_job.job_id AND j.sequence_key IS NOT NULL;
     WITH gone AS (
         DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
     ), moved AS (
@@ -113,17 +123,28 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_row jsonb;
+    v_job jobq.jobs;
 BEGIN
-    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING to_jsonb(j) INTO v_row;
-    IF v_row IS NOT NULL THEN
-        -- A live job leaves without a history row, so no trigger sees it end: its batch is told
-        -- here (it counts canceled), and so are its waiters on jobq_done.
-        IF v_row ->> 'batch_id' IS NOT NULL THEN
-            PERFORM jobq._batch_ended(ARRAY[(v_row ->> 'batch_id')::bigint], ARRAY['canceled']);
+    -- A job of a sequence: the sequence's lock before the row's (as cancel_job).
+    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+    FROM jobq.jobs j WHERE j.id = delete_job.job_id AND j.sequence_key IS NOT NULL;
+    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
+    IF v_job.id IS NOT NULL THEN
+        v_row := to_jsonb(v_job);
+        -- A live job leaves without a history row, so no trigger sees it end: its dependents and
+        -- sequence are settled as for a job canceled (reason deleted), its batch counts it
+        -- canceled, and its waiters are told on jobq_done.
+        IF v_job.has_dependents OR v_job.depends_on IS NOT NULL OR v_job.sequence_key IS NOT NULL THEN
+            PERFORM jobq._settle_ended(ARRAY(SELECT h FROM jobq._to_history(v_job, 'canceled', 'deleted', NULL, NULL) AS h));
+        END IF;
+        IF v_job.batch_id IS NOT NULL THEN
+            PERFORM jobq._batch_ended(ARRAY[v_job.batch_id], ARRAY['canceled']);
         END IF;
         PERFORM jobq._tell_done(ARRAY[delete_job.job_id]);
     ELSE
         DELETE FROM jobq.job_history AS h WHERE h.id = delete_job.job_id RETURNING to_jsonb(h) INTO v_row;
+        -- A dead job that held its sequence lets the next job go.
+        PERFORM jobq._unhold_sequences(ARRAY[delete_job.job_id]);
     END IF;
     IF v_row IS NULL THEN
         PERFORM jobq._raise('JOB.NOT_FOUND', format('job %s', delete_job.job_id));
@@ -134,7 +155,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.delete_job(bigint) IS
-    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working; a live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. A live job''s dependents and sequence are settled as for a canceled job (jobq._settle_ended: dependents with on_parent_failure cancel are canceled, the sequence''s next job released); a dead job holding its sequence releases it (jobq._unhold_sequences). A live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
 
 -- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
 -- the cause of an outage is fixed. Caller: operators.
@@ -186,11 +207,11 @@ BEGIN
         -- The job keeps the trace context it was enqueued under, not the operator session's.
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
                                job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at,
-                               traceparent, tracestate)
+                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure)
         OVERRIDING SYSTEM VALUE
         SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
                h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at,
-               h.traceparent, h.tracestate
+               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure
         FROM jobq.job_history h
         WHERE h.id = ANY (p_job_ids)
         ORDER BY h.id
@@ -204,13 +225,16 @@ BEGIN
     )
     SELECT coalesce(array_agg(r.id ORDER BY r.id), '{}') INTO v_ids FROM revived r;
 
+    -- A dead job that held its sequence runs again first (its id is the sequence's lowest).
+    PERFORM jobq._unhold_sequences(v_ids);
+
     PERFORM jobq._wake(q.queue)
     FROM (SELECT DISTINCT j.queue FROM jobq.jobs j WHERE j.id = ANY (v_ids)) AS q;
     RETURN QUERY SELECT unnest(v_ids);
 END
 $$;
 COMMENT ON FUNCTION jobq._revive(bigint[],text) IS
-    'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
+    'Private. Moves finished jobs p_job_ids back to jobq.jobs as queued (attempt 0, run_at now, reason requeued), with their workflow columns (a revived job''s dependencies are not waited for again; it keeps its sequence key and, holding the lowest id, runs first), clears the holds of the sequences they held (jobq._unhold_sequences), audits each as p_action and returns the ids moved; a job whose key a live job holds is skipped.';
 
 -- Changes one setting of jobq.settings, refusing a value of the wrong kind or outside its limits,
 -- and audits the change. Runners pick it up at their next heartbeat. Caller: operators.

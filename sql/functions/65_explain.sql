@@ -30,6 +30,33 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    -- Blocked (45_workflows.sql): outside the claim's indexes until its parents succeeded and the
+    -- job ahead of it in its sequence ended; the other rules apply once it is released.
+    IF v_job.state = 'blocked' THEN
+        IF EXISTS (SELECT 1 FROM jobq.job_dependencies d WHERE d.child_id = p_id) THEN
+            rule := 'dependency';
+            detail := format('waits for %s', (
+                SELECT CASE WHEN count(*) = 1 THEN 'job ' ELSE 'jobs ' END
+                       || string_agg(x.parent_id::text, ', ' ORDER BY x.parent_id)
+                       || CASE WHEN count(*) > 20 THEN format(' (%s in all)', count(*)) ELSE '' END
+                FROM (SELECT d.parent_id FROM jobq.job_dependencies d WHERE d.child_id = p_id ORDER BY d.parent_id LIMIT 21) AS x));
+            RETURN NEXT;
+        END IF;
+        IF v_job.sequence_key IS NOT NULL AND NOT jobq._heads_sequence(p_id, v_job.store_id, v_job.sequence_key) THEN
+            rule := 'sequence';
+            detail := coalesce(
+                (SELECT format('job %s is ahead of it in sequence %s', o.id, v_job.sequence_key)
+                 FROM jobq.jobs o
+                 WHERE jobq._store_key(o.store_id) = jobq._store_key(v_job.store_id) AND o.sequence_key = v_job.sequence_key
+                   AND o.id < p_id
+                 ORDER BY o.id DESC LIMIT 1),
+                (SELECT format('sequence %s is held by dead job %s (requeue or delete it)', v_job.sequence_key, s.job_id)
+                 FROM jobq.sequence_holds s
+                 WHERE jobq._store_key(s.store_id) = jobq._store_key(v_job.store_id) AND s.sequence_key = v_job.sequence_key));
+            RETURN NEXT;
+        END IF;
+        RETURN;
+    END IF;
     IF NOT jobq._rule_waiting(v_job.state) THEN
         rule := 'running';
         detail := format('attempt %s runs on worker %s, its lease until %s', v_job.attempt, v_job.locked_by, v_job.lease_expires_at);
@@ -94,7 +121,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._holds(bigint,timestamp with time zone) IS
-    'Private. The rules that hold job p_id at time p_now, one row each (rule, detail): running (it runs; nothing else is listed), scheduled or backoff (run_at after p_now), queue_paused, queue_limit, store_limit, partition_limit (running jobs at max_running, max_running_per_store, max_running_per_partition), rate_limit, store_rate_limit (starts in jobq.claim_starts within started_per or store_started_per at max_started or max_started_per_store), not_served (no live worker serves its task in its queue: jobq._served_by_live_workers). None for a job a claim of its queue may take, or no such job. Caller: jobq.explain_job. Reads jobq.jobs, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: none.';
+    'Private. The rules that hold job p_id at time p_now, one row each (rule, detail): dependency (blocked: the parents still pending) and sequence (blocked: the job ahead of it in its sequence, or the dead job holding it) for a blocked job, nothing else listed; running (it runs; nothing else is listed), scheduled or backoff (run_at after p_now), queue_paused, queue_limit, store_limit, partition_limit (running jobs at max_running, max_running_per_store, max_running_per_partition), rate_limit, store_rate_limit (starts in jobq.claim_starts within started_per or store_started_per at max_started or max_started_per_store), not_served (no live worker serves its task in its queue: jobq._served_by_live_workers). None for a job a claim of its queue may take, or no such job. Caller: jobq.explain_job. Reads jobq.jobs, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: none.';
 
 -- Why job job_id waits: the rules that hold it now, one row each (jobq._holds), none when a claim
 -- of its queue may take it; for a finished job, one row finished. Operators and viewers see every
@@ -137,4 +164,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.explain_job(bigint) IS
-    'Why job job_id waits, now: one row (rule, detail) per rule that holds it (see jobq._holds: running, scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit, store_rate_limit, not_served), none when a claim of its queue may take it (claimable); for a job in jobq.job_history, one row finished (its state and when). EXECUTE for jobq_operator and jobq_viewer, who see every job, and jobq_app, which sees only the jobs of its store (jobq.current_store_id()). Reads jobq.jobs, jobq.job_history, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller does not see: another store''s, or a system job for an application).';
+    'Why job job_id waits, now: one row (rule, detail) per rule that holds it (see jobq._holds: dependency, sequence, running, scheduled, backoff, queue_paused, queue_limit, store_limit, partition_limit, rate_limit, store_rate_limit, not_served), none when a claim of its queue may take it (claimable); for a job in jobq.job_history, one row finished (its state and when). EXECUTE for jobq_operator and jobq_viewer, who see every job, and jobq_app, which sees only the jobs of its store (jobq.current_store_id()). Reads jobq.jobs, jobq.job_history, jobq.queues, jobq.claim_starts, jobq.workers; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller does not see: another store''s, or a system job for an application).';

@@ -330,6 +330,17 @@ CREATE POLICY job_attempts_engine ON jobq.job_attempts TO jobq_migrator
 DROP POLICY IF EXISTS job_attempts_operator_read ON jobq.job_attempts;
 CREATE POLICY job_attempts_operator_read ON jobq.job_attempts FOR SELECT TO jobq_operator, jobq_viewer
     USING (true);
+DROP POLICY IF EXISTS job_dependencies_app_read ON jobq.job_dependencies;
+CREATE POLICY job_dependencies_app_read ON jobq.job_dependencies FOR SELECT TO jobq_app
+    USING (store_id = jobq.current_store_id()
+           OR (store_id IS NULL AND NOT EXISTS (SELECT 1 FROM jobq.store_bindings b WHERE b.login = SESSION_USER)));
+DROP POLICY IF EXISTS job_dependencies_engine ON jobq.job_dependencies;
+CREATE POLICY job_dependencies_engine ON jobq.job_dependencies TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
+DROP POLICY IF EXISTS job_dependencies_operator_read ON jobq.job_dependencies;
+CREATE POLICY job_dependencies_operator_read ON jobq.job_dependencies FOR SELECT TO jobq_operator, jobq_viewer
+    USING (true);
 DROP POLICY IF EXISTS job_history_app_read ON jobq.job_history;
 CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app
     USING (store_id = jobq.current_store_id()
@@ -377,6 +388,17 @@ CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate
     WITH CHECK (jobq._caller_reaches(store_id));
 DROP POLICY IF EXISTS jobs_operator_read ON jobq.jobs;
 CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator, jobq_viewer
+    USING (true);
+DROP POLICY IF EXISTS sequence_holds_app_read ON jobq.sequence_holds;
+CREATE POLICY sequence_holds_app_read ON jobq.sequence_holds FOR SELECT TO jobq_app
+    USING (store_id = jobq.current_store_id()
+           OR (store_id IS NULL AND NOT EXISTS (SELECT 1 FROM jobq.store_bindings b WHERE b.login = SESSION_USER)));
+DROP POLICY IF EXISTS sequence_holds_engine ON jobq.sequence_holds;
+CREATE POLICY sequence_holds_engine ON jobq.sequence_holds TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
+DROP POLICY IF EXISTS sequence_holds_operator_read ON jobq.sequence_holds;
+CREATE POLICY sequence_holds_operator_read ON jobq.sequence_holds FOR SELECT TO jobq_operator, jobq_viewer
     USING (true);
 DROP POLICY IF EXISTS store_bindings_engine ON jobq.store_bindings;
 CREATE POLICY store_bindings_engine ON jobq.store_bindings TO jobq_migrator

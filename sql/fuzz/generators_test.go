@@ -826,6 +826,64 @@ var uniqueForGen = valueGen{
 	odd: intervalGen.odd,
 }
 
+// dependsOnGen is enqueue's depends_on: usually none (NULL), else one to three jobs of the
+// pools (live, dead or finished: some of another store or of the system, refused); odd arrays
+// hold unknown, negative or NULL ids, or more than the limit of 10,000.
+var dependsOnGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.9) {
+			return nil
+		}
+		n := 1 + g.rng.IntN(3)
+		elems := make([]*string, n)
+		for i := range elems {
+			elems[i] = jobIDGen.typical(g)
+		}
+		return arrayLiteral(elems)
+	},
+	odd: func(g *gen) *string {
+		switch g.rng.IntN(3) {
+		case 0:
+			return g.pick(`{}`, `{NULL}`, `{-1}`, `{0}`, `{9223372036854775807}`, `{999999999,1}`)
+		case 1:
+			ids := make([]string, 10001)
+			for i := range ids {
+				ids[i] = fmt.Sprint(i + 1)
+			}
+			return s("{" + strings.Join(ids, ",") + "}")
+		default:
+			return arrayOf(bigintGen, randomLen).odd(g)
+		}
+	},
+}
+
+// sequenceKeyGen is enqueue's sequence_key: usually none, else one of a few keys (so that jobs
+// queue behind each other); blank, huge or odd text when odd.
+var sequenceKeyGen = valueGen{
+	typical: func(g *gen) *string {
+		if g.chance(0.9) {
+			return nil
+		}
+		return g.pick("fuzz-seq-a", "fuzz-seq-b", "account:42")
+	},
+	odd: func(g *gen) *string {
+		if g.chance(0.3) {
+			return g.pick("", "   ", strings.Repeat("k", 501))
+		}
+		return oddText(g)
+	},
+}
+
+// optionalEnumGen draws NULL (the default) most of the time, else one of words; anything when odd.
+func optionalEnumGen(words ...string) valueGen {
+	return valueGen{typical: func(g *gen) *string {
+		if g.chance(0.9) {
+			return nil
+		}
+		return g.pick(words...)
+	}, odd: oddText}
+}
+
 // enqueueManyGen draws the JSON array of jobq.enqueue_many: job objects whose fields take the
 // same typical and odd values as jobq.enqueue's arguments, and arrays of wrong shapes.
 var enqueueManyGen = valueGen{
@@ -839,12 +897,32 @@ var enqueueManyGen = valueGen{
 				`[{"task": "fuzz-sys", "priority": 1e10}]`, `[{"task": "fuzz-sys", "timeout": "1000000 years"}]`,
 				`[{"task": "fuzz-sys", "run_at": "-infinity"}]`, `[{"task": "fuzz-sys", "max_attempts": "x"}]`,
 				`[{"task": "fuzz-sys", "unique_for": "1 hour"}]`, `[{"task": "fuzz-sys", "job_key": "k", "unique_for": "soon"}]`,
-				`[{"task": "fuzz-sys", "job_key": "k", "unique_for": "1 hour"}, {"task": "fuzz-sys", "job_key": "k"}]`)
+				`[{"task": "fuzz-sys", "job_key": "k", "unique_for": "1 hour"}, {"task": "fuzz-sys", "job_key": "k"}]`,
+				`[{"task": "fuzz-sys", "ref": "a"}, {"task": "fuzz-sys", "depends_on_refs": ["a"]}]`,
+				`[{"task": "fuzz-sys", "ref": "a", "depends_on_refs": ["a"]}]`, `[{"task": "fuzz-sys", "depends_on_refs": ["b"]}, {"task": "fuzz-sys", "ref": "b"}]`,
+				`[{"task": "fuzz-sys", "ref": 1}]`, `[{"task": "fuzz-sys", "ref": "a"}, {"task": "fuzz-sys", "ref": "a"}]`,
+				`[{"task": "fuzz-sys", "depends_on_refs": "a"}]`, `[{"task": "fuzz-sys", "depends_on": [1, null]}]`,
+				`[{"task": "fuzz-sys", "depends_on": "1"}]`, `[{"task": "fuzz-sys", "sequence_key": 7, "on_sequence_failure": "maybe"}]`,
+				`[{"task": "fuzz-sys", "job_key": "k", "sequence_key": "s"}]`)
 		case 2:
 			return s(g.jobsArray(500+g.rng.IntN(600), 0))
 		default:
 			return s(g.jobsArray(1+g.rng.IntN(4), 0.4))
 		}
+	},
+}
+
+// dependsOnJSONGen is an enqueue_many element's depends_on: dependsOnGen's ids as a JSON array.
+var dependsOnJSONGen = valueGen{
+	typical: func(g *gen) *string {
+		v := dependsOnGen.typical(g)
+		if v == nil {
+			return nil
+		}
+		return s("[" + strings.NewReplacer(`"`, "", "{", "", "}", "", "NULL", "null").Replace(*v) + "]")
+	},
+	odd: func(g *gen) *string {
+		return g.pick(`[]`, `[null]`, `[-1]`, `["x"]`, `{"a": 1}`, `[1.5]`, `[99999999999999999999]`)
 	},
 }
 
@@ -859,7 +937,9 @@ func (g *gen) jobsArray(n int, wild float64) string {
 		{"run_at", timestampGen, "string"}, {"priority", priorityGen, "number"}, {"max_attempts", smallCountGen, "number"},
 		{"job_key", jobKeyGen, "string"}, {"job_key_mode", jobKeyModeGen, "string"}, {"store_id", uuidGen, "string"},
 		{"timeout", intervalGen, "string"}, {"backoff_base", intervalGen, "string"}, {"backoff_max", intervalGen, "string"},
-		{"unique_for", uniqueForGen, "string"},
+		{"unique_for", uniqueForGen, "string"}, {"depends_on", dependsOnJSONGen, "json"},
+		{"on_parent_failure", optionalEnumGen("cancel", "run"), "string"}, {"sequence_key", sequenceKeyGen, "string"},
+		{"on_sequence_failure", optionalEnumGen("hold", "continue"), "string"},
 	}
 	jobs := make([]string, n)
 	for i := range jobs {
@@ -914,7 +994,9 @@ var kindGens = map[string]valueGen{
 	"slot_key text": enumGen("slotAt", "at"), "backfill_window interval": positiveIntervalGen, "jitter interval": positiveIntervalGen,
 	"lease interval": positiveIntervalGen, "ttl interval": positiveIntervalGen, "unique_for interval": uniqueForGen,
 	"batch_id bigint": batchIDGen, "on_success jsonb": callbackGen, "on_complete jsonb": callbackGen,
-	"on_discard jsonb": callbackGen,
+	"on_discard jsonb":    callbackGen,
+	"depends_on bigint[]": dependsOnGen, "on_parent_failure text": optionalEnumGen("cancel", "run"),
+	"sequence_key text": sequenceKeyGen, "on_sequence_failure text": optionalEnumGen("hold", "continue"),
 }
 
 // batchIDGen draws the id of a real batch (the fixture's, open or settled, and those fuzzed

@@ -523,6 +523,46 @@ class ScheduleOverlapError(JobqError):
     catalogue_hint = "Wait until that run has finished, or cancel it (jobq jobs cancel ID); a schedule declared with concurrency_policy replace cancels it for you."
 
 
+class DependencyNotFoundError(JobqError):
+    "JOB.DEPENDENCY_NOT_FOUND (SQLSTATE JQ700): A dependency names no job of the new job's store: unknown, pruned from history, another store's, or a system job for a store's job (and the other way round). Hint: Depend only on jobs of the same store that are live or finished in jobq.job_history."
+
+    code = "JOB.DEPENDENCY_NOT_FOUND"
+    sqlstate = "JQ700"
+    catalogue_hint = "Depend only on jobs of the same store that are live or finished in jobq.job_history."
+
+
+class DependencyCycleError(JobqError):
+    "JOB.DEPENDENCY_CYCLE (SQLSTATE JQ701): A job cannot depend on itself nor on a job enqueued by the same call after it. Hint: In enqueue_many, name earlier elements with \"ref\" and depend on them with \"depends_on_refs\"."
+
+    code = "JOB.DEPENDENCY_CYCLE"
+    sqlstate = "JQ701"
+    catalogue_hint = "In enqueue_many, name earlier elements with \"ref\" and depend on them with \"depends_on_refs\"."
+
+
+class TooManyDependenciesError(JobqError):
+    "JOB.TOO_MANY_DEPENDENCIES (SQLSTATE JQ702): A job has more than 10000 dependencies. Hint: Split the fan-in: depend on a few jobs that each depend on part of the parents."
+
+    code = "JOB.TOO_MANY_DEPENDENCIES"
+    sqlstate = "JQ702"
+    catalogue_hint = "Split the fan-in: depend on a few jobs that each depend on part of the parents."
+
+
+class WorkflowKeyedError(JobqError):
+    "JOB.WORKFLOW_KEYED (SQLSTATE JQ703): A job with a job_key cannot have dependencies or a sequence key. Hint: Drop the job_key: merging into an existing job would change a workflow already running."
+
+    code = "JOB.WORKFLOW_KEYED"
+    sqlstate = "JQ703"
+    catalogue_hint = "Drop the job_key: merging into an existing job would change a workflow already running."
+
+
+class UnknownRefError(JobqError):
+    "JOB.UNKNOWN_REF (SQLSTATE JQ704): depends_on_refs names no earlier element of the same enqueue_many call, or two elements share a ref. Hint: Give each element a unique \"ref\" and depend only on refs of elements before it."
+
+    code = "JOB.UNKNOWN_REF"
+    sqlstate = "JQ704"
+    catalogue_hint = "Give each element a unique \"ref\" and depend only on refs of elements before it."
+
+
 class ResultTooLargeError(JobqError):
     "JOB.RESULT_TOO_LARGE (SQLSTATE JQ710): The job's result is larger than the setting max_result_bytes (bytes of its JSON text). Hint: Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting."
 
@@ -596,6 +636,11 @@ _ERROR_CLASSES: dict[str, type[JobqError]] = {
     "JQ603": UnknownScheduleError,
     "JQ605": UnknownWorkerError,
     "JQ606": ScheduleOverlapError,
+    "JQ700": DependencyNotFoundError,
+    "JQ701": DependencyCycleError,
+    "JQ702": TooManyDependenciesError,
+    "JQ703": WorkflowKeyedError,
+    "JQ704": UnknownRefError,
     "JQ710": ResultTooLargeError,
     "JQ720": BatchNotFoundError,
     "JQ721": BatchSealedError,

@@ -468,6 +468,56 @@ export class ScheduleOverlapError extends JobqError {
   }
 }
 
+/** JOB.DEPENDENCY_NOT_FOUND (SQLSTATE JQ700): A dependency names no job of the new job's store: unknown, pruned from history, another store's, or a system job for a store's job (and the other way round). Hint: Depend only on jobs of the same store that are live or finished in jobq.job_history. */
+export class DependencyNotFoundError extends JobqError {
+  static readonly code = "JOB.DEPENDENCY_NOT_FOUND";
+  static readonly sqlstate = "JQ700";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.DEPENDENCY_NOT_FOUND", "JQ700", message, options);
+    this.name = "DependencyNotFoundError";
+  }
+}
+
+/** JOB.DEPENDENCY_CYCLE (SQLSTATE JQ701): A job cannot depend on itself nor on a job enqueued by the same call after it. Hint: In enqueue_many, name earlier elements with "ref" and depend on them with "depends_on_refs". */
+export class DependencyCycleError extends JobqError {
+  static readonly code = "JOB.DEPENDENCY_CYCLE";
+  static readonly sqlstate = "JQ701";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.DEPENDENCY_CYCLE", "JQ701", message, options);
+    this.name = "DependencyCycleError";
+  }
+}
+
+/** JOB.TOO_MANY_DEPENDENCIES (SQLSTATE JQ702): A job has more than 10000 dependencies. Hint: Split the fan-in: depend on a few jobs that each depend on part of the parents. */
+export class TooManyDependenciesError extends JobqError {
+  static readonly code = "JOB.TOO_MANY_DEPENDENCIES";
+  static readonly sqlstate = "JQ702";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.TOO_MANY_DEPENDENCIES", "JQ702", message, options);
+    this.name = "TooManyDependenciesError";
+  }
+}
+
+/** JOB.WORKFLOW_KEYED (SQLSTATE JQ703): A job with a job_key cannot have dependencies or a sequence key. Hint: Drop the job_key: merging into an existing job would change a workflow already running. */
+export class WorkflowKeyedError extends JobqError {
+  static readonly code = "JOB.WORKFLOW_KEYED";
+  static readonly sqlstate = "JQ703";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.WORKFLOW_KEYED", "JQ703", message, options);
+    this.name = "WorkflowKeyedError";
+  }
+}
+
+/** JOB.UNKNOWN_REF (SQLSTATE JQ704): depends_on_refs names no earlier element of the same enqueue_many call, or two elements share a ref. Hint: Give each element a unique "ref" and depend only on refs of elements before it. */
+export class UnknownRefError extends JobqError {
+  static readonly code = "JOB.UNKNOWN_REF";
+  static readonly sqlstate = "JQ704";
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super("JOB.UNKNOWN_REF", "JQ704", message, options);
+    this.name = "UnknownRefError";
+  }
+}
+
 /** JOB.RESULT_TOO_LARGE (SQLSTATE JQ710): The job's result is larger than the setting max_result_bytes (bytes of its JSON text). Hint: Store large data elsewhere and return a reference to it, or raise max_result_bytes with jobq.set_setting. */
 export class ResultTooLargeError extends JobqError {
   static readonly code = "JOB.RESULT_TOO_LARGE";
@@ -551,6 +601,11 @@ const errorClasses: { readonly [sqlstate: string]: new (message: string, options
   JQ603: UnknownScheduleError,
   JQ605: UnknownWorkerError,
   JQ606: ScheduleOverlapError,
+  JQ700: DependencyNotFoundError,
+  JQ701: DependencyCycleError,
+  JQ702: TooManyDependenciesError,
+  JQ703: WorkflowKeyedError,
+  JQ704: UnknownRefError,
   JQ710: ResultTooLargeError,
   JQ720: BatchNotFoundError,
   JQ721: BatchSealedError,
