@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -216,23 +217,39 @@ type jobsShowCmd struct {
 
 func (c *jobsShowCmd) Run(e *env) error {
 	var job jobRow
+	var batch *operator.Batch
+	var result json.RawMessage
 	err := c.withConn(e.ctx, func(conn *pgx.Conn) error {
 		var err error
-		job, err = operator.New(conn).Job(e.ctx, c.ID)
+		op := operator.New(conn)
+		job, err = op.Job(e.ctx, c.ID)
 		if errors.Is(err, jobq.ErrNotFound) {
 			return fmt.Errorf("job %d not found", c.ID)
 		}
+		if err != nil {
+			return err
+		}
+		if batch, err = op.BatchOfJob(e.ctx, c.ID); err != nil {
+			return err
+		}
+		result, err = finishedResult(e.ctx, op, job)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		// "attempts" is always present in show (an empty list when the job never failed).
+		// "attempts" is always present in show (an empty list when the job never failed); "batch"
+		// and "result" are null when the job is in no batch or has no result.
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
 		return writeJSON(e.stdout, struct {
 			jobRow
 			Attempts []operator.Attempt `json:"attempts"`
-		}{job, job.Attempts})
+			Batch    *operator.Batch    `json:"batch"`
+			Result   json.RawMessage    `json:"result"`
+		}{job, job.Attempts, batch, result})
 	}
 	now := time.Now()
 	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) + " (" + relTime(&t, now) + ")" }
@@ -251,6 +268,12 @@ func (c *jobsShowCmd) Run(e *env) error {
 	if err == nil && job.Last != nil {
 		err = writeFields(e.stdout, lastAttemptFields(job.Last))
 	}
+	if err == nil && batch != nil {
+		err = writeFields(e.stdout, [][2]string{{"batch", batchLine(batch)}})
+	}
+	if err == nil && len(result) > 0 {
+		err = writeFields(e.stdout, [][2]string{{"result", resultText(result)}})
+	}
 	if err == nil && len(job.Workflow) > 0 {
 		err = writeWorkflow(e, job.Workflow)
 	}
@@ -265,6 +288,38 @@ func (c *jobsShowCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, "\nattempts:")
 	return writeTable(e.stdout, []string{"ATTEMPT", "WORKER", "STARTED", "ENDED", "REASON", "CODE", "EXIT", "ERROR"}, table)
+}
+
+// resultShown is how many characters of a result jobs show prints; --json prints it whole.
+const resultShown = 500
+
+// finishedResult is the result a finished job's succeeded attempt returned (jobq.job_result), nil
+// for a live job, a job without a result, or one pruned since it was read.
+func finishedResult(ctx context.Context, op *operator.Operator, job jobRow) (json.RawMessage, error) {
+	if job.FinishedAt == nil {
+		return nil, nil
+	}
+	r, err := op.JobResult(ctx, job.ID)
+	if errors.Is(err, jobq.ErrNotFound) || (err == nil && string(r.Result) == "null") {
+		return nil, nil
+	}
+	return r.Result, err
+}
+
+// resultText is a result as jobs show prints it: on one line, cut at resultShown characters with
+// its whole size said when longer.
+func resultText(r json.RawMessage) string {
+	s := strings.Join(strings.Fields(string(r)), " ")
+	if len([]rune(s)) <= resultShown {
+		return s
+	}
+	return truncate(s, resultShown) + fmt.Sprintf(" (%d bytes; --json prints it whole)", len(r))
+}
+
+// batchLine is a job's batch on one line: its id, state and counts (jobq.batch_list).
+func batchLine(b *operator.Batch) string {
+	return fmt.Sprintf("%d %s: %d of %d ended, %d succeeded, %d dead, %d canceled, %d pending", b.ID, b.State,
+		b.Ended(), b.Total, b.Succeeded, b.Dead, b.Canceled, b.Pending)
 }
 
 // writeWorkflow prints a job's sequence as a field and its dependencies and dependents as a

@@ -89,6 +89,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq.enqueue_many(jsonb)', '{jobq_app,jobq_app_gate,jobq_operator,worker_runtime}'),
     ('jobq.explain_job(bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.job_workflow(bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
+    ('jobq.workflow_graph(bigint,integer)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.fail_job(bigint,uuid,text,text,boolean,interval)', '{worker_runtime}'),
     ('jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[])', '{worker_runtime}'),
     ('jobq.fan_out(text,jsonb,text,text,timestamp with time zone)', '{worker_runtime}'),

@@ -612,3 +612,122 @@ AS $$
 $$;
 COMMENT ON FUNCTION jobq._parents_of(bigint) IS
     'Private. The ids of job p_job_id''s parents (its depends_on, live or in jobq.job_history), in id order; none for a job without parents or one the caller cannot see. Runs as its caller. Caller: jobq.parent_results (results). Locks nothing.';
+
+-- The graph of the workflow a job belongs to, as its caller may read it (row-level security), for
+-- the dashboard's job page to draw: the job, its parents and their parents, its dependents and
+-- theirs (breadth first, one level up and one level down in turn, each level in id order), and
+-- the live jobs just ahead of it and just behind it in its sequence; at most max_nodes nodes
+-- (1..1000, NULL 200), truncated on every row saying that the walk was cut there. Each node's
+-- parent_ids are its parents among the nodes returned: the edges, parent to child. A parent
+-- pruned from the history is a node in state pruned. No rows for a job the caller cannot see.
+-- Plain PL/pgSQL with one query per level: a chain 10,000 deep costs max_nodes levels, no more.
+CREATE OR REPLACE FUNCTION jobq.workflow_graph(job_id bigint, max_nodes integer DEFAULT 200)
+RETURNS TABLE (id bigint, task text, queue text, state text, relation text, depth integer, parent_ids bigint[],
+               truncated boolean)
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_max constant integer := least(greatest(coalesce(workflow_graph.max_nodes, 200), 1), 1000);
+    v_me constant bigint := workflow_graph.job_id;
+    v_ids bigint[];
+    v_rels text[];
+    v_depths integer[];
+    v_up bigint[];
+    v_down bigint[];
+    v_dir integer;
+    v_from bigint[];
+    v_next bigint[];
+    v_seq bigint[];
+    v_level integer := 0;
+    v_room integer;
+    v_cut boolean := false;
+BEGIN
+    IF v_me IS NULL THEN
+        RETURN;
+    END IF;
+    -- The job's sequence neighbours: the live jobs of its store and key with the next lower and
+    -- the next higher id (jobq.jobs_sequence_idx). Their places are kept out of the walk's room.
+    SELECT ARRAY(SELECT n.id FROM (
+               (SELECT o.id FROM jobq.jobs o
+                WHERE coalesce(o.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = coalesce(me.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+                  AND o.sequence_key = me.sequence_key AND o.id < me.id ORDER BY o.id DESC LIMIT 1)
+               UNION ALL
+               (SELECT o.id FROM jobq.jobs o
+                WHERE coalesce(o.store_id, '00000000-0000-0000-0000-000000000000'::uuid) = coalesce(me.store_id, '00000000-0000-0000-0000-000000000000'::uuid)
+                  AND o.sequence_key = me.sequence_key AND o.id > me.id ORDER BY o.id LIMIT 1)) AS n)
+    INTO v_seq
+    FROM (SELECT l.id, l.store_id, l.sequence_key FROM jobq.jobs l WHERE l.id = v_me
+          UNION ALL
+          (SELECT h.id, h.store_id, h.sequence_key FROM jobq.job_history h
+           WHERE h.id = v_me AND NOT EXISTS (SELECT 1 FROM jobq.jobs l WHERE l.id = v_me))) AS me;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    v_ids := ARRAY[v_me];
+    v_rels := ARRAY['job'];
+    v_depths := ARRAY[0];
+    v_up := v_ids;
+    v_down := v_ids;
+    WHILE cardinality(v_up) + cardinality(v_down) > 0 LOOP
+        v_level := v_level + 1;
+        FOREACH v_dir IN ARRAY ARRAY[-1, 1] LOOP
+            v_from := CASE WHEN v_dir < 0 THEN v_up ELSE v_down END;
+            CONTINUE WHEN cardinality(v_from) = 0;
+            IF v_dir < 0 THEN
+                -- One level up: the parents of the last level's ancestors, live, finished or pruned.
+                v_next := ARRAY(SELECT DISTINCT p.pid
+                                FROM (SELECT unnest(l.depends_on) FROM jobq.jobs l WHERE l.id = ANY (v_from)
+                                      UNION ALL
+                                      SELECT unnest(h.depends_on) FROM jobq.job_history h WHERE h.id = ANY (v_from)) AS p(pid)
+                                WHERE p.pid <> ALL (v_ids)
+                                ORDER BY p.pid);
+            ELSE
+                -- One level down: the jobs enqueued depending on the last level's descendants
+                -- (jobq.jobs_depends_on_idx, jobq.job_history_depends_on_idx).
+                v_next := ARRAY(SELECT DISTINCT c.cid
+                                FROM (SELECT l.id FROM jobq.jobs l WHERE l.depends_on && v_from
+                                      UNION ALL
+                                      SELECT h.id FROM jobq.job_history h WHERE h.depends_on && v_from) AS c(cid)
+                                WHERE c.cid <> ALL (v_ids)
+                                ORDER BY c.cid);
+            END IF;
+            v_room := v_max - cardinality(v_ids) - cardinality(v_seq);
+            IF cardinality(v_next) > v_room THEN
+                v_next := v_next[1:greatest(v_room, 0)];
+                v_cut := true;
+            END IF;
+            v_ids := v_ids || v_next;
+            v_rels := v_rels || array_fill(CASE WHEN v_dir < 0 THEN 'ancestor' ELSE 'descendant' END, ARRAY[cardinality(v_next)]);
+            v_depths := v_depths || array_fill(v_dir * v_level, ARRAY[cardinality(v_next)]);
+            IF v_dir < 0 THEN
+                v_up := v_next;
+            ELSE
+                v_down := v_next;
+            END IF;
+        END LOOP;
+    END LOOP;
+    -- The sequence's neighbours that the walk did not reach already.
+    FOR v_level IN 1 .. cardinality(v_seq) LOOP
+        IF v_seq[v_level] <> ALL (v_ids) THEN
+            v_ids := v_ids || v_seq[v_level];
+            v_rels := v_rels || CASE WHEN v_seq[v_level] < v_me THEN 'sequence_ahead' ELSE 'sequence_behind' END;
+            v_depths := v_depths || CASE WHEN v_seq[v_level] < v_me THEN -1 ELSE 1 END;
+        END IF;
+    END LOOP;
+    RETURN QUERY
+    SELECT n.id, coalesce(l.task, h.task), coalesce(l.queue, h.queue), coalesce(l.state, h.state, 'pruned'), n.rel, n.depth,
+           ARRAY(SELECT p.pid FROM unnest(coalesce(l.depends_on, h.depends_on)) AS p(pid)
+                 WHERE p.pid = ANY (v_ids) ORDER BY p.pid),
+           v_cut
+    FROM unnest(v_ids, v_rels, v_depths) AS n(id, rel, depth)
+    LEFT JOIN jobq.jobs l ON l.id = n.id
+    LEFT JOIN LATERAL (SELECT h.task, h.queue, h.state, h.depends_on FROM jobq.job_history h
+                       WHERE h.id = n.id AND l.id IS NULL ORDER BY h.finished_at DESC LIMIT 1) AS h ON true
+    ORDER BY n.depth, n.id;
+END
+$$;
+COMMENT ON FUNCTION jobq.workflow_graph(bigint,integer) IS
+    'The graph of the workflow job job_id belongs to, one row per node (id, task, queue, state, relation, depth, parent_ids, truncated): the job (relation job, depth 0), its ancestors (depth -1 for its parents, -2 for theirs ...) and descendants (depth 1, 2 ...), breadth first a level up and a level down in turn, and the live jobs just ahead and behind it in its sequence (sequence_ahead, sequence_behind) when the walk did not reach them; at most max_nodes nodes (clamped to 1..1000; NULL 200); truncated (the same on every row) when the walk was cut at that bound. parent_ids: the node''s parents among the rows returned (edges parent to child). state is the live or latest finished state, or pruned (task and queue NULL) for a parent gone from the history. No rows for a job the caller cannot see. Runs as its caller (row-level security). Callers: the dashboard''s job page (package operator). Locks nothing. Errors: none.';

@@ -105,6 +105,7 @@ AS $$
         ('jobq.enqueue_many(jsonb)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.explain_job(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.job_workflow(bigint)', '{jobq_app,jobq_operator,jobq_viewer}'),
+        ('jobq.workflow_graph(bigint,integer)', '{jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.fail_job(bigint,uuid,text,text,boolean,interval)', '{worker_runtime}'),
         ('jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[])', '{worker_runtime}'),
         ('jobq.fan_out(text,jsonb,text,text,timestamp with time zone)', '{worker_runtime}'),
