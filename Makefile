@@ -100,9 +100,9 @@ schema-snapshot: build
 	$(BIN)/jobq sandbox -- sh -c 'JOBQ_UPDATE_SNAPSHOT=1 $(GO) test -count=1 -run TestSchemaSnapshot ./migrate/'
 
 # Takes the dashboard's screenshots again (docs/screenshots, shown by docs/dashboard.md and the
-# README) with the browser test; commit them with the templates they show.
+# README) with the browser tests; commit them with the templates they show.
 screenshots: deps build
-	$(BIN)/jobq sandbox -- env JOBQ_UPDATE_SCREENSHOTS=1 $(GO) test -count=1 -run TestDashboardInABrowser ./dashboard/
+	$(BIN)/jobq sandbox -- env JOBQ_UPDATE_SCREENSHOTS=1 $(GO) test -count=1 -run 'TestDashboardInABrowser|TestTheJobPageShowsItsBatchsProgress|TestTheJobPageDrawsItsWorkflow' ./dashboard/
 
 # Installs what make test needs from Debian's packages, only when something is missing.
 deps:

@@ -1,8 +1,6 @@
 package dashboard_test
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,15 +47,6 @@ func TestTheJobPageShowsItsBatchsProgress(t *testing.T) {
 		t.Fatalf("the settled batch links %d callback jobs, want 1", n)
 	}
 
-	plain := e.enqueue(t, "mail", "emails", "", 3)
-	b.open("/jobs/" + strconv.FormatInt(plain, 10))
-	b.waitText("#job-state", "queued")
-	if n := b.count("#batch"); n != 0 {
-		t.Fatalf("a job in no batch has %d batch sections, want none", n)
-	}
-	if os.Getenv("JOBQ_UPDATE_SCREENSHOTS") != "" {
-		if err := os.WriteFile(filepath.Join(screenshotDir, "batch.png"), b.shots["batch"], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plainJobHasNo(t, e, b, "#batch")
+	keepPageScreenshot(t, b, "batch")
 }

@@ -247,6 +247,8 @@ type jobData struct {
 	Holds []operator.Hold
 	// Batch is the batch the job belongs to, with its progress; nil: none.
 	Batch *operator.Batch
+	// Workflow is the graph of the workflow it belongs to (workflow.go); nil: none.
+	Workflow *workflowView
 }
 
 // event is one line of a job's timeline.
@@ -284,6 +286,9 @@ func loadJob(ctx context.Context, q querier, id int64, operatorView bool) (jobDa
 	}
 	sortEvents(d.Timeline)
 	if d.Batch, err = operator.New(q).BatchOfJob(ctx, id); err != nil {
+		return d, err
+	}
+	if d.Workflow, err = loadWorkflow(ctx, q, id); err != nil {
 		return d, err
 	}
 	if job.FinishedAt == nil {

@@ -6,13 +6,31 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 )
 
-// screenshotNames are the screenshots docs/dashboard.md and the README show.
+// screenshotNames are the screenshots docs/dashboard.md and the README show that
+// TestDashboardInABrowser takes.
 var screenshotNames = []string{"overview", "overview-phone", "signin", "jobs", "job", "dead", "confirm", "workers", "schedules", "settings", "audit", "staff-jobs"}
+
+// pageScreenshots are those the tests of one page take: TestTheJobPageShowsItsBatchsProgress
+// (batch) and TestTheJobPageDrawsItsWorkflow (workflow).
+var pageScreenshots = []string{"batch", "workflow"}
+
+// keepPageScreenshot writes the screenshot b took under name to docs/screenshots/name.png when
+// JOBQ_UPDATE_SCREENSHOTS is set (make screenshots).
+func keepPageScreenshot(t *testing.T, b *browser, name string) {
+	t.Helper()
+	if os.Getenv("JOBQ_UPDATE_SCREENSHOTS") == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(screenshotDir, name+".png"), b.shots[name], 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // assetFingerprint is a sha256 over the dashboard's templates and static files, the code the
 // screenshots show.
@@ -53,7 +71,7 @@ func TestScreenshotsAreFromTheCurrentTemplates(t *testing.T) {
 	if got := assetFingerprint(t); strings.TrimSpace(string(recorded)) != got {
 		t.Fatalf("the dashboard's templates or assets changed since the screenshots in docs/screenshots were taken: run make screenshots and commit them")
 	}
-	for _, name := range screenshotNames {
+	for _, name := range append(slices.Clone(screenshotNames), pageScreenshots...) {
 		info, err := os.Stat(filepath.Join(screenshotDir, name+".png"))
 		if err != nil || info.Size() < 5000 {
 			t.Errorf("docs/screenshots/%s.png is missing or empty: run make screenshots", name)
