@@ -33,7 +33,7 @@ type minute struct {
 
 type overviewData struct {
 	Queues  []queueRow
-	Live    int64 // the live jobs of the rows: queued, retrying, running and scheduled
+	Live    int64 // the live jobs of the rows: queued, retrying, running, scheduled and blocked
 	Minutes []minute
 	// Totals are the sums of the queue rows: Succeeded and Dead over the last hour of
 	// jobq.stats, Failed over the chart's hour; the cards show them, so they add up to the table.
@@ -70,7 +70,7 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 	for i, x := range queues {
 		d.Queues[i].Queue = x
 		byName[x.Queue] = &d.Queues[i]
-		d.Live += x.Queued + x.RetryPending + x.Running + x.Scheduled
+		d.Live += x.Queued + x.RetryPending + x.Running + x.Scheduled + x.Blocked
 		d.Totals.Succeeded += x.SucceededLastHour
 		d.Totals.Dead += x.DeadLastHour
 		d.NotServed += x.NotServed

@@ -65,6 +65,9 @@ type Queue struct {
 	RetryPending int64      `json:"retry_pending"` // waiting for a retry, due or not
 	Running      int64      `json:"running"`
 	Scheduled    int64      `json:"scheduled"` // queued with a future run_at
+	// Blocked counts the jobs waiting for their parents or their sequence (docs/dependencies.md):
+	// live, but neither queued nor scheduled.
+	Blocked int64 `json:"blocked"`
 	// OldestDueAge is how long the oldest due job (queued or retry_pending) has waited; nil when
 	// none is due.
 	OldestDueAge       *Seconds `json:"oldest_due_age_seconds"`
@@ -105,13 +108,13 @@ func (o *Operator) Queues(ctx context.Context, f QueueFilter) ([]Queue, error) {
 		var q Queue
 		var oldest, w50, w95, r50, r95, notServed pgtype.Interval
 		err := row.Scan(&q.Queue, &q.StoreID, &q.Paused, &q.PausedAt, &q.PausedBy, &q.Queued, &q.RetryPending, &q.Running,
-			&q.Scheduled, &oldest, &q.DeadLastHour, &q.DeadLastDay, &q.SucceededLastHour, &q.SucceededPerMinute,
+			&q.Scheduled, &q.Blocked, &oldest, &q.DeadLastHour, &q.DeadLastDay, &q.SucceededLastHour, &q.SucceededPerMinute,
 			&w50, &w95, &r50, &r95, &q.Limits, &q.NotServed, &notServed, &q.Served)
 		q.OldestDueAge, q.WaitP50, q.WaitP95, q.RunP50, q.RunP95, q.NotServedOldestAge =
 			seconds(oldest), seconds(w50), seconds(w95), seconds(r50), seconds(r95), seconds(notServed)
 		return q, err
 	}, `SELECT queue, store_id::text, paused, paused_at, paused_by, queued, retry_pending, running,
-		scheduled, oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute::float8,
+		scheduled, blocked, oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute::float8,
 		wait_p50, wait_p95, run_p50, run_p95, limits, not_served, not_served_oldest_age, served
 		FROM jobq.queue_list($1, $2::uuid)`, nullString(f.Queue), nullString(f.StoreID))
 }

@@ -59,7 +59,8 @@ import (
 //	jobq_queue_lag_seconds{queue}           how long the next due job has waited (jobq.queue_lag)
 //	                                        at scrape time (0 when none is due)
 //	jobq_queue_jobs{queue,state}            live jobs of each served queue by state: queued (due),
-//	                                        retry_pending, running, scheduled (future run_at);
+//	                                        retry_pending, running, scheduled (future run_at),
+//	                                        blocked (waiting for parents or a sequence);
 //	                                        jobq.queue_depth at scrape time
 //	jobq_queue_dead_last_hour{queue}        jobs of each served queue that died in the last hour
 //	                                        (jobq.queue_depth at scrape time)
@@ -256,7 +257,7 @@ func newMetrics(src metricsSource) *metrics {
 			[]string{"queue"}, nil)},
 		&depthCollector{depth: src.lag, queues: src.queues, log: src.log,
 			jobs: prometheus.NewDesc("jobq_queue_jobs",
-				"Live jobs per served queue by state: queued (due), retry_pending, running, scheduled (queued with a future run_at); read from jobq.queue_depth at scrape time. Every replica exports it: aggregate with max, not sum.",
+				"Live jobs per served queue by state: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for its parents or its sequence); read from jobq.queue_depth at scrape time. Every replica exports it: aggregate with max, not sum.",
 				[]string{"queue", "state"}, nil),
 			dead: prometheus.NewDesc("jobq_queue_dead_last_hour",
 				"Jobs per served queue that died (moved to jobq.job_history as dead) in the last hour; read from jobq.queue_depth at scrape time.",
@@ -380,7 +381,8 @@ func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, s := range []struct {
 			state string
 			n     int64
-		}{{"queued", d.Queued}, {"retry_pending", d.RetryPending}, {"running", d.Running}, {"scheduled", d.Scheduled}} {
+		}{{"queued", d.Queued}, {"retry_pending", d.RetryPending}, {"running", d.Running}, {"scheduled", d.Scheduled},
+			{"blocked", d.Blocked}} {
 			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(s.n), d.Queue, s.state)
 		}
 		ch <- prometheus.MustNewConstMetric(c.dead, prometheus.GaugeValue, float64(d.DeadLastHour), d.Queue)

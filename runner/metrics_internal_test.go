@@ -48,7 +48,7 @@ func TestMetricsReadTheirSourcesAtScrapeTime(t *testing.T) {
 	v, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", "queued")
 	require.True(t, ok)
 	require.Equal(t, 1.0, v)
-	for _, state := range []string{"retry_pending", "running", "scheduled"} {
+	for _, state := range []string{"retry_pending", "running", "scheduled", "blocked"} {
 		v, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", state)
 		require.True(t, ok, state)
 		require.Zero(t, v, state)
@@ -63,6 +63,17 @@ func TestMetricsReadTheirSourcesAtScrapeTime(t *testing.T) {
 	require.NoError(t, err)
 	v, _ = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", "scheduled")
 	require.Equal(t, 1.0, v, "read again at every scrape")
+	// A job waiting for its parent (the due job enqueued first) is blocked: counted apart, neither
+	// queued nor scheduled.
+	parent, err := b.client.Enqueue(ctx, "metrics-lag", nil, jobq.EnqueueOptions{Queue: "other"})
+	require.NoError(t, err)
+	_, err = b.client.Enqueue(ctx, "metrics-lag", nil, jobq.EnqueueOptions{Queue: "lagging", DependsOn: []int64{parent}})
+	require.NoError(t, err)
+	for state, want := range map[string]float64{"blocked": 1, "queued": 1, "scheduled": 1} {
+		v, ok = sample(t, m.reg, "jobq_queue_jobs", "queue", "lagging", "state", state)
+		require.True(t, ok, state)
+		require.Equal(t, want, v, state)
+	}
 
 	_, ok = sample(t, m.reg, "jobq_wakeup_slot_lag_bytes")
 	require.False(t, ok, "absent without a slot")

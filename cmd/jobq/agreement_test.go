@@ -22,11 +22,12 @@ import (
 
 // queueCounts are the counts every view of a queue shows.
 type queueCounts struct {
-	Queued, RetryPending, Running, Scheduled, DeadLastHour, NotServed int64
+	Queued, RetryPending, Running, Scheduled, Blocked, DeadLastHour, NotServed int64
 }
 
 // TestQueuesListStatsAndTheOverviewAgree builds one database with a queue whose jobs all died, a
-// queue no worker serves, a paused queue, scheduled (future run_at) and retry_pending jobs, and
+// queue no worker serves, a paused queue, scheduled (future run_at), retry_pending and blocked
+// (waiting for a parent or a sequence) jobs, and
 // reads it four ways: jobq queues list --json, jobq stats --json, the dashboard's overview page
 // and SELECT jobq.stats(). They list the same queues with the same counts (issue 32), the
 // overview's "jobs died" card is the sum of its table, and a queue that no live worker serves is
@@ -63,6 +64,14 @@ func TestQueuesListStatsAndTheOverviewAgree(t *testing.T) {
 	// held: paused with a due job.
 	exec(`SELECT jobq.enqueue('mail', queue => 'held')`)
 	exec(`SELECT jobq.pause_queue('held')`)
+	// Blocked jobs. mail: the first job of sequence agree, a child of the held job, and the
+	// sequence's second job, of a future run_at (blocked, not scheduled); waiting: only blocked
+	// jobs, the sequence's third and a child of a job of reports.
+	exec(`SELECT jobq.enqueue('mail', queue => 'mail', sequence_key => 'agree',
+		depends_on => ARRAY[(SELECT id FROM jobq.jobs WHERE queue = 'held')])`)
+	exec(`SELECT jobq.enqueue('mail', queue => 'mail', sequence_key => 'agree', run_at => now() + interval '1 day')`)
+	exec(`SELECT jobq.enqueue('mail', queue => 'waiting', sequence_key => 'agree')`)
+	exec(`SELECT jobq.enqueue('report', queue => 'waiting', depends_on => ARRAY[(SELECT max(id) FROM jobq.jobs WHERE queue = 'reports')])`)
 
 	// 1. jobq queues list --json and jobq stats --json.
 	fromCLI := func(args ...string) map[string]queueCounts {
@@ -75,13 +84,14 @@ func TestQueuesListStatsAndTheOverviewAgree(t *testing.T) {
 			RetryPending int64  `json:"retry_pending"`
 			Running      int64  `json:"running"`
 			Scheduled    int64  `json:"scheduled"`
+			Blocked      int64  `json:"blocked"`
 			DeadLastHour int64  `json:"dead_last_hour"`
 			NotServed    int64  `json:"not_served"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(stdout), &rows), stdout)
 		out := map[string]queueCounts{}
 		for _, r := range rows {
-			out[r.Queue] = queueCounts{r.Queued, r.RetryPending, r.Running, r.Scheduled, r.DeadLastHour, r.NotServed}
+			out[r.Queue] = queueCounts{r.Queued, r.RetryPending, r.Running, r.Scheduled, r.Blocked, r.DeadLastHour, r.NotServed}
 		}
 		return out
 	}
@@ -89,12 +99,12 @@ func TestQueuesListStatsAndTheOverviewAgree(t *testing.T) {
 	stats := fromCLI("stats")
 
 	// 2. SELECT jobq.stats().
-	rows, err := admin.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, dead_last_hour, not_served FROM jobq.stats()`)
+	rows, err := admin.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, blocked, dead_last_hour, not_served FROM jobq.stats()`)
 	require.NoError(t, err)
 	sql := map[string]queueCounts{}
 	var name string
 	var c queueCounts
-	_, err = pgx.ForEachRow(rows, []any{&name, &c.Queued, &c.RetryPending, &c.Running, &c.Scheduled, &c.DeadLastHour, &c.NotServed},
+	_, err = pgx.ForEachRow(rows, []any{&name, &c.Queued, &c.RetryPending, &c.Running, &c.Scheduled, &c.Blocked, &c.DeadLastHour, &c.NotServed},
 		func() error { sql[name] = c; return nil })
 	require.NoError(t, err)
 
@@ -126,16 +136,17 @@ func TestQueuesListStatsAndTheOverviewAgree(t *testing.T) {
 			return n
 		}
 		q := regexp.MustCompile(`data-queue="([^"]*)"`).FindStringSubmatch(row)[1]
-		overview[q] = queueCounts{attr("queued"), attr("retry-pending"), attr("running"), attr("scheduled"), attr("dead-last-hour"), attr("not-served")}
+		overview[q] = queueCounts{attr("queued"), attr("retry-pending"), attr("running"), attr("scheduled"), attr("blocked"), attr("dead-last-hour"), attr("not-served")}
 		deadInTable += overview[q].DeadLastHour
 		pills[q] = regexp.MustCompile(`<span class="pill[^"]*"[^>]*>([^<]*)`).FindStringSubmatch(row)[1]
 	}
 
 	want := map[string]queueCounts{
-		"mail":    {Queued: 1, RetryPending: 1, Running: 1, Scheduled: 1},
+		"mail":    {Queued: 1, RetryPending: 1, Running: 1, Scheduled: 1, Blocked: 2},
 		"reports": {Queued: 1, RetryPending: 1, NotServed: 2},
 		"crash":   {DeadLastHour: 3},
 		"held":    {Queued: 1, NotServed: 1},
+		"waiting": {Blocked: 2},
 	}
 	require.Equal(t, want, sql, "SELECT jobq.stats()")
 	require.Equal(t, sql, list, "jobq queues list --json lists the queues and counts of jobq.stats()")
@@ -147,12 +158,21 @@ func TestQueuesListStatsAndTheOverviewAgree(t *testing.T) {
 	require.Equal(t, strconv.FormatInt(deadInTable, 10), strings.ReplaceAll(died[1], ",", ""),
 		"the jobs died card is the sum of the table's dead/h")
 	require.EqualValues(t, 3, deadInTable)
+	live := regexp.MustCompile(`(?s)id="live"[^>]*><b>([\d,]+)</b>`).FindStringSubmatch(body)
+	require.NotNil(t, live, "the live jobs card: %.3000s", body)
+	var liveInTable int64
+	for _, c := range overview {
+		liveInTable += c.Queued + c.RetryPending + c.Running + c.Scheduled + c.Blocked
+	}
+	require.Equal(t, strconv.FormatInt(liveInTable, 10), strings.ReplaceAll(live[1], ",", ""),
+		"the live jobs card is the sum of the table's live counts, blocked included")
 
 	names := make([]string, 0, len(pills))
 	for q := range pills {
 		names = append(names, q)
 	}
 	sort.Strings(names)
-	require.Equal(t, map[string]string{"mail": "running", "reports": "not served", "crash": "no worker", "held": "paused "}, pills,
+	require.Equal(t, map[string]string{"mail": "running", "reports": "not served", "crash": "no worker", "held": "paused ",
+		"waiting": "no worker"}, pills,
 		"only the queue a live worker serves is shown running (queues: %v)", names)
 }

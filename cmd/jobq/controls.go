@@ -60,10 +60,10 @@ func (c *queuesListCmd) Run(e *env) error {
 			state = "paused " + relTime(q.PausedAt, now) + " by " + orDash(q.PausedBy)
 		}
 		table = append(table, []string{q.Queue, state, strconv.FormatInt(q.Queued, 10), strconv.FormatInt(q.RetryPending, 10),
-			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10), notServedText(q.NotServed, q.NotServedOldestAge),
+			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10), strconv.FormatInt(q.Blocked, 10), notServedText(q.NotServed, q.NotServedOldestAge),
 			limitsText(q.Limits)})
 	}
-	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "NOT SERVED", "LIMITS"}, table)
+	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "BLOCKED", "NOT SERVED", "LIMITS"}, table)
 }
 
 type queueActCmd struct {

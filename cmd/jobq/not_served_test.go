@@ -27,9 +27,9 @@ func TestCLIQueuesAndStatsShowTheJobsNoLiveWorkerServes(t *testing.T) {
 
 	code, stdout, stderr := b.op(t, "queues", "list")
 	require.Equal(t, 0, code, "stderr:\n%s", stderr)
-	require.Regexp(t, `(?m)^QUEUE\s+STATE\s+QUEUED\s+RETRY\s+RUNNING\s+SCHEDULED\s+NOT SERVED\s+LIMITS$`, stdout)
-	require.Regexp(t, `(?m)^mail\s+active\s+2\s+0\s+0\s+0\s+1, oldest 5m\s+-$`, stdout)
-	require.Regexp(t, `(?m)^reports\s+active\s+0\s+0\s+0\s+1\s+1\s+-$`, stdout)
+	require.Regexp(t, `(?m)^QUEUE\s+STATE\s+QUEUED\s+RETRY\s+RUNNING\s+SCHEDULED\s+BLOCKED\s+NOT SERVED\s+LIMITS$`, stdout)
+	require.Regexp(t, `(?m)^mail\s+active\s+2\s+0\s+0\s+0\s+0\s+1, oldest 5m\s+-$`, stdout)
+	require.Regexp(t, `(?m)^reports\s+active\s+0\s+0\s+0\s+1\s+0\s+1\s+-$`, stdout)
 
 	type row struct {
 		Queue     string   `json:"queue"`

@@ -108,7 +108,7 @@ type jobFilter struct {
 type jobRow = operator.Job
 
 // jobStates are the states a job can be in, live or finished.
-var jobStates = []string{"queued", "running", "retry_pending", "succeeded", "dead", "canceled"}
+var jobStates = []string{"queued", "running", "retry_pending", "blocked", "succeeded", "dead", "canceled"}
 
 // uuidRE matches a uuid in its canonical text form.
 var uuidRE = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)

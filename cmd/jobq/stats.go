@@ -52,10 +52,10 @@ func (c *statsCmd) Run(e *env) error {
 	for _, s := range stats {
 		perMin := strconv.FormatFloat(s.SucceededPerMinute, 'f', 1, 64)
 		table = append(table, []string{s.Queue, orDash(s.StoreID), num(s.Queued), num(s.RetryPending), num(s.Running),
-			num(s.Scheduled), secs(s.OldestDueAge), num(s.DeadLastHour), num(s.DeadLastDay), num(s.SucceededLastHour), perMin,
+			num(s.Scheduled), num(s.Blocked), secs(s.OldestDueAge), num(s.DeadLastHour), num(s.DeadLastDay), num(s.SucceededLastHour), perMin,
 			secs(s.WaitP50) + "/" + secs(s.WaitP95), secs(s.RunP50) + "/" + secs(s.RunP95),
 			notServedText(s.NotServed, s.NotServedOldestAge), limitsText(s.Limits)})
 	}
-	return writeTable(e.stdout, []string{"QUEUE", "STORE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "LAG",
+	return writeTable(e.stdout, []string{"QUEUE", "STORE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "BLOCKED", "LAG",
 		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95", "NOT SERVED", "LIMITS"}, table)
 }

@@ -33,7 +33,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"DeadListUnknownFlag", []string{"dead", "list", "--bogus"}, "jobq: unknown flag --bogus"},
 		{"SettingsSetWithoutValue", []string{"settings", "set", "poll_interval"}, `jobq: expected "<value>"`},
 		{"JobsListUnknownState", []string{"jobs", "list", "--state", "daed", "--database-url", "postgres://nobody@127.0.0.1:1/app"},
-			`--state "daed": want one of queued, running, retry_pending, succeeded, dead, canceled`},
+			`--state "daed": want one of queued, running, retry_pending, blocked, succeeded, dead, canceled`},
 		{"DeadListBadStore", []string{"dead", "list", "--store", "shop-7", "--database-url", "postgres://nobody@127.0.0.1:1/app"},
 			`--store "shop-7": want a store id (a uuid)`},
 		{"StatsBadStore", []string{"stats", "--store", "shop-7", "--database-url", "postgres://nobody@127.0.0.1:1/app"},

@@ -24,6 +24,7 @@ type QueueDepth struct {
 	RetryPending int64 // waiting for a retry
 	Running      int64
 	Scheduled    int64 // queued with a future run_at
+	Blocked      int64 // waiting for its parents or its sequence (docs/dependencies.md)
 	DeadLastHour int64 // moved to jobq.job_history as dead in the last hour
 }
 
@@ -47,7 +48,7 @@ func (e *Engine) QueueLag(ctx context.Context, queues []string) ([]QueueLag, err
 // QueueDepth reports, per queue (all queues with live jobs when queues is nil), its live jobs by
 // state and its dead jobs of the last hour (jobq.queue_depth).
 func (e *Engine) QueueDepth(ctx context.Context, queues []string) ([]QueueDepth, error) {
-	rows, err := e.db.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, dead_last_hour
+	rows, err := e.db.Query(ctx, `SELECT queue, queued, retry_pending, running, scheduled, blocked, dead_last_hour
 		FROM jobq.queue_depth($1)`, queues)
 	if err != nil {
 		return nil, jobsql.Wrap(err, "queue_depth")

@@ -4301,7 +4301,7 @@ ALTER FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zon
 
 COMMENT ON FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zone) IS 'Private. One row: the starts of queue p_queue in jobq.claim_starts after p_since (max_started''s count over the window started_per). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.claim_starts; locks nothing.';
 
-CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
+CREATE FUNCTION jobq._stats(p_queue text, p_store_id uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -4339,6 +4339,7 @@ BEGIN
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
+               count(*) FILTER (WHERE j.state = 'blocked') AS blocked,
                count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')) AS waiting,
                min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
         FROM jobq.jobs j
@@ -4351,6 +4352,7 @@ BEGIN
         SELECT b.name,
                sum(b.queued)::bigint AS queued, sum(b.retry_pending)::bigint AS retry_pending,
                sum(b.running)::bigint AS running, sum(b.scheduled)::bigint AS scheduled,
+               sum(b.blocked)::bigint AS blocked,
                min(b.oldest_due) AS oldest_due,
                -- Not served: no live worker of the queue serves every task, nor this one.
                coalesce(sum(b.waiting) FILTER (WHERE NOT b.served), 0)::bigint AS not_served,
@@ -4396,7 +4398,7 @@ BEGIN
     SELECT coalesce(l.name, d.name),
            CASE WHEN v_all THEN NULL ELSE v_store END,
            coalesce(l.queued, 0), coalesce(l.retry_pending, 0), coalesce(l.running, 0), coalesce(l.scheduled, 0),
-           jobq._ts_diff(v_now, l.oldest_due),
+           coalesce(l.blocked, 0), jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
            t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
@@ -4410,7 +4412,7 @@ BEGIN
     -- A named queue without live jobs or recent history still gets its row.
     IF p_queue IS NOT NULL AND NOT FOUND THEN
         RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
-                            NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
+                            0::bigint, NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
                             NULL::interval, NULL::interval, NULL::interval, NULL::interval,
                             (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue),
                             0::bigint, NULL::interval;
@@ -6506,7 +6508,7 @@ ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
-CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, dead_last_hour bigint)
+CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -6528,7 +6530,8 @@ BEGIN
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
-               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
+               count(*) FILTER (WHERE j.state = 'blocked') AS blocked
         FROM jobq.jobs j
         WHERE j.queue IN (SELECT q.name FROM q)
         GROUP BY j.queue
@@ -6540,7 +6543,8 @@ BEGIN
         GROUP BY h.queue
     )
     SELECT q.name, coalesce(live.queued, 0), coalesce(live.retry_pending, 0),
-           coalesce(live.running, 0), coalesce(live.scheduled, 0), coalesce(dead.dead_last_hour, 0)
+           coalesce(live.running, 0), coalesce(live.scheduled, 0), coalesce(live.blocked, 0),
+           coalesce(dead.dead_last_hour, 0)
     FROM q
     LEFT JOIN live ON live.name = q.name
     LEFT JOIN dead ON dead.name = q.name
@@ -6550,7 +6554,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_depth(queues text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_depth(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+COMMENT ON FUNCTION jobq.queue_depth(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
 CREATE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, lag interval)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -6580,7 +6584,7 @@ ALTER FUNCTION jobq.queue_lag(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_lag(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 
-CREATE FUNCTION jobq.queue_list(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval, served boolean)
+CREATE FUNCTION jobq.queue_list(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval, served boolean)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -6600,18 +6604,18 @@ CREATE FUNCTION jobq.queue_list(queue text DEFAULT NULL::text, store_id uuid DEF
     ), served AS MATERIALIZED (
         SELECT DISTINCT v.queue FROM jobq._served_by_live_workers(now()) AS v
     ), all_rows AS (
-        SELECT s.queue, s.store_id, s.queued, s.retry_pending, s.running, s.scheduled, s.oldest_due_age,
+        SELECT s.queue, s.store_id, s.queued, s.retry_pending, s.running, s.scheduled, s.blocked, s.oldest_due_age,
                s.dead_last_hour, s.dead_last_day, s.succeeded_last_hour, s.succeeded_per_minute,
                s.wait_p50, s.wait_p95, s.run_p50, s.run_p95, s.limits, s.not_served, s.not_served_oldest_age
         FROM s
         UNION ALL
-        SELECT c.name, $2, 0, 0, 0, 0, NULL,
+        SELECT c.name, $2, 0, 0, 0, 0, 0, NULL,
                0, 0, 0, 0.00, NULL, NULL, NULL, NULL,
                (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = c.name), 0, NULL
         FROM configured c
     )
     SELECT r.queue, r.store_id, coalesce(q.paused, false), q.paused_at, q.paused_by,
-           r.queued, r.retry_pending, r.running, r.scheduled, r.oldest_due_age,
+           r.queued, r.retry_pending, r.running, r.scheduled, r.blocked, r.oldest_due_age,
            r.dead_last_hour, r.dead_last_day, r.succeeded_last_hour, r.succeeded_per_minute,
            r.wait_p50, r.wait_p95, r.run_p50, r.run_p95, r.limits, r.not_served, r.not_served_oldest_age,
            EXISTS (SELECT 1 FROM served v WHERE v.queue = r.queue)
@@ -6622,7 +6626,7 @@ $_$;
 
 ALTER FUNCTION jobq.queue_list(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_list(queue text, store_id uuid) IS 'The operator''s list of queues, one row per queue by name: the rows of jobq.stats(queue, store_id) with their counts unchanged (queued: due; retry_pending; running; scheduled: queued with a future run_at; oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute, wait and run percentiles, limits, not_served, not_served_oldest_age), and for operators and viewers a row of zeros for every other queue the engine knows (a row of jobq.queues, the queues of a worker not stopped, a schedule''s queue); paused, paused_at, paused_by from jobq.queues; served, whether a live worker (active, heard from within worker_timeout, serving some task) takes the queue''s jobs. An application (its session''s store) gets the rows of jobq.stats only. Reveals no job content. Reads what jobq.stats reads, jobq.queues, jobq.workers and jobq.schedules; locks nothing. Callers: jobq queues list, jobq stats and the dashboard''s overview (package operator). Errors: those of jobq.stats.';
+COMMENT ON FUNCTION jobq.queue_list(queue text, store_id uuid) IS 'The operator''s list of queues, one row per queue by name: the rows of jobq.stats(queue, store_id) with their counts unchanged (queued: due; retry_pending; running; scheduled: queued with a future run_at; blocked: waiting for parents or a sequence; oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute, wait and run percentiles, limits, not_served, not_served_oldest_age), and for operators and viewers a row of zeros for every other queue the engine knows (a row of jobq.queues, the queues of a worker not stopped, a schedule''s queue); paused, paused_at, paused_by from jobq.queues; served, whether a live worker (active, heard from within worker_timeout, serving some task) takes the queue''s jobs. An application (its session''s store) gets the rows of jobq.stats only. Reveals no job content. Reads what jobq.stats reads, jobq.queues, jobq.workers and jobq.schedules; locks nothing. Callers: jobq queues list, jobq stats and the dashboard''s overview (package operator). Errors: those of jobq.stats.';
 
 CREATE FUNCTION jobq.queue_minutes(since timestamp with time zone) RETURNS TABLE(queue text, minute timestamp with time zone, succeeded bigint, dead bigint, failed bigint)
     LANGUAGE sql STABLE
@@ -6670,7 +6674,7 @@ ALTER FUNCTION jobq.queue_not_served(queues text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.queue_not_served(queues text[]) IS 'Per queue given (NULL elements and a NULL list give no row): not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (a live worker: active, heard from within worker_timeout; it serves the tasks it registered with jobq.register_worker, every task when it registered none), counted up to 10001; oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Reveals no job content; locks nothing. Callers: runners (metrics), operators, viewers. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
-CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
+CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, limits jsonb)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -6679,7 +6683,8 @@ CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, pa
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= now()) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
-               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > now()) AS scheduled
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > now()) AS scheduled,
+               count(*) FILTER (WHERE j.state = 'blocked') AS blocked
         FROM jobq.jobs j
         GROUP BY j.queue
     ), known AS (
@@ -6690,7 +6695,7 @@ CREATE FUNCTION jobq.queue_states() RETURNS TABLE(queue text, paused boolean, pa
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
            coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
-           jobq._queue_limits(q)
+           coalesce(c.blocked, 0), jobq._queue_limits(q)
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
@@ -6699,9 +6704,9 @@ $$;
 
 ALTER FUNCTION jobq.queue_states() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+COMMENT ON FUNCTION jobq.queue_states() IS 'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
-CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamp with time zone, limits jsonb, not_served bigint, not_served_oldest_at timestamp with time zone)
+CREATE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000) RETURNS TABLE(queue text, paused boolean, paused_at timestamp with time zone, paused_by text, due bigint, scheduled bigint, retry_pending bigint, running bigint, blocked bigint, oldest_due_at timestamp with time zone, limits jsonb, not_served bigint, not_served_oldest_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -6709,7 +6714,12 @@ DECLARE
     v_now constant timestamptz := now();
     v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000)::integer;
     v_name text;
+    v_blocked jsonb;  -- {queue: blocked jobs}, from one pass over the live jobs
 BEGIN
+    -- Blocked jobs are outside every index by state (docs/dependencies.md): one scan counts them
+    -- for every queue at once, rather than one scan per queue.
+    SELECT coalesce(jsonb_object_agg(b.queue, b.n), '{}') INTO v_blocked
+    FROM (SELECT j.queue, count(*) AS n FROM jobq.jobs j WHERE j.state = 'blocked' GROUP BY j.queue) b;
     FOR v_name IN
         WITH RECURSIVE waiting AS (
             -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
@@ -6721,6 +6731,7 @@ BEGIN
         )
         SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
         UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
+        UNION SELECT b.name FROM jsonb_object_keys(v_blocked) AS b(name)
         UNION SELECT q.name FROM jobq.queues q
         UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
         UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
@@ -6738,6 +6749,7 @@ BEGIN
             WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
         SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
             WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+        blocked := least(coalesce((v_blocked ->> v_name)::bigint, 0), v_cap + 1);
         -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
         WITH RECURSIVE prio AS (
             (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
@@ -6765,7 +6777,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_summary(cap integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running, blocked (waiting for parents or a sequence: never due nor scheduled; counted by one scan of the live jobs, as no index holds them); oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx, the running jobs, the blocked jobs by one scan of jobq.jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 
 CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text, tasks text[] DEFAULT NULL::text[]) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -7506,7 +7518,7 @@ ALTER FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay int
 
 COMMENT ON FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval) IS 'Returns running jobs to the queue (state queued, run_at = now() + delay) without counting the attempt; a zero delay wakes the queue''s runners. One row per input lease, in order: queued (with run_at) or lease_lost. Callers: the runner (snoozing handlers; handing jobs back at shutdown). Locks the rows. Errors: JOB.LEASE_INVALID (negative delay), JOB.INVALID_ARGUMENT.';
 
-CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
+CREATE FUNCTION jobq.stats(queue text DEFAULT NULL::text, store_id uuid DEFAULT NULL::uuid) RETURNS TABLE(queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric, wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb, not_served bigint, not_served_oldest_age interval)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -7515,7 +7527,7 @@ $_$;
 
 ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER

@@ -1,5 +1,6 @@
 -- jobq.stats() for a known fixture: one row per queue with a live job or a job finished in the
--- last day; live jobs by state and the age of the oldest due one; from history the dead and
+-- last day; live jobs by state (blocked ones apart: never queued nor scheduled) and the age of the
+-- oldest due one; from history the dead and
 -- succeeded counts, throughput and the p50/p95 of wait and run time over the last hour. A named
 -- queue gives only its row (zeros when it has nothing).
 BEGIN;
@@ -14,7 +15,11 @@ INSERT INTO jobq.jobs (task, queue, run_at, state, max_attempts) VALUES
     ('pgtap-t', 'pgtap_s', now() + interval '1 hour', 'queued', 3),
     ('pgtap-t', 'pgtap_s', now() - interval '20 minutes', 'retry_pending', 3),
     ('pgtap-t', 'pgtap_s', now() + interval '5 minutes', 'retry_pending', 3),
-    ('pgtap-t', 'pgtap_future', now() + interval '1 day', 'queued', 3);
+    ('pgtap-t', 'pgtap_future', now() + interval '1 day', 'queued', 3),
+    -- Blocked (waiting for parents or a sequence): one whose run_at is long past, one in the future.
+    -- Neither is queued, scheduled nor the oldest due job.
+    ('pgtap-t', 'pgtap_s', now() - interval '30 minutes', 'blocked', 3),
+    ('pgtap-t', 'pgtap_s', now() + interval '2 hours', 'blocked', 3);
 INSERT INTO jobq.jobs (task, queue, run_at, state, max_attempts, locked_by, lease_token, claimed_at, lease_expires_at)
 VALUES ('pgtap-t', 'pgtap_s', now() - interval '1 minute', 'running', 3, 'pgtap-w', gen_random_uuid(), now(), now() + interval '5 minutes');
 
@@ -30,11 +35,11 @@ INSERT INTO jobq.job_history (id, task, queue, payload, priority, run_at, state,
 VALUES (900100, 'pgtap-t', 'pgtap_s', '{}', 0, now() - interval '6 minutes', 'canceled', 0, 3, now() - interval '6 minutes', now(), now() - interval '5 minutes');
 
 SELECT results_eq(
-    $$ SELECT queue, store_id, queued, retry_pending, running, scheduled, oldest_due_age FROM jobq.stats() $$,
-    $$ VALUES ('pgtap_future'::text, NULL::uuid, 0::bigint, 0::bigint, 0::bigint, 1::bigint, NULL::interval),
-              ('pgtap_hist', NULL, 0, 0, 0, 0, NULL),
-              ('pgtap_s', NULL, 2, 2, 1, 1, interval '20 minutes') $$,
-    'live jobs per queue: queued due, retry_pending, running, scheduled in the future, the oldest due job''s age; a queue with only older history has no row');
+    $$ SELECT queue, store_id, queued, retry_pending, running, scheduled, blocked, oldest_due_age FROM jobq.stats() $$,
+    $$ VALUES ('pgtap_future'::text, NULL::uuid, 0::bigint, 0::bigint, 0::bigint, 1::bigint, 0::bigint, NULL::interval),
+              ('pgtap_hist', NULL, 0, 0, 0, 0, 0, NULL),
+              ('pgtap_s', NULL, 2, 2, 1, 1, 2, interval '20 minutes') $$,
+    'live jobs per queue: queued due, retry_pending, running, scheduled in the future, blocked (never queued, scheduled nor the oldest due), the oldest due job''s age; a queue with only older history has no row');
 SELECT results_eq(
     $$ SELECT queue, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute FROM jobq.stats() $$,
     $$ VALUES ('pgtap_future'::text, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric),
@@ -48,12 +53,12 @@ SELECT results_eq(
 SELECT ok((SELECT wait_p50 IS NULL AND run_p95 IS NULL FROM jobq.stats() WHERE queue = 'pgtap_hist'),
           'no percentile for a queue with nothing finished in the last hour');
 SELECT results_eq(
-    $$ SELECT queue, queued, scheduled, dead_last_day FROM jobq.stats('pgtap_s') $$,
-    $$ VALUES ('pgtap_s'::text, 2::bigint, 1::bigint, 2::bigint) $$,
+    $$ SELECT queue, queued, scheduled, blocked, dead_last_day FROM jobq.stats('pgtap_s') $$,
+    $$ VALUES ('pgtap_s'::text, 2::bigint, 1::bigint, 2::bigint, 2::bigint) $$,
     'a named queue gives only its own row');
 SELECT results_eq(
-    $$ SELECT queue, store_id, queued, retry_pending, running, scheduled, oldest_due_age, dead_last_day, succeeded_per_minute, wait_p50 FROM jobq.stats('pgtap_none') $$,
-    $$ VALUES ('pgtap_none'::text, NULL::uuid, 0::bigint, 0::bigint, 0::bigint, 0::bigint, NULL::interval, 0::bigint, 0.00::numeric, NULL::interval) $$,
+    $$ SELECT queue, store_id, queued, retry_pending, running, scheduled, blocked, oldest_due_age, dead_last_day, succeeded_per_minute, wait_p50 FROM jobq.stats('pgtap_none') $$,
+    $$ VALUES ('pgtap_none'::text, NULL::uuid, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, NULL::interval, 0::bigint, 0.00::numeric, NULL::interval) $$,
     'a named queue without jobs gives a row of zeros');
 
 SELECT * FROM finish();

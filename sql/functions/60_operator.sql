@@ -351,11 +351,16 @@ $$;
 COMMENT ON FUNCTION jobq.queue_lag(text[]) IS
     'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): how long the next job due to be claimed has waited past its run_at (0 when none is due; at most 200000 years, for a run_at stored as -infinity). Reveals no job content. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues).';
 
--- How many live jobs each queue holds per state, and how many died in the last hour: the
--- runners' queue-depth gauges. Counts only, like jobq.queue_lag.
+-- The result before blocked jobs were counted (issue 35): CREATE OR REPLACE cannot add a column,
+-- so the function is dropped and created again (its callers name their columns).
+DROP FUNCTION IF EXISTS jobq.queue_depth(text[]);
+
+-- How many live jobs each queue holds per state (blocked included: a job waiting for its parents
+-- or its sequence is live), and how many died in the last hour: the runners' queue-depth gauges.
+-- Counts only, like jobq.queue_lag.
 CREATE OR REPLACE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL)
 RETURNS TABLE (queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint,
-               dead_last_hour bigint)
+               blocked bigint, dead_last_hour bigint)
 LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
@@ -379,7 +384,8 @@ BEGIN
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
-               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
+               count(*) FILTER (WHERE j.state = 'blocked') AS blocked
         FROM jobq.jobs j
         WHERE j.queue IN (SELECT q.name FROM q)
         GROUP BY j.queue
@@ -391,7 +397,8 @@ BEGIN
         GROUP BY h.queue
     )
     SELECT q.name, coalesce(live.queued, 0), coalesce(live.retry_pending, 0),
-           coalesce(live.running, 0), coalesce(live.scheduled, 0), coalesce(dead.dead_last_hour, 0)
+           coalesce(live.running, 0), coalesce(live.scheduled, 0), coalesce(live.blocked, 0),
+           coalesce(dead.dead_last_hour, 0)
     FROM q
     LEFT JOIN live ON live.name = q.name
     LEFT JOIN dead ON dead.name = q.name
@@ -399,7 +406,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.queue_depth(text[]) IS
-    'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+    'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
 -- The queues and tasks live workers serve now, one row per (queue, task), task NULL when a worker
 -- of the queue serves every task (it registered no list: a runner of the release before). A
@@ -591,12 +598,16 @@ $$;
 COMMENT ON FUNCTION jobq._queue_limits(jobq.queues) IS
     'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
 
+-- The result before blocked jobs were counted (issue 35).
+DROP FUNCTION IF EXISTS jobq.queue_states();
+
 -- Every queue the engine knows, whichever table names it, with its pause, its limits and its job
 -- counts (so that an operator sees running beside max_running). A function rather than a view: a
 -- view over jobq.jobs would count only the rows the caller's row policies show.
 CREATE OR REPLACE FUNCTION jobq.queue_states()
 RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text,
-               queued bigint, retry_pending bigint, running bigint, scheduled bigint, limits jsonb)
+               queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint,
+               limits jsonb)
 LANGUAGE sql
 STABLE
 SECURITY DEFINER
@@ -607,7 +618,8 @@ AS $$
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= now()) AS queued,
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
-               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > now()) AS scheduled
+               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > now()) AS scheduled,
+               count(*) FILTER (WHERE j.state = 'blocked') AS blocked
         FROM jobq.jobs j
         GROUP BY j.queue
     ), known AS (
@@ -618,23 +630,27 @@ AS $$
     )
     SELECT k.name, coalesce(q.paused, false), q.paused_at, q.paused_by,
            coalesce(c.queued, 0), coalesce(c.retry_pending, 0), coalesce(c.running, 0), coalesce(c.scheduled, 0),
-           jobq._queue_limits(q)
+           coalesce(c.blocked, 0), jobq._queue_limits(q)
     FROM known k
     LEFT JOIN jobq.queues q ON q.name = k.name
     LEFT JOIN counts c ON c.queue = k.name
     ORDER BY k.name
 $$;
 COMMENT ON FUNCTION jobq.queue_states() IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
+    'One row per queue the engine knows (a live job, a registered worker''s queues, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom) and its live jobs across every store: queued (due now), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence); limits, the queue''s concurrency and rate limits that are set (max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per) and fair (true when jobq.set_fair_claiming turned fair claiming on), NULL when it has none of them. Reveals no job content. Reads every live job (a count, not an index probe). Caller: operators. Errors: none.';
 
--- Every queue the engine knows with its live jobs counted through indexes only, each count stopping
+-- The result before blocked jobs were counted (issue 35).
+DROP FUNCTION IF EXISTS jobq.queue_summary(integer);
+
+-- Every queue the engine knows with its live jobs counted through indexes only (but the blocked
+-- ones, which no index holds: one pass over the live jobs counts them for every queue), each count stopping
 -- after cap rows, and its flow controls (limits, which a viewer reads here): the overview of the
 -- dashboard, which must answer in milliseconds at millions of jobs where jobq.queue_states()
 -- counts every row.
 CREATE OR REPLACE FUNCTION jobq.queue_summary(cap integer DEFAULT 10000)
 RETURNS TABLE (queue text, paused boolean, paused_at timestamptz, paused_by text, due bigint,
-               scheduled bigint, retry_pending bigint, running bigint, oldest_due_at timestamptz, limits jsonb,
-               not_served bigint, not_served_oldest_at timestamptz)
+               scheduled bigint, retry_pending bigint, running bigint, blocked bigint, oldest_due_at timestamptz,
+               limits jsonb, not_served bigint, not_served_oldest_at timestamptz)
 LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
@@ -644,7 +660,12 @@ DECLARE
     v_now constant timestamptz := now();
     v_cap constant integer := coalesce(jobq._check_int('cap', queue_summary.cap, 1, 1000000), 10000)::integer;
     v_name text;
+    v_blocked jsonb;  -- {queue: blocked jobs}, from one pass over the live jobs
 BEGIN
+    -- Blocked jobs are outside every index by state (docs/dependencies.md): one scan counts them
+    -- for every queue at once, rather than one scan per queue.
+    SELECT coalesce(jsonb_object_agg(b.queue, b.n), '{}') INTO v_blocked
+    FROM (SELECT j.queue, count(*) AS n FROM jobq.jobs j WHERE j.state = 'blocked' GROUP BY j.queue) b;
     FOR v_name IN
         WITH RECURSIVE waiting AS (
             -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
@@ -656,6 +677,7 @@ BEGIN
         )
         SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
         UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
+        UNION SELECT b.name FROM jsonb_object_keys(v_blocked) AS b(name)
         UNION SELECT q.name FROM jobq.queues q
         UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
         UNION SELECT coalesce(s.queue, t.queue, 'default') FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
@@ -673,6 +695,7 @@ BEGIN
             WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
         SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
             WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+        blocked := least(coalesce((v_blocked ->> v_name)::bigint, 0), v_cap + 1);
         -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
         WITH RECURSIVE prio AS (
             (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
@@ -698,7 +721,11 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.queue_summary(integer) IS
-    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running; oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx and the running jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+    'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running, blocked (waiting for parents or a sequence: never due nor scheduled; counted by one scan of the live jobs, as no index holds them); oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx, the running jobs, the blocked jobs by one scan of jobq.jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+
+-- The results before blocked jobs were counted (issue 35).
+DROP FUNCTION IF EXISTS jobq.stats(text,uuid);
+DROP FUNCTION IF EXISTS jobq._stats(text,uuid);
 
 -- Per-queue statistics for dashboards and `jobq stats`: live jobs by state, the lag of the oldest
 -- due job, and from history the dead and succeeded counts, throughput and wait/run percentiles;
@@ -707,7 +734,7 @@ COMMENT ON FUNCTION jobq.queue_summary(integer) IS
 -- column, and this signature keeps both as queue and store_id.
 CREATE OR REPLACE FUNCTION jobq.stats(queue text DEFAULT NULL, store_id uuid DEFAULT NULL)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
-               scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
+               scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint,
                dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
                wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb,
                not_served bigint, not_served_oldest_age interval)
@@ -719,14 +746,14 @@ AS $$
     SELECT * FROM jobq._stats($1, $2)
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
-    'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+    'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
 -- the store to count, then aggregates live jobs and the last day of history per queue, each
 -- with its limits (jobq._queue_limits).
 CREATE OR REPLACE FUNCTION jobq._stats(p_queue text, p_store_id uuid)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
-               scheduled bigint, oldest_due_age interval, dead_last_hour bigint,
+               scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint,
                dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
                wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb,
                not_served bigint, not_served_oldest_age interval)
@@ -768,6 +795,7 @@ BEGIN
                count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
                count(*) FILTER (WHERE j.state = 'running') AS running,
                count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
+               count(*) FILTER (WHERE j.state = 'blocked') AS blocked,
                count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')) AS waiting,
                min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
         FROM jobq.jobs j
@@ -780,6 +808,7 @@ BEGIN
         SELECT b.name,
                sum(b.queued)::bigint AS queued, sum(b.retry_pending)::bigint AS retry_pending,
                sum(b.running)::bigint AS running, sum(b.scheduled)::bigint AS scheduled,
+               sum(b.blocked)::bigint AS blocked,
                min(b.oldest_due) AS oldest_due,
                -- Not served: no live worker of the queue serves every task, nor this one.
                coalesce(sum(b.waiting) FILTER (WHERE NOT b.served), 0)::bigint AS not_served,
@@ -825,7 +854,7 @@ BEGIN
     SELECT coalesce(l.name, d.name),
            CASE WHEN v_all THEN NULL ELSE v_store END,
            coalesce(l.queued, 0), coalesce(l.retry_pending, 0), coalesce(l.running, 0), coalesce(l.scheduled, 0),
-           jobq._ts_diff(v_now, l.oldest_due),
+           coalesce(l.blocked, 0), jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
            t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
@@ -839,7 +868,7 @@ BEGIN
     -- A named queue without live jobs or recent history still gets its row.
     IF p_queue IS NOT NULL AND NOT FOUND THEN
         RETURN QUERY SELECT p_queue, CASE WHEN v_all THEN NULL ELSE v_store END, 0::bigint, 0::bigint, 0::bigint, 0::bigint,
-                            NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
+                            0::bigint, NULL::interval, 0::bigint, 0::bigint, 0::bigint, 0.00::numeric,
                             NULL::interval, NULL::interval, NULL::interval, NULL::interval,
                             (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = p_queue),
                             0::bigint, NULL::interval;

@@ -4,6 +4,9 @@
 -- keeps a store's staff (an application login signed in to the dashboard) to its store. The
 -- queue list is a SECURITY DEFINER over jobq.stats, whose counts it keeps unchanged.
 
+-- The result before blocked jobs were counted (issue 35).
+DROP FUNCTION IF EXISTS jobq.queue_list(text,uuid);
+
 -- Every queue an operator should see, one row each, with jobq.stats' counts: a queue of jobq.stats
 -- (a live job, a job finished in the last hour or dead in the last day) keeps its row as stats gives it, and a queue known
 -- only from configuration (a row of jobq.queues, a live worker's queues, a schedule's queue) gets a
@@ -13,7 +16,8 @@
 -- application) gets the rows of jobq.stats only: the other queues' names are not its business.
 CREATE OR REPLACE FUNCTION jobq.queue_list(queue text DEFAULT NULL, store_id uuid DEFAULT NULL)
 RETURNS TABLE (queue text, store_id uuid, paused boolean, paused_at timestamptz, paused_by text,
-               queued bigint, retry_pending bigint, running bigint, scheduled bigint, oldest_due_age interval,
+               queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint,
+               oldest_due_age interval,
                dead_last_hour bigint, dead_last_day bigint, succeeded_last_hour bigint, succeeded_per_minute numeric,
                wait_p50 interval, wait_p95 interval, run_p50 interval, run_p95 interval, limits jsonb,
                not_served bigint, not_served_oldest_age interval, served boolean)
@@ -38,18 +42,18 @@ AS $$
     ), served AS MATERIALIZED (
         SELECT DISTINCT v.queue FROM jobq._served_by_live_workers(now()) AS v
     ), all_rows AS (
-        SELECT s.queue, s.store_id, s.queued, s.retry_pending, s.running, s.scheduled, s.oldest_due_age,
+        SELECT s.queue, s.store_id, s.queued, s.retry_pending, s.running, s.scheduled, s.blocked, s.oldest_due_age,
                s.dead_last_hour, s.dead_last_day, s.succeeded_last_hour, s.succeeded_per_minute,
                s.wait_p50, s.wait_p95, s.run_p50, s.run_p95, s.limits, s.not_served, s.not_served_oldest_age
         FROM s
         UNION ALL
-        SELECT c.name, $2, 0, 0, 0, 0, NULL,
+        SELECT c.name, $2, 0, 0, 0, 0, 0, NULL,
                0, 0, 0, 0.00, NULL, NULL, NULL, NULL,
                (SELECT jobq._queue_limits(q) FROM jobq.queues q WHERE q.name = c.name), 0, NULL
         FROM configured c
     )
     SELECT r.queue, r.store_id, coalesce(q.paused, false), q.paused_at, q.paused_by,
-           r.queued, r.retry_pending, r.running, r.scheduled, r.oldest_due_age,
+           r.queued, r.retry_pending, r.running, r.scheduled, r.blocked, r.oldest_due_age,
            r.dead_last_hour, r.dead_last_day, r.succeeded_last_hour, r.succeeded_per_minute,
            r.wait_p50, r.wait_p95, r.run_p50, r.run_p95, r.limits, r.not_served, r.not_served_oldest_age,
            EXISTS (SELECT 1 FROM served v WHERE v.queue = r.queue)
@@ -58,7 +62,7 @@ AS $$
     ORDER BY r.queue, r.store_id NULLS FIRST
 $$;
 COMMENT ON FUNCTION jobq.queue_list(text,uuid) IS
-    'The operator''s list of queues, one row per queue by name: the rows of jobq.stats(queue, store_id) with their counts unchanged (queued: due; retry_pending; running; scheduled: queued with a future run_at; oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute, wait and run percentiles, limits, not_served, not_served_oldest_age), and for operators and viewers a row of zeros for every other queue the engine knows (a row of jobq.queues, the queues of a worker not stopped, a schedule''s queue); paused, paused_at, paused_by from jobq.queues; served, whether a live worker (active, heard from within worker_timeout, serving some task) takes the queue''s jobs. An application (its session''s store) gets the rows of jobq.stats only. Reveals no job content. Reads what jobq.stats reads, jobq.queues, jobq.workers and jobq.schedules; locks nothing. Callers: jobq queues list, jobq stats and the dashboard''s overview (package operator). Errors: those of jobq.stats.';
+    'The operator''s list of queues, one row per queue by name: the rows of jobq.stats(queue, store_id) with their counts unchanged (queued: due; retry_pending; running; scheduled: queued with a future run_at; blocked: waiting for parents or a sequence; oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute, wait and run percentiles, limits, not_served, not_served_oldest_age), and for operators and viewers a row of zeros for every other queue the engine knows (a row of jobq.queues, the queues of a worker not stopped, a schedule''s queue); paused, paused_at, paused_by from jobq.queues; served, whether a live worker (active, heard from within worker_timeout, serving some task) takes the queue''s jobs. An application (its session''s store) gets the rows of jobq.stats only. Reveals no job content. Reads what jobq.stats reads, jobq.queues, jobq.workers and jobq.schedules; locks nothing. Callers: jobq queues list, jobq stats and the dashboard''s overview (package operator). Errors: those of jobq.stats.';
 
 -- The last hour of the overview's chart, by queue and minute: the jobs that finished (succeeded,
 -- dead) from jobq.job_history and the failed attempts from jobq.job_attempts since p_since. Runs
