@@ -188,9 +188,22 @@ BEGIN
     v_parents := ARRAY(SELECT DISTINCT (d.v #>> '{}')::bigint
                        FROM unnest(p_wf) AS w(wf)
                        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v));
-    PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
-
-    PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
+    -- Parents, then sequences. A cancel holding a sequence's lock may meanwhile cancel one of these
+    -- parents (a blocked job of that sequence's subtree): it waits for the parent's row while this
+    -- waits for its sequence, and PostgreSQL aborts the one that waited first, this one. Both
+    -- locks are taken in a subtransaction, so the abort lets go of the parents' rows: the cancel
+    -- goes on, and the locks are taken again (the canceled parent is then read from history).
+    FOR v_try IN 1 .. 5 LOOP
+        BEGIN
+            PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
+            PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
+            EXIT;
+        EXCEPTION WHEN deadlock_detected THEN
+            IF v_try = 5 THEN
+                RAISE;
+            END IF;
+        END;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION jobq._workflow_prepare(jsonb[],uuid[],text[],boolean) IS
