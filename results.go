@@ -62,14 +62,25 @@ func (c *Client) backstop() time.Duration {
 	return defaultAwaitBackstop
 }
 
+// The done doorbell's retries: while hold_done_doorbell says false (an end probes it, for
+// microseconds) or done_quiet says false (an end that did not notify is still in flight),
+// AwaitResult reads the job and asks again after doneRetryMin, doubling up to doneRetryMax.
+const (
+	doneRetryMin = time.Millisecond
+	doneRetryMax = 100 * time.Millisecond
+)
+
 // AwaitResult waits until job id has ended and returns its state and result. It listens on
-// DoneChannel first, then reads the job (so a job that ends between the two is not missed), then
-// reads it again on each notification naming it and every few seconds in any case, until the job
-// has ended or ctx is done (give ctx a deadline: context.WithTimeout). It needs a connection of
-// its own for the wait: the Client's DB must be a *pgxpool.Pool (a connection is acquired and
-// released) or a *pgx.Conn (not in use by anything else meanwhile), never a transaction, whose
-// LISTEN would not take effect before its commit. The job is read as the Client's role may: an
-// application waits for its store's jobs only (ErrNotFound otherwise).
+// DoneChannel first, then holds the done doorbell (jobq.hold_done_doorbell: the engine notifies
+// the end of a job only while some awaiter holds it) and waits until no end that could have
+// missed the doorbell is in flight (jobq.done_quiet), reading the job meanwhile; then it reads the
+// job again on each notification naming it and every few seconds in any case, until the job has
+// ended or ctx is done (give ctx a deadline: context.WithTimeout). The doorbell is let go and the
+// LISTEN undone on every way out. It needs a connection of its own for the wait: the Client's DB
+// must be a *pgxpool.Pool (a connection is acquired and released) or a *pgx.Conn (not in use by
+// anything else meanwhile), never a transaction, whose LISTEN would not take effect before its
+// commit. The job is read as the Client's role may: an application waits for its store's jobs
+// only (ErrNotFound otherwise).
 func (c *Client) AwaitResult(ctx context.Context, id int64) (JobResult, error) {
 	var conn *pgx.Conn
 	switch db := c.db.(type) {
@@ -88,22 +99,54 @@ func (c *Client) AwaitResult(ctx context.Context, id int64) (JobResult, error) {
 	if _, err := conn.Exec(ctx, "LISTEN "+DoneChannel); err != nil {
 		return JobResult{}, jobsql.Wrap(err, "listen "+DoneChannel)
 	}
+	held := false
 	defer func() {
-		// The connection goes back to its pool or its owner without the LISTEN; one that cannot
-		// say UNLISTEN is closed (a pool then drops it).
+		// The connection goes back to its pool or its owner without the doorbell and the LISTEN;
+		// one that cannot say so is closed (a pool then drops it, and its session lock goes).
 		uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if _, err := conn.Exec(uctx, "UNLISTEN "+DoneChannel); err != nil {
+		var err error
+		if held {
+			_, err = conn.Exec(uctx, "SELECT jobq.release_done_doorbell()")
+		}
+		if err == nil {
+			_, err = conn.Exec(uctx, "UNLISTEN "+DoneChannel)
+		}
+		if err != nil {
 			_ = conn.Close(uctx)
 		}
 	}()
 	read := NewClient(conn)
 	want := strconv.FormatInt(id, 10)
-	for {
-		r, err := read.JobResult(ctx, id)
-		if err != nil || r.Finished() {
+	// Hold the doorbell, then read until no silent end is in flight: a job that ended before is
+	// read here, one that ends after notifies.
+	var r JobResult
+	for delay := doneRetryMin; ; delay = min(2*delay, doneRetryMax) {
+		quiet := false
+		if !held {
+			if err := conn.QueryRow(ctx, "SELECT jobq.hold_done_doorbell()").Scan(&held); err != nil {
+				return JobResult{}, jobsql.Wrap(err, "hold_done_doorbell")
+			}
+		}
+		if held {
+			if err := conn.QueryRow(ctx, "SELECT jobq.done_quiet()").Scan(&quiet); err != nil {
+				return JobResult{}, jobsql.Wrap(err, "done_quiet")
+			}
+		}
+		var err error
+		if r, err = read.JobResult(ctx, id); err != nil || r.Finished() {
 			return r, err
 		}
+		if quiet {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return JobResult{}, fmt.Errorf("jobq: await result of job %d (state %s): %w", id, r.State, ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+	for {
 		for woke := false; !woke; {
 			wctx, cancel := context.WithTimeout(ctx, c.backstop())
 			n, err := conn.WaitForNotification(wctx)
@@ -118,6 +161,10 @@ func (c *Client) AwaitResult(ctx context.Context, id int64) (JobResult, error) {
 			case n.Channel == DoneChannel && n.Payload == want:
 				woke = true
 			}
+		}
+		var err error
+		if r, err = read.JobResult(ctx, id); err != nil || r.Finished() {
+			return r, err
 		}
 	}
 }

@@ -147,25 +147,34 @@ func TestJobResults(t *testing.T) {
 }
 
 // TestAwaitResultMissesNoWakeUp: 50 clients await 50 jobs on 50 connections while 50 workers
-// complete them at the same moment, round after round. Every awaiter must return its job's
-// result through a notification: the poll backstop is set far beyond the test's deadline, so a
-// wake-up lost between reading the job and listening fails the test instead of being rescued by
-// the poll.
+// complete them, round after round. Every awaiter must return its job's result through a
+// notification: the poll backstop is set far beyond the test's deadline, so a wake-up lost
+// between reading the job and listening fails the test instead of being rescued by the poll.
+// In the first four rounds the completions start at the same moment as the awaiters, so they
+// race the awaiters' LISTEN and their taking of the done doorbell. In the last, every completion
+// has ended its job, without notifying (nobody held the done doorbell), in a transaction left
+// open; the transactions commit only once all 50 awaiters hold the doorbell, so each awaiter has
+// read its job as running and learns of its end only by waiting for jobq.done_quiet before it
+// stops reading: without that wait, no notification ever comes.
 func TestAwaitResultMissesNoWakeUp(t *testing.T) {
 	t.Parallel()
-	const n, rounds = 50, 4
+	const n, rounds = 50, 5
 	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 2*n + 2})
 	b.Define(t, "task")
 	for round := range rounds {
+		silentFirst := round == rounds-1
 		ids := b.EnqueueMany(t, testbundle.ManyArgs{Count: n})
 		jobs := b.Claim(t, testbundle.ClaimArgs{Max: n})
 		require.Len(t, jobs, n)
 		ctx, cancel := context.WithTimeout(b.Ctx, 2*time.Minute)
 		start := make(chan struct{})
+		commit := make(chan struct{})
+		var ended sync.WaitGroup // the completions of the last round, ended and still open
 		var wg sync.WaitGroup
 		errs := make(chan error, 2*n)
 		for _, j := range jobs {
 			wg.Add(2)
+			ended.Add(1)
 			go func() {
 				defer wg.Done()
 				<-start
@@ -178,12 +187,37 @@ func TestAwaitResultMissesNoWakeUp(t *testing.T) {
 			}()
 			go func() {
 				defer wg.Done()
-				<-start
-				_, err := engine.New(b.WorkerPool).CompleteAttempts(ctx, []engine.Completion{{Lease: j.Lease(), Result: json.RawMessage(fmt.Sprintf(`{"job": %d}`, j.ID))}})
-				errs <- err
+				res := []engine.Completion{{Lease: j.Lease(), Result: json.RawMessage(fmt.Sprintf(`{"job": %d}`, j.ID))}}
+				if !silentFirst {
+					ended.Done()
+					<-start
+					_, err := engine.New(b.WorkerPool).CompleteAttempts(ctx, res)
+					errs <- err
+					return
+				}
+				errs <- pgx.BeginFunc(ctx, b.WorkerPool, func(tx pgx.Tx) error {
+					_, err := engine.New(tx).CompleteAttempts(ctx, res)
+					ended.Done()
+					if err == nil {
+						<-commit
+					}
+					return err
+				})
 			}()
 		}
+		ended.Wait()
 		close(start)
+		if silentFirst {
+			// Commit once every awaiter holds the done doorbell (polled: how long it takes is
+			// the machine's business, not the test's).
+			for held := 0; held < n; time.Sleep(5 * time.Millisecond) {
+				require.NoError(t, ctx.Err(), "the awaiters never all held the done doorbell")
+				require.NoError(t, b.Admin.QueryRow(ctx, `SELECT count(*) FROM pg_locks l
+					WHERE l.locktype = 'advisory' AND l.classid = 1785790468 AND l.objid = 0 AND l.granted
+					  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&held))
+			}
+			close(commit)
+		}
 		wg.Wait()
 		cancel()
 		close(errs)
@@ -191,6 +225,9 @@ func TestAwaitResultMissesNoWakeUp(t *testing.T) {
 			require.NoError(t, err, "round %d", round)
 		}
 		require.Len(t, ids, n)
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid IN (1785790467, 1785790468)
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`),
+			"round %d: every awaiter let go of the done doorbell", round)
 	}
 }
 

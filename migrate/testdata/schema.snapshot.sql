@@ -1444,6 +1444,24 @@ ALTER FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi int
 
 COMMENT ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) IS 'Private. One cron field value: a number within range or a name; raises JOB.INVALID_CRON.';
 
+CREATE FUNCTION jobq._done_silent() RETURNS boolean
+    LANGUAGE sql
+    AS $$
+    SELECT CASE
+        WHEN NOT pg_catalog.pg_try_advisory_lock(1785790468, 0) THEN false
+        -- A shared can fail only while someone checks done_quiet without holding B: not silent
+        -- then, and B let go all the same (its unlock says true, so this says false).
+        WHEN NOT pg_catalog.pg_try_advisory_xact_lock_shared(1785790467, 0) THEN NOT pg_catalog.pg_advisory_unlock(1785790468, 0)
+        -- B is session-level, so it is let go now rather than at commit: an awaiter trying to
+        -- hold it meanwhile would fail.
+        ELSE pg_catalog.pg_advisory_unlock(1785790468, 0)
+    END
+$$;
+
+ALTER FUNCTION jobq._done_silent() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._done_silent() IS 'Private. The done doorbell''s probe: tries the advisory lock (1785790468, 0) exclusively and, when it got it, takes (1785790467, 0) shared until the transaction ends, then lets (1785790468, 0) go. True (silent: no client awaits a result) when both were taken; false when (1785790468, 0) is held by an awaiter (jobq.hold_done_doorbell) or (1785790467, 0) by a session checking jobq.done_quiet. Never waits; inlined. Caller: jobq._tell_done.';
+
 CREATE FUNCTION jobq._doorbell_silent(p_queue text) RETURNS boolean
     LANGUAGE sql
     AS $$
@@ -2105,6 +2123,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.deregister_worker(text)', '{worker_runtime,jobq_operator}'),
         ('jobq.detach_worker(text)', '{jobq_operator}'),
         ('jobq.doorbell_quiet(text[])', '{worker_runtime}'),
+        ('jobq.done_quiet()', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.drain_worker(text)', '{jobq_operator}'),
         ('jobq.enqueue(text,jsonb,timestamp with time zone,text,text,integer,integer,text,uuid,interval,interval,interval,interval,bigint[],text,text,text)', '{worker_runtime,jobq_app,jobq_operator}'),
         ('jobq.enqueue_many(jsonb)', '{worker_runtime,jobq_app,jobq_operator}'),
@@ -2118,6 +2137,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.heartbeat(text,bigint,uuid,interval)', '{worker_runtime}'),
         ('jobq.heartbeat_jobs(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.hold_doorbell(text[])', '{worker_runtime}'),
+        ('jobq.hold_done_doorbell()', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.job_attempt_list(bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_result(bigint)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
@@ -2137,6 +2157,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.queue_summary(integer)', '{jobq_operator,jobq_viewer}'),
         ('jobq.register_worker(text,text,integer,text[],integer,text,text[])', '{worker_runtime,jobq_operator}'),
         ('jobq.release_doorbell(text[])', '{worker_runtime}'),
+        ('jobq.release_done_doorbell()', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
         ('jobq.requeue_dead(text,timestamp with time zone,integer)', '{jobq_operator}'),
         ('jobq.rescue_expired(integer)', '{worker_runtime,jobq_operator}'),
         ('jobq.resume_queue(text)', '{jobq_operator}'),
@@ -3003,7 +3024,7 @@ $$;
 
 ALTER FUNCTION jobq._notify_done() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._notify_done() IS 'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit). Locks nothing; raises nothing.';
+COMMENT ON FUNCTION jobq._notify_done() IS 'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit, while a client holds the done doorbell). Raises nothing.';
 
 CREATE FUNCTION jobq._parents_of(p_job_id bigint) RETURNS SETOF bigint
     LANGUAGE sql STABLE
@@ -4437,13 +4458,17 @@ CREATE FUNCTION jobq._tell_done(p_ids bigint[]) RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
+    -- A statement that ended no job probes nothing: it holds no lock an awaiter would wait out.
+    IF coalesce(cardinality(p_ids), 0) = 0 OR jobq._done_silent() THEN
+        RETURN;
+    END IF;
     PERFORM pg_catalog.pg_notify('jobq_done', x::text) FROM unnest(p_ids) AS x;
 END
 $$;
 
 ALTER FUNCTION jobq._tell_done(p_ids bigint[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._tell_done(p_ids bigint[]) IS 'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit). Callers: jobq._notify_done, jobq.delete_job. Locks nothing; raises nothing.';
+COMMENT ON FUNCTION jobq._tell_done(p_ids bigint[]) IS 'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit), while a client awaits a result (holds the done doorbell, jobq.hold_done_doorbell); nothing otherwise (jobq._done_silent, which takes the advisory lock (1785790467, 0) shared until the transaction ends when silent), and nothing for an empty or NULL p_ids. Callers: jobq._notify_done, jobq.delete_job. Raises nothing.';
 
 CREATE FUNCTION jobq._to_history(p_job jobq.jobs, p_state text, p_reason text, p_error text, p_error_code text, p_output text DEFAULT NULL::text, p_log_ref text DEFAULT NULL::text, p_exit_code integer DEFAULT NULL::integer, p_leader_epoch bigint DEFAULT NULL::bigint, p_result jsonb DEFAULT NULL::jsonb) RETURNS SETOF jobq.job_history
     LANGUAGE sql STABLE
@@ -5734,6 +5759,20 @@ ALTER FUNCTION jobq.detach_worker(worker_id text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.detach_worker(worker_id text) IS 'Detaches a worker: it stops claiming, and every job it runs becomes CONFIRMING (a jobq.continuations row) until now() + continuation_retry_count x continuation_retry_interval (0.9 s as shipped): its lease ends exactly then and is not extended by heartbeats, so no other worker can take the job before. The worker, woken by NOTIFY jobq_control (payload detached:<worker_id>), confirms with jobq.confirm_continuation and runs the job to its end; an unconfirmed job is swept after the deadline as a failed attempt with reason detached (it runs again when it has attempts left). If it leads, its lease ends now (its fenced maintain is refused) and it cannot lead again while detached. Returns the number of jobs it marked CONFIRMING (a job already CONFIRMING under the same lease keeps its first deadline and is not counted). Audited (detach_worker; continuation_requested with the jobs and the deadline). Caller: operators. Locks the worker''s running jobs. Errors: JOB.INVALID_ARGUMENT (worker_id NULL or blank), JOB.VALUE_TOO_LONG (worker_id), JOB.UNKNOWN_WORKER.';
 
+CREATE FUNCTION jobq.done_quiet() RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE
+        WHEN pg_catalog.pg_try_advisory_lock(1785790467, 0) THEN pg_catalog.pg_advisory_unlock(1785790467, 0)
+        ELSE false
+    END
+$$;
+
+ALTER FUNCTION jobq.done_quiet() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.done_quiet() IS 'Reports whether no transaction that ended jobs without notifying (no done doorbell held when it probed, jobq._done_silent) is in flight: tries the advisory lock (1785790467, 0) exclusively and lets it go at once; never waits. Caller: the await helpers of the clients, after jobq.hold_done_doorbell. EXECUTE for worker_runtime, jobq_app, jobq_operator and jobq_viewer. Raises nothing.';
+
 CREATE FUNCTION jobq.doorbell_quiet(queues text[]) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6219,6 +6258,17 @@ $$;
 ALTER FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) IS 'Renews, in one statement, every lease in (job_ids, lease_tokens) that worker_id still holds: lease_expires_at = now() + lease, except that a CONFIRMING lease (jobq.detach_worker) keeps its confirmation deadline until jobq.confirm_continuation. Returns the renewed jobs; a job missing from the result has lost its lease (rescued, canceled, finished) and its handler must stop. Caller: the runner, once per heartbeat interval. Locks the renewed rows. Errors: JOB.LEASE_INVALID, JOB.INVALID_ARGUMENT (worker_id NULL or blank, array lengths), JOB.VALUE_TOO_LONG (worker_id).';
+
+CREATE FUNCTION jobq.hold_done_doorbell() RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_catalog.pg_try_advisory_lock_shared(1785790468, 0)
+$$;
+
+ALTER FUNCTION jobq.hold_done_doorbell() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.hold_done_doorbell() IS 'Takes the done doorbell (the session advisory lock (1785790468, 0), shared) without waiting and reports whether it did: false only while a transaction that ends jobs probes it. Held, every end of a job NOTIFYs jobq_done (jobq._tell_done); it stays held until jobq.release_done_doorbell or the end of the session. Caller: the await helpers of the clients, after LISTEN jobq_done: then they wait for jobq.done_quiet before they read the job. EXECUTE for worker_runtime, jobq_app, jobq_operator and jobq_viewer (who may call jobq.job_result). Raises nothing.';
 
 CREATE FUNCTION jobq.hold_doorbell(queues text[]) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6829,6 +6879,17 @@ $$;
 ALTER FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) IS 'Registers runner worker_id (node, pid, queues, concurrency, version, and tasks: the tasks it serves, NULL for every task, {} for none, stored sorted without duplicates) as active and returns the settings {name: value} it applies. A waiting job of a task that no live worker of its queue serves is "not served" (jobq.queue_not_served, jobq.stats, jobq.queue_summary). Caller: runners at start. Errors: JOB.INVALID_ARGUMENT (a required argument NULL or empty, a NULL or blank queue; tasks multidimensional or holding a NULL or blank name), JOB.VALUE_TOO_LONG (worker_id, node, version, a queue, a task above 100 characters), JOB.OUT_OF_RANGE (pid negative, concurrency above 10000, more than 1000 queues or tasks).';
+
+CREATE FUNCTION jobq.release_done_doorbell() RETURNS boolean
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_catalog.pg_advisory_unlock_shared(1785790468, 0)
+$$;
+
+ALTER FUNCTION jobq.release_done_doorbell() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.release_done_doorbell() IS 'Lets go of one hold of the done doorbell (jobq.hold_done_doorbell): once no session holds it, ends of jobs stop notifying jobq_done. Returns whether this session held one (false, with PostgreSQL''s warning that you don''t own a lock, otherwise). Caller: the await helpers of the clients, before their connection goes back to its pool or their caller, on every way out. EXECUTE for worker_runtime, jobq_app, jobq_operator and jobq_viewer. Raises nothing.';
 
 CREATE FUNCTION jobq.release_doorbell(queues text[]) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -8420,6 +8481,8 @@ REVOKE ALL ON FUNCTION jobq._cron_next(p_fields jobq.cron_fields, p_after timest
 
 REVOKE ALL ON FUNCTION jobq._cron_value(p_text text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._done_silent() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._doorbell_silent(p_queue text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._doorbell_silent(p_queue text) TO jobq_app_gate;
 
@@ -8758,6 +8821,12 @@ GRANT ALL ON FUNCTION jobq.deregister_worker(worker_id text) TO jobq_operator;
 REVOKE ALL ON FUNCTION jobq.detach_worker(worker_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.detach_worker(worker_id text) TO jobq_operator;
 
+REVOKE ALL ON FUNCTION jobq.done_quiet() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.done_quiet() TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.done_quiet() TO jobq_app;
+GRANT ALL ON FUNCTION jobq.done_quiet() TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.done_quiet() TO jobq_viewer;
+
 REVOKE ALL ON FUNCTION jobq.doorbell_quiet(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.doorbell_quiet(queues text[]) TO worker_runtime;
 
@@ -8796,6 +8865,12 @@ GRANT ALL ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token 
 
 REVOKE ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval) TO worker_runtime;
+
+REVOKE ALL ON FUNCTION jobq.hold_done_doorbell() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.hold_done_doorbell() TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.hold_done_doorbell() TO jobq_app;
+GRANT ALL ON FUNCTION jobq.hold_done_doorbell() TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.hold_done_doorbell() TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.hold_doorbell(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.hold_doorbell(queues text[]) TO worker_runtime;
@@ -8887,6 +8962,12 @@ GRANT ALL ON FUNCTION jobq.queue_summary(cap integer) TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text, tasks text[]) TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.release_done_doorbell() FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.release_done_doorbell() TO worker_runtime;
+GRANT ALL ON FUNCTION jobq.release_done_doorbell() TO jobq_app;
+GRANT ALL ON FUNCTION jobq.release_done_doorbell() TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.release_done_doorbell() TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.release_doorbell(queues text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.release_doorbell(queues text[]) TO worker_runtime;

@@ -2,13 +2,16 @@
 -- with its id alone as the payload, at the commit; a completion rolled back notifies nothing, nor
 -- does deleting a job that had ended already. NOTIFY is delivered only
 -- at a commit, which a rolled-back test never reaches, so a second session (dblink) LISTENs,
--- ends jobs, removes what it wrote and commits; it receives its own notifications.
+-- ends jobs, removes what it wrote and commits; it receives its own notifications. This session
+-- holds the done doorbell meanwhile, as an awaiting client does (jobq_done is sent only then:
+-- jobq_done_is_sent_only_while_a_client_holds_the_done_doorbell.sql).
 BEGIN;
-SELECT plan(3);
+SELECT plan(4);
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT dblink_connect('done_probe', jobq_test.loopback());
 SELECT is(dblink_exec('done_probe', 'LISTEN jobq_done'), 'LISTEN', 'setup: a second session listens on channel jobq_done');
+SELECT ok(jobq.hold_done_doorbell(), 'setup: this session holds the done doorbell');
 
 SELECT is(dblink_exec('done_probe', $$
     DO $probe$
@@ -60,5 +63,7 @@ SELECT bag_eq(
     'and none for the rolled-back completion nor for deleting a finished job');
 
 SELECT dblink_disconnect('done_probe');
+-- A session-level lock outlives the test's ROLLBACK: let go explicitly.
+DO $$ BEGIN PERFORM jobq.release_done_doorbell(); END $$;
 SELECT * FROM finish();
 ROLLBACK;

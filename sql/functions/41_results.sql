@@ -102,10 +102,45 @@ $$;
 COMMENT ON FUNCTION jobq.parent_results(bigint) IS
     'The parents of job job_id (jobq._parents_of), one row each in id order: parent_id, its state (live, or finished from jobq.job_history; NULL when its history row was pruned) and the result its succeeded attempt returned (NULL when none or not finished). Visibility as jobq.job_result: EXECUTE for worker_runtime, jobq_app (its store''s jobs only), jobq_operator and jobq_viewer. Reads jobq.jobs and jobq.job_history; locks nothing. Errors: JOB.INVALID_ARGUMENT (job_id NULL), JOB.NOT_FOUND (no such job, or one the caller may not see).';
 
+-- The done doorbell's probe, by a transaction that ends jobs: whether it may stay silent (no
+-- client awaits a result). A NOTIFY makes PostgreSQL serialise the commits of every notifying
+-- transaction (one lock of the whole database from before the commit until after its record is
+-- flushed), so completions of all workers would queue behind each other for jobs nobody waits
+-- for; jobq_done is therefore sent only while an awaiter holds the done doorbell. Two advisory
+-- locks, key 0: class 1785790468 "an awaiter waits" (B, the doorbell, held shared for the session
+-- by jobq.hold_done_doorbell) and class 1785790467 "a silent end is in flight" (A). Here: B tried
+-- exclusively, without waiting; held by someone (an awaiter): not silent. Got it: A taken shared
+-- until the transaction ends while B is still held, then B let go: silent. An awaiter that holds B
+-- checks that nobody holds A (jobq.done_quiet): a transaction that probed before B was held still
+-- holds A until after its commit is visible, so once A is free the awaiter's next read sees every
+-- end that did not notify. B is tried before A, not after as the enqueue's doorbell does
+-- (jobq._doorbell_silent): a notifying end then holds nothing, and done_quiet waits only for the
+-- silent ends begun before the doorbell was held, never for the stream of ends that notify. Nobody
+-- ever waits for A or B: every attempt here and in the awaiters is a try. One CASE, so that the
+-- planner inlines it and the order of the calls is fixed.
+CREATE OR REPLACE FUNCTION jobq._done_silent()
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT CASE
+        WHEN NOT pg_catalog.pg_try_advisory_lock(1785790468, 0) THEN false
+        -- A shared can fail only while someone checks done_quiet without holding B: not silent
+        -- then, and B let go all the same (its unlock says true, so this says false).
+        WHEN NOT pg_catalog.pg_try_advisory_xact_lock_shared(1785790467, 0) THEN NOT pg_catalog.pg_advisory_unlock(1785790468, 0)
+        -- B is session-level, so it is let go now rather than at commit: an awaiter trying to
+        -- hold it meanwhile would fail.
+        ELSE pg_catalog.pg_advisory_unlock(1785790468, 0)
+    END
+$$;
+COMMENT ON FUNCTION jobq._done_silent() IS
+    'Private. The done doorbell''s probe: tries the advisory lock (1785790468, 0) exclusively and, when it got it, takes (1785790467, 0) shared until the transaction ends, then lets (1785790468, 0) go. True (silent: no client awaits a result) when both were taken; false when (1785790468, 0) is held by an awaiter (jobq.hold_done_doorbell) or (1785790467, 0) by a session checking jobq.done_quiet. Never waits; inlined. Caller: jobq._tell_done.';
+
 -- Tells waiting clients that the jobs p_ids ended: one notification on channel jobq_done per id,
 -- its payload the id alone (no store, no payload: a listener of any store learns only that some id
--- ended and reads it with jobq.job_result, under its own rights). PostgreSQL delivers them at the
--- commit, so a rolled-back end tells nobody. The one sender of jobq_done. Callers:
+-- ended and reads it with jobq.job_result, under its own rights), but only while a client awaits a
+-- result (holds the done doorbell: jobq._done_silent); otherwise nothing. PostgreSQL delivers them
+-- at the commit, so a rolled-back end tells nobody. The one sender of jobq_done. Callers:
 -- jobq._notify_done (every job that reaches jobq.job_history), jobq.delete_job (a live job deleted).
 CREATE OR REPLACE FUNCTION jobq._tell_done(p_ids bigint[])
 RETURNS void
@@ -114,11 +149,67 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- A statement that ended no job probes nothing: it holds no lock an awaiter would wait out.
+    IF coalesce(cardinality(p_ids), 0) = 0 OR jobq._done_silent() THEN
+        RETURN;
+    END IF;
     PERFORM pg_catalog.pg_notify('jobq_done', x::text) FROM unnest(p_ids) AS x;
 END
 $$;
 COMMENT ON FUNCTION jobq._tell_done(bigint[]) IS
-    'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit). Callers: jobq._notify_done, jobq.delete_job. Locks nothing; raises nothing.';
+    'Private. NOTIFY jobq_done once per id of p_ids, the id as the payload (delivered at the commit), while a client awaits a result (holds the done doorbell, jobq.hold_done_doorbell); nothing otherwise (jobq._done_silent, which takes the advisory lock (1785790467, 0) shared until the transaction ends when silent), and nothing for an empty or NULL p_ids. Callers: jobq._notify_done, jobq.delete_job. Raises nothing.';
+
+-- A client that awaits a result holds the done doorbell while it waits, so that every end of a
+-- job NOTIFYs jobq_done (jobq._tell_done). The lock is session-level and shared: the awaiter holds
+-- it on the connection it LISTENs on (after its LISTEN took effect), so it goes when that
+-- connection goes. Never waiting: it fails only while an end probes the doorbell (microseconds),
+-- and then the awaiter tries again. Each success is one more hold, undone by one
+-- jobq.release_done_doorbell.
+CREATE OR REPLACE FUNCTION jobq.hold_done_doorbell()
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_catalog.pg_try_advisory_lock_shared(1785790468, 0)
+$$;
+COMMENT ON FUNCTION jobq.hold_done_doorbell() IS
+    'Takes the done doorbell (the session advisory lock (1785790468, 0), shared) without waiting and reports whether it did: false only while a transaction that ends jobs probes it. Held, every end of a job NOTIFYs jobq_done (jobq._tell_done); it stays held until jobq.release_done_doorbell or the end of the session. Caller: the await helpers of the clients, after LISTEN jobq_done: then they wait for jobq.done_quiet before they read the job. EXECUTE for worker_runtime, jobq_app, jobq_operator and jobq_viewer (who may call jobq.job_result). Raises nothing.';
+
+-- Whether no end of a job that stayed silent is in flight: a transaction that probed the done
+-- doorbell before the awaiter held it, and so will not notify, holds lock A until after its
+-- commit is visible. When this says true after jobq.hold_done_doorbell, the awaiter's next read
+-- sees every end that did not notify; when it says false, the awaiter asks again a little later.
+CREATE OR REPLACE FUNCTION jobq.done_quiet()
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN pg_catalog.pg_try_advisory_lock(1785790467, 0) THEN pg_catalog.pg_advisory_unlock(1785790467, 0)
+        ELSE false
+    END
+$$;
+COMMENT ON FUNCTION jobq.done_quiet() IS
+    'Reports whether no transaction that ended jobs without notifying (no done doorbell held when it probed, jobq._done_silent) is in flight: tries the advisory lock (1785790467, 0) exclusively and lets it go at once; never waits. Caller: the await helpers of the clients, after jobq.hold_done_doorbell. EXECUTE for worker_runtime, jobq_app, jobq_operator and jobq_viewer. Raises nothing.';
+
+-- An awaiter that is done (the job ended, its timeout, an error) lets go of the done doorbell it
+-- holds, so that ends stop notifying once nobody waits: one hold, as jobq.hold_done_doorbell took
+-- it. It reports whether the session held one.
+CREATE OR REPLACE FUNCTION jobq.release_done_doorbell()
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_catalog.pg_advisory_unlock_shared(1785790468, 0)
+$$;
+COMMENT ON FUNCTION jobq.release_done_doorbell() IS
+    'Lets go of one hold of the done doorbell (jobq.hold_done_doorbell): once no session holds it, ends of jobs stop notifying jobq_done. Returns whether this session held one (false, with PostgreSQL''s warning that you don''t own a lock, otherwise). Caller: the await helpers of the clients, before their connection goes back to its pool or their caller, on every way out. EXECUTE for worker_runtime, jobq_app, jobq_operator and jobq_viewer. Raises nothing.';
 
 -- Tells waiting clients that jobs ended (jobq._tell_done): every job that left jobq.jobs for
 -- jobq.job_history in the statement (succeeded, dead or canceled). One statement-level trigger over
@@ -136,7 +227,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._notify_done() IS
-    'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit). Locks nothing; raises nothing.';
+    'Private. Statement-level AFTER INSERT trigger of jobq.job_history (job_history_notify_done): jobq._tell_done of the inserted rows'' job ids (NOTIFY jobq_done, delivered at the commit, while a client holds the done doorbell). Raises nothing.';
 
 DROP TRIGGER IF EXISTS job_history_notify_done ON jobq.job_history;
 CREATE TRIGGER job_history_notify_done

@@ -26,6 +26,14 @@ class AwaitResultTest(unittest.TestCase):
         self.addCleanup(conn.close)
         return conn
 
+    @staticmethod
+    def doorbell_holds(conn: psycopg.Connection) -> int:
+        """How many holds of the done doorbell (jobq.hold_done_doorbell) the session has."""
+        row = conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 1785790468 "
+                           "AND objid = 0 AND pid = pg_backend_pid()").fetchone()
+        assert row is not None
+        return int(row[0])
+
     def running(self, store: str, queue: str) -> tuple[int, str]:
         self.admin.execute("SELECT jobq.enqueue('expire-tentative-for-store', jsonb_build_object('storeId', %s::text), "
                            "store_id => %s::uuid, queue => %s)", (store, store, queue))
@@ -48,6 +56,7 @@ class AwaitResultTest(unittest.TestCase):
         self.assertEqual(r.result, {"total": 42})
         self.assertIsNotNone(r.finished_at)
         self.assertEqual(conn.execute("SELECT count(*) FROM pg_listening_channels()").fetchone(), (0,))
+        self.assertEqual(self.doorbell_holds(conn), 0, "the done doorbell is let go")
         self.assertEqual(job_result(conn, job[0]).result, {"total": 42})
         self.assertEqual(await_result(conn, job[0], timeout=0.001).result, {"total": 42}, "a finished job returns at once")
 
@@ -64,6 +73,7 @@ class AwaitResultTest(unittest.TestCase):
             await_result(conn, mine[0], timeout=0.3)
         self.assertEqual(caught.exception.state, "running")
         self.assertGreaterEqual(time.monotonic() - start, 0.3)
+        self.assertEqual(self.doorbell_holds(conn), 0, "a wait that failed or timed out lets go of the done doorbell")
 
     def test_refuses_a_connection_in_a_transaction(self) -> None:
         conn = psycopg.connect(url("JOBQ_CLIENTS_APP_URL"))

@@ -75,13 +75,44 @@ export async function jobResult<T = unknown>(db: PgQueryable | PostgresJsSql, jo
 }
 
 /**
+ * The done doorbell's retries: while jobq.hold_done_doorbell says false (an end of a job probes it,
+ * for microseconds) or jobq.done_quiet says false (an end that did not notify is in flight),
+ * awaitResult reads the job and asks again after doneRetryMinMs, doubling up to doneRetryMaxMs.
+ */
+const doneRetryMinMs = 1;
+const doneRetryMaxMs = 100;
+
+/** One statement on the session that holds the done doorbell; its rows. */
+type Run = (text: string) => Promise<readonly unknown[]>;
+
+async function askBool(run: Run, fn: 'hold_done_doorbell' | 'done_quiet' | 'release_done_doorbell'): Promise<boolean> {
+  let rows: readonly unknown[];
+  try {
+    rows = await run(`SELECT jobq.${fn}() AS v`);
+  } catch (err) {
+    throw errorFromDb(err);
+  }
+  return (rows[0] as { v: boolean }).v === true;
+}
+
+/** A postgres.js sql with what awaitResult needs: listen, and a reserved connection. */
+type PostgresJsListener = PostgresJsSql & {
+  listen(channel: string, fn: (payload: string) => void): Promise<{ unlisten(): Promise<void> }>;
+  reserve?(): Promise<PostgresJsSql & { release(): void }>;
+};
+
+/**
  * Waits until job jobId has ended (succeeded, dead or canceled) and returns its state and result; a
- * job that has ended already returns at once. It LISTENs on jobq_done first, then reads the job, then
- * reads it again on each notification naming it (and every pollMs in any case), so no wake-up is lost.
+ * job that has ended already returns at once. It LISTENs on jobq_done first, then holds the done
+ * doorbell (jobq.hold_done_doorbell: the engine notifies the end of a job only while some awaiter
+ * holds it) and reads the job until no end that could have missed the doorbell is in flight
+ * (jobq.done_quiet), then reads it again on each notification naming it (and every pollMs in any
+ * case), so no wake-up is lost. The doorbell is let go and the LISTEN undone on every way out.
  * Throws AwaitTimeoutError after timeoutMs. db: a node-postgres Client (not inside a transaction,
  * where LISTEN waits for the commit), a Pool (a client of its own is taken and released), or a
- * postgres.js sql (its listen connection). The session must act for the job's store
- * (app.current_store_id set on the session, not SET LOCAL).
+ * postgres.js sql (its listen connection, and a connection reserved for the doorbell: postgres.js
+ * 3.4 or later). The session must act for the job's store (app.current_store_id set on the
+ * session, not SET LOCAL).
  */
 export async function awaitResult<T = unknown>(
   db: PgListener | PgPool | PostgresJsSql,
@@ -93,16 +124,34 @@ export async function awaitResult<T = unknown>(
   const pollMs = options.pollMs ?? 5000;
   let notified = false;
   let wake: (() => void) | undefined;
+  let held = false;
   const onPayload = (payload: string | undefined) => {
     if (payload === id) {
       notified = true;
       wake?.();
     }
   };
-  const loop = async (read: () => Promise<JobResult<T>>): Promise<JobResult<T>> => {
-    for (;;) {
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      wake = undefined;
+    });
+  const loop = async (read: () => Promise<JobResult<T>>, run: Run): Promise<JobResult<T>> => {
+    // Hold the doorbell, then read until no silent end is in flight: a job that ended before is
+    // read here, one that ends after notifies.
+    let r: JobResult<T>;
+    for (let delay = doneRetryMinMs; ; delay = Math.min(2 * delay, doneRetryMaxMs)) {
+      if (!held) {
+        held = await askBool(run, 'hold_done_doorbell');
+      }
+      const quiet = held && (await askBool(run, 'done_quiet'));
       notified = false;
-      const r = await read();
+      r = await read();
       if (r.finishedAt !== null) {
         return r;
       }
@@ -110,26 +159,47 @@ export async function awaitResult<T = unknown>(
       if (left <= 0) {
         throw new AwaitTimeoutError(id, r.state, options.timeoutMs);
       }
+      if (quiet) {
+        break;
+      }
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    }
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new AwaitTimeoutError(id, r.state, options.timeoutMs);
+      }
       if (!notified) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(pollMs, left));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
+        await sleep(Math.min(pollMs, left));
+      }
+      notified = false;
+      r = await read();
+      if (r.finishedAt !== null) {
+        return r;
       }
     }
   };
 
   if (typeof db === 'function') {
-    const sql = db as PostgresJsSql & { listen(channel: string, fn: (payload: string) => void): Promise<{ unlisten(): Promise<void> }> };
+    const sql = db as PostgresJsListener;
+    if (typeof sql.reserve !== 'function') {
+      throw new TypeError('jobq: awaitResult needs postgres.js 3.4 or later (sql.reserve)');
+    }
     const sub = await sql.listen(doneChannel, onPayload);
+    let reserved: (PostgresJsSql & { release(): void }) | undefined;
     try {
-      return await loop(() => readResult<T>(sql, id));
+      reserved = await sql.reserve();
+      const session = reserved;
+      return await loop(() => readResult<T>(session, id), async (text) => await session.unsafe(text));
     } finally {
-      await sub.unlisten();
+      try {
+        if (held && reserved) {
+          await askBool(async (text) => await reserved!.unsafe(text), 'release_done_doorbell').catch(() => false);
+        }
+      } finally {
+        reserved?.release();
+        await sub.unlisten();
+      }
     }
   }
   const pool = typeof (db as PgPool).connect === 'function' && typeof (db as PgPool).totalCount === 'number' ? (db as PgPool) : undefined;
@@ -139,15 +209,23 @@ export async function awaitResult<T = unknown>(
       onPayload(n.payload);
     }
   };
+  const run: Run = async (text) => (await client.query(text)).rows;
   client.on('notification', onNotification);
   let broken: Error | undefined;
   try {
     await client.query(`LISTEN ${doneChannel}`);
-    return await loop(() => readResult<T>(client, id));
+    return await loop(() => readResult<T>(client, id), run);
   } finally {
     client.removeListener('notification', onNotification);
+    // A client that cannot let go of the doorbell or the LISTEN goes back to its pool broken (the
+    // pool then closes it, and its session lock goes with it).
+    if (held) {
+      await client.query('SELECT jobq.release_done_doorbell()').catch((err: Error) => {
+        broken = err;
+      });
+    }
     await client.query(`UNLISTEN ${doneChannel}`).catch((err: Error) => {
-      broken = err;
+      broken ??= err;
     });
     if (pool) {
       client.release?.(broken ?? false);

@@ -26,6 +26,13 @@ async function running(store: string, queue: string): Promise<{ id: string; toke
   return { id: r.rows[0]!.id, token: r.rows[0]!.lease_token };
 }
 
+/** How many holds of the done doorbell the session has (jobq.hold_done_doorbell). */
+async function doorbellHolds(client: pg.Client): Promise<number> {
+  const r = await client.query(`SELECT count(*)::int AS n FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = 1785790468 AND objid = 0 AND pid = pg_backend_pid()`);
+  return r.rows[0].n;
+}
+
 async function complete(job: { id: string; token: string }, result: unknown): Promise<void> {
   await admin.query('SELECT jobq.complete_job($1::bigint, $2::uuid, $3::text::jsonb)', [job.id, job.token, JSON.stringify(result)]);
 }
@@ -56,9 +63,10 @@ describe('awaitResult', () => {
       assert.equal(r.state, 'succeeded');
       assert.deepEqual(r.result, { total: 42 });
       assert.ok(r.finishedAt instanceof Date);
-      // The session no longer listens.
+      // The session no longer listens, nor holds the done doorbell.
       const ch = await client.query('SELECT count(*)::int AS n FROM pg_listening_channels()');
       assert.equal(ch.rows[0].n, 0);
+      assert.equal(await doorbellHolds(client), 0);
     } finally {
       await client.end();
     }
@@ -91,6 +99,7 @@ describe('awaitResult', () => {
       await assert.rejects(awaitResult(client, theirs.id, { timeoutMs: 1000 }), NotFoundError);
       await assert.rejects(awaitResult(client, mine.id, { timeoutMs: 300 }), (err: unknown) =>
         err instanceof AwaitTimeoutError && err.state === 'running');
+      assert.equal(await doorbellHolds(client), 0, 'a wait that failed or timed out lets go of the done doorbell');
     } finally {
       await client.end();
       await complete(theirs, null);
