@@ -6779,8 +6779,8 @@ DECLARE
     v_name text;
     v_blocked jsonb;  -- {queue: blocked jobs}, from one pass over the live jobs
 BEGIN
-    -- Blocked jobs are in jobs_blocked_idx alone (docs/dependencies.md): one index-only read
-    -- counts them for every queue at once.
+    -- Blocked jobs are outside every index by state (docs/dependencies.md): one scan counts them
+    -- for every queue at once, rather than one scan per queue.
     SELECT coalesce(jsonb_object_agg(b.queue, b.n), '{}') INTO v_blocked
     FROM (SELECT j.queue, count(*) AS n FROM jobq.jobs j WHERE j.state = 'blocked' GROUP BY j.queue) b;
     FOR v_name IN
@@ -6840,7 +6840,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_summary(cap integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running, blocked (waiting for parents or a sequence: never due nor scheduled; counted through jobs_blocked_idx); oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx, the running jobs, jobs_blocked_idx (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
+COMMENT ON FUNCTION jobq.queue_summary(cap integer) IS 'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running, blocked (waiting for parents or a sequence: never due nor scheduled; counted by one scan of the live jobs, as no index holds them); oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx, the running jobs, the blocked jobs by one scan of jobq.jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 
 CREATE FUNCTION jobq.register_worker(worker_id text, node text, pid integer, queues text[], concurrency integer, version text DEFAULT ''::text, tasks text[] DEFAULT NULL::text[]) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -8237,8 +8237,6 @@ CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_
 CREATE INDEX job_history_job_key_idx ON jobq.job_history USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key, created_at) WHERE (job_key IS NOT NULL);
 
 CREATE INDEX jobs_batch_idx ON jobq.jobs USING btree (batch_id) WHERE (batch_id IS NOT NULL);
-
-CREATE INDEX jobs_blocked_idx ON jobq.jobs USING btree (queue) WHERE (state = 'blocked'::text);
 
 CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
 
