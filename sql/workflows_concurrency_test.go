@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
-	"github.com/jobqdev/jobq/internal/proctest"
 	"github.com/jobqdev/jobq/internal/testbundle"
 )
 
@@ -145,59 +144,3 @@ func TestChildCanceledWhileItsLastParentCompletes(t *testing.T) {
 	}
 }
 
-// TestEnqueueUnderASequenceLockGivesWayToACancelCascade: an enqueue locks its parent P (a job
-// blocked behind X) and waits for its sequence's lock, which a session holds that then cancels X:
-// the cascade must delete P, whose row the enqueue holds. PostgreSQL detects the deadlock and
-// aborts the transaction that waited first, the enqueue's; jobq._workflow_prepare takes its locks
-// in a subtransaction and takes them again, so neither caller sees an error: the cancel goes on,
-// and the enqueue finds P canceled and cancels its own job (on_parent_failure cancel). Without the
-// subtransaction the enqueue fails with SQLSTATE 40P01.
-func TestEnqueueUnderASequenceLockGivesWayToACancelCascade(t *testing.T) {
-	t.Parallel()
-	b := testbundle.New(t)
-	b.Define(t, "seq-x", "seq-p", "seq-n")
-	var x, p int64
-	require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT jobq.enqueue('seq-x', sequence_key => 'cascade')`).Scan(&x))
-	require.NoError(t, b.WorkerPool.QueryRow(b.Ctx, `SELECT jobq.enqueue('seq-p', depends_on => ARRAY[$1::bigint])`, x).Scan(&p))
-	require.Equal(t, "blocked", b.Live(t, p).State)
-
-	// A holds the sequence's lock, as cancel_job takes it, until it cancels X.
-	a, err := b.Admin.Acquire(b.Ctx)
-	require.NoError(t, err)
-	defer a.Release()
-	_, err = a.Exec(b.Ctx, "BEGIN")
-	require.NoError(t, err)
-	_, err = a.Exec(b.Ctx, `SELECT jobq._lock_sequences(ARRAY[NULL::uuid], ARRAY['cascade'])`)
-	require.NoError(t, err)
-
-	// B enqueues N after P, in the same sequence: it locks P, then waits for the sequence.
-	bConn, err := b.WorkerPool.Acquire(b.Ctx)
-	require.NoError(t, err)
-	defer bConn.Release()
-	var bPID int
-	require.NoError(t, bConn.QueryRow(b.Ctx, "SELECT pg_backend_pid()").Scan(&bPID))
-	type enqueued struct {
-		id  int64
-		err error
-	}
-	done := make(chan enqueued, 1)
-	go func() {
-		var n enqueued
-		n.err = bConn.QueryRow(b.Ctx, `SELECT jobq.enqueue('seq-n', depends_on => ARRAY[$1::bigint], sequence_key => 'cascade')`, p).Scan(&n.id)
-		done <- n
-	}()
-	proctest.WaitUntil(t, time.Minute, "the enqueue waits for the sequence's lock", func() bool {
-		return b.Count(t, `SELECT count(*) FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted`, bPID) == 1
-	})
-
-	// A cancels X: the cascade cancels P, whose row B holds.
-	_, err = a.Exec(b.Ctx, `SELECT jobq.cancel_job($1)`, x)
-	require.NoError(t, err, "the cancel goes through")
-	_, err = a.Exec(b.Ctx, "COMMIT")
-	require.NoError(t, err)
-
-	n := <-done
-	require.NoError(t, n.err, "the enqueue gave way to the cancel and went on")
-	require.Equal(t, "canceled", b.Finished(t, p).State, "P was canceled with X")
-	require.Equal(t, "canceled", b.Finished(t, n.id).State, "N, whose parent was canceled, is canceled")
-}

@@ -190,7 +190,7 @@ BEGIN
                        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.wf -> 'depends_on') = 'array' THEN w.wf -> 'depends_on' END) AS d(v));
     -- Parents, then sequences. A cancel holding a sequence's lock may meanwhile cancel one of these
     -- parents (a blocked job of that sequence's subtree): it waits for the parent's row while this
-    -- waits for its sequence, and PostgreSQL aborts the one that waited first, this one. Both
+    -- waits for its sequence, and PostgreSQL aborts one of the two. When it is this one, both
     -- locks are taken in a subtransaction, so the abort lets go of the parents' rows: the cancel
     -- goes on, and the locks are taken again (the canceled parent is then read from history).
     FOR v_try IN 1 .. 5 LOOP
