@@ -143,4 +143,3 @@ func TestChildCanceledWhileItsLastParentCompletes(t *testing.T) {
 		}
 	}
 }
-
