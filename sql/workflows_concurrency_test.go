@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jobqdev/jobq"
@@ -141,5 +143,96 @@ func TestChildCanceledWhileItsLastParentCompletes(t *testing.T) {
 			require.Equal(t, "canceled", b.Finished(t, second).State, "round %d (%s): the waiting job ends canceled", round, kind)
 			require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_dependencies`), "round %d (%s): no edge left", round, kind)
 		}
+	}
+}
+
+// TestEnqueueAndCancelCascadeDeadlockIsRetried drives the one pair of paths that take a
+// sequence's lock and a job's row in opposite orders into their deadlock, step by step, and
+// checks that whichever side PostgreSQL aborts takes its locks again and succeeds. Job a heads
+// sequence s and job p depends on a. A cancel of a takes s's lock, then waits for a's row (held
+// by a third session); an enqueue of c (depending on p, in sequence s) locks p's row and waits
+// for s's lock; the third session lets a go, and the cancel's cascade to p waits for the
+// enqueue. The side whose deadlock_timeout runs out first is the one PostgreSQL aborts:
+//   - "cancel aborted": the cancel's timeout is short. Without the retry in jobq.cancel_job the
+//     cancel fails with 40P01 every time.
+//   - "enqueue aborted": the enqueue's timeout is short but longer than the few milliseconds the
+//     cancel takes to reach p's row, so the enqueue is normally the one aborted (its retry is in
+//     jobq._workflow_prepare); were the cancel slower than that, the cancel's own timeout would
+//     pick it instead, and the outcome checked is the same.
+//
+// Either way a, p and c all end canceled (c by the cascade, or at its enqueue because p has
+// ended) and no edge or live job of the sequence is left.
+func TestEnqueueAndCancelCascadeDeadlockIsRetried(t *testing.T) {
+	t.Parallel()
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: 4})
+	b.Define(t, "dl-head", "dl-child", "dl-late")
+	cs := conns(t, b.Admin, 3) // deadlock_timeout is a superuser's setting
+	holder, canceler, enqueuer := cs[0], cs[1], cs[2]
+	pid := func(c *pgxpool.Conn) int {
+		var p int
+		require.NoError(t, c.QueryRow(b.Ctx, `SELECT pg_backend_pid()`).Scan(&p))
+		return p
+	}
+	cancelPid, enqueuePid := pid(canceler), pid(enqueuer)
+	// waits polls pg_locks (through the fourth connection) until backend p waits for a lock of
+	// the kind given: no sleep decides the order, the waits do.
+	waits := func(p int, locktype string) {
+		require.Eventually(t, func() bool {
+			return b.Count(t, `SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted AND locktype LIKE $2`, p, locktype) > 0
+		}, time.Minute, 5*time.Millisecond, "backend %d waits for a %s lock", p, locktype)
+	}
+
+	for round, c := range []struct {
+		name                    string
+		cancelWait, enqueueWait string
+	}{
+		{"cancel aborted", "20ms", "10min"},
+		{"enqueue aborted", "30s", "3s"},
+	} {
+		key := fmt.Sprintf("dl-%d", round)
+		var a, p int64
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, `SELECT jobq.enqueue(task => 'dl-head', queue => 'dl', sequence_key => $1)`, key).Scan(&a))
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, `SELECT jobq.enqueue(task => 'dl-child', queue => 'dl', depends_on => ARRAY[$1::bigint])`, a).Scan(&p))
+		require.Equal(t, "blocked", b.Live(t, p).State)
+
+		hold, err := holder.Begin(b.Ctx)
+		require.NoError(t, err)
+		_, err = hold.Exec(b.Ctx, `SELECT 1 FROM jobq.jobs WHERE id = $1 FOR UPDATE`, a)
+		require.NoError(t, err)
+
+		cancelDone := make(chan error, 1)
+		go func() {
+			cancelDone <- pgx.BeginFunc(b.Ctx, canceler, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(b.Ctx, `SELECT set_config('deadlock_timeout', $1, true)`, c.cancelWait); err != nil {
+					return err
+				}
+				_, err := tx.Exec(b.Ctx, `SELECT jobq.cancel_job($1)`, a)
+				return err
+			})
+		}()
+		waits(cancelPid, "transactionid") // holding s's lock, waiting for a's row
+
+		var child int64
+		enqueueDone := make(chan error, 1)
+		go func() {
+			enqueueDone <- pgx.BeginFunc(b.Ctx, enqueuer, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(b.Ctx, `SELECT set_config('deadlock_timeout', $1, true)`, c.enqueueWait); err != nil {
+					return err
+				}
+				return tx.QueryRow(b.Ctx, `SELECT jobq.enqueue(task => 'dl-late', queue => 'dl', depends_on => ARRAY[$1::bigint], sequence_key => $2)`,
+					p, key).Scan(&child)
+			})
+		}()
+		waits(enqueuePid, "advisory") // holding p's row, waiting for s's lock
+
+		require.NoError(t, hold.Commit(b.Ctx))
+		require.NoError(t, <-cancelDone, "%s: the cancel succeeds", c.name)
+		require.NoError(t, <-enqueueDone, "%s: the enqueue succeeds", c.name)
+
+		for _, id := range []int64{a, p, child} {
+			require.Equal(t, "canceled", b.Finished(t, id).State, "%s: job %d ends canceled", c.name, id)
+		}
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_dependencies WHERE child_id = ANY ($1)`, []int64{p, child}), "%s: no edge left", c.name)
+		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE sequence_key = $1`, key), "%s: nothing of the sequence is live", c.name)
 	}
 }

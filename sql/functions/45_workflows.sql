@@ -192,7 +192,8 @@ BEGIN
     -- parents (a blocked job of that sequence's subtree): it waits for the parent's row while this
     -- waits for its sequence, and PostgreSQL aborts one of the two. When it is this one, both
     -- locks are taken in a subtransaction, so the abort lets go of the parents' rows: the cancel
-    -- goes on, and the locks are taken again (the canceled parent is then read from history).
+    -- goes on, and the locks are taken again (the canceled parent is then read from history);
+    -- jobq.cancel_job and jobq.delete_job retry their side the same way.
     FOR v_try IN 1 .. 5 LOOP
         BEGIN
             PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;

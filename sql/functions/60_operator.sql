@@ -72,17 +72,30 @@ DECLARE
     v_finished text;
 BEGIN
     -- A job of a sequence: the sequence's lock before the row's, the order of an enqueue and of
-    -- the trigger that releases the sequence's next job (45_workflows.sql), so they cannot deadlock.
-    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
-    FROM jobq.jobs j WHERE j.id = cancel_job.job_id AND j.sequence_key IS NOT NULL;
-    WITH gone AS (
-        DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
-    ), moved AS (
-        INSERT INTO jobq.job_history
-        SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'canceled', NULL, NULL) AS h
-        RETURNING jobq.job_history.id
-    )
-    SELECT (g.job).state INTO v_previous FROM gone g JOIN moved m ON m.id = (g.job).id;
+    -- the trigger that releases the sequence's next job (45_workflows.sql). The cascade to the
+    -- job's dependents then locks their rows while holding it, where an enqueue holding a
+    -- dependent's row (its parent) waits for the same sequence: when PostgreSQL aborts this side
+    -- of that deadlock, the subtransaction lets go of the sequence and the row, the enqueue
+    -- finishes, and the cancel is taken again from the start.
+    FOR v_try IN 1 .. 5 LOOP
+        BEGIN
+            PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+            FROM jobq.jobs j WHERE j.id = cancel_job.job_id AND j.sequence_key IS NOT NULL;
+            WITH gone AS (
+                DELETE FROM jobq.jobs AS j WHERE j.id = cancel_job.job_id RETURNING j AS job
+            ), moved AS (
+                INSERT INTO jobq.job_history
+                SELECT h.* FROM gone CROSS JOIN LATERAL jobq._to_history(gone.job, 'canceled', 'canceled', NULL, NULL) AS h
+                RETURNING jobq.job_history.id
+            )
+            SELECT (g.job).state INTO v_previous FROM gone g JOIN moved m ON m.id = (g.job).id;
+            EXIT;
+        EXCEPTION WHEN deadlock_detected THEN
+            IF v_try = 5 THEN
+                RAISE;
+            END IF;
+        END;
+    END LOOP;
 
     IF v_previous IS NULL THEN
         -- Only a job the caller could have canceled is reported as ended: a store's login learns
@@ -107,7 +120,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.cancel_job(bigint) IS
-    'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working; for a running job it NOTIFYs jobq_control with cancel:<job id> at commit, so the runner stops the handler at once. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress). Errors: JOB.NOT_FOUND (also for a job the caller may not cancel: an application asking of a system job), JOB.STATE_CONFLICT (already ended).';
+    'Cancels a live job (queued, retry_pending or running): it moves to jobq.job_history as canceled and its lease token stops working; for a running job it NOTIFYs jobq_control with cancel:<job id> at commit, so the runner stops the handler at once. Audited. Returns canceled. Callers: operators, applications (own jobs). Locks the job row (waits for a claim or finish in progress); when PostgreSQL aborts it in a deadlock with an enqueue into its sequence (40P01), starts over in a new subtransaction, up to 5 times. Errors: JOB.NOT_FOUND (also for a job the caller may not cancel: an application asking of a system job), JOB.STATE_CONFLICT (already ended).';
 -- The gate needs CREATE on the schema at the moment it becomes the owner, and not after.
 GRANT CREATE ON SCHEMA jobq TO jobq_app_gate;
 ALTER FUNCTION jobq.cancel_job(bigint) OWNER TO jobq_app_gate;
@@ -125,18 +138,28 @@ DECLARE
     v_row jsonb;
     v_job jobq.jobs;
 BEGIN
-    -- A job of a sequence: the sequence's lock before the row's (as cancel_job).
-    PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
-    FROM jobq.jobs j WHERE j.id = delete_job.job_id AND j.sequence_key IS NOT NULL;
-    DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
+    -- A job of a sequence: the sequence's lock before the row's, and the whole taken again when
+    -- PostgreSQL aborts it in a deadlock with an enqueue (as cancel_job).
+    FOR v_try IN 1 .. 5 LOOP
+        BEGIN
+            PERFORM jobq._lock_sequences(ARRAY[j.store_id], ARRAY[j.sequence_key])
+            FROM jobq.jobs j WHERE j.id = delete_job.job_id AND j.sequence_key IS NOT NULL;
+            DELETE FROM jobq.jobs AS j WHERE j.id = delete_job.job_id RETURNING j.* INTO v_job;
+            -- A live job leaves without a history row, so no trigger sees it end: its dependents
+            -- and sequence are settled as for a job canceled (reason deleted).
+            IF v_job.has_dependents OR v_job.depends_on IS NOT NULL OR v_job.sequence_key IS NOT NULL THEN
+                PERFORM jobq._settle_ended(ARRAY(SELECT h FROM jobq._to_history(v_job, 'canceled', 'deleted', NULL, NULL) AS h));
+            END IF;
+            EXIT;
+        EXCEPTION WHEN deadlock_detected THEN
+            IF v_try = 5 THEN
+                RAISE;
+            END IF;
+        END;
+    END LOOP;
     IF v_job.id IS NOT NULL THEN
         v_row := to_jsonb(v_job);
-        -- A live job leaves without a history row, so no trigger sees it end: its dependents and
-        -- sequence are settled as for a job canceled (reason deleted), its batch counts it
-        -- canceled, and its waiters are told on jobq_done.
-        IF v_job.has_dependents OR v_job.depends_on IS NOT NULL OR v_job.sequence_key IS NOT NULL THEN
-            PERFORM jobq._settle_ended(ARRAY(SELECT h FROM jobq._to_history(v_job, 'canceled', 'deleted', NULL, NULL) AS h));
-        END IF;
+        -- Its batch counts it canceled, and its waiters are told on jobq_done.
         IF v_job.batch_id IS NOT NULL THEN
             PERFORM jobq._batch_ended(ARRAY[v_job.batch_id], ARRAY['canceled']);
         END IF;
@@ -155,7 +178,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.delete_job(bigint) IS
-    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. A live job''s dependents and sequence are settled as for a canceled job (jobq._settle_ended: dependents with on_parent_failure cancel are canceled, the sequence''s next job released); a dead job holding its sequence releases it (jobq._unhold_sequences). A live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Caller: operators. Errors: JOB.NOT_FOUND.';
+    'Deletes a job from jobq.jobs or jobq.job_history; a running job''s lease stops working. A live job''s dependents and sequence are settled as for a canceled job (jobq._settle_ended: dependents with on_parent_failure cancel are canceled, the sequence''s next job released); a dead job holding its sequence releases it (jobq._unhold_sequences). A live job of a batch counts canceled in it (jobq._batch_ended), and a live job''s waiters are told on jobq_done (jobq._tell_done). Audited with the deleted row. Returns the state it had. Starts over, up to 5 times, when PostgreSQL aborts it in a deadlock with an enqueue into its sequence (40P01). Caller: operators. Errors: JOB.NOT_FOUND.';
 
 -- Queues dead jobs again in bulk, oldest death first, filtered by task and time of death: after
 -- the cause of an outage is fixed. Caller: operators.
