@@ -277,7 +277,7 @@ func generateTypeScript(reg cgRegistry, runtime string) ([]byte, error) {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("// "+generatedNotice+"\n\n", "typescript", "//", "typescript")
 	p("import { JobqError, enqueueWith, type Db, type EnqueueArgs, type IsoDate, type IsoTimestamp, type Uuid } from %s;\n", quote(runtime))
-	p("export { JobqError, asIsoDate, asUuid, setTenant, withTenant, type Db, type EnqueueOptions, type IsoDate, type IsoTimestamp, type JobKeyMode, type Uuid } from %s;\n\n", quote(runtime))
+	p("export { JobqError, asIsoDate, asUuid, setTenant, withTenant, type Db, type EnqueueOptions, type IsoDate, type IsoTimestamp, type JobId, type JobKeyMode,\n  type OnParentFailure, type OnSequenceFailure, type Uuid } from %s;\n\n", quote(runtime))
 	if len(reg.Tasks) == 0 {
 		p("// jobq.tasks declared no task when this module was generated: enqueueJob accepts none.\n\n")
 	}
@@ -413,11 +413,12 @@ func generatePython(reg cgRegistry, runtime string) ([]byte, error) {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# "+generatedNotice+"\n\n", "python", "#", "python")
 	p("from __future__ import annotations\n\n")
+	p("from collections.abc import Sequence\n")
 	p("from datetime import date, datetime\n")
 	p("from typing import Any, Literal, NotRequired, TypedDict, overload\n")
 	p("from uuid import UUID\n\n")
-	p("from %s import Conn, Contract, JobKeyMode, JobqError, enqueue_with, payload_problem, set_tenant, with_tenant\n\n", runtime)
-	p("__all__ = [\"CONTRACTS\", \"Conn\", \"JobKeyMode\", \"JobqError\", \"enqueue_job\", \"error_class\", \"error_from_db\", \"payload_problem\",\n           \"set_tenant\", \"with_tenant\"]\n\n")
+	p("from %s import (Conn, Contract, JobKeyMode, JobqError, OnParentFailure, OnSequenceFailure, enqueue_with, payload_problem,\n    set_tenant, with_tenant)\n\n", runtime)
+	p("__all__ = [\"CONTRACTS\", \"Conn\", \"JobKeyMode\", \"JobqError\", \"OnParentFailure\", \"OnSequenceFailure\", \"enqueue_job\", \"error_class\",\n           \"error_from_db\", \"payload_problem\", \"set_tenant\", \"with_tenant\"]\n\n")
 	if len(reg.Tasks) == 0 {
 		p("# jobq.tasks declared no task when this module was generated: enqueue_job accepts none.\n\n")
 	}
@@ -478,7 +479,9 @@ func generatePython(reg cgRegistry, runtime string) ([]byte, error) {
 	opts := "job_key: str | None = None, job_key_mode: JobKeyMode | None = None,\n" +
 		"    max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,\n" +
 		"    priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,\n" +
-		"    backoff_max: str | None = None, unique_for: str | None = None"
+		"    backoff_max: str | None = None, unique_for: str | None = None,\n" +
+		"    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,\n" +
+		"    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None"
 	sig := func(t cgTask) string {
 		store := ""
 		switch {

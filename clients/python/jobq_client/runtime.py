@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -23,6 +23,12 @@ Conn = psycopg.Connection[Any]
 """The connection enqueue_job and with_tenant run on: a psycopg 3 connection."""
 
 JobKeyMode = Literal["replace", "preserve_run_at", "unsafe_dedupe"]
+
+OnParentFailure = Literal["cancel", "run"]
+"""What a dead or canceled parent does to its dependent job: cancel it too (the default), or run it anyway."""
+
+OnSequenceFailure = Literal["hold", "continue"]
+"""What a job of a sequence dying does to the rest: hold the next job (the default), or continue."""
 
 
 class JobqError(Exception):
@@ -142,7 +148,23 @@ _OPTIONS = {
     "backoff_base": "interval",
     "backoff_max": "interval",
     "unique_for": "interval",
+    # The workflow (docs/dependencies.md): parents, and a sequence.
+    "depends_on": "bigint[]",
+    "on_parent_failure": "text",
+    "sequence_key": "text",
+    "on_sequence_failure": "text",
 }
+
+
+def _job_ids(ids: Any) -> list[int] | None:
+    """depends_on as a list psycopg sends as an array (a tuple it would not), None when empty (no
+    dependency, as in the Go client); a TypeError for anything that is not a sequence of ints."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise TypeError(f"depends_on must be a sequence of job ids, not {ids!r}")
+    bad = [i for i in ids if not isinstance(i, int) or isinstance(i, bool)]
+    if bad:
+        raise TypeError(f"depends_on holds {bad[0]!r}, which is no job id")
+    return list(ids) or None
 
 
 def enqueue_with(
@@ -183,6 +205,8 @@ def enqueue_with(
     params: list[Any] = [name, _json_payload(payload)]
     for option, typ in _OPTIONS.items():
         value = options.get(option)
+        if option == "depends_on" and value is not None:
+            value = _job_ids(value)
         if value is None:
             continue
         query += f", {option} => %s::{typ}"

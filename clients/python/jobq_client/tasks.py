@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any, Literal, NotRequired, TypedDict, overload
 from uuid import UUID
 
-from jobq_client.runtime import Conn, Contract, JobKeyMode, JobqError, enqueue_with, payload_problem, set_tenant, with_tenant
+from jobq_client.runtime import (Conn, Contract, JobKeyMode, JobqError, OnParentFailure, OnSequenceFailure, enqueue_with, payload_problem,
+    set_tenant, with_tenant)
 
-__all__ = ["CONTRACTS", "Conn", "JobKeyMode", "JobqError", "enqueue_job", "error_class", "error_from_db", "payload_problem",
-           "set_tenant", "with_tenant"]
+__all__ = ["CONTRACTS", "Conn", "JobKeyMode", "JobqError", "OnParentFailure", "OnSequenceFailure", "enqueue_job", "error_class",
+           "error_from_db", "payload_problem", "set_tenant", "with_tenant"]
 
 
 class AggregateDailySalesPayload(TypedDict):
@@ -148,6 +150,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -156,6 +160,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -164,6 +170,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -172,6 +180,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -180,6 +190,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -188,6 +200,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -196,6 +210,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -204,6 +220,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -212,6 +230,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -220,6 +240,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -228,6 +250,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -236,6 +260,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -244,6 +270,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -252,6 +280,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 @overload
 def enqueue_job(
@@ -260,6 +290,8 @@ def enqueue_job(
     max_attempts: int | None = None, run_at: datetime | None = None, queue: str | None = None,
     priority: int | None = None, timeout: str | None = None, backoff_base: str | None = None,
     backoff_max: str | None = None, unique_for: str | None = None,
+    depends_on: Sequence[int] | None = None, on_parent_failure: OnParentFailure | None = None,
+    sequence_key: str | None = None, on_sequence_failure: OnSequenceFailure | None = None,
 ) -> int: ...
 
 def enqueue_job(conn: Conn, name: str, payload: Any, **options: Any) -> int:

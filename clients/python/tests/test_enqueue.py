@@ -137,6 +137,54 @@ class RunTimeCheckTest(Base):
                 self.assertEqual(payload_problem({"k": typ}, {"k": value}), want[0])
 
 
+class WorkflowTest(Base):
+    """The workflow options (docs/dependencies.md) reach jobq.enqueue: a dependent or sequenced job waits blocked."""
+
+    def workflow(self, job_id: int):
+        return self.admin.execute(
+            "SELECT state, depends_on, on_parent_failure, sequence_key, on_sequence_failure FROM jobq.jobs WHERE id = %s",
+            (job_id,),
+        ).fetchone()
+
+    def test_a_child_depending_on_its_parents_is_blocked(self) -> None:
+        parent = enqueue_job(self.admin, "ping", {}, run_at=datetime(2030, 1, 1, tzinfo=timezone.utc))
+        other = enqueue_job(self.admin, "ping", {})
+        child = enqueue_job(self.admin, "ping", {}, depends_on=[parent, other], on_parent_failure="run")
+        self.assertEqual(self.workflow(child), ("blocked", [parent, other], "run", None, None))
+        # A tuple is a sequence too; the default on_parent_failure is cancel.
+        grandchild = enqueue_job(self.admin, "ping", {}, depends_on=(child,))
+        self.assertEqual(self.workflow(grandchild), ("blocked", [child], "cancel", None, None))
+        # An empty sequence is no dependency: a plain job.
+        plain = enqueue_job(self.admin, "ping", {}, depends_on=[])
+        self.assertEqual(self.workflow(plain), ("queued", None, None, None, None))
+
+    def test_the_second_job_of_a_sequence_is_blocked(self) -> None:
+        first = enqueue_job(self.admin, "aggregate-daily-sales", {"targetDate": "2026-05-05", "reason": "cron"},
+                            sequence_key="nightly-py")
+        second = enqueue_job(self.admin, "aggregate-daily-sales", {"targetDate": "2026-05-06", "reason": "cron"},
+                             sequence_key="nightly-py", on_sequence_failure="continue")
+        self.assertEqual(self.workflow(first), ("queued", None, None, "nightly-py", "hold"))
+        self.assertEqual(self.workflow(second), ("blocked", None, None, "nightly-py", "continue"))
+
+    def test_refusals(self) -> None:
+        parent = enqueue_job(self.admin, "ping", {})
+        with self.assertRaises(tasks.InvalidArgumentError) as bad:
+            enqueue_job(self.admin, "ping", {}, depends_on=[parent], on_parent_failure="explode")  # type: ignore[call-overload]
+        self.assertEqual(bad.exception.code, "JOB.INVALID_ARGUMENT")
+        with self.assertRaises(tasks.DependencyNotFoundError) as missing:
+            enqueue_job(self.admin, "ping", {}, depends_on=[9_000_000_000_000])
+        self.assertEqual(missing.exception.code, "JOB.DEPENDENCY_NOT_FOUND")
+        with self.assertRaises(tasks.InvalidArgumentError):
+            enqueue_job(self.admin, "ping", {}, sequence_key="  ")
+        # Checked before the database: a string is a sequence of characters, not of ids.
+        before = self.admin.execute("SELECT count(*) FROM jobq.jobs").fetchone()
+        with self.assertRaises(TypeError):
+            enqueue_job(self.admin, "ping", {}, depends_on=str(parent))  # type: ignore[call-overload]
+        with self.assertRaises(TypeError):
+            enqueue_job(self.admin, "ping", {}, depends_on=[str(parent)])  # type: ignore[call-overload]
+        self.assertEqual(self.admin.execute("SELECT count(*) FROM jobq.jobs").fetchone(), before)
+
+
 class ErrorTest(Base):
     def test_database_errors_become_their_class(self) -> None:
         """Errors only the database can see: another store's id, a system task not open to applications."""

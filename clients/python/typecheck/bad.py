@@ -23,3 +23,7 @@ def bad(conn: psycopg.Connection, store_id: UUID) -> None:
     enqueue_job(conn, "rebuild-search-index", {"full": True})  # want: reportCallIssue reportArgumentType
     # A job key mode jobq does not know.
     enqueue_job(conn, "ping", {}, job_key="k", job_key_mode="keep")  # want: reportCallIssue reportArgumentType
+    # Workflow options jobq does not know: a parent's failure, a sequence's failure, a parent that is no id.
+    enqueue_job(conn, "ping", {}, depends_on=[1], on_parent_failure="explode")  # want: reportCallIssue reportArgumentType
+    enqueue_job(conn, "ping", {}, sequence_key="nightly", on_sequence_failure="skip")  # want: reportCallIssue reportArgumentType
+    enqueue_job(conn, "ping", {}, depends_on=["1"])  # want: reportCallIssue reportArgumentType

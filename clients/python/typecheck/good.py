@@ -21,4 +21,10 @@ def good(conn: psycopg.Connection, store_id: UUID) -> list[int]:
             enqueue_job(conn, "import-catalog-v2", {"file": "a.csv", "rows": 3, "class": "c", "content-type": "text/csv",
                                                     "ratio": 1, "options": {"a": 1}, "tags": [1], "extra": None}),
             enqueue_job(conn, "rebuild-search-index", {"full": True}, store_id=store_id),
+            # Workflow options: parents by id (a list or a tuple), a sequence.
+            enqueue_job(conn, "ping", {}, depends_on=[enqueue_job(conn, "ping", {}), 12], on_parent_failure="run"),
+            enqueue_job(conn, "aggregate-daily-sales", {"targetDate": "2026-05-05", "reason": "cron"},
+                        sequence_key="sales", on_sequence_failure="continue"),
+            enqueue_job(tx, "send-welcome-email", {"storeId": store_id, "userId": 42}, depends_on=(1, 2),
+                        on_parent_failure="cancel", on_sequence_failure="hold"),
         ]

@@ -34,6 +34,15 @@ export function asIsoDate(s: string): IsoDate {
 /** What a second enqueue with the same job key does (docs/job-lifecycle.md). */
 export type JobKeyMode = 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
 
+/** What a dead or canceled parent does to its dependent job (docs/dependencies.md). */
+export type OnParentFailure = 'cancel' | 'run';
+
+/** What a job of a sequence dying does to the rest of its sequence (docs/dependencies.md). */
+export type OnSequenceFailure = 'hold' | 'continue';
+
+/** A job id as enqueueJob returns it (a string of digits), or as a number or a bigint. */
+export type JobId = string | number | bigint;
+
 /** The arguments of jobq.enqueue besides the task and payload; each left out takes jobq's default. */
 export interface EnqueueOptions {
   jobKey?: string;
@@ -47,6 +56,20 @@ export interface EnqueueOptions {
   backoffBase?: string;
   backoffMax?: string;
   uniqueFor?: string;
+  /**
+   * The job's parents (depends_on): it waits, blocked, until every one succeeded. Ids of jobs of the
+   * same store, live or finished; at most 10000; not with a jobKey. Default: none (an empty list is none).
+   */
+  dependsOn?: readonly JobId[];
+  /** What a dead or canceled parent does to the job (on_parent_failure): 'cancel' (the default) cancels it too, 'run' runs it anyway. */
+  onParentFailure?: OnParentFailure;
+  /**
+   * The job's sequence (sequence_key): it runs after every earlier job of its store and key, one at a
+   * time in enqueue order. At most 500 characters, not blank; not with a jobKey. Default: none.
+   */
+  sequenceKey?: string;
+  /** What the job dying does to its sequence (on_sequence_failure): 'hold' (the default) holds the next job, 'continue' releases it. */
+  onSequenceFailure?: OnSequenceFailure;
 }
 
 /** A node-postgres Client, PoolClient or Pool: anything with query(text, values). */
@@ -133,7 +156,32 @@ const optionArgs: ReadonlyArray<readonly [keyof EnqueueOptions | 'storeId', stri
   ['backoffBase', 'backoff_base', 'interval'],
   ['backoffMax', 'backoff_max', 'interval'],
   ['uniqueFor', 'unique_for', 'interval'],
+  ['dependsOn', 'depends_on', 'text::bigint[]'],
+  ['onParentFailure', 'on_parent_failure', 'text'],
+  ['sequenceKey', 'sequence_key', 'text'],
+  ['onSequenceFailure', 'on_sequence_failure', 'text'],
 ];
+
+const jobIdRE = /^-?[0-9]+$/;
+
+/**
+ * ids as the text of a bigint[] ('{12,13}'), the same over both drivers (each encodes a JS array its
+ * own way); undefined for an empty list, which is no dependency. Throws a TypeError for anything
+ * that is not a job id, before it could change the array's meaning ('1,2').
+ */
+function jobIdArray(ids: readonly JobId[]): string | undefined {
+  if (!Array.isArray(ids)) {
+    throw new TypeError(`jobq: dependsOn must be an array of job ids, not ${JSON.stringify(ids)}`);
+  }
+  const text = ids.map((id) => {
+    const s = typeof id === 'number' ? (Number.isSafeInteger(id) ? String(id) : '') : typeof id === 'bigint' ? String(id) : id;
+    if (typeof s !== 'string' || !jobIdRE.test(s)) {
+      throw new TypeError(`jobq: dependsOn holds ${typeof id === 'bigint' ? String(id) : JSON.stringify(id)}, which is no job id`);
+    }
+    return s;
+  });
+  return text.length === 0 ? undefined : `{${text.join(',')}}`;
+}
 
 /**
  * The one implementation of enqueueJob: SELECT jobq.enqueue(task, payload, name => value, ...) with
@@ -150,7 +198,8 @@ export async function enqueueWith(
   // The payload goes as text: postgres.js would encode a string parameter of type jsonb as JSON again.
   let sql = 'SELECT jobq.enqueue($1, $2::text::jsonb';
   for (const [option, arg, type] of optionArgs) {
-    const v = options?.[option];
+    const given = options?.[option];
+    const v = option === 'dependsOn' && given !== undefined && given !== null ? jobIdArray(given as readonly JobId[]) : given;
     if (v === undefined || v === null) {
       continue;
     }

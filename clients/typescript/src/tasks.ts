@@ -2,7 +2,8 @@
 // Regenerate it when a task or its contract changes: jobq codegen typescript --out <this file>.
 
 import { JobqError, enqueueWith, type Db, type EnqueueArgs, type IsoDate, type IsoTimestamp, type Uuid } from "./runtime.js";
-export { JobqError, asIsoDate, asUuid, setTenant, withTenant, type Db, type EnqueueOptions, type IsoDate, type IsoTimestamp, type JobKeyMode, type Uuid } from "./runtime.js";
+export { JobqError, asIsoDate, asUuid, setTenant, withTenant, type Db, type EnqueueOptions, type IsoDate, type IsoTimestamp, type JobId, type JobKeyMode,
+  type OnParentFailure, type OnSequenceFailure, type Uuid } from "./runtime.js";
 
 /** aggregate-daily-sales (system task). */
 export interface AggregateDailySalesPayload {

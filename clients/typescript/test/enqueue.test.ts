@@ -180,6 +180,100 @@ describe('postgres.js', () => {
   });
 });
 
+// The workflow options (docs/dependencies.md): each reaches jobq.enqueue as its argument, over both
+// drivers, and a dependent or sequenced job waits blocked.
+interface WorkflowRow {
+  state: string;
+  depends_on: string | null;
+  on_parent_failure: string | null;
+  sequence_key: string | null;
+  on_sequence_failure: string | null;
+}
+
+async function workflow(id: string): Promise<WorkflowRow | undefined> {
+  const r = await admin.query<WorkflowRow>(
+    'SELECT state, depends_on::text, on_parent_failure, sequence_key, on_sequence_failure FROM jobq.jobs WHERE id = $1', [id]);
+  return r.rows[0];
+}
+
+const drivers: Array<[string, () => { db: jobq.Db; end: () => Promise<void> }]> = [
+  ['node-postgres', () => {
+    const pool = new pg.Pool({ connectionString: adminURL, max: 1 });
+    return { db: pool, end: () => pool.end() };
+  }],
+  ['postgres.js', () => {
+    const sql = postgres(adminURL, { max: 1, onnotice: () => undefined });
+    return { db: sql, end: () => sql.end() };
+  }],
+];
+
+for (const [driver, open] of drivers) {
+  describe(`workflow options over ${driver}`, () => {
+    test('a child depending on its parents is blocked, with its on_parent_failure; ids as string, number or bigint', async () => {
+      const { db, end } = open();
+      try {
+        const parent = await enqueueJob(db, 'ping', {}, { runAt: new Date('2030-01-01T00:00:00Z') });
+        const other = await enqueueJob(db, 'ping', {});
+        const child = await enqueueJob(db, 'ping', {}, { dependsOn: [parent, Number(other)], onParentFailure: 'run' });
+        assert.deepEqual(await workflow(child), {
+          state: 'blocked', depends_on: `{${parent},${other}}`, on_parent_failure: 'run', sequence_key: null, on_sequence_failure: null,
+        });
+        const grandchild = await enqueueJob(db, 'ping', {}, { dependsOn: [BigInt(child)] });
+        assert.deepEqual(await workflow(grandchild), {
+          state: 'blocked', depends_on: `{${child}}`, on_parent_failure: 'cancel', sequence_key: null, on_sequence_failure: null,
+        });
+        // An empty list is no dependency: a plain job.
+        const plain = await enqueueJob(db, 'ping', {}, { dependsOn: [] });
+        assert.deepEqual(await workflow(plain), {
+          state: 'queued', depends_on: null, on_parent_failure: null, sequence_key: null, on_sequence_failure: null,
+        });
+      } finally {
+        await end();
+      }
+    });
+
+    test('the second job of a sequence is blocked behind the first', async () => {
+      const { db, end } = open();
+      try {
+        const key = `nightly-${driver}`;
+        const first = await enqueueJob(db, 'aggregate-daily-sales', { targetDate: '2026-05-05', reason: 'cron' }, { sequenceKey: key });
+        const second = await enqueueJob(db, 'aggregate-daily-sales', { targetDate: '2026-05-06', reason: 'cron' },
+          { sequenceKey: key, onSequenceFailure: 'continue' });
+        assert.deepEqual(await workflow(first), {
+          state: 'queued', depends_on: null, on_parent_failure: null, sequence_key: key, on_sequence_failure: 'hold',
+        });
+        assert.deepEqual(await workflow(second), {
+          state: 'blocked', depends_on: null, on_parent_failure: null, sequence_key: key, on_sequence_failure: 'continue',
+        });
+      } finally {
+        await end();
+      }
+    });
+
+    test('refusals: a bad on_parent_failure, an unknown parent, a blank sequence key, a string that is no id', async () => {
+      const { db, end } = open();
+      try {
+        const parent = await enqueueJob(db, 'ping', {});
+        const bad = await enqueueJob(db, 'ping', {}, { dependsOn: [parent], onParentFailure: 'explode' as 'run' })
+          .then(() => undefined, (e: unknown) => e);
+        assert.ok(bad instanceof jobq.InvalidArgumentError, String(bad));
+        assert.equal(bad.code, 'JOB.INVALID_ARGUMENT');
+        const missing = await enqueueJob(db, 'ping', {}, { dependsOn: ['9000000000000'] }).then(() => undefined, (e: unknown) => e);
+        assert.ok(missing instanceof jobq.DependencyNotFoundError, String(missing));
+        assert.equal(missing.code, 'JOB.DEPENDENCY_NOT_FOUND');
+        await assert.rejects(enqueueJob(db, 'ping', {}, { sequenceKey: '  ' }), jobq.InvalidArgumentError);
+        // Checked before the database: '1,2' would be two ids in an array's text.
+        const before = (await admin.query('SELECT count(*)::int AS n FROM jobq.jobs')).rows[0].n;
+        await assert.rejects(enqueueJob(db, 'ping', {}, { dependsOn: [`${parent},${parent}`] }), TypeError);
+        await assert.rejects(enqueueJob(db, 'ping', {}, { dependsOn: [1.5] }), TypeError);
+        assert.equal((await admin.query('SELECT count(*)::int AS n FROM jobq.jobs')).rows[0].n, before);
+      } finally {
+        await end();
+      }
+    });
+  });
+}
+
 // Calls the types refuse, made anyway (as JavaScript would): the database refuses them, and the
 // client throws the class of the catalogued error.
 describe('typed errors from real enqueues', () => {

@@ -25,4 +25,8 @@ export async function bad(): Promise<void> {
   await enqueueJob(client, 'aggregate-daily-sales', { targetDate: 'yesterday', reason: 'cron' }); // TS2322
   // A job key mode jobq does not know.
   await enqueueJob(client, 'ping', {}, { jobKey: 'k', jobKeyMode: 'keep' }); // TS2322
+  // Workflow options jobq does not know: a parent's failure, a sequence's failure, a parent that is no id.
+  await enqueueJob(client, 'ping', {}, { dependsOn: ['1'], onParentFailure: 'explode' }); // TS2322
+  await enqueueJob(client, 'ping', {}, { sequenceKey: 'nightly', onSequenceFailure: 'skip' }); // TS2322
+  await enqueueJob(client, 'ping', {}, { dependsOn: [{ id: 1 }] }); // TS2322
 }

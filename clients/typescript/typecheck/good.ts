@@ -9,6 +9,7 @@ declare const pool: pg.Pool;
 declare const poolClient: pg.PoolClient;
 declare const sql: postgres.Sql;
 declare const storeId: Uuid;
+declare const ids: readonly string[];
 
 export async function good(): Promise<string[]> {
   const targetDate = '2026-05-05';
@@ -30,6 +31,12 @@ export async function good(): Promise<string[]> {
     await enqueueJob(client, 'rebuild-search-index', { full: true }, { storeId }),
     await enqueueJob(client, 'rebuild-search-index', { storeId }),
     await withTenant(pool, storeId, (tx) => enqueueJob(tx, 'send-welcome-email', { storeId, userId: 1 })),
+    // Workflow options: parents by the id enqueueJob returned (or a number, a bigint), a sequence.
+    await enqueueJob(client, 'ping', {}, { dependsOn: [await enqueueJob(client, 'ping', {}), 12, 13n], onParentFailure: 'run' }),
+    await enqueueJob(sql, 'aggregate-daily-sales', { targetDate: '2026-05-05', reason: 'cron' }, {
+      sequenceKey: 'sales', onSequenceFailure: 'continue',
+    }),
+    await enqueueJob(client, 'rebuild-search-index', { storeId }, { dependsOn: ids, onParentFailure: 'cancel', onSequenceFailure: 'hold' }),
     await withTenant(sql, storeId, async (tx) => {
       await setTenant(tx, storeId);
       return enqueueJob(tx, 'expire-tentative-for-store', { storeId });
