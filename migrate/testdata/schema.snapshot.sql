@@ -1015,6 +1015,10 @@ DECLARE
     v_own integer;                         -- jobs this transaction's shared claims took of it
     v_limits_locked boolean := false;      -- a limited queue was picked (its lock tried or held)
     v_got integer;
+    -- Every job of the claim is leased until the same moment: computed once, not for each row
+    -- (jobq._ts_add's saturating checks are a dozen date_part calls). Raises nothing, even for
+    -- an argument the checks below refuse.
+    v_lease_until constant timestamptz := jobq._ts_add(p_now, p_lease);
 BEGIN
     IF NOT jobq._claim_call_ok(p_worker_id, p_queues, p_max_jobs, p_lease, p_after_priority, p_after_run_at, p_after_id, p_tasks) THEN
         PERFORM jobq._check_claim_call(p_worker_id, p_queues, p_max_jobs, p_lease, p_after_priority, p_after_run_at, p_after_id, p_tasks);
@@ -1089,7 +1093,7 @@ BEGIN
         WITH leased AS (
             UPDATE jobq.jobs j
             SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker_id, lease_token = gen_random_uuid(),
-                claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = jobq._ts_add(p_now, p_lease),
+                claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = v_lease_until,
                 deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now
             WHERE j.id = ANY (v_ids)
             RETURNING j.*
@@ -2801,15 +2805,14 @@ ALTER FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) OWNER TO 
 COMMENT ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684700, hashtext(store/key)) for every (store, sequence key) given, in hash order; held until the transaction ends. Callers: jobq._workflow_prepare (enqueue), jobq._settle_ended (the trigger).';
 
 CREATE FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) RETURNS text
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
+    LANGUAGE sql STABLE
     AS $$
-    SELECT left(format('workerId=%s jobId=%s attempt=%s', coalesce(p_worker, '-'), p_job_id, p_attempt), 1000)
+    SELECT pg_catalog.left(pg_catalog.format('workerId=%s jobId=%s attempt=%s', coalesce(p_worker, '-'), p_job_id, p_attempt), 1000)
 $$;
 
 ALTER FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) IS 'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters).';
+COMMENT ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) IS 'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters). Inlined (STABLE, no SET clause). Callers: jobq.complete_jobs, jobq.fail_jobs, jobq._rescue.';
 
 CREATE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql

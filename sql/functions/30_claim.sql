@@ -256,6 +256,10 @@ DECLARE
     v_own integer;                         -- jobs this transaction's shared claims took of it
     v_limits_locked boolean := false;      -- a limited queue was picked (its lock tried or held)
     v_got integer;
+    -- Every job of the claim is leased until the same moment: computed once, not for each row
+    -- (jobq._ts_add's saturating checks are a dozen date_part calls). Raises nothing, even for
+    -- an argument the checks below refuse.
+    v_lease_until constant timestamptz := jobq._ts_add(p_now, p_lease);
 BEGIN
     IF NOT jobq._claim_call_ok(p_worker_id, p_queues, p_max_jobs, p_lease, p_after_priority, p_after_run_at, p_after_id, p_tasks) THEN
         PERFORM jobq._check_claim_call(p_worker_id, p_queues, p_max_jobs, p_lease, p_after_priority, p_after_run_at, p_after_id, p_tasks);
@@ -330,7 +334,7 @@ BEGIN
         WITH leased AS (
             UPDATE jobq.jobs j
             SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker_id, lease_token = gen_random_uuid(),
-                claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = jobq._ts_add(p_now, p_lease),
+                claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = v_lease_until,
                 deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now
             WHERE j.id = ANY (v_ids)
             RETURNING j.*
