@@ -1,7 +1,7 @@
 // Results and waiting for them (docs/results.md): jobResult reads jobq.job_result, awaitResult
 // waits for a job to end on the channel jobq_done, whose notifications carry only the job's id.
 // Hand-written; it runs over the application's own driver like the rest of the client.
-import type { PgPool, PgQueryable, PostgresJsSql } from './runtime.js';
+import type { JobId, PgPool, PgQueryable, PostgresJsSql } from './runtime.js';
 import { errorFromDb } from './tasks.js';
 
 /** The channel on which jobq notifies, at the commit, that a job ended; the payload is its id alone. */
@@ -70,7 +70,7 @@ async function readResult<T>(db: PgQueryable | PostgresJsSql, jobId: string): Pr
  * application only its store's jobs (the session's or transaction's app.current_store_id); any other
  * id throws NotFoundError (JQ202).
  */
-export async function jobResult<T = unknown>(db: PgQueryable | PostgresJsSql, jobId: string | number | bigint): Promise<JobResult<T>> {
+export async function jobResult<T = unknown>(db: PgQueryable | PostgresJsSql, jobId: JobId): Promise<JobResult<T>> {
   return readResult<T>(db, String(jobId));
 }
 
@@ -116,7 +116,7 @@ type PostgresJsListener = PostgresJsSql & {
  */
 export async function awaitResult<T = unknown>(
   db: PgListener | PgPool | PostgresJsSql,
-  jobId: string | number | bigint,
+  jobId: JobId,
   options: AwaitOptions,
 ): Promise<JobResult<T>> {
   const id = String(jobId);
