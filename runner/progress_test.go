@@ -31,7 +31,7 @@ func (b *testBundle) kept(t *testing.T, id int64) attemptKept {
 	t.Helper()
 	var k attemptKept
 	require.NoError(t, b.admin.QueryRow(context.Background(), `SELECT state, coalesce(progress::text, ''), coalesce(output, ''),
-		exit_code, coalesce(log_ref, ''), leader_epoch FROM jobq.job_history WHERE id = $1`, id).
+		exit_code, coalesce(log_ref, ''), leader_epoch FROM jobq.job_list(id => $1)`, id).
 		Scan(&k.State, &k.Progress, &k.Output, &k.ExitCode, &k.LogRef, &k.LeaderEpoch))
 	return k
 }

@@ -144,7 +144,7 @@ func TestWorkerRecordsATimedOutAttemptWithItsOutputAndLogReference(t *testing.T)
 	})
 	require.Equal(t, "timed_out", queryTexts(t, admin, `SELECT reason FROM jobq.job_history WHERE id = $1`, id)[0])
 	rows, err := admin.Query(context.Background(),
-		`SELECT attempt, reason, output, log_ref FROM jobq.job_attempts WHERE job_id = $1 ORDER BY attempt`, id)
+		`SELECT attempt, reason, output, log_ref FROM jobq.job_attempt_list($1) ORDER BY attempt`, id)
 	require.NoError(t, err)
 	type attemptRow struct {
 		Attempt int

@@ -1868,7 +1868,7 @@ BEGIN
     ), buried AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code, dead.output,
-            coalesce(dead.log_ref, jobq._log_ref((dead.job).locked_by, (dead.job).id, (dead.job).attempt)), dead.exit_code, v_epoch) AS h
+            dead.log_ref, dead.exit_code, v_epoch) AS h
         RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
                   jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
     ), retried AS (
@@ -1904,7 +1904,7 @@ BEGIN
         INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
                                             output, log_ref, progress, exit_code, leader_epoch)
         SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, x.code,
-               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt)), x.progress, x.exit_code, v_epoch
+               x.output, x.log_ref, x.progress, x.exit_code, v_epoch
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
@@ -1933,7 +1933,7 @@ $$;
 
 ALTER FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
+COMMENT ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) IS 'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] (NULL for none: jobq.default_log_ref, which jobq.job_attempt_list and jobq.job_list show in its place), the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
 
 CREATE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_partition_key text, p_tasks text[]) RETURNS TABLE(priority smallint, store uuid, run_at timestamp with time zone, id bigint, part text)
     LANGUAGE sql STABLE
@@ -2142,6 +2142,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.heartbeat_jobs(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.hold_doorbell(text[])', '{worker_runtime}'),
         ('jobq.hold_done_doorbell()', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
+        ('jobq.default_log_ref(text,bigint,integer)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_attempt_list(bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_result(bigint)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
@@ -2803,16 +2804,6 @@ $$;
 ALTER FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) IS 'Private. Takes pg_advisory_xact_lock(1785684700, hashtext(store/key)) for every (store, sequence key) given, in hash order; held until the transaction ends. Callers: jobq._workflow_prepare (enqueue), jobq._settle_ended (the trigger).';
-
-CREATE FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) RETURNS text
-    LANGUAGE sql STABLE
-    AS $$
-    SELECT pg_catalog.left(pg_catalog.format('workerId=%s jobId=%s attempt=%s', coalesce(p_worker, '-'), p_job_id, p_attempt), 1000)
-$$;
-
-ALTER FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) OWNER TO jobq_migrator;
-
-COMMENT ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) IS 'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters). Inlined (STABLE, no SET clause). Callers: jobq.complete_jobs, jobq.fail_jobs, jobq._rescue.';
 
 CREATE FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
@@ -3512,7 +3503,7 @@ $$;
 
 ALTER FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out, orphaned or detached, ended_at p_now, log_ref jobq._log_ref); a job keeps its newest 25. A CONFIRMING job (jobq.continuations) is taken only once its lease ended at its confirmation deadline: reason detached, back to the queue at once, its continuation row deleted and audited as continuation_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
+COMMENT ON FUNCTION jobq._rescue(p_batch_size integer, p_now timestamp with time zone) IS 'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out, orphaned or detached, ended_at p_now, log_ref NULL: jobq.default_log_ref, shown on read by jobq.job_attempt_list); a job keeps its newest 25. A CONFIRMING job (jobq.continuations) is taken only once its lease ended at its confirmation deadline: reason detached, back to the queue at once, its continuation row deleted and audited as continuation_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 
 CREATE FUNCTION jobq._resolve_spec(p_spec jobq.job_spec, p_task jobq.tasks, p_default_attempts integer) RETURNS jobq.job_spec
     LANGUAGE sql STABLE
@@ -5309,7 +5300,7 @@ BEGIN
     ), moved AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL, done.output,
-            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch, done.result) AS h
+            done.log_ref, done.exit_code, v_epoch, done.result) AS h
     )
     SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
@@ -5340,7 +5331,7 @@ $$;
 
 ALTER FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease), result_too_large (results[i] is above setting max_result_bytes as JSON text; nothing changed, the job still runs under its lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps results[i] (any JSON value; NULL for none) in jobq.job_history.result. The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the four arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+COMMENT ON FUNCTION jobq.complete_jobs(job_ids bigint[], lease_tokens uuid[], outputs text[], log_refs text[], exit_codes integer[], results jsonb[]) IS 'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease), result_too_large (results[i] is above setting max_result_bytes as JSON text; nothing changed, the job still runs under its lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps results[i] (any JSON value; NULL for none) in jobq.job_history.result. The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i]; NULL when none is given: jobq.default_log_ref, which jobq.job_list shows in its place), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the four arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
 CREATE FUNCTION jobq.confirm_continuation(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, outcome text)
     LANGUAGE plpgsql SECURITY DEFINER
@@ -5574,6 +5565,16 @@ $_$;
 ALTER FUNCTION jobq.current_store_id() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.current_store_id() IS 'The store of this session or transaction: app.current_store_id as a uuid, or NULL when unset, empty (left behind by an ended SET LOCAL), not a uuid, or a store the login is not bound to (jobq.store_bindings: a login with bindings acts only for its bound stores) — so policies fail closed. Used by every tenant policy. Reads jobq.store_bindings (the caller''s own rows); locks nothing.';
+
+CREATE FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) RETURNS text
+    LANGUAGE sql STABLE
+    AS $_$
+    SELECT pg_catalog.left(pg_catalog.format('workerId=%s jobId=%s attempt=%s', coalesce($1, '-'), $2, $3), 1000)
+$_$;
+
+ALTER FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) IS 'The log reference of an attempt whose runner gave none: workerId=<worker> jobId=<job_id> attempt=<attempt> (- for a NULL worker), the fields of the runner''s log lines, at most 1000 characters. Not stored: jobq.job_history.log_ref and jobq.job_attempts.log_ref are NULL for it, and jobq.job_list and jobq.job_attempt_list show this in their place (coalesce(h.log_ref, jobq.default_log_ref(h.locked_by, h.id, h.attempt)) reads a succeeded or dead history row the same way). Inlined (STABLE SQL, no SET clause). Errors: none.';
 
 CREATE FUNCTION jobq.define_task(name text, scope text DEFAULT 'system'::text, payload_schema jsonb DEFAULT '{}'::jsonb, max_attempts integer DEFAULT NULL::integer, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, description text DEFAULT ''::text, app_enqueue boolean DEFAULT false) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6164,7 +6165,7 @@ $$;
 
 ALTER FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref, exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[], retryable boolean[], retry_in interval[], reasons text[], outputs text[], log_refs text[], exit_codes integer[]) IS 'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] (NULL when none is given: jobq.default_log_ref, which jobq.job_attempt_list and jobq.job_list show in its place), exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -6340,7 +6341,8 @@ CREATE FUNCTION jobq.job_attempt_list(job_id bigint) RETURNS TABLE(attempt integ
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output, a.log_ref, a.progress,
+    SELECT a.attempt, a.worker, a.started_at, a.ended_at, a.reason, a.error, a.error_code, a.output,
+           coalesce(a.log_ref, jobq.default_log_ref(a.worker, a.job_id, a.attempt)), a.progress,
            a.exit_code, a.leader_epoch
     FROM jobq.job_attempts a
     WHERE a.job_id = $1
@@ -6362,7 +6364,9 @@ CREATE FUNCTION jobq.job_list(queue text DEFAULT NULL::text, task text DEFAULT N
         UNION ALL
         SELECT h.id, h.task, h.queue, h.state, h.store_id, h.priority, h.attempt, h.max_attempts, h.job_key, h.run_at,
                h.reason, h.last_error, h.error_code, h.locked_by, h.created_at, h.updated_at, h.finished_at, h.payload,
-               h.progress, h.output, h.log_ref, h.exit_code, h.leader_epoch, h.traceparent
+               h.progress, h.output,
+               coalesce(h.log_ref, CASE WHEN h.state IN ('succeeded', 'dead') THEN jobq.default_log_ref(h.locked_by, h.id, h.attempt) END),
+               h.exit_code, h.leader_epoch, h.traceparent
         FROM jobq.job_history h
     ) j
     WHERE ($1 IS NULL OR j.queue = $1) AND ($2 IS NULL OR j.task = $2) AND ($3 IS NULL OR j.state = $3)
@@ -8602,8 +8606,6 @@ REVOKE ALL ON FUNCTION jobq._lock_schedule(p_name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._lock_sequences(p_store_ids uuid[], p_keys text[]) TO jobq_app_gate;
 
-REVOKE ALL ON FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer) FROM PUBLIC;
-
 REVOKE ALL ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._max_payload_bytes() FROM PUBLIC;
@@ -8843,6 +8845,11 @@ GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app_gate;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO worker_runtime;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_app;
 GRANT ALL ON FUNCTION jobq.current_store_id() TO jobq_operator;
+
+REVOKE ALL ON FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) TO jobq_viewer;
+GRANT ALL ON FUNCTION jobq.default_log_ref(worker text, job_id bigint, attempt integer) TO jobq_app;
 
 REVOKE ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.define_task(name text, scope text, payload_schema jsonb, max_attempts integer, queue text, priority integer, timeout interval, backoff_base interval, backoff_max interval, description text, app_enqueue boolean) TO worker_runtime;

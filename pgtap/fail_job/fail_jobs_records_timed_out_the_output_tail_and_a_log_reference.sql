@@ -25,11 +25,11 @@ SELECT is((SELECT reason FROM jobq.jobs WHERE id = (SELECT id FROM c WHERE n = 1
 SELECT is((SELECT state || '/' || reason FROM jobq.job_history WHERE id = (SELECT id FROM c WHERE n = 2)), 'dead/timed_out',
           'a timed-out last attempt dies as timed_out, not exhausted');
 SELECT results_eq(
-    $$ SELECT reason, char_length(output), right(output, 3), log_ref FROM jobq.job_attempts ORDER BY job_id $$,
+    $$ SELECT a.reason, char_length(a.output), right(a.output, 3), a.log_ref FROM c CROSS JOIN LATERAL jobq.job_attempt_list(c.id) a ORDER BY c.id $$,
     $$ SELECT * FROM (VALUES ('timed_out'::text, 16384, 'END'::text, 'https://logs.example/run/1'::text),
                              ('timed_out', NULL, NULL, format('workerId=pgtap-w jobId=%s attempt=1', (SELECT id FROM c WHERE n = 2))),
                              ('error', 9, 'ine', repeat('r', 1000))) AS v(a, b, c, d) $$,
-    'each attempt keeps its reason, the last 16384 characters of its output and its log reference (cut to 1000, or the default)');
+    'each attempt keeps its reason, the last 16384 characters of its output and its log reference (cut to 1000), and job_attempt_list shows the default for none');
 SELECT throws_ok(
     $$ SELECT * FROM jobq.fail_jobs(ARRAY[1::bigint], ARRAY[gen_random_uuid()], ARRAY['x'], reasons => ARRAY['orphaned']) $$,
     'JQ100', NULL, 'a reason other than error or timed_out is refused');

@@ -11,8 +11,8 @@ INSERT INTO jobq.job_attempts (job_id, attempt, store_id, task, queue, worker, e
     (990002, 1, 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'pgtap-t', 'pgtap_q', 'w1', now(), 'error', 'other', NULL, NULL);
 
 SELECT results_eq($$ SELECT attempt, worker, reason, error, output, log_ref FROM jobq.job_attempt_list(990001) $$,
-    $$ VALUES (1, 'w1'::text, 'error'::text, 'boom'::text, NULL::text, NULL::text), (2, 'w2', 'timed_out', 'slow', 'tail', 'ref') $$,
-    'the job''s attempts, oldest first, with their output tail and log reference');
+    $$ VALUES (1, 'w1'::text, 'error'::text, 'boom'::text, NULL::text, 'workerId=w1 jobId=990001 attempt=1'::text), (2, 'w2', 'timed_out', 'slow', 'tail', 'ref') $$,
+    'the job''s attempts, oldest first, with their output tail and log reference (the default for an attempt stored without one)');
 SELECT is_empty($$ SELECT * FROM jobq.job_attempt_list(990003) $$, 'a job without attempts has none');
 
 SET LOCAL ROLE jobq_app;

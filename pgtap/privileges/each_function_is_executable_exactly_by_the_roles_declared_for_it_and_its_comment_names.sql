@@ -99,6 +99,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq.heartbeat_jobs(text,bigint[],uuid[],interval)', '{worker_runtime}'),
     ('jobq.hold_doorbell(text[])', '{worker_runtime}'),
     ('jobq.hold_done_doorbell()', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer,worker_runtime}'),
+    ('jobq.default_log_ref(text,bigint,integer)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.job_attempt_list(bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer}'),
     ('jobq.job_result(bigint)', '{jobq_app,jobq_dashboard,jobq_operator,jobq_viewer,worker_runtime}'),

@@ -14,9 +14,9 @@ SELECT jobq.set_progress((SELECT id FROM c1), (SELECT lease_token FROM c1), '{"d
 SELECT outcome FROM jobq.fail_jobs(ARRAY[(SELECT id FROM c1)], ARRAY[(SELECT lease_token FROM c1)], ARRAY['exit status 3'],
                                    retry_in => ARRAY[interval '0'], outputs => ARRAY['half done'], exit_codes => ARRAY[3]);
 SELECT results_eq(
-    $$ SELECT progress, output, log_ref, exit_code, leader_epoch FROM jobq.job_attempts WHERE job_id = (SELECT id FROM job) AND attempt = 1 $$,
+    $$ SELECT progress, output, log_ref, exit_code, leader_epoch FROM jobq.job_attempt_list((SELECT id FROM job)) WHERE attempt = 1 $$,
     $$ VALUES ('{"done": 3, "of": 10}'::jsonb, 'half done'::text, format('workerId=pgtap-w jobId=%s attempt=1', (SELECT id FROM job)), 3, 41::bigint) $$,
-    'the failed attempt keeps its progress, output, log_ref, exit code and leader epoch');
+    'the failed attempt keeps its progress, output, exit code and leader epoch, and job_attempt_list shows the default log_ref');
 SELECT is((SELECT progress FROM jobq.jobs WHERE id = (SELECT id FROM job)), NULL, 'the retry waits without the failed attempt''s progress');
 
 UPDATE jobq.leader SET epoch = 42;
@@ -32,14 +32,15 @@ SELECT results_eq(
     $$ VALUES ('succeeded'::text, '{"done": 10, "of": 10}'::jsonb, 'end'::text, 16384, 's3://logs/job'::text, 0, 42::bigint) $$,
     'the succeeded attempt keeps its progress, the tail of its output (16384 characters), log_ref, exit code and leader epoch');
 
--- A completion that passes nothing but the leases (a runner of the release before) still gets a log_ref.
+-- A completion that passes nothing but the leases (a runner of the release before) still shows a
+-- log_ref: the default, which job_list derives (jobq.default_log_ref).
 CREATE TEMP TABLE job2 AS SELECT jobq.enqueue('pgtap-x', queue => 'pgtap_q') AS id;
 CREATE TEMP TABLE c3 AS SELECT id, lease_token FROM jobq.claim_job('pgtap-w3', ARRAY['pgtap_q'], 1);
 SELECT complete_job FROM jobq.complete_job((SELECT id FROM c3), (SELECT lease_token FROM c3));
 SELECT results_eq(
-    $$ SELECT output, log_ref, exit_code, leader_epoch FROM jobq.job_history WHERE id = (SELECT id FROM job2) $$,
+    $$ SELECT output, log_ref, exit_code, leader_epoch FROM jobq.job_list(id => (SELECT id FROM job2)) $$,
     $$ VALUES (NULL::text, format('workerId=pgtap-w3 jobId=%s attempt=1', (SELECT id FROM job2)), NULL::integer, 42::bigint) $$,
-    'a two-argument completion keeps the default log_ref and the leader epoch');
+    'a two-argument completion shows the default log_ref and keeps the leader epoch');
 SELECT throws_ok($$ SELECT * FROM jobq.complete_jobs(ARRAY[1::bigint, 2], ARRAY[gen_random_uuid(), gen_random_uuid()], ARRAY['one']) $$,
                  'JQ100', NULL, 'outputs of another length than job_ids is refused (JOB.INVALID_ARGUMENT)');
 

@@ -1,5 +1,7 @@
 -- jobq_viewer changes nothing: the only jobq functions it may execute are the read-only ones
 -- below (a new grant to it must be added here, on purpose), and every operator act is denied.
+-- default_log_ref formats a text from its arguments and reads nothing: job_list and
+-- job_attempt_list, which run as their caller, show it for an attempt stored without a log reference.
 -- The done doorbell's three (hold_done_doorbell, done_quiet, release_done_doorbell) write nothing:
 -- they take and let go of advisory locks, so that a viewer's await of a result is woken.
 BEGIN;
@@ -13,13 +15,13 @@ SELECT results_eq(
               ('jobq.batch_list(uuid,text,bigint,integer,bigint,bigint)'), ('jobq.batch_status(bigint)'),
               ('jobq.cron_next(text,timestamp with time zone,text)'),
               ('jobq.cron_slots(text,timestamp with time zone,timestamp with time zone,text,integer)'),
-              ('jobq.done_quiet()'), ('jobq.explain_job(bigint)'), ('jobq.hold_done_doorbell()'), ('jobq.job_attempt_list(bigint)'),
+              ('jobq.default_log_ref(text,bigint,integer)'), ('jobq.done_quiet()'), ('jobq.explain_job(bigint)'), ('jobq.hold_done_doorbell()'), ('jobq.job_attempt_list(bigint)'),
               ('jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint)'), ('jobq.job_result(bigint)'), ('jobq.job_workflow(bigint)'),
               ('jobq.leader_state()'), ('jobq.parent_results(bigint)'), ('jobq.queue_depth(text[])'), ('jobq.queue_lag(text[])'), ('jobq.queue_list(text,uuid)'),
               ('jobq.queue_minutes(timestamp with time zone)'), ('jobq.queue_not_served(text[])'), ('jobq.queue_states()'),
               ('jobq.queue_summary(integer)'), ('jobq.release_done_doorbell()'), ('jobq.schedule_list()'), ('jobq.setting_list(text)'),
               ('jobq.stats(text,uuid)'), ('jobq.worker_list(text)'), ('jobq.workflow_graph(bigint,integer)') $$,
-    'jobq_viewer may execute exactly the read functions: audit_list, batch_list, batch_status, cron_next, cron_slots, done_quiet, explain_job, hold_done_doorbell, job_attempt_list, job_list, job_result, job_workflow, leader_state, parent_results, queue_depth, queue_lag, queue_not_served, queue_list, queue_minutes, queue_states, queue_summary, release_done_doorbell, schedule_list, setting_list, stats, worker_list, workflow_graph');
+    'jobq_viewer may execute exactly the read functions: audit_list, batch_list, batch_status, cron_next, cron_slots, default_log_ref, done_quiet, explain_job, hold_done_doorbell, job_attempt_list, job_list, job_result, job_workflow, leader_state, parent_results, queue_depth, queue_lag, queue_not_served, queue_list, queue_minutes, queue_states, queue_summary, release_done_doorbell, schedule_list, setting_list, stats, worker_list, workflow_graph');
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-t');

@@ -34,7 +34,7 @@ SELECT results_eq(
     $$ SELECT max(id)::text, 'detached'::text, 1 FROM w1_jobs $$,
     'the sweep takes the other one: on its last attempt it dies, and maintain returns it for the report');
 SELECT results_eq(
-    $$ SELECT job_id, reason, worker, log_ref FROM jobq.job_attempts ORDER BY job_id $$,
+    $$ SELECT w.id, a.reason, a.worker, a.log_ref FROM w1_jobs w CROSS JOIN LATERAL jobq.job_attempt_list(w.id) a ORDER BY w.id $$,
     $$ SELECT id, 'detached'::text, 'pgtap-w1'::text, format('workerId=pgtap-w1 jobId=%s attempt=1', id) FROM w1_jobs ORDER BY id $$,
     'each failed attempt is recorded with reason detached and a log reference');
 SELECT is((SELECT state || '/' || reason FROM jobq.job_history WHERE id = (SELECT max(id) FROM w1_jobs)), 'dead/detached',

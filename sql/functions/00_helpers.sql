@@ -31,21 +31,9 @@ $$;
 COMMENT ON FUNCTION jobq._raise(text,text) IS
     'Private. Raises the jobq.error_codes entry p_code (its SQLSTATE and hint) with p_detail. Never returns.';
 
--- The default log reference of an attempt (jobq.job_attempts.log_ref): the fields every log line
--- of the runner carries for it, as a search query for the log store. A runner may pass its own
--- (a URL, a trace id). Callers: jobq.complete_jobs, jobq.fail_jobs, jobq._rescue, once for every
--- job they end. Inlined into their statements: STABLE like format() (an IMMUTABLE function
--- over a STABLE one is not inlined) and without a SET clause (a function with one runs on its
--- own for every row, with its setting saved and restored: 1.8 us a completed job, measured).
-CREATE OR REPLACE FUNCTION jobq._log_ref(p_worker text, p_job_id bigint, p_attempt integer)
-RETURNS text
-LANGUAGE sql
-STABLE
-AS $$
-    SELECT pg_catalog.left(pg_catalog.format('workerId=%s jobId=%s attempt=%s', coalesce(p_worker, '-'), p_job_id, p_attempt), 1000)
-$$;
-COMMENT ON FUNCTION jobq._log_ref(text,bigint,integer) IS
-    'Private. The default log_ref of an attempt: workerId=<worker> jobId=<id> attempt=<n>, the fields of the runner''s log lines (at most 1000 characters). Inlined (STABLE, no SET clause). Callers: jobq.complete_jobs, jobq.fail_jobs, jobq._rescue.';
+-- _log_ref, the default log reference complete_jobs, fail_jobs and the sweeper wrote into every
+-- row that ended without one, is now jobq.default_log_ref (62_lists.sql), computed on read.
+DROP FUNCTION IF EXISTS jobq._log_ref(text,bigint,integer);
 
 -- Reads an interval setting (backoff_base, backoff_max, history_retention, worker_timeout).
 -- Callers: jobq.fail_jobs, jobq._rescue, jobq.prune_history, jobq._maintain.

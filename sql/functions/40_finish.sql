@@ -234,7 +234,7 @@ BEGIN
     ), moved AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM done CROSS JOIN LATERAL jobq._to_history(done.job, 'succeeded', NULL, NULL, NULL, done.output,
-            coalesce(done.log_ref, jobq._log_ref((done.job).locked_by, (done.job).id, (done.job).attempt)), done.exit_code, v_epoch, done.result) AS h
+            done.log_ref, done.exit_code, v_epoch, done.result) AS h
     )
     SELECT coalesce(array_agg(d.pos), '{}') INTO v_moved FROM done d;
 
@@ -263,7 +263,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.complete_jobs(bigint[],uuid[],text[],text[],integer[],jsonb[]) IS
-    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease), result_too_large (results[i] is above setting max_result_bytes as JSON text; nothing changed, the job still runs under its lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps results[i] (any JSON value; NULL for none) in jobq.job_history.result. The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i], else jobq._log_ref), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the four arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
+    'Completes many attempts in one statement. Returns one row per input lease, in input order: outcome succeeded (moved to jobq.job_history now, or earlier under the same token: completing is idempotent per lease), result_too_large (results[i] is above setting max_result_bytes as JSON text; nothing changed, the job still runs under its lease) or lease_lost (not running under that token: rescued, canceled or finished otherwise; nothing changed). The history row keeps results[i] (any JSON value; NULL for none) in jobq.job_history.result. The history row keeps the attempt''s output (the last 16384 characters of outputs[i]), log_ref (the first 1000 characters of log_refs[i]; NULL when none is given: jobq.default_log_ref, which jobq.job_list shows in its place), exit_code (exit_codes[i]), its progress and leader_epoch (jobq.leader.epoch now); the four arrays are NULL or as long as job_ids. Caller: the runner. Locks (in id order) and deletes the completed rows. Errors: JOB.INVALID_ARGUMENT (array lengths differ), JOB.OUT_OF_RANGE (more than 10000 jobs).';
 
 -- Fails one attempt; raises JOB.LEASE_LOST instead of reporting it. Returns the job's new state.
 CREATE OR REPLACE FUNCTION jobq.fail_job(
@@ -348,7 +348,7 @@ BEGIN
     ), buried AS (
         INSERT INTO jobq.job_history
         SELECT h.* FROM dead CROSS JOIN LATERAL jobq._to_history(dead.job, 'dead', dead.why, dead.err, dead.code, dead.output,
-            coalesce(dead.log_ref, jobq._log_ref((dead.job).locked_by, (dead.job).id, (dead.job).attempt)), dead.exit_code, v_epoch) AS h
+            dead.log_ref, dead.exit_code, v_epoch) AS h
         RETURNING jobq.job_history.id, jobq.job_history.reason, jobq.job_history.task, jobq.job_history.queue,
                   jobq.job_history.store_id, jobq.job_history.attempt, jobq.job_history.locked_by
     ), retried AS (
@@ -384,7 +384,7 @@ BEGIN
         INSERT INTO jobq.job_attempts AS a (job_id, attempt, store_id, task, queue, worker, started_at, ended_at, reason, error, error_code,
                                             output, log_ref, progress, exit_code, leader_epoch)
         SELECT x.id, x.attempt, x.store_id, x.task, x.queue, x.locked_by, x.claimed_at, p_now, x.reason, x.err, x.code,
-               x.output, coalesce(x.log_ref, jobq._log_ref(x.locked_by, x.id, x.attempt)), x.progress, x.exit_code, v_epoch
+               x.output, x.log_ref, x.progress, x.exit_code, v_epoch
         FROM failed x
         ON CONFLICT ON CONSTRAINT job_attempts_pkey DO UPDATE
         SET store_id = EXCLUDED.store_id, task = EXCLUDED.task, queue = EXCLUDED.queue, worker = EXCLUDED.worker,
@@ -411,7 +411,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) IS
-    'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] or jobq._log_ref, the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
+    'Private. The fail-or-retry transition at time p_now of the running jobs p_ids, whose rows the caller locked after matching their leases: each dies (jobq.job_history, reason not_retryable when p_retryable[i] is false, exhausted for a reason of error, else p_reasons[i]) when not retryable or out of attempts, else becomes retry_pending at p_now + p_retry_in[i] or after its backoff (jobq._retry_at) with reason p_reasons[i] (NULL: error), last_error p_errors[i] and error_code p_codes[i]. Each is also one jobq.job_attempts row (ended_at p_now, output p_outputs[i], log_ref p_log_refs[i] (NULL for none: jobq.default_log_ref, which jobq.job_attempt_list and jobq.job_list show in its place), the job''s progress, exit_code p_exit_codes[i], leader_epoch jobq.leader.epoch now), and a dead job''s history row holds the same; a job keeps its newest 25, and a retried job''s progress is cleared. NULL arrays count as all NULL (retryable: true). Returns one row per job changed, with its outcome (dead or retry_pending), the retry''s run_at, its reason, task, queue, store, attempt and worker. Callers: jobq.fail_jobs, jobq._rescue.';
 
 -- Fails many attempts in one statement: each job is retried after its backoff (or retry_in),
 -- or dies when it is not retryable or used its attempts (jobq._fail_attempts, the one
@@ -508,7 +508,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.fail_jobs(bigint[],uuid[],text[],text[],boolean[],interval[],text[],text[],text[],integer[]) IS
-    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] or else jobq._log_ref, exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
+    'Fails many attempts in one statement. Returns one row per input lease, in input order: outcome retry_pending (with the new run_at = now() + retry_in[i] or backoff_delay(attempt, backoff_base, backoff_max)), dead (moved to jobq.job_history; reason not_retryable, timed_out or exhausted) or lease_lost (nothing changed; also for a NULL id or token). errors[i] is kept as last_error (first 10,000 characters); a NULL retryable[i] counts as true, a NULL retry_in[i] as the backoff. reasons[i] is error (NULL) or timed_out (the handler was stopped by the job''s timeout): the job''s reason when retried, and a dead job''s reason unless not_retryable. Each failed lease is also one jobq.job_attempts row (worker, claimed_at as started_at, now() as ended_at, reason error, timed_out, not_retryable or exhausted, the error and code, output = the last 16384 characters of outputs[i], log_ref = the first 1000 characters of log_refs[i] (NULL when none is given: jobq.default_log_ref, which jobq.job_attempt_list and jobq.job_list show in its place), exit_code = exit_codes[i], the job''s progress and the leader epoch of now; a dead job''s history row holds the same); a job keeps its newest 25 and a retried job starts its next attempt without progress (the transition is jobq._fail_attempts, shared with the sweeper). Caller: the runner. Locks the failed rows, in id order. Errors: JOB.INVALID_ARGUMENT (array lengths, a reason other than error or timed_out), JOB.LEASE_INVALID (negative retry_in), JOB.OUT_OF_RANGE (more than 10000 jobs, retry_in above 365 days), JOB.VALUE_TOO_LONG (an error code above 200 characters).';
 
 -- Snoozes one job; raises JOB.LEASE_LOST instead of reporting it.
 CREATE OR REPLACE FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)

@@ -115,6 +115,7 @@ AS $$
         ('jobq.heartbeat_jobs(text,bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.hold_doorbell(text[])', '{worker_runtime}'),
         ('jobq.hold_done_doorbell()', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
+        ('jobq.default_log_ref(text,bigint,integer)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_attempt_list(bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_list(text,text,text,uuid,text,timestamp with time zone,bigint,integer,bigint)', '{jobq_operator,jobq_viewer,jobq_app}'),
         ('jobq.job_result(bigint)', '{worker_runtime,jobq_app,jobq_operator,jobq_viewer}'),
