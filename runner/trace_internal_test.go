@@ -33,6 +33,21 @@ func TestTracesAreANoOpUnlessTheEnvironmentAsksForThem(t *testing.T) {
 		require.False(t, span.IsRecording(), "nothing is recorded")
 		require.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", span.SpanContext().TraceID().String(), "the job's trace context")
 		end(nil)
+		// A job enqueued without a trace context runs under none, not under the span of the
+		// context the runner was given.
+		outer := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled}))
+		plain := &jobq.Job{ID: 8, Task: "t", Queue: "q", Attempt: 1, CreatedAt: time.Now()}
+		ctx, end = tr.start(outer, plain)
+		require.False(t, trace.SpanContextFromContext(ctx).IsValid(), "no trace context for a job enqueued without one")
+		end(nil)
+		// And it builds no span: no attributes, links or span IDs (a span's attributes alone are
+		// a dozen allocations), at most the context that carries the trace context.
+		allocs := testing.AllocsPerRun(100, func() {
+			_, end := tr.start(outer, plain)
+			end(nil)
+		})
+		require.LessOrEqual(t, allocs, 2.0, "allocations of an attempt without a span")
 	}
 	t.Run("NoVariables", noop)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
