@@ -276,6 +276,7 @@ type Runner struct {
 
 	heartbeatNow chan struct{} // a worker heartbeat is wanted now (jobq.detach_worker's NOTIFY)
 	fenceWake    chan struct{} // the fence watcher should look again: a job started (fence.go)
+	fenceLook    atomic.Int64  // when the fence watcher looks next, on the monotonic clock (mono); 0 while it looks (fence.go)
 	cancels      *cancelChecks // jobs whose cancel was notified, to check with the database (cancel.go)
 	confirming   atomic.Bool   // a detached runner confirms its jobs' continuation (continuation.go)
 
@@ -890,7 +891,7 @@ func (r *Runner) startJob(job *jobq.Job, lease time.Duration, sent time.Time) {
 		valid = min(valid, job.LeaseExpiresAt.Sub(job.ClaimedAt))
 	}
 	r.confirmLease(rj, sent, valid)
-	defer r.fenceMoved()
+	defer r.fenceStarted(rj)
 	rj.notes.db = r.engine
 	r.metrics.claimed.WithLabelValues(job.Task).Inc()
 	r.metrics.waitTime.WithLabelValues(job.Queue).Observe(max(job.ClaimedAt.Sub(job.RunAt), 0).Seconds())
