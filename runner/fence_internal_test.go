@@ -15,24 +15,24 @@ func TestAStartedJobWakesTheFenceWatcherOnlyWhenItsFenceComesFirst(t *testing.T)
 	rj.fence.Store(10_000)
 	rj.margin.Store(1_000) // due at 9,000
 
-	woken := func() bool {
+	for _, c := range []struct {
+		look  int64
+		woken bool
+		why   string
+	}{
+		{5_000, false, "due at 9,000, the watcher looks at 5,000: not woken"},
+		{9_000, false, "due when the watcher looks: not woken"},
+		{9_001, true, "due before the watcher looks: woken"},
+		{0, true, "while the watcher looks: woken, it may have missed the job"},
+	} {
+		r.fenceLook.Store(c.look)
+		r.fenceStarted(rj)
+		woken := false
 		select {
 		case <-r.fenceWake:
-			return true
+			woken = true
 		default:
-			return false
 		}
+		require.Equal(t, c.woken, woken, c.why)
 	}
-	r.fenceLook.Store(5_000)
-	r.fenceStarted(rj)
-	require.False(t, woken(), "due at 9,000, the watcher looks at 5,000: not woken")
-	r.fenceLook.Store(9_000)
-	r.fenceStarted(rj)
-	require.False(t, woken(), "due when the watcher looks: not woken")
-	r.fenceLook.Store(9_001)
-	r.fenceStarted(rj)
-	require.True(t, woken(), "due before the watcher looks: woken")
-	r.fenceLook.Store(0)
-	r.fenceStarted(rj)
-	require.True(t, woken(), "while the watcher looks: woken, it may have missed the job")
 }

@@ -199,13 +199,15 @@ func attemptSpanID(tid trace.TraceID, jobID int64, n int) trace.SpanID {
 // context replaces) and returns the function that ends it with the handler's error.
 func (t *attemptTracing) start(ctx context.Context, job *jobq.Job) (context.Context, func(error)) {
 	parent := jobTraceContext(job)
+	// The attempt runs under the job's trace context, or under none: not a child of whatever
+	// span ctx carries (the attempt starts its job's own trace).
+	if parent.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
+	} else {
+		ctx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
+	}
 	if t.tracer == nil {
-		// No span: the handler's context carries the job's trace context, or none (not whatever
-		// span ctx carries), as it would under OpenTelemetry's no-op tracer.
-		if parent.IsValid() {
-			return trace.ContextWithRemoteSpanContext(ctx, parent), endNoSpan
-		}
-		return trace.ContextWithSpanContext(ctx, trace.SpanContext{}), endNoSpan
+		return ctx, endNoSpan // no span: the handler's context carries the trace context only
 	}
 	attrs := []attribute.KeyValue{
 		attribute.String("messaging.system", "jobq"),
@@ -234,12 +236,6 @@ func (t *attemptTracing) start(ctx context.Context, job *jobq.Job) (context.Cont
 			Attributes: []attribute.KeyValue{attribute.String("jobq.link", "first_attempt")}}))
 	}
 	spanCtx := context.WithValue(ctx, attemptKey{}, attemptRef{jobID: job.ID, created: job.CreatedAt, attempt: job.Attempt})
-	if parent.IsValid() {
-		spanCtx = trace.ContextWithRemoteSpanContext(spanCtx, parent)
-	} else {
-		// Not a child of whatever span ctx carries: the attempt starts its job's own trace.
-		spanCtx = trace.ContextWithSpanContext(spanCtx, trace.SpanContext{})
-	}
 	spanCtx, span := t.tracer.Start(spanCtx, "process "+job.Task, opts...)
 	return spanCtx, func(err error) {
 		if err != nil {
