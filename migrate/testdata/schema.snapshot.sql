@@ -950,6 +950,7 @@ END,
     on_sequence_failure text,
     has_dependents boolean DEFAULT false NOT NULL,
     batch_id bigint,
+    fair boolean DEFAULT false NOT NULL,
     CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
     CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
@@ -996,6 +997,8 @@ COMMENT ON COLUMN jobq.jobs.on_sequence_failure IS 'hold (default) or continue: 
 COMMENT ON COLUMN jobq.jobs.has_dependents IS 'Whether a job was enqueued depending on this one: the workflow trigger on jobq.job_history looks for edges only then.';
 
 COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batch_enqueue), NULL for none.';
+
+COMMENT ON COLUMN jobq.jobs.fair IS 'Whether the job''s queue is fair (jobq.queues.fair; false for a queue without a row): set from jobq.queues by the statement that inserts the job (jobq.enqueue, jobq.enqueue_many, jobq._enqueue, jobq._enqueue_keyed, jobq._revive), rewritten for every job of the queue by jobq.set_fair_claiming, which holds off writers of jobq.jobs while it does. The predicate of jobs_fair_idx: only the jobs of fair queues have an entry there.';
 
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[], p_tasks text[] DEFAULT NULL::text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
@@ -1634,10 +1637,13 @@ BEGIN
             WHERE v_unique AND s.unique_for IS NOT NULL AND r.id IS NOT NULL
         ), ins AS (
             -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
+            -- fair from jobq.queues in this statement, as in jobq.enqueue (jobq.jobs.fair); a merge
+            -- that moves the job to another queue takes that queue's.
             INSERT INTO jobq.jobs AS j (task, queue, payload, store_id, priority, run_at, max_attempts,
-                                        job_key, job_key_mode, timeout, backoff_base, backoff_max)
+                                        job_key, job_key_mode, timeout, backoff_base, backoff_max, fair)
             SELECT s.task, s.queue, s.payload, s.store_id, s.priority, s.run_at, s.max_attempts,
-                   s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max
+                   s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max,
+                   coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = s.queue), false)
             FROM unnest(v_pending) AS s
             WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
             ORDER BY coalesce(s.store_id, v_zero), s.job_key
@@ -1646,6 +1652,7 @@ BEGIN
             DO UPDATE SET
                 task         = EXCLUDED.task,
                 queue        = EXCLUDED.queue,
+                fair         = EXCLUDED.fair,
                 payload      = EXCLUDED.payload,
                 priority     = EXCLUDED.priority,
                 max_attempts = EXCLUDED.max_attempts,
@@ -1940,7 +1947,7 @@ CREATE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_part
     AS $$
     SELECT j.priority, jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
+    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
       AND j.priority > coalesce(p_after_priority, -32769)
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
     LIMIT 1
@@ -1955,7 +1962,7 @@ CREATE FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_st
     AS $$
     SELECT jobq._store_key(j.store_id), j.run_at, j.id
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) = p_store
       AND (j.run_at, j.id) > (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
       AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -1972,7 +1979,7 @@ CREATE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store
     AS $$
     SELECT jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) > p_store
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
     LIMIT 1
@@ -2002,7 +2009,7 @@ BEGIN
           CROSS JOIN LATERAL (
               SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
               FROM jobq.jobs j
-              WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+              WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
                 AND jobq._store_key(j.store_id) = s.k
                 AND (j.run_at, j.id) >= (s.r, s.i) AND jobq._rule_due(j.run_at, p_now)
                 AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -2030,7 +2037,7 @@ BEGIN
     -- An ARRAY keeps the locking scan's order: no sort (the usual pick of a burst comes here).
     ids := ARRAY(SELECT j.id
                  FROM jobq.jobs j
-                 WHERE jobq._rule_waiting(j.state) AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+                 WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
                    AND jobq._store_key(j.store_id) = p_store
                    AND (j.run_at, j.id) >= (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
                    AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -2380,12 +2387,14 @@ BEGIN
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NULL
     ), ins AS (
+        -- fair from jobq.queues in this statement, as in jobq.enqueue (jobq.jobs.fair).
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
-                               timeout, backoff_base, backoff_max)
+                               timeout, backoff_base, backoff_max, fair)
         OVERRIDING SYSTEM VALUE
         SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
-               src.timeout, src.backoff_base, src.backoff_max
+               src.timeout, src.backoff_base, src.backoff_max, coalesce(q.fair, false)
         FROM src
+        LEFT JOIN jobq.queues q ON q.name = src.queue
     )
     SELECT src.ord, src.id FROM src;
 
@@ -3643,11 +3652,13 @@ BEGIN
         -- The job keeps the trace context it was enqueued under, not the operator session's.
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
                                job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at,
-                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure)
+                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure, fair)
         OVERRIDING SYSTEM VALUE
         SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
                h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at,
-               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure
+               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure,
+               -- Its queue's fair now, read by this statement (jobq.jobs.fair).
+               coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = h.queue), false)
         FROM jobq.job_history h
         WHERE h.id = ANY (p_job_ids)
         ORDER BY h.id
@@ -5894,10 +5905,13 @@ BEGIN
 
         IF FOUND AND jobq._enqueue_takes_fast_path(v_spec, v_task) THEN
             v_job := jobq._resolve_spec(v_spec, v_task, v_default_attempts);
+            -- fair read by this statement, after its lock of jobq.jobs: never older than a
+            -- jobq.set_fair_claiming that held the insert off (jobq.jobs.fair).
             INSERT INTO jobq.jobs (task, queue, payload, store_id, priority, run_at, max_attempts,
-                                   timeout, backoff_base, backoff_max)
+                                   timeout, backoff_base, backoff_max, fair)
             VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
-                    v_job.timeout, v_job.backoff_base, v_job.backoff_max)
+                    v_job.timeout, v_job.backoff_base, v_job.backoff_max,
+                    coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = v_job.queue), false))
             RETURNING jobs.id INTO v_id;
             -- A due job wakes its queue's runners, as the settings wakeup and doorbell say. A
             -- condition rather than PERFORM, which would run a query.
@@ -6005,12 +6019,14 @@ BEGIN
                   JOIN jobq.tasks t ON t.name = btrim(s.task)
                   ORDER BY s.ordinality) AS r
         ), ins AS (
+            -- fair from jobq.queues in this statement, as in jobq.enqueue (jobq.jobs.fair).
             INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
-                                   timeout, backoff_base, backoff_max)
+                                   timeout, backoff_base, backoff_max, fair)
             OVERRIDING SYSTEM VALUE
             SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
-                   src.timeout, src.backoff_base, src.backoff_max
+                   src.timeout, src.backoff_base, src.backoff_max, coalesce(q.fair, false)
             FROM src
+            LEFT JOIN jobq.queues q ON q.name = src.queue
         ), woken AS (
             -- Each queue that got a due job wakes once (jobq._wake: as the settings wakeup and
             -- doorbell say), from the rows as resolved for the INSERT.
@@ -7317,11 +7333,21 @@ BEGIN
     IF set_fair_claiming.fair IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
     END IF;
-    -- Turned off for a queue without controls: off already.
+    -- The table first, then the queue row (the lock order of every caller of jobq._lock_queue_row
+    -- that writes jobq.jobs): waits for every transaction that wrote jobq.jobs to end, and holds
+    -- off new writers (enqueues, claims, completions) until this one ends, so no job of the queue
+    -- is inserted with the flag as it was. SHARE ROW EXCLUSIVE, not SHARE: two setters at once
+    -- would each hold SHARE and then wait for the other's to update jobq.jobs.
+    LOCK TABLE jobq.jobs IN SHARE ROW EXCLUSIVE MODE;
+    -- Turned off for a queue without controls: off already (its jobs were inserted false).
     IF NOT jobq._lock_queue_row(set_fair_claiming.queue, set_fair_claiming.fair) THEN
         RETURN false;
     END IF;
     SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue;
+    -- Every job of the queue, in every state (a running job that comes back to wait keeps its
+    -- flag); none when the queue is set as it is and its jobs agree.
+    UPDATE jobq.jobs AS j SET fair = set_fair_claiming.fair
+    WHERE j.queue = set_fair_claiming.queue AND j.fair IS DISTINCT FROM set_fair_claiming.fair;
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
@@ -7344,7 +7370,7 @@ $$;
 
 ALTER FUNCTION jobq.set_fair_claiming(queue text, fair boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Sets jobq.jobs.fair of every job of the queue, whatever its state, to fair (only a fair queue''s waiting jobs are in jobs_fair_idx), by one scan of jobq.jobs. Caller: operators. Locks jobq.jobs in SHARE ROW EXCLUSIVE mode first (it waits for every open transaction that wrote jobq.jobs to end, and briefly blocks writes to jobq.jobs: claims, enqueues, completions, until it commits), then the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
 
 CREATE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
@@ -8275,7 +8301,7 @@ CREATE INDEX jobs_deadline_idx ON jobq.jobs USING btree (deadline_at) WHERE ((st
 
 CREATE INDEX jobs_depends_on_idx ON jobq.jobs USING gin (depends_on) WHERE (depends_on IS NOT NULL);
 
-CREATE INDEX jobs_fair_idx ON jobq.jobs USING btree (queue, priority, COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
+CREATE INDEX jobs_fair_idx ON jobq.jobs USING btree (queue, priority, COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), run_at, id) WHERE ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text])) AND fair);
 
 CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key) WHERE (job_key IS NOT NULL);
 
@@ -8637,6 +8663,7 @@ GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;
 GRANT SELECT ON TABLE jobq.queues TO jobq_app;
 GRANT SELECT ON TABLE jobq.queues TO jobq_viewer;
+GRANT SELECT ON TABLE jobq.queues TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._queue_limits(p_queue jobq.queues) FROM PUBLIC;
 

@@ -59,8 +59,9 @@ FROM generate_series(1, 6) AS n;
 SELECT jobq.set_fair_claiming('pgtap_g', true);
 SELECT jobq.set_store_concurrency_limit('pgtap_g', 4);
 SELECT count(*) FROM jobq.claim_job('pgtap-w', ARRAY['pgtap_g'], 3);
-INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at)
-SELECT 'pgtap-x', 'pgtap_g', s.k, 3, now() - interval '1 hour' + interval '1 minute' * n
+-- Into a queue that is fair already: fair true, as the enqueue sets it (jobq.jobs.fair).
+INSERT INTO jobq.jobs (task, queue, store_id, max_attempts, run_at, fair)
+SELECT 'pgtap-x', 'pgtap_g', s.k, 3, now() - interval '1 hour' + interval '1 minute' * n, true
 FROM (VALUES ('bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb'::uuid), ('cccccccc-cccc-cccc-cccc-cccccccccccc'::uuid)) AS s(k),
      generate_series(1, 6) AS n;
 UPDATE jobq.claim_cursors SET store_key = '00000000-0000-0000-0000-000000000000' WHERE queue = 'pgtap_g';

@@ -81,10 +81,13 @@ BEGIN
 
         IF FOUND AND jobq._enqueue_takes_fast_path(v_spec, v_task) THEN
             v_job := jobq._resolve_spec(v_spec, v_task, v_default_attempts);
+            -- fair read by this statement, after its lock of jobq.jobs: never older than a
+            -- jobq.set_fair_claiming that held the insert off (jobq.jobs.fair).
             INSERT INTO jobq.jobs (task, queue, payload, store_id, priority, run_at, max_attempts,
-                                   timeout, backoff_base, backoff_max)
+                                   timeout, backoff_base, backoff_max, fair)
             VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
-                    v_job.timeout, v_job.backoff_base, v_job.backoff_max)
+                    v_job.timeout, v_job.backoff_base, v_job.backoff_max,
+                    coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = v_job.queue), false))
             RETURNING jobs.id INTO v_id;
             -- A due job wakes its queue's runners, as the settings wakeup and doorbell say. A
             -- condition rather than PERFORM, which would run a query.
@@ -200,12 +203,14 @@ BEGIN
                   JOIN jobq.tasks t ON t.name = btrim(s.task)
                   ORDER BY s.ordinality) AS r
         ), ins AS (
+            -- fair from jobq.queues in this statement, as in jobq.enqueue (jobq.jobs.fair).
             INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
-                                   timeout, backoff_base, backoff_max)
+                                   timeout, backoff_base, backoff_max, fair)
             OVERRIDING SYSTEM VALUE
             SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
-                   src.timeout, src.backoff_base, src.backoff_max
+                   src.timeout, src.backoff_base, src.backoff_max, coalesce(q.fair, false)
             FROM src
+            LEFT JOIN jobq.queues q ON q.name = src.queue
         ), woken AS (
             -- Each queue that got a due job wakes once (jobq._wake: as the settings wakeup and
             -- doorbell say), from the rows as resolved for the INSERT.
@@ -465,12 +470,14 @@ BEGIN
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NULL
     ), ins AS (
+        -- fair from jobq.queues in this statement, as in jobq.enqueue (jobq.jobs.fair).
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, max_attempts,
-                               timeout, backoff_base, backoff_max)
+                               timeout, backoff_base, backoff_max, fair)
         OVERRIDING SYSTEM VALUE
         SELECT src.id, src.task, src.queue, src.payload, src.store_id, src.priority, src.run_at, src.max_attempts,
-               src.timeout, src.backoff_base, src.backoff_max
+               src.timeout, src.backoff_base, src.backoff_max, coalesce(q.fair, false)
         FROM src
+        LEFT JOIN jobq.queues q ON q.name = src.queue
     )
     SELECT src.ord, src.id FROM src;
 
@@ -597,10 +604,13 @@ BEGIN
             WHERE v_unique AND s.unique_for IS NOT NULL AND r.id IS NOT NULL
         ), ins AS (
             -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
+            -- fair from jobq.queues in this statement, as in jobq.enqueue (jobq.jobs.fair); a merge
+            -- that moves the job to another queue takes that queue's.
             INSERT INTO jobq.jobs AS j (task, queue, payload, store_id, priority, run_at, max_attempts,
-                                        job_key, job_key_mode, timeout, backoff_base, backoff_max)
+                                        job_key, job_key_mode, timeout, backoff_base, backoff_max, fair)
             SELECT s.task, s.queue, s.payload, s.store_id, s.priority, s.run_at, s.max_attempts,
-                   s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max
+                   s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max,
+                   coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = s.queue), false)
             FROM unnest(v_pending) AS s
             WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
             ORDER BY coalesce(s.store_id, v_zero), s.job_key
@@ -609,6 +619,7 @@ BEGIN
             DO UPDATE SET
                 task         = EXCLUDED.task,
                 queue        = EXCLUDED.queue,
+                fair         = EXCLUDED.fair,
                 payload      = EXCLUDED.payload,
                 priority     = EXCLUDED.priority,
                 max_attempts = EXCLUDED.max_attempts,

@@ -230,11 +230,13 @@ BEGIN
         -- The job keeps the trace context it was enqueued under, not the operator session's.
         INSERT INTO jobq.jobs (id, task, queue, payload, store_id, priority, run_at, state, attempt, max_attempts,
                                job_key, job_key_mode, timeout, backoff_base, backoff_max, reason, last_error, error_code, created_at,
-                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure)
+                               traceparent, tracestate, depends_on, on_parent_failure, sequence_key, on_sequence_failure, fair)
         OVERRIDING SYSTEM VALUE
         SELECT h.id, h.task, h.queue, h.payload, h.store_id, h.priority, now(), 'queued', 0, h.max_attempts,
                h.job_key, h.job_key_mode, h.timeout, h.backoff_base, h.backoff_max, 'requeued', h.last_error, h.error_code, h.created_at,
-               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure
+               h.traceparent, h.tracestate, h.depends_on, h.on_parent_failure, h.sequence_key, h.on_sequence_failure,
+               -- Its queue's fair now, read by this statement (jobq.jobs.fair).
+               coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = h.queue), false)
         FROM jobq.job_history h
         WHERE h.id = ANY (p_job_ids)
         ORDER BY h.id
@@ -1103,6 +1105,9 @@ COMMENT ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) IS
 -- Claims of queue serve its stores in turn within each priority (fair = true), so that one store's
 -- backlog does not delay the other stores' jobs, or in plain claim order again (false). Refuses a
 -- queue nothing knows, as the limit setters do; audits a change and wakes the queue's runners.
+-- Every job of the queue carries the flag (jobq.jobs.fair: only a fair queue's waiting jobs are in
+-- jobs_fair_idx), so the setter rewrites it for all of them, holding off the writers of
+-- jobq.jobs meanwhile: an insert it held off reads the queue's new fair in its own statement.
 -- Caller: operators.
 CREATE OR REPLACE FUNCTION jobq.set_fair_claiming(queue text, fair boolean)
 RETURNS boolean
@@ -1118,11 +1123,21 @@ BEGIN
     IF set_fair_claiming.fair IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
     END IF;
-    -- Turned off for a queue without controls: off already.
+    -- The table first, then the queue row (the lock order of every caller of jobq._lock_queue_row
+    -- that writes jobq.jobs): waits for every transaction that wrote jobq.jobs to end, and holds
+    -- off new writers (enqueues, claims, completions) until this one ends, so no job of the queue
+    -- is inserted with the flag as it was. SHARE ROW EXCLUSIVE, not SHARE: two setters at once
+    -- would each hold SHARE and then wait for the other's to update jobq.jobs.
+    LOCK TABLE jobq.jobs IN SHARE ROW EXCLUSIVE MODE;
+    -- Turned off for a queue without controls: off already (its jobs were inserted false).
     IF NOT jobq._lock_queue_row(set_fair_claiming.queue, set_fair_claiming.fair) THEN
         RETURN false;
     END IF;
     SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue;
+    -- Every job of the queue, in every state (a running job that comes back to wait keeps its
+    -- flag); none when the queue is set as it is and its jobs agree.
+    UPDATE jobq.jobs AS j SET fair = set_fair_claiming.fair
+    WHERE j.queue = set_fair_claiming.queue AND j.fair IS DISTINCT FROM set_fair_claiming.fair;
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
@@ -1143,4 +1158,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.set_fair_claiming(text,boolean) IS
-    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Caller: operators. Locks the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Sets jobq.jobs.fair of every job of the queue, whatever its state, to fair (only a fair queue''s waiting jobs are in jobs_fair_idx), by one scan of jobq.jobs. Caller: operators. Locks jobq.jobs in SHARE ROW EXCLUSIVE mode first (it waits for every open transaction that wrote jobq.jobs to end, and briefly blocks writes to jobq.jobs: claims, enqueues, completions, until it commits), then the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
