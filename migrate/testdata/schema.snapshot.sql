@@ -998,7 +998,7 @@ COMMENT ON COLUMN jobq.jobs.has_dependents IS 'Whether a job was enqueued depend
 
 COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batch_enqueue), NULL for none.';
 
-COMMENT ON COLUMN jobq.jobs.fair IS 'Whether the job''s queue is fair (jobq.queues.fair; false for a queue without a row): set from jobq.queues by the statement that inserts the job (jobq.enqueue, jobq.enqueue_many, jobq._enqueue, jobq._enqueue_keyed, jobq._revive), rewritten for every job of the queue by jobq.set_fair_claiming, which holds off writers of jobq.jobs while it does. The predicate of jobs_fair_idx: only the jobs of fair queues have an entry there.';
+COMMENT ON COLUMN jobq.jobs.fair IS 'Whether the job has an entry in jobs_fair_idx (the predicate of that index beside the waiting states): set from jobq.queues.fair by the statement that inserts the job (jobq.enqueue, jobq.enqueue_many, jobq._enqueue, jobq._enqueue_keyed, jobq._revive), for every job of the queue by jobq.set_fair_claiming when it turns fair claiming on, and for jobs inserted by transactions older than that setter by jobq.maintain (jobq._settle_fair_flags). Turning fair claiming off leaves it: only a fair claim reads jobs_fair_idx.';
 
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[], p_tasks text[] DEFAULT NULL::text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
@@ -2893,6 +2893,10 @@ BEGIN
     DELETE FROM jobq.continuations AS c
     WHERE NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.id = c.job_id AND j.lease_token = c.lease_token AND j.state = 'running');
 
+    -- Jobs a setter of fair claiming could not see, flagged once they can be (none nearly always:
+    -- one probe of the small jobq.queues).
+    PERFORM jobq._settle_fair_flags();
+
     -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
     -- (nearly always: maintain runs every second), history is not read at all.
     v_pruned := 0;
@@ -3324,6 +3328,8 @@ CREATE TABLE jobq.queues (
     store_started_per interval,
     limited boolean GENERATED ALWAYS AS (((max_running IS NOT NULL) OR (max_running_per_store IS NOT NULL) OR (max_running_per_partition IS NOT NULL) OR (max_started IS NOT NULL) OR (max_started_per_store IS NOT NULL))) STORED NOT NULL,
     fair boolean DEFAULT false NOT NULL,
+    fair_recheck boolean DEFAULT false NOT NULL,
+    fair_recheck_after xid8,
     CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
     CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
     CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
@@ -3362,6 +3368,10 @@ COMMENT ON COLUMN jobq.queues.store_started_per IS 'The length of the sliding wi
 COMMENT ON COLUMN jobq.queues.limited IS 'Whether any concurrency limit is set: the claim takes the queue''s advisory lock and counts its running jobs only then.';
 
 COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the queue in turn within each priority (jobq.set_fair_claiming); system jobs are one more store.';
+
+COMMENT ON COLUMN jobq.queues.fair_recheck IS 'True from jobq.set_fair_claiming turning the queue fair until jobq.maintain (jobq._settle_fair_flags) has flagged every job of the queue that a transaction older than the setter inserted unflagged.';
+
+COMMENT ON COLUMN jobq.queues.fair_recheck_after IS 'The first transaction id not yet assigned when jobq.maintain first saw fair_recheck: once every lower one has ended and no snapshot older than it is held, no job of the queue can still be inserted unflagged; NULL until maintain saw it.';
 
 CREATE FUNCTION jobq._queue_limits(p_queue jobq.queues) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -4183,6 +4193,40 @@ ALTER FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) OWNER TO jobq_migr
 
 COMMENT ON FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) IS 'Private. Settles what the ended jobs p_ended change: deletes the waiting edges of ended children; for ended parents (has_dependents) cancels the dependents with on_parent_failure cancel of a dead or canceled one, transitively (jobq._cancel_with_dependents), and satisfies every other edge; for ended sequence jobs takes the sequences'' locks, records a hold for a dead one with on_sequence_failure hold (jobq.sequence_holds), and takes each sequence''s head; releases what is free (jobq._release_blocked). SECURITY DEFINER: the trigger runs it for every caller that ends a job. Callers: jobq._workflow_on_history, jobq.delete_job.';
 
+CREATE FUNCTION jobq._settle_fair_flags() RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_queue jobq.queues;
+    v_flagged bigint := 0::bigint;
+    v_n bigint;
+    v_snap constant pg_snapshot := pg_current_snapshot();
+BEGIN
+    FOR v_queue IN SELECT * FROM jobq.queues q WHERE q.fair_recheck ORDER BY q.name FOR UPDATE SKIP LOCKED LOOP
+        IF NOT v_queue.fair THEN
+            UPDATE jobq.queues AS q SET fair_recheck = false, fair_recheck_after = NULL WHERE q.name = v_queue.name;
+        ELSIF v_queue.fair_recheck_after IS NULL THEN
+            UPDATE jobq.queues AS q SET fair_recheck_after = pg_snapshot_xmax(v_snap) WHERE q.name = v_queue.name;
+        ELSIF pg_snapshot_xmin(v_snap) >= v_queue.fair_recheck_after
+              AND NOT jobq._snapshot_older_than(v_queue.fair_recheck_after) THEN
+            UPDATE jobq.jobs AS j SET fair = true
+            WHERE j.id IN (SELECT u.id FROM jobq.jobs u WHERE u.queue = v_queue.name AND NOT u.fair ORDER BY u.id FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            v_flagged := v_flagged + v_n;
+            IF NOT EXISTS (SELECT 1 FROM jobq.jobs u WHERE u.queue = v_queue.name AND NOT u.fair) THEN
+                UPDATE jobq.queues AS q SET fair_recheck = false, fair_recheck_after = NULL WHERE q.name = v_queue.name;
+            END IF;
+        END IF;
+    END LOOP;
+    RETURN v_flagged;
+END
+$$;
+
+ALTER FUNCTION jobq._settle_fair_flags() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settle_fair_flags() IS 'Private. For each queue jobq.set_fair_claiming turned fair (jobq.queues.fair_recheck): the first call records pg_snapshot_xmax of its snapshot in fair_recheck_after; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.fair on every unflagged job of the queue it can lock (SKIP LOCKED) and clears the mark once none is left. A queue turned plain again is unmarked. Returns the jobs flagged. Never waits: the queue rows and jobs another transaction holds are passed over until a later call. Caller: jobq._maintain.';
+
 CREATE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) RETURNS integer
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -4274,6 +4318,19 @@ CREATE FUNCTION jobq._shared_claim_taken(p_queue text) RETURNS integer
 ALTER FUNCTION jobq._shared_claim_taken(p_queue text) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._shared_claim_taken(p_queue text) IS 'Private. The jobs of p_queue this transaction''s shared claims took (jobq._shared_claim_setting), 0 for none. Caller: jobq._claim, which keeps a transaction with any to shared claims of the queue and to one shared batch in all.';
+
+CREATE FUNCTION jobq._snapshot_older_than(p_xid xid8) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT EXISTS (SELECT 1 FROM pg_stat_activity a
+                   WHERE a.backend_xmin IS NOT NULL
+                     AND age(a.backend_xmin) > age((p_xid::text::numeric % 4294967296)::text::xid))
+$$;
+
+ALTER FUNCTION jobq._snapshot_older_than(p_xid xid8) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._snapshot_older_than(p_xid xid8) IS 'Private. True when some backend''s snapshot (pg_stat_activity.backend_xmin, visible to every role) is older than transaction id p_xid, compared by age (backend_xmin has 32 bits). Caller: jobq._settle_fair_flags.';
 
 CREATE FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) RETURNS boolean
     LANGUAGE sql STABLE
@@ -5905,8 +5962,8 @@ BEGIN
 
         IF FOUND AND jobq._enqueue_takes_fast_path(v_spec, v_task) THEN
             v_job := jobq._resolve_spec(v_spec, v_task, v_default_attempts);
-            -- fair read by this statement, after its lock of jobq.jobs: never older than a
-            -- jobq.set_fair_claiming that held the insert off (jobq.jobs.fair).
+            -- The queue's fair as this statement reads it (jobq.jobs.fair): a job inserted
+            -- unflagged after a setter of fair claiming committed is flagged by maintain.
             INSERT INTO jobq.jobs (task, queue, payload, store_id, priority, run_at, max_attempts,
                                    timeout, backoff_base, backoff_max, fair)
             VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,
@@ -6488,7 +6545,7 @@ $$;
 
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.parent_results(job_id bigint) RETURNS TABLE(parent_id bigint, state text, result jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7333,25 +7390,26 @@ BEGIN
     IF set_fair_claiming.fair IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
     END IF;
-    -- The table first, then the queue row (the lock order of every caller of jobq._lock_queue_row
-    -- that writes jobq.jobs): waits for every transaction that wrote jobq.jobs to end, and holds
-    -- off new writers (enqueues, claims, completions) until this one ends, so no job of the queue
-    -- is inserted with the flag as it was. SHARE ROW EXCLUSIVE, not SHARE: two setters at once
-    -- would each hold SHARE and then wait for the other's to update jobq.jobs.
-    LOCK TABLE jobq.jobs IN SHARE ROW EXCLUSIVE MODE;
-    -- Turned off for a queue without controls: off already (its jobs were inserted false).
+    -- Turned off for a queue without controls: off already (its jobs were inserted unflagged).
     IF NOT jobq._lock_queue_row(set_fair_claiming.queue, set_fair_claiming.fair) THEN
         RETURN false;
     END IF;
     SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue;
-    -- Every job of the queue, in every state (a running job that comes back to wait keeps its
-    -- flag); none when the queue is set as it is and its jobs agree.
-    UPDATE jobq.jobs AS j SET fair = set_fair_claiming.fair
-    WHERE j.queue = set_fair_claiming.queue AND j.fair IS DISTINCT FROM set_fair_claiming.fair;
+    IF set_fair_claiming.fair THEN
+        -- Every job of the queue, in every state (a running or blocked job that comes to wait keeps
+        -- its flag), locked in id order as heartbeats and completions lock theirs, so that none of
+        -- them deadlocks with this; a claim never waits for it (SKIP LOCKED). None when set again
+        -- and every job agrees. maintain flags the ones this cannot see, once they can be seen.
+        UPDATE jobq.jobs AS j SET fair = true
+        WHERE j.id IN (SELECT u.id FROM jobq.jobs u WHERE u.queue = set_fair_claiming.queue AND NOT u.fair ORDER BY u.id FOR UPDATE);
+        UPDATE jobq.queues AS q SET fair_recheck = true, fair_recheck_after = NULL WHERE q.name = set_fair_claiming.queue;
+    END IF;
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
-    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
+    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now(),
+                                fair_recheck = set_fair_claiming.fair AND q.fair_recheck
+    WHERE q.name = set_fair_claiming.queue;
     -- The turn of a fair queue: claims move it, never insert it (jobq._pick_fair). It starts
     -- after the system jobs' key, the zero uuid.
     IF set_fair_claiming.fair THEN
@@ -7370,7 +7428,7 @@ $$;
 
 ALTER FUNCTION jobq.set_fair_claiming(queue text, fair boolean) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Sets jobq.jobs.fair of every job of the queue, whatever its state, to fair (only a fair queue''s waiting jobs are in jobs_fair_idx), by one scan of jobq.jobs. Caller: operators. Locks jobq.jobs in SHARE ROW EXCLUSIVE mode first (it waits for every open transaction that wrote jobq.jobs to end, and briefly blocks writes to jobq.jobs: claims, enqueues, completions, until it commits), then the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+COMMENT ON FUNCTION jobq.set_fair_claiming(queue text, fair boolean) IS 'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Turning it on (or setting it on again) flags every job of the queue this transaction sees, whatever its state (jobq.jobs.fair: only flagged jobs are in jobs_fair_idx, which fair claims read), by one scan of jobq.jobs, locking them in id order (it waits for a claim, heartbeat or completion that holds one; no claim waits for it: until it commits, claims pass over the jobs it holds), and marks the queue for jobq.maintain, which flags the jobs inserted unflagged by transactions older than this one once none of them is left (jobq._settle_fair_flags): until then a fair claim does not see such a job. Turning it off leaves the flags. Caller: operators. Locks the queue''s jobq.queues row and the queue''s unflagged jobs. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
 
 CREATE FUNCTION jobq.set_partition_concurrency_limit(queue text, partition_key text, max_running integer) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER
@@ -8729,6 +8787,8 @@ GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._settle_fair_flags() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._shared_claim_room(p_queue text, p_ceiling integer, p_room integer) FROM PUBLIC;
@@ -8738,6 +8798,8 @@ REVOKE ALL ON FUNCTION jobq._shared_claim_setting(p_queue text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._shared_claim_slot(p_queue text, p_ceiling integer, p_rated boolean, p_room integer, p_lock_queues text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._shared_claim_taken(p_queue text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._snapshot_older_than(p_xid xid8) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._spec_in_bounds(p_spec jobq.job_spec) TO jobq_app_gate;

@@ -81,8 +81,8 @@ BEGIN
 
         IF FOUND AND jobq._enqueue_takes_fast_path(v_spec, v_task) THEN
             v_job := jobq._resolve_spec(v_spec, v_task, v_default_attempts);
-            -- fair read by this statement, after its lock of jobq.jobs: never older than a
-            -- jobq.set_fair_claiming that held the insert off (jobq.jobs.fair).
+            -- The queue's fair as this statement reads it (jobq.jobs.fair): a job inserted
+            -- unflagged after a setter of fair claiming committed is flagged by maintain.
             INSERT INTO jobq.jobs (task, queue, payload, store_id, priority, run_at, max_attempts,
                                    timeout, backoff_base, backoff_max, fair)
             VALUES (v_job.task, v_job.queue, v_job.payload, v_job.store_id, v_job.priority, v_job.run_at, v_job.max_attempts,

@@ -1,8 +1,8 @@
 -- jobq engine, the fair pick. A fair queue (jobq.set_fair_claiming): its stores take turns within
 -- each priority, so that one store's backlog cannot hold the others' jobs back. jobq._claim
 -- leases what it picks in its one update. Every statement that reads jobs_fair_idx names
--- j.fair, its predicate beside jobq._rule_waiting: only the jobs of fair queues are in it
--- (jobq.jobs.fair, kept by the enqueue and jobq.set_fair_claiming).
+-- j.fair, its predicate beside jobq._rule_waiting: only the jobs flagged fair are in it
+-- (jobq.jobs.fair: set by the enqueue, jobq.set_fair_claiming and jobq._settle_fair_flags).
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).

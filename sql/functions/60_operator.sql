@@ -1105,10 +1105,11 @@ COMMENT ON FUNCTION jobq.set_store_rate_limit(text,integer,interval) IS
 -- Claims of queue serve its stores in turn within each priority (fair = true), so that one store's
 -- backlog does not delay the other stores' jobs, or in plain claim order again (false). Refuses a
 -- queue nothing knows, as the limit setters do; audits a change and wakes the queue's runners.
--- Every job of the queue carries the flag (jobq.jobs.fair: only a fair queue's waiting jobs are in
--- jobs_fair_idx), so the setter rewrites it for all of them, holding off the writers of
--- jobq.jobs meanwhile: an insert it held off reads the queue's new fair in its own statement.
--- Caller: operators.
+-- Only the jobs flagged fair (jobq.jobs.fair) are in jobs_fair_idx, which the fair pick reads:
+-- turning the queue fair flags every job of it this transaction sees, and leaves the jobs it
+-- cannot see (inserted by transactions that read the queue before this one committed) to
+-- jobq.maintain (jobq._settle_fair_flags). Turning it off leaves the flags: plain claims read
+-- jobs_claim_idx, which holds every waiting job. Caller: operators.
 CREATE OR REPLACE FUNCTION jobq.set_fair_claiming(queue text, fair boolean)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -1123,25 +1124,26 @@ BEGIN
     IF set_fair_claiming.fair IS NULL THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', 'fair is NULL (true serves the stores in turn, false claims in plain order)');
     END IF;
-    -- The table first, then the queue row (the lock order of every caller of jobq._lock_queue_row
-    -- that writes jobq.jobs): waits for every transaction that wrote jobq.jobs to end, and holds
-    -- off new writers (enqueues, claims, completions) until this one ends, so no job of the queue
-    -- is inserted with the flag as it was. SHARE ROW EXCLUSIVE, not SHARE: two setters at once
-    -- would each hold SHARE and then wait for the other's to update jobq.jobs.
-    LOCK TABLE jobq.jobs IN SHARE ROW EXCLUSIVE MODE;
-    -- Turned off for a queue without controls: off already (its jobs were inserted false).
+    -- Turned off for a queue without controls: off already (its jobs were inserted unflagged).
     IF NOT jobq._lock_queue_row(set_fair_claiming.queue, set_fair_claiming.fair) THEN
         RETURN false;
     END IF;
     SELECT q.fair INTO v_old FROM jobq.queues q WHERE q.name = set_fair_claiming.queue;
-    -- Every job of the queue, in every state (a running job that comes back to wait keeps its
-    -- flag); none when the queue is set as it is and its jobs agree.
-    UPDATE jobq.jobs AS j SET fair = set_fair_claiming.fair
-    WHERE j.queue = set_fair_claiming.queue AND j.fair IS DISTINCT FROM set_fair_claiming.fair;
+    IF set_fair_claiming.fair THEN
+        -- Every job of the queue, in every state (a running or blocked job that comes to wait keeps
+        -- its flag), locked in id order as heartbeats and completions lock theirs, so that none of
+        -- them deadlocks with this; a claim never waits for it (SKIP LOCKED). None when set again
+        -- and every job agrees. maintain flags the ones this cannot see, once they can be seen.
+        UPDATE jobq.jobs AS j SET fair = true
+        WHERE j.id IN (SELECT u.id FROM jobq.jobs u WHERE u.queue = set_fair_claiming.queue AND NOT u.fair ORDER BY u.id FOR UPDATE);
+        UPDATE jobq.queues AS q SET fair_recheck = true, fair_recheck_after = NULL WHERE q.name = set_fair_claiming.queue;
+    END IF;
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
-    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now() WHERE q.name = set_fair_claiming.queue;
+    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now(),
+                                fair_recheck = set_fair_claiming.fair AND q.fair_recheck
+    WHERE q.name = set_fair_claiming.queue;
     -- The turn of a fair queue: claims move it, never insert it (jobq._pick_fair). It starts
     -- after the system jobs' key, the zero uuid.
     IF set_fair_claiming.fair THEN
@@ -1158,4 +1160,63 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.set_fair_claiming(text,boolean) IS
-    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Sets jobq.jobs.fair of every job of the queue, whatever its state, to fair (only a fair queue''s waiting jobs are in jobs_fair_idx), by one scan of jobq.jobs. Caller: operators. Locks jobq.jobs in SHARE ROW EXCLUSIVE mode first (it waits for every open transaction that wrote jobq.jobs to end, and briefly blocks writes to jobq.jobs: claims, enqueues, completions, until it commits), then the queue''s jobq.queues row. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+    'Turns fair claiming of queue on (true) or off (false): from the commit on, claims of a fair queue serve its stores in turn within each priority (round-robin in store_id order, system jobs being one more store; jobq._pick_fair; turning it on inserts the queue''s turn in jobq.claim_cursors, turning it off deletes it), from the head whatever the runner''s position; off, the queue is claimed in plain (priority, run_at, id) order. Composes with the concurrency and rate limits. Returns true when it changed (audited as set_fair_claiming: queue, from, to; the queue''s runners are woken), false when it was already so. Turning it on (or setting it on again) flags every job of the queue this transaction sees, whatever its state (jobq.jobs.fair: only flagged jobs are in jobs_fair_idx, which fair claims read), by one scan of jobq.jobs, locking them in id order (it waits for a claim, heartbeat or completion that holds one; no claim waits for it: until it commits, claims pass over the jobs it holds), and marks the queue for jobq.maintain, which flags the jobs inserted unflagged by transactions older than this one once none of them is left (jobq._settle_fair_flags): until then a fair claim does not see such a job. Turning it off leaves the flags. Caller: operators. Locks the queue''s jobq.queues row and the queue''s unflagged jobs. Errors: JOB.INVALID_ARGUMENT (queue NULL, blank, or not known to the engine; fair NULL), JOB.VALUE_TOO_LONG (queue above 200 characters).';
+
+-- Flags the jobs of fair queues that jobq.set_fair_claiming could not see: an insert that read
+-- its queue's fair before the setter committed (a statement already running, or a REPEATABLE READ
+-- snapshot taken earlier) wrote the job unflagged, out of jobs_fair_idx. For each queue the
+-- setter marked (jobq.queues.fair_recheck), the first call records the first transaction id not
+-- yet assigned (every such inserter has a lower one); a later call, once every transaction below
+-- it has ended and no backend holds a snapshot older than it, flags the queue's unflagged jobs
+-- and clears the mark. Rows another transaction holds are passed over (SKIP LOCKED) and the mark
+-- stays until a call finds none left, so maintain never waits here. Returns the jobs flagged.
+-- Caller: jobq._maintain.
+CREATE OR REPLACE FUNCTION jobq._settle_fair_flags()
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_queue jobq.queues;
+    v_flagged bigint := 0::bigint;
+    v_n bigint;
+    v_snap constant pg_snapshot := pg_current_snapshot();
+BEGIN
+    FOR v_queue IN SELECT * FROM jobq.queues q WHERE q.fair_recheck ORDER BY q.name FOR UPDATE SKIP LOCKED LOOP
+        IF NOT v_queue.fair THEN
+            UPDATE jobq.queues AS q SET fair_recheck = false, fair_recheck_after = NULL WHERE q.name = v_queue.name;
+        ELSIF v_queue.fair_recheck_after IS NULL THEN
+            UPDATE jobq.queues AS q SET fair_recheck_after = pg_snapshot_xmax(v_snap) WHERE q.name = v_queue.name;
+        ELSIF pg_snapshot_xmin(v_snap) >= v_queue.fair_recheck_after
+              AND NOT jobq._snapshot_older_than(v_queue.fair_recheck_after) THEN
+            UPDATE jobq.jobs AS j SET fair = true
+            WHERE j.id IN (SELECT u.id FROM jobq.jobs u WHERE u.queue = v_queue.name AND NOT u.fair ORDER BY u.id FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            v_flagged := v_flagged + v_n;
+            IF NOT EXISTS (SELECT 1 FROM jobq.jobs u WHERE u.queue = v_queue.name AND NOT u.fair) THEN
+                UPDATE jobq.queues AS q SET fair_recheck = false, fair_recheck_after = NULL WHERE q.name = v_queue.name;
+            END IF;
+        END IF;
+    END LOOP;
+    RETURN v_flagged;
+END
+$$;
+COMMENT ON FUNCTION jobq._settle_fair_flags() IS
+    'Private. For each queue jobq.set_fair_claiming turned fair (jobq.queues.fair_recheck): the first call records pg_snapshot_xmax of its snapshot in fair_recheck_after; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.fair on every unflagged job of the queue it can lock (SKIP LOCKED) and clears the mark once none is left. A queue turned plain again is unmarked. Returns the jobs flagged. Never waits: the queue rows and jobs another transaction holds are passed over until a later call. Caller: jobq._maintain.';
+
+-- Whether any backend holds a snapshot older than p_xid (pg_stat_activity.backend_xmin below
+-- it): such a snapshot may not show a change committed by a transaction that p_xid followed.
+-- Compared by age, as backend_xmin is a 32-bit transaction id. Caller: jobq._settle_fair_flags.
+CREATE OR REPLACE FUNCTION jobq._snapshot_older_than(p_xid xid8)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (SELECT 1 FROM pg_stat_activity a
+                   WHERE a.backend_xmin IS NOT NULL
+                     AND age(a.backend_xmin) > age((p_xid::text::numeric % 4294967296)::text::xid))
+$$;
+COMMENT ON FUNCTION jobq._snapshot_older_than(xid8) IS
+    'Private. True when some backend''s snapshot (pg_stat_activity.backend_xmin, visible to every role) is older than transaction id p_xid, compared by age (backend_xmin has 32 bits). Caller: jobq._settle_fair_flags.';

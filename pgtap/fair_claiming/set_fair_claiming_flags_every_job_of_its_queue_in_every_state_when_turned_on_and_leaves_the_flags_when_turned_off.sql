@@ -1,9 +1,10 @@
--- jobq.set_fair_claiming on and off rewrites jobq.jobs.fair of every job of its queue, queued,
--- retry_pending, running and blocked, and of no job of another queue; set as it is, it changes no
--- job; a job that was running when the queue was made fair waits again flagged fair, and a fair
--- claim takes it.
+-- jobq.set_fair_claiming turned on flags (jobq.jobs.fair) every job of its queue, queued,
+-- retry_pending, running and blocked, and no job of another queue, and marks the queue for
+-- maintain's recheck; set as it is, it changes no job; a job that was running when the queue was
+-- made fair waits again flagged fair, and a fair claim takes it. Turned off, it leaves the flags
+-- (only fair claims read jobs_fair_idx) and a plain claim takes every waiting job.
 BEGIN;
-SELECT plan(7);
+SELECT plan(10);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-x');
@@ -25,6 +26,8 @@ SELECT jobq.set_fair_claiming('pgtap_q', true);
 SELECT results_eq($$ SELECT j.q, bool_and(s.fair), bool_or(s.fair) FROM job j JOIN jobq.jobs s USING (id) GROUP BY 1 ORDER BY 1 $$,
                   $$ VALUES ('pgtap_other', false, false), ('pgtap_q', true, true) $$,
                   'turned on: every job of the queue is flagged fair, whatever its state, and no job of the other queue');
+SELECT results_eq($$ SELECT fair, fair_recheck, fair_recheck_after FROM jobq.queues WHERE name = 'pgtap_q' $$,
+                  $$ VALUES (true, true, NULL::xid8) $$, 'and the queue is marked for maintain''s recheck');
 CREATE TEMP TABLE before AS SELECT xmin::text AS x, id FROM jobq.jobs;
 SELECT is(jobq.set_fair_claiming('pgtap_q', true), false, 'set again as it is');
 SELECT is_empty($$ SELECT 1 FROM jobq.jobs j JOIN before b USING (id) WHERE j.xmin::text <> b.x $$, 'and no job was rewritten');
@@ -36,11 +39,19 @@ SELECT ok((SELECT id FROM job WHERE name = 'running' AND q = 'pgtap_q') IN (SELE
           'the job running while the queue was made fair waits again flagged fair: a fair claim takes it');
 
 SELECT jobq.set_fair_claiming('pgtap_q', false);
-SELECT results_eq($$ SELECT j.q, bool_or(s.fair) FROM job j JOIN jobq.jobs s USING (id) GROUP BY 1 ORDER BY 1 $$,
-                  $$ VALUES ('pgtap_other', false), ('pgtap_q', false) $$,
-                  'turned off: no job of the queue is flagged fair any more');
-SELECT is((SELECT count(*) FROM jobq.jobs j LEFT JOIN jobq.queues q ON q.name = j.queue WHERE j.fair IS DISTINCT FROM coalesce(q.fair, false)),
-          0::bigint, 'every job''s flag is its queue''s fair');
+SELECT results_eq($$ SELECT j.q, bool_and(s.fair), bool_or(s.fair) FROM job j JOIN jobq.jobs s USING (id) WHERE j.name <> 'running' GROUP BY 1 ORDER BY 1 $$,
+                  $$ VALUES ('pgtap_other', false, false), ('pgtap_q', true, true) $$,
+                  'turned off: the flags stay as they were');
+SELECT is((SELECT fair_recheck FROM jobq.queues WHERE name = 'pgtap_q'), false, 'and the queue is no longer marked');
+SELECT is((SELECT count(*) FROM jobq.jobs WHERE queue = 'pgtap_q' AND state = 'queued' AND NOT fair), 0::bigint,
+          'setup: every waiting job of the queue is flagged');
+-- A job enqueued now is not flagged; the claim takes it with the flagged ones.
+SELECT jobq.enqueue('pgtap-x', queue => 'pgtap_q');
+CREATE TEMP TABLE due AS
+SELECT s.id, s.fair FROM jobq.jobs s WHERE s.queue = 'pgtap_q' AND s.state IN ('queued', 'retry_pending') AND s.run_at <= now();
+SELECT set_eq($$ SELECT c3.id FROM jobq.claim_job('pgtap-w3', ARRAY['pgtap_q'], 10) AS c3 $$,
+              $$ SELECT id FROM due $$,
+              'a plain claim of the queue takes every due waiting job, flagged or not');
 
 SELECT * FROM finish();
 ROLLBACK;
