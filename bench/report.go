@@ -133,6 +133,24 @@ func (x *row) median() float64 {
 func (x *row) min() float64 { return slices.Min(x.values) }
 func (x *row) max() float64 { return slices.Max(x.values) }
 
+// slowest returns the largest value of the row with key (the slowest run of a time), and
+// whether it was measured.
+func (r *report) slowest(key string) (float64, bool) {
+	x := r.byKey[key]
+	if !x.ok() {
+		return 0, false
+	}
+	return x.max(), true
+}
+
+// runsOf is the number of values of the row with key.
+func (r *report) runsOf(key string) int {
+	if x := r.byKey[key]; x != nil {
+		return len(x.values)
+	}
+	return 0
+}
+
 // get returns the median of the row with key, and whether it was measured.
 func (r *report) get(key string) (float64, bool) {
 	x := r.byKey[key]
@@ -447,10 +465,12 @@ func (r *report) finish() {
 		notMeasured(scaleWant, "scale not measured")
 	}
 	fanWant := fmt.Sprintf("fan-out of %s stores < 3 s", fmtNum(fanoutStores))
-	if v, ok := r.get("fanout/first"); ok {
-		target("fanout/first", fanWant, v < 3000, fmt.Sprintf("%.0f ms (first run)", v))
-		if w, ok := r.get("fanout/repeat"); ok {
-			target("fanout/repeat", fanWant+" (repeated)", w < 3000, fmt.Sprintf("%.0f ms", w))
+	// Judged on the slowest run: a fan-out is one call an operator waits for, and a median of
+	// three hid one repeated call of 206 s (jobq._enqueue_keyed's generic plan, docs/benchmarks.md).
+	if v, ok := r.slowest("fanout/first"); ok {
+		target("fanout/first", fanWant, v < 3000, fmt.Sprintf("%.0f ms (first run, slowest of %d)", v, r.runsOf("fanout/first")))
+		if w, ok := r.slowest("fanout/repeat"); ok {
+			target("fanout/repeat", fanWant+" (repeated)", w < 3000, fmt.Sprintf("%.0f ms (slowest of %d)", w, r.runsOf("fanout/repeat")))
 		}
 	} else {
 		notMeasured(fanWant, "fan-out not measured")
@@ -521,6 +541,7 @@ var profiles = []struct{ prefix, title, anchor string }{
 	{"enq/many", "enqueue_many", "the-single-enqueue"},
 	{"idle/", "the idle snapshot", "the-idle-snapshot"},
 	{"flow/", "fair claiming and limits", "flow-control"},
+	{"fanout/", "the fan-out", "the-fan-out"},
 }
 
 // profileLink is the markdown link to the profile of the target on row key, or "".

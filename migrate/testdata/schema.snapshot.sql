@@ -1605,7 +1605,6 @@ CREATE FUNCTION jobq._enqueue_keyed(p_specs jobq.job_spec[]) RETURNS TABLE(store
     AS $$
 #variable_conflict use_column
 DECLARE
-    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_pending jobq.job_spec[] := p_specs;
     -- Whether any spec has unique_for: the checks below that only it needs are skipped otherwise
     -- (a fan-out of 10,000 keys pays nothing for them).
@@ -1631,9 +1630,9 @@ BEGIN
         WITH recent AS (
             -- unique_for: the newest job of the key and store enqueued within the window, live in
             -- any state or finished, as this statement sees it (jobq._job_of_key_since).
-            SELECT coalesce(s.store_id, v_zero) AS store_key, s.job_key AS key, r.id
+            SELECT jobq._store_key(s.store_id) AS store_key, s.job_key AS key, r.id
             FROM unnest(v_pending) AS s
-            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(s.store_id, v_zero), s.job_key, now() - s.unique_for, false) AS r(id)
+            CROSS JOIN LATERAL jobq._job_of_key_since(jobq._store_key(s.store_id), s.job_key, now() - s.unique_for, false) AS r(id)
             WHERE v_unique AND s.unique_for IS NOT NULL AND r.id IS NOT NULL
         ), ins AS (
             -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
@@ -1645,8 +1644,8 @@ BEGIN
                    s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max,
                    coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = s.queue), false)
             FROM unnest(v_pending) AS s
-            WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
-            ORDER BY coalesce(s.store_id, v_zero), s.job_key
+            WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key)
+            ORDER BY jobq._store_key(s.store_id), s.job_key
             ON CONFLICT ((coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid)), job_key)
                 WHERE job_key IS NOT NULL
             DO UPDATE SET
@@ -1682,10 +1681,10 @@ BEGIN
               -- not see (committed since it began) is left as it is; the next round finds it.
               AND NOT (v_unique
                        AND EXISTS (SELECT 1 FROM unnest(v_pending) AS u
-                                   WHERE coalesce(u.store_id, v_zero) = coalesce(EXCLUDED.store_id, v_zero)
+                                   WHERE jobq._store_key(u.store_id) = jobq._store_key(EXCLUDED.store_id)
                                      AND u.job_key = EXCLUDED.job_key
                                      AND j.created_at > now() - u.unique_for))
-            RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id, j.xmax = 0 AS inserted
+            RETURNING jobq._store_key(j.store_id) AS store_key, j.job_key AS key, j.id, j.xmax = 0 AS inserted
         ), found AS (
             SELECT i.store_key, i.key, i.id, i.inserted FROM ins i
             UNION ALL
@@ -1693,13 +1692,13 @@ BEGIN
             UNION ALL
             -- The live job that holds the key, as this statement saw it: under unsafe_dedupe any,
             -- otherwise a waiting one left unchanged because nothing differed.
-            SELECT coalesce(j.store_id, v_zero), j.job_key, j.id, false
+            SELECT jobq._store_key(j.store_id), j.job_key, j.id, false
             FROM jobq.jobs j
             JOIN unnest(v_pending) AS s
-              ON coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero) AND j.job_key = s.job_key
+              ON jobq._store_key(j.store_id) = jobq._store_key(s.store_id) AND j.job_key = s.job_key
             WHERE (s.job_key_mode = 'unsafe_dedupe' OR j.state <> 'running')
-              AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = coalesce(s.store_id, v_zero) AND i.key = s.job_key)
-              AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
+              AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = jobq._store_key(s.store_id) AND i.key = s.job_key)
+              AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key)
         )
         SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}'),
                coalesce(array_agg(f.id) FILTER (WHERE f.inserted), '{}')
@@ -1712,10 +1711,10 @@ BEGIN
         SET job_key = NULL, job_key_mode = NULL, updated_at = now()
         FROM unnest(v_pending) AS s
         LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
-          ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+          ON r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key
         WHERE r.key IS NULL
           AND s.job_key_mode <> 'unsafe_dedupe'
-          AND coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero)
+          AND jobq._store_key(j.store_id) = jobq._store_key(s.store_id)
           AND j.job_key = s.job_key
           AND j.state = 'running'
           AND NOT coalesce(j.created_at > now() - s.unique_for, false);
@@ -1729,7 +1728,7 @@ BEGIN
             SELECT s
             FROM unnest(v_pending) AS s
             LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
-              ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+              ON r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key
             WHERE r.key IS NULL);
     END LOOP;
 
@@ -1742,8 +1741,8 @@ BEGIN
             SELECT j.id AS new_id, o.id AS old_id
             FROM jobq.jobs j
             JOIN unnest(p_specs) AS s
-              ON coalesce(s.store_id, v_zero) = coalesce(j.store_id, v_zero) AND s.job_key = j.job_key
-            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(j.store_id, v_zero), j.job_key, now() - s.unique_for, true) AS o(id)
+              ON jobq._store_key(s.store_id) = jobq._store_key(j.store_id) AND s.job_key = j.job_key
+            CROSS JOIN LATERAL jobq._job_of_key_since(jobq._store_key(j.store_id), j.job_key, now() - s.unique_for, true) AS o(id)
             WHERE j.id = ANY (v_inserted) AND s.unique_for IS NOT NULL AND o.id IS NOT NULL
         ), gone AS (
             DELETE FROM jobq.jobs AS j USING late l WHERE j.id = l.new_id
@@ -2099,6 +2098,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._revive(bigint[],text)', '{jobq_app_gate}'),
         ('jobq._spec_in_bounds(jobq.job_spec)', '{jobq_app_gate}'),
         ('jobq._settle_batches(bigint[])', '{jobq_app_gate}'),
+        ('jobq._store_key(uuid)', '{jobq_app_gate}'),
         ('jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint,jsonb)', '{jobq_app_gate}'),
         ('jobq._ts_add(timestamp with time zone,interval)', '{jobq_app_gate}'),
         ('jobq._ts_in_range(timestamp with time zone)', '{jobq_app_gate}'),
@@ -2359,7 +2359,6 @@ CREATE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolea
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_now constant timestamptz := now();
     v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
     v_specs jobq.job_spec[];
@@ -2402,16 +2401,16 @@ BEGIN
     -- first when it has unique_for (as when they come one after the other: the first is enqueued,
     -- the others find it within the window).
     WITH positioned AS (
-        SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
+        SELECT s.ordinality AS ord, jobq._store_key(s.store_id) AS store_key, s.job_key
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
     ), last_per_key AS (
-        SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
+        SELECT DISTINCT ON (jobq._store_key(s.store_id), s.job_key)
                ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
                    s.store_id, s.timeout, s.backoff_base, s.backoff_max, s.unique_for)::jobq.job_spec AS spec
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
-        ORDER BY coalesce(s.store_id, v_zero), s.job_key,
+        ORDER BY jobq._store_key(s.store_id), s.job_key,
                  CASE WHEN s.unique_for IS NOT NULL THEN s.ordinality ELSE -s.ordinality END
     )
     SELECT coalesce(array_agg(p.ord), '{}'), coalesce(array_agg(k.job_id), '{}')
@@ -4513,7 +4512,7 @@ CREATE FUNCTION jobq._store_key(p_store_id uuid) RETURNS uuid
 
 ALTER FUNCTION jobq._store_key(p_store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._store_key(p_store_id uuid) IS 'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits and fair turns (system jobs: one more store); the expression of jobs_fair_idx. Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds.';
+COMMENT ON FUNCTION jobq._store_key(p_store_id uuid) IS 'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits, fair turns and job keys (system jobs: one more store); the expression of jobs_fair_idx and jobs_job_key_idx, so a statement that names it matches them whether it is planned for its values or generically (a zero uuid held in a PL/pgSQL variable is a parameter of a generic plan, and no index expression matches it). Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds, jobq._insert_specs, jobq._enqueue_keyed.';
 
 CREATE FUNCTION jobq._tell_done(p_ids bigint[]) RETURNS void
     LANGUAGE plpgsql
@@ -6243,6 +6242,7 @@ COMMENT ON FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors
 CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb, job_key_template text DEFAULT NULL::text, job_key_mode text DEFAULT 'preserve_run_at'::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET jit TO 'off'
     AS $$
 BEGIN
     RETURN jobq._enqueue_for_stores(fan_out.child_task, fan_out.payload, fan_out.job_key_template, fan_out.job_key_mode,
@@ -6252,7 +6252,7 @@ $$;
 
 ALTER FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
+COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. Runs without JIT (jit = off for the call). SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
 
 CREATE FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) RETURNS TABLE(job_id bigint, task text, queue text)
     LANGUAGE plpgsql SECURITY DEFINER
@@ -8811,6 +8811,7 @@ REVOKE ALL ON FUNCTION jobq._started_since(p_queue text, p_since timestamp with 
 REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._store_key(p_store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._store_key(p_store_id uuid) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._tell_done(p_ids bigint[]) FROM PUBLIC;
 

@@ -442,7 +442,6 @@ VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_now constant timestamptz := now();
     v_default_attempts constant integer := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
     v_specs jobq.job_spec[];
@@ -485,16 +484,16 @@ BEGIN
     -- first when it has unique_for (as when they come one after the other: the first is enqueued,
     -- the others find it within the window).
     WITH positioned AS (
-        SELECT s.ordinality AS ord, coalesce(s.store_id, v_zero) AS store_key, s.job_key
+        SELECT s.ordinality AS ord, jobq._store_key(s.store_id) AS store_key, s.job_key
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
     ), last_per_key AS (
-        SELECT DISTINCT ON (coalesce(s.store_id, v_zero), s.job_key)
+        SELECT DISTINCT ON (jobq._store_key(s.store_id), s.job_key)
                ROW(s.task, s.payload, s.queue, s.run_at, s.priority, s.max_attempts, s.job_key, s.job_key_mode,
                    s.store_id, s.timeout, s.backoff_base, s.backoff_max, s.unique_for)::jobq.job_spec AS spec
         FROM unnest(v_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
-        ORDER BY coalesce(s.store_id, v_zero), s.job_key,
+        ORDER BY jobq._store_key(s.store_id), s.job_key,
                  CASE WHEN s.unique_for IS NOT NULL THEN s.ordinality ELSE -s.ordinality END
     )
     SELECT coalesce(array_agg(p.ord), '{}'), coalesce(array_agg(k.job_id), '{}')
@@ -572,7 +571,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_zero constant uuid := '00000000-0000-0000-0000-000000000000'::uuid;
     v_pending jobq.job_spec[] := p_specs;
     -- Whether any spec has unique_for: the checks below that only it needs are skipped otherwise
     -- (a fan-out of 10,000 keys pays nothing for them).
@@ -598,9 +596,9 @@ BEGIN
         WITH recent AS (
             -- unique_for: the newest job of the key and store enqueued within the window, live in
             -- any state or finished, as this statement sees it (jobq._job_of_key_since).
-            SELECT coalesce(s.store_id, v_zero) AS store_key, s.job_key AS key, r.id
+            SELECT jobq._store_key(s.store_id) AS store_key, s.job_key AS key, r.id
             FROM unnest(v_pending) AS s
-            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(s.store_id, v_zero), s.job_key, now() - s.unique_for, false) AS r(id)
+            CROSS JOIN LATERAL jobq._job_of_key_since(jobq._store_key(s.store_id), s.job_key, now() - s.unique_for, false) AS r(id)
             WHERE v_unique AND s.unique_for IS NOT NULL AND r.id IS NOT NULL
         ), ins AS (
             -- Insert, or merge into the waiting job; unsafe_dedupe and running jobs are left as they are.
@@ -612,8 +610,8 @@ BEGIN
                    s.job_key, s.job_key_mode, s.timeout, s.backoff_base, s.backoff_max,
                    coalesce((SELECT q.fair FROM jobq.queues q WHERE q.name = s.queue), false)
             FROM unnest(v_pending) AS s
-            WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
-            ORDER BY coalesce(s.store_id, v_zero), s.job_key
+            WHERE NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key)
+            ORDER BY jobq._store_key(s.store_id), s.job_key
             ON CONFLICT ((coalesce(store_id, '00000000-0000-0000-0000-000000000000'::uuid)), job_key)
                 WHERE job_key IS NOT NULL
             DO UPDATE SET
@@ -649,10 +647,10 @@ BEGIN
               -- not see (committed since it began) is left as it is; the next round finds it.
               AND NOT (v_unique
                        AND EXISTS (SELECT 1 FROM unnest(v_pending) AS u
-                                   WHERE coalesce(u.store_id, v_zero) = coalesce(EXCLUDED.store_id, v_zero)
+                                   WHERE jobq._store_key(u.store_id) = jobq._store_key(EXCLUDED.store_id)
                                      AND u.job_key = EXCLUDED.job_key
                                      AND j.created_at > now() - u.unique_for))
-            RETURNING coalesce(j.store_id, v_zero) AS store_key, j.job_key AS key, j.id, j.xmax = 0 AS inserted
+            RETURNING jobq._store_key(j.store_id) AS store_key, j.job_key AS key, j.id, j.xmax = 0 AS inserted
         ), found AS (
             SELECT i.store_key, i.key, i.id, i.inserted FROM ins i
             UNION ALL
@@ -660,13 +658,13 @@ BEGIN
             UNION ALL
             -- The live job that holds the key, as this statement saw it: under unsafe_dedupe any,
             -- otherwise a waiting one left unchanged because nothing differed.
-            SELECT coalesce(j.store_id, v_zero), j.job_key, j.id, false
+            SELECT jobq._store_key(j.store_id), j.job_key, j.id, false
             FROM jobq.jobs j
             JOIN unnest(v_pending) AS s
-              ON coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero) AND j.job_key = s.job_key
+              ON jobq._store_key(j.store_id) = jobq._store_key(s.store_id) AND j.job_key = s.job_key
             WHERE (s.job_key_mode = 'unsafe_dedupe' OR j.state <> 'running')
-              AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = coalesce(s.store_id, v_zero) AND i.key = s.job_key)
-              AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key)
+              AND NOT EXISTS (SELECT 1 FROM ins i WHERE i.store_key = jobq._store_key(s.store_id) AND i.key = s.job_key)
+              AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key)
         )
         SELECT coalesce(array_agg(f.store_key), '{}'), coalesce(array_agg(f.key), '{}'), coalesce(array_agg(f.id), '{}'),
                coalesce(array_agg(f.id) FILTER (WHERE f.inserted), '{}')
@@ -679,10 +677,10 @@ BEGIN
         SET job_key = NULL, job_key_mode = NULL, updated_at = now()
         FROM unnest(v_pending) AS s
         LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
-          ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+          ON r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key
         WHERE r.key IS NULL
           AND s.job_key_mode <> 'unsafe_dedupe'
-          AND coalesce(j.store_id, v_zero) = coalesce(s.store_id, v_zero)
+          AND jobq._store_key(j.store_id) = jobq._store_key(s.store_id)
           AND j.job_key = s.job_key
           AND j.state = 'running'
           AND NOT coalesce(j.created_at > now() - s.unique_for, false);
@@ -696,7 +694,7 @@ BEGIN
             SELECT s
             FROM unnest(v_pending) AS s
             LEFT JOIN unnest(v_round_store_keys, v_round_job_keys) AS r(store_key, key)
-              ON r.store_key = coalesce(s.store_id, v_zero) AND r.key = s.job_key
+              ON r.store_key = jobq._store_key(s.store_id) AND r.key = s.job_key
             WHERE r.key IS NULL);
     END LOOP;
 
@@ -709,8 +707,8 @@ BEGIN
             SELECT j.id AS new_id, o.id AS old_id
             FROM jobq.jobs j
             JOIN unnest(p_specs) AS s
-              ON coalesce(s.store_id, v_zero) = coalesce(j.store_id, v_zero) AND s.job_key = j.job_key
-            CROSS JOIN LATERAL jobq._job_of_key_since(coalesce(j.store_id, v_zero), j.job_key, now() - s.unique_for, true) AS o(id)
+              ON jobq._store_key(s.store_id) = jobq._store_key(j.store_id) AND s.job_key = j.job_key
+            CROSS JOIN LATERAL jobq._job_of_key_since(jobq._store_key(j.store_id), j.job_key, now() - s.unique_for, true) AS o(id)
             WHERE j.id = ANY (v_inserted) AND s.unique_for IS NOT NULL AND o.id IS NOT NULL
         ), gone AS (
             DELETE FROM jobq.jobs AS j USING late l WHERE j.id = l.new_id

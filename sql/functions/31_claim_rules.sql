@@ -71,7 +71,7 @@ IMMUTABLE
 PARALLEL SAFE
 AS $$ SELECT coalesce(p_store_id, '00000000-0000-0000-0000-000000000000'::uuid) $$;
 COMMENT ON FUNCTION jobq._store_key(uuid) IS
-    'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits and fair turns (system jobs: one more store); the expression of jobs_fair_idx. Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds.';
+    'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits, fair turns and job keys (system jobs: one more store); the expression of jobs_fair_idx and jobs_job_key_idx, so a statement that names it matches them whether it is planned for its values or generically (a zero uuid held in a PL/pgSQL variable is a parameter of a generic plan, and no index expression matches it). Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds, jobq._insert_specs, jobq._enqueue_keyed.';
 
 -- The running jobs of queue p_queue, the count a queue's concurrency limit (max_running) holds
 -- jobs by. One row. Read through jobs_lease_idx.

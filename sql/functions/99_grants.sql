@@ -65,6 +65,7 @@ AS $$
         ('jobq._revive(bigint[],text)', '{jobq_app_gate}'),
         ('jobq._spec_in_bounds(jobq.job_spec)', '{jobq_app_gate}'),
         ('jobq._settle_batches(bigint[])', '{jobq_app_gate}'),
+        ('jobq._store_key(uuid)', '{jobq_app_gate}'),
         ('jobq._to_history(jobq.jobs,text,text,text,text,text,text,integer,bigint,jsonb)', '{jobq_app_gate}'),
         ('jobq._ts_add(timestamp with time zone,interval)', '{jobq_app_gate}'),
         ('jobq._ts_in_range(timestamp with time zone)', '{jobq_app_gate}'),
