@@ -21,10 +21,10 @@ SELECT set_eq(
     $$ VALUES ('worker_fanout_owner'::text, 'EXECUTE'::text), ('worker_runtime', 'EXECUTE') $$,
     'its ACL grants EXECUTE to worker_runtime and to its owner, and to nobody else (PUBLIC included; jobq.fan_out runs as jobq_migrator, a member of the owner)');
 SELECT results_eq(
-    $$ SELECT coalesce(proconfig = ARRAY['search_path=pg_catalog, pg_temp'], false) AS pinned, prosecdef
+    $$ SELECT coalesce('search_path=pg_catalog, pg_temp' = ANY (proconfig), false) AS pinned, prosecdef
        FROM pg_proc WHERE oid = 'jobq.fan_out(text, jsonb, text, text, timestamptz)'::regprocedure $$,
     $$ VALUES (true, true) $$,
-    'jobq.fan_out runs as its owner (SECURITY DEFINER) with search_path pinned to pg_catalog, pg_temp');
+    'jobq.fan_out runs as its owner (SECURITY DEFINER) with search_path pinned to pg_catalog, pg_temp (beside jit = off)');
 
 -- The attacker's objects: a temporary table named store holding a forged store (pg_temp is on the
 -- pinned path, so only the qualified public.store keeps it out), and in public a logging "<" for
