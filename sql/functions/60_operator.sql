@@ -1141,8 +1141,8 @@ BEGIN
     IF v_old = set_fair_claiming.fair THEN
         RETURN false;
     END IF;
-    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now(),
-                                fair_recheck = set_fair_claiming.fair AND q.fair_recheck
+    -- Turned off, the queue needs no recheck (its flags are left as they are).
+    UPDATE jobq.queues AS q SET fair = set_fair_claiming.fair, updated_at = now(), fair_recheck = set_fair_claiming.fair
     WHERE q.name = set_fair_claiming.queue;
     -- The turn of a fair queue: claims move it, never insert it (jobq._pick_fair). It starts
     -- after the system jobs' key, the zero uuid.
@@ -1184,9 +1184,7 @@ DECLARE
     v_snap constant pg_snapshot := pg_current_snapshot();
 BEGIN
     FOR v_queue IN SELECT * FROM jobq.queues q WHERE q.fair_recheck ORDER BY q.name FOR UPDATE SKIP LOCKED LOOP
-        IF NOT v_queue.fair THEN
-            UPDATE jobq.queues AS q SET fair_recheck = false, fair_recheck_after = NULL WHERE q.name = v_queue.name;
-        ELSIF v_queue.fair_recheck_after IS NULL THEN
+        IF v_queue.fair_recheck_after IS NULL THEN
             UPDATE jobq.queues AS q SET fair_recheck_after = pg_snapshot_xmax(v_snap) WHERE q.name = v_queue.name;
         ELSIF pg_snapshot_xmin(v_snap) >= v_queue.fair_recheck_after
               AND NOT jobq._snapshot_older_than(v_queue.fair_recheck_after) THEN
@@ -1203,7 +1201,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._settle_fair_flags() IS
-    'Private. For each queue jobq.set_fair_claiming turned fair (jobq.queues.fair_recheck): the first call records pg_snapshot_xmax of its snapshot in fair_recheck_after; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.fair on every unflagged job of the queue it can lock (SKIP LOCKED) and clears the mark once none is left. A queue turned plain again is unmarked. Returns the jobs flagged. Never waits: the queue rows and jobs another transaction holds are passed over until a later call. Caller: jobq._maintain.';
+    'Private. For each queue jobq.set_fair_claiming turned fair (jobq.queues.fair_recheck): the first call records pg_snapshot_xmax of its snapshot in fair_recheck_after; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.fair on every unflagged job of the queue it can lock (SKIP LOCKED) and clears the mark once none is left (jobq.set_fair_claiming clears it when it turns the queue plain again). Returns the jobs flagged. Never waits: the queue rows and jobs another transaction holds are passed over until a later call. Caller: jobq._maintain.';
 
 -- Whether any backend holds a snapshot older than p_xid (pg_stat_activity.backend_xmin below
 -- it): such a snapshot may not show a change committed by a transaction that p_xid followed.
