@@ -243,6 +243,39 @@ func TestFanOutIsJudgedOnItsSlowestRun(t *testing.T) {
 	}
 }
 
+// The scale target is a ratio of two drains, judged like every other ratio: run by run (each
+// run's loaded drain against the same run's empty one), on the median of those ratios. The
+// medians of the two rows would pair a run's loaded drain with another run's empty one.
+func TestScaleIsJudgedRunByRun(t *testing.T) {
+	env := &environment{root: t.TempDir(), runs: 3}
+	rep := newReport(env, []string{"scale"})
+	// This session's figures (BENCHMARKS.md of b06b6b7): run by run 1.13, 0.84, 1.04; the
+	// medians 33,163 / 36,863 = 90 %.
+	for i, v := range [][2]float64{{29224, 33163}, {36863, 31006}, {37176, 38728}} {
+		rep.run = i + 1
+		rep.add("scale/empty", "scale", "empty", "jobs/s", v[0])
+		rep.add("scale/loaded", "scale", "loaded", "jobs/s", v[1])
+	}
+	rep.finish()
+	md := rep.markdown()
+	want := "104 % (84–113 %, 3 runs) of empty, run by run; medians 33,163 vs 36,863 jobs/s | **met** |"
+	if !strings.Contains(md, want) {
+		t.Errorf("missing %q in:\n%s", want, md)
+	}
+
+	// Slower in every run: missed, whatever the medians.
+	rep = newReport(env, []string{"scale"})
+	for i, v := range [][2]float64{{40000, 35000}, {30000, 26000}, {35000, 31000}} {
+		rep.run = i + 1
+		rep.add("scale/empty", "scale", "empty", "jobs/s", v[0])
+		rep.add("scale/loaded", "scale", "loaded", "jobs/s", v[1])
+	}
+	rep.finish()
+	if md := rep.markdown(); !strings.Contains(md, "88 % (87–89 %, 3 runs) of empty, run by run; medians 31,000 vs 35,000 jobs/s | **missed** |") {
+		t.Errorf("a loaded drain slower in every run is not missed:\n%s", md)
+	}
+}
+
 // One floor per path: jobq's claim time per job is divided by the lifecycle floor's least
 // (over its client counts); a path faster than its floor fails the run.
 func TestPathFloors(t *testing.T) {
