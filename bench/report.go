@@ -458,13 +458,12 @@ func (r *report) finish() {
 		fmtNum(float64(sz.waiting)), fmtNum(float64(sz.history)))
 	// Judged run by run, as every other ratio: each run drains the empty and the loaded database
 	// one after the other, so a run's ratio compares drains taken under the same machine state.
-	if a, ok := r.get("scale/loaded"); ok {
-		if b, ok := r.get("scale/empty"); ok {
-			if s, ok := pairStats(r.byKey["scale/loaded"], r.byKey["scale/empty"]); ok {
-				target("scale/loaded", scaleWant, s.med >= 0.9,
-					fmt.Sprintf("%s of empty, run by run; medians %s vs %s jobs/s", s.percent(), fmtNum(a), fmtNum(b)))
-			}
-		}
+	// A run that measured only one of the two drains (or an empty drain of no rate) pairs with
+	// nothing: no pair at all is "not measured".
+	loaded, empty := r.byKey["scale/loaded"], r.byKey["scale/empty"]
+	if s, ok := pairStats(loaded, empty); ok {
+		target("scale/loaded", scaleWant, s.med >= 0.9,
+			fmt.Sprintf("%s of empty, run by run; medians %s vs %s jobs/s", s.percent(), fmtNum(loaded.median()), fmtNum(empty.median())))
 	} else {
 		notMeasured(scaleWant, "scale not measured")
 	}

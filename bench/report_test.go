@@ -274,6 +274,14 @@ func TestScaleIsJudgedRunByRun(t *testing.T) {
 	if md := rep.markdown(); !strings.Contains(md, "88 % (87–89 %, 3 runs) of empty, run by run; medians 31,000 vs 35,000 jobs/s | **missed** |") {
 		t.Errorf("a loaded drain slower in every run is not missed:\n%s", md)
 	}
+
+	// Only the loaded drain measured: nothing to pair, so not measured (never a verdict).
+	rep = newReport(env, []string{"scale"})
+	rep.add("scale/loaded", "scale", "loaded", "jobs/s", 31000)
+	rep.finish()
+	if md := rep.markdown(); !strings.Contains(md, "| scale not measured | **not measured** |") {
+		t.Errorf("a scale run without its empty drain is judged:\n%s", md)
+	}
 }
 
 // One floor per path: jobq's claim time per job is divided by the lifecycle floor's least
