@@ -2,6 +2,7 @@ package sql_test
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,10 +156,12 @@ func TestChildCanceledWhileItsLastParentCompletes(t *testing.T) {
 // enqueue. The side whose deadlock_timeout runs out first is the one PostgreSQL aborts:
 //   - "cancel aborted": the cancel's timeout is short. Without the retry in jobq.cancel_job the
 //     cancel fails with 40P01 every time.
-//   - "enqueue aborted": the enqueue's timeout is short but longer than the few milliseconds the
-//     cancel takes to reach p's row, so the enqueue is normally the one aborted (its retry is in
-//     jobq._workflow_prepare); were the cancel slower than that, the cancel's own timeout would
-//     pick it instead, and the outcome checked is the same.
+//   - "enqueue aborted": the enqueue's timeout is short, and the cancel's backend is paused
+//     (SIGSTOP) once the cycle has closed, so it is the enqueue that PostgreSQL aborts, and its
+//     next try runs before the cancel can take p's row: the worst moment. While the cancel is
+//     paused the retrying enqueue must hold no lock on p's row (a fourth session takes it with
+//     NOWAIT). A retry that took p's row again at once would close the same deadlock, try after
+//     try (the row goes to whoever asks first), and fail with 40P01 after five: CI saw it.
 //
 // Either way a, p and c all end canceled (c by the cascade, or at its enqueue because p has
 // ended) and no edge or live job of the sequence is left.
@@ -185,9 +188,11 @@ func TestEnqueueAndCancelCascadeDeadlockIsRetried(t *testing.T) {
 	for round, c := range []struct {
 		name                    string
 		cancelWait, enqueueWait string
+
+		pause bool
 	}{
-		{"cancel aborted", "20ms", "10min"},
-		{"enqueue aborted", "30s", "3s"},
+		{"cancel aborted", "20ms", "10min", false},
+		{"enqueue aborted", "30s", "5s", true},
 	} {
 		key := fmt.Sprintf("dl-%d", round)
 		var a, p int64
@@ -226,6 +231,9 @@ func TestEnqueueAndCancelCascadeDeadlockIsRetried(t *testing.T) {
 		waits(enqueuePid, "advisory") // holding p's row, waiting for s's lock
 
 		require.NoError(t, hold.Commit(b.Ctx))
+		if c.pause {
+			pauseCancelAtTheWorstMoment(t, b, cancelPid, enqueuePid, p)
+		}
 		require.NoError(t, <-cancelDone, "%s: the cancel succeeds", c.name)
 		require.NoError(t, <-enqueueDone, "%s: the enqueue succeeds", c.name)
 
@@ -235,4 +243,45 @@ func TestEnqueueAndCancelCascadeDeadlockIsRetried(t *testing.T) {
 		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_dependencies WHERE child_id = ANY ($1)`, []int64{p, child}), "%s: no edge left", c.name)
 		require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE sequence_key = $1`, key), "%s: nothing of the sequence is live", c.name)
 	}
+}
+
+// pauseCancelAtTheWorstMoment pauses the cancel's backend once its cascade waits for the
+// enqueue's transaction (the cycle is closed), waits until PostgreSQL has aborted the enqueue's
+// side (the cancel's wait is granted) and the enqueue waits again for the sequence, checks that
+// the enqueue then holds no lock on p's row (the cancel's own lock on it may be there), and lets
+// the cancel go on. The server's backends run on this machine (make test's sandbox): the test
+// signals one, as root or as their user.
+func pauseCancelAtTheWorstMoment(t *testing.T, b *testbundle.Bundle, cancelPid, enqueuePid int, p int64) {
+	t.Helper()
+	waitsFor := `SELECT count(*) FROM pg_locks w JOIN pg_locks h ON h.locktype = 'transactionid' AND h.transactionid = w.transactionid AND h.granted
+	             WHERE w.pid = $1 AND NOT w.granted AND w.locktype = 'transactionid' AND h.pid = $2`
+	require.Eventually(t, func() bool { return b.Count(t, waitsFor, cancelPid, enqueuePid) > 0 },
+		time.Minute, 5*time.Millisecond, "the cancel's cascade waits for the enqueue's row lock on p")
+	require.NoError(t, syscall.Kill(cancelPid, syscall.SIGSTOP), "pause the cancel's backend (pid %d)", cancelPid)
+	paused := true
+	resume := func() {
+		if paused {
+			paused = false
+			require.NoError(t, syscall.Kill(cancelPid, syscall.SIGCONT), "resume the cancel's backend")
+		}
+	}
+	defer resume()
+	require.Positive(t, b.Count(t, waitsFor, cancelPid, enqueuePid),
+		"precondition: the cancel was paused still waiting for the enqueue (the enqueue's deadlock_timeout had not run out)")
+
+	require.Eventually(t, func() bool {
+		return b.Count(t, `SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted`, cancelPid) == 0 &&
+			b.Count(t, `SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted AND locktype = 'advisory'`, enqueuePid) > 0
+	}, time.Minute, 5*time.Millisecond, "the enqueue is aborted and waits for the sequence again")
+
+	// pgrowlocks (contrib, shipped with PostgreSQL) lists the transactions that lock p's row; none
+	// may be one the enqueue's backend holds (its transaction or a live subtransaction of it).
+	_, err := b.Admin.Exec(b.Ctx, `CREATE EXTENSION IF NOT EXISTS pgrowlocks`)
+	require.NoError(t, err)
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM public.pgrowlocks('jobq.jobs') AS r
+	                            JOIN jobq.jobs j ON j.ctid = r.locked_row AND j.id = $1
+	                            WHERE r.xids::text[] && ARRAY(SELECT l.transactionid::text FROM pg_locks l
+	                                                          WHERE l.pid = $2 AND l.locktype = 'transactionid' AND l.granted AND l.mode = 'ExclusiveLock')`, p, enqueuePid),
+		"the retrying enqueue holds no lock on p's row while the cancel is paused")
+	resume()
 }

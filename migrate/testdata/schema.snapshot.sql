@@ -303,6 +303,23 @@ ALTER FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index
 
 COMMENT ON FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) IS 'Private. Attaches the workflow specs p_wf to the jobs p_ids just inserted (same order): refuses a parent given by id that this call inserted (JOB.DEPENDENCY_CYCLE) and a parent that is no job of the child''s store live or in jobq.job_history (JOB.DEPENDENCY_NOT_FOUND: unknown, pruned, another store''s, a system job for a store''s job and the other way round); sets depends_on, on_parent_failure, sequence_key, on_sequence_failure; marks live parents has_dependents; inserts the waiting edges (jobq.job_dependencies; a succeeded parent is satisfied at once); sets blocked what must wait; cancels at once (jobq._cancel_with_dependents) a job whose parent ended dead or canceled when it asked for cancel. SECURITY DEFINER: the caller''s store was checked by jobq._check_tenant, and parents are matched to the child''s store here. Locks the rows it writes. Callers: jobq.enqueue, jobq.enqueue_many.';
 
+CREATE FUNCTION jobq._await_sequences(p_store_ids uuid[], p_keys text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM jobq._lock_sequences(p_store_ids, p_keys);
+    -- JQ709 never leaves this block: it only lets the locks just taken go.
+    RAISE EXCEPTION USING ERRCODE = 'JQ709', MESSAGE = 'jobq: sequences awaited';
+EXCEPTION
+    WHEN SQLSTATE 'JQ709' OR deadlock_detected THEN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._await_sequences(p_store_ids uuid[], p_keys text[]) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._await_sequences(p_store_ids uuid[], p_keys text[]) IS 'Private. Waits for every transaction holding the advisory lock of a (store, sequence key) given (jobq._lock_sequences) to end, and holds none of the locks afterwards (taken in a subtransaction rolled back at once; a deadlock while waiting is let go, the caller''s next try meets it). Caller: jobq._workflow_prepare, after PostgreSQL aborted its side of a deadlock with a cancel.';
+
 CREATE FUNCTION jobq._batch_callback_fields() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2090,6 +2107,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._limit(text)', '{jobq_app_gate}'),
         ('jobq._lock_batch(bigint)', '{jobq_app_gate}'),
         ('jobq._lock_sequences(uuid[],text[])', '{jobq_app_gate}'),
+        ('jobq._await_sequences(uuid[],text[])', '{jobq_app_gate}'),
         ('jobq._limit_interval(text)', '{jobq_app_gate}'),
         ('jobq._max_payload_bytes()', '{jobq_app_gate}'),
         ('jobq._raise(text,text)', '{jobq_app_gate}'),
@@ -4830,6 +4848,7 @@ DECLARE
     v_code text;
     v_max constant bigint := jobq._limit('dependencies');
     v_parents bigint[];
+    v_keys text[];
 BEGIN
     SELECT x.ord, x.wf, x.job_key,
            (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END) AS d(v)
@@ -4890,16 +4909,22 @@ BEGIN
     -- locks are taken in a subtransaction, so the abort lets go of the parents' rows: the cancel
     -- goes on, and the locks are taken again (the canceled parent is then read from history);
     -- jobq.cancel_job and jobq.delete_job retry their side the same way.
+    -- Before a new try it waits for the cancel to end (jobq._await_sequences) holding nothing:
+    -- were the parents' rows taken again at once, they could be taken before the cancel's woken
+    -- wait for one of them (a row lock free of holders goes to whoever asks first), and the same
+    -- deadlock would close again, try after try.
+    v_keys := ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf));
     FOR v_try IN 1 .. 5 LOOP
         BEGIN
             PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
-            PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
+            PERFORM jobq._lock_sequences(p_store_ids, v_keys);
             EXIT;
         EXCEPTION WHEN deadlock_detected THEN
             IF v_try = 5 THEN
                 RAISE;
             END IF;
         END;
+        PERFORM jobq._await_sequences(p_store_ids, v_keys);
     END LOOP;
 END
 $_$;
@@ -8504,6 +8529,9 @@ REVOKE ALL ON FUNCTION jobq._apply_schedule_policy(p_s jobq.schedules, p_previou
 
 REVOKE ALL ON FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._attach_workflow(p_ids bigint[], p_wf jsonb[], p_label_index boolean) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._await_sequences(p_store_ids uuid[], p_keys text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._await_sequences(p_store_ids uuid[], p_keys text[]) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._batch_callback_fields() FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._batch_callback_fields() TO jobq_app_gate;

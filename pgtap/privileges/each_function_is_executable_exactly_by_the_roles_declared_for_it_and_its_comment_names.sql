@@ -41,6 +41,7 @@ INSERT INTO expected (fn, roles) VALUES
     ('jobq._limit(text)', '{jobq_app_gate}'),
     ('jobq._lock_batch(bigint)', '{jobq_app_gate}'),
     ('jobq._lock_sequences(uuid[],text[])', '{jobq_app_gate}'),
+    ('jobq._await_sequences(uuid[],text[])', '{jobq_app_gate}'),
     ('jobq._limit_interval(text)', '{jobq_app_gate}'),
     ('jobq._max_payload_bytes()', '{jobq_app_gate}'),
     ('jobq._raise(text,text)', '{jobq_app_gate}'),

@@ -117,6 +117,28 @@ $$;
 COMMENT ON FUNCTION jobq._lock_sequences(uuid[],text[]) IS
     'Private. Takes pg_advisory_xact_lock(1785684700, hashtext(store/key)) for every (store, sequence key) given, in hash order; held until the transaction ends. Callers: jobq._workflow_prepare (enqueue), jobq._settle_ended (the trigger).';
 
+-- Waits until no other transaction holds the advisory lock of any sequence (store, key) given,
+-- and keeps none of them: the locks are taken in a subtransaction that is rolled back at once.
+-- A lock's queue is fair, so a cancel that held a sequence when its deadlock with this
+-- transaction was broken (on this side) finishes first. Caller: jobq._workflow_prepare, before it
+-- takes its locks again.
+CREATE OR REPLACE FUNCTION jobq._await_sequences(p_store_ids uuid[], p_keys text[])
+RETURNS void
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM jobq._lock_sequences(p_store_ids, p_keys);
+    -- JQ709 never leaves this block: it only lets the locks just taken go.
+    RAISE EXCEPTION USING ERRCODE = 'JQ709', MESSAGE = 'jobq: sequences awaited';
+EXCEPTION
+    WHEN SQLSTATE 'JQ709' OR deadlock_detected THEN NULL;
+END
+$$;
+COMMENT ON FUNCTION jobq._await_sequences(uuid[],text[]) IS
+    'Private. Waits for every transaction holding the advisory lock of a (store, sequence key) given (jobq._lock_sequences) to end, and holds none of the locks afterwards (taken in a subtransaction rolled back at once; a deadlock while waiting is let go, the caller''s next try meets it). Caller: jobq._workflow_prepare, after PostgreSQL aborted its side of a deadlock with a cancel.';
+
 -- Checks the workflow specs of an enqueue before any job is inserted, then locks what the insert
 -- must not race: the live parents' rows (a parent finishing now waits, or has finished and is seen
 -- in jobq.job_history by the next statement) and the sequences' keys (so ids follow the order of
@@ -134,6 +156,7 @@ DECLARE
     v_code text;
     v_max constant bigint := jobq._limit('dependencies');
     v_parents bigint[];
+    v_keys text[];
 BEGIN
     SELECT x.ord, x.wf, x.job_key,
            (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.wf -> 'depends_on') = 'array' THEN x.wf -> 'depends_on' END) AS d(v)
@@ -194,16 +217,22 @@ BEGIN
     -- locks are taken in a subtransaction, so the abort lets go of the parents' rows: the cancel
     -- goes on, and the locks are taken again (the canceled parent is then read from history);
     -- jobq.cancel_job and jobq.delete_job retry their side the same way.
+    -- Before a new try it waits for the cancel to end (jobq._await_sequences) holding nothing:
+    -- were the parents' rows taken again at once, they could be taken before the cancel's woken
+    -- wait for one of them (a row lock free of holders goes to whoever asks first), and the same
+    -- deadlock would close again, try after try.
+    v_keys := ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf));
     FOR v_try IN 1 .. 5 LOOP
         BEGIN
             PERFORM 1 FROM jobq.jobs j WHERE j.id = ANY (v_parents) ORDER BY j.id FOR KEY SHARE;
-            PERFORM jobq._lock_sequences(p_store_ids, ARRAY(SELECT w.wf ->> 'sequence_key' FROM unnest(p_wf) AS w(wf)));
+            PERFORM jobq._lock_sequences(p_store_ids, v_keys);
             EXIT;
         EXCEPTION WHEN deadlock_detected THEN
             IF v_try = 5 THEN
                 RAISE;
             END IF;
         END;
+        PERFORM jobq._await_sequences(p_store_ids, v_keys);
     END LOOP;
 END
 $$;
