@@ -443,6 +443,7 @@ CREATE OR REPLACE FUNCTION jobq._served_by_live_workers(p_now timestamptz)
 RETURNS TABLE (queue text, task text)
 LANGUAGE sql
 STABLE
+PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT DISTINCT q.name, t.name
@@ -454,7 +455,7 @@ AS $$
       AND (w.tasks IS NULL OR pg_catalog.cardinality(w.tasks) > 0)
 $$;
 COMMENT ON FUNCTION jobq._served_by_live_workers(timestamp with time zone) IS
-    'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing. Errors: none.';
+    'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing; PARALLEL SAFE (it writes nothing), so that jobq._stats'' statement may scan the live jobs in parallel. Errors: none.';
 
 -- How many waiting jobs (queued or retry_pending, due or not) of queue p_queue no live worker
 -- serves, counting up to p_cap + 1, and the run_at of the oldest due one. Nothing is read when a
@@ -611,6 +612,7 @@ CREATE OR REPLACE FUNCTION jobq._queue_limits(p_queue jobq.queues)
 RETURNS jsonb
 LANGUAGE sql
 STABLE
+PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN p_queue.limited OR p_queue.fair THEN jsonb_strip_nulls(jsonb_build_object(
@@ -621,7 +623,7 @@ AS $$
                'fair', CASE WHEN p_queue.fair THEN true END)) END
 $$;
 COMMENT ON FUNCTION jobq._queue_limits(jobq.queues) IS
-    'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
+    'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument; PARALLEL SAFE (see jobq._served_by_live_workers). Errors: none.';
 
 -- The result before blocked jobs were counted (issue 35).
 DROP FUNCTION IF EXISTS jobq.queue_states();
@@ -771,11 +773,14 @@ AS $$
     SELECT * FROM jobq._stats($1, $2)
 $$;
 COMMENT ON FUNCTION jobq.stats(text,uuid) IS
-    'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by a scan, the last hour of history through job_history_finished_idx and the last day''s dead jobs through job_history_dead_idx; locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+    'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by one scan, the last hour of history through job_history_finished_idx (one pass) and the last day''s dead jobs through job_history_dead_idx (index only); runs without JIT and with work_mem 32MB (jobq._stats); locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
 -- the store to count, then aggregates live jobs and the last day of history per queue, each
--- with its limits (jobq._queue_limits).
+-- with its limits (jobq._queue_limits). Its one statement calls only PARALLEL SAFE functions, so
+-- from PostgreSQL 14 on (RETURN QUERY may run in parallel there) the scan of the live jobs may
+-- use parallel workers: at 1,000,000 live jobs on 2 cores the call took 322-337 ms that way,
+-- 507 ms without (measured).
 CREATE OR REPLACE FUNCTION jobq._stats(p_queue text, p_store_id uuid)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
                scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint,
@@ -785,6 +790,8 @@ RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, r
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
+SET jit = off
+SET work_mem = '32MB'
 AS $$
 DECLARE
     v_now constant timestamptz := now();
@@ -812,21 +819,28 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    WITH by_task AS (
-        -- One pass over the live jobs, by queue and task: whether a task is served is then asked
-        -- once per (queue, task), not once per job.
-        SELECT j.queue AS name, j.task,
-               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at <= v_now) AS queued,
-               count(*) FILTER (WHERE j.state = 'retry_pending') AS retry_pending,
-               count(*) FILTER (WHERE j.state = 'running') AS running,
-               count(*) FILTER (WHERE j.state = 'queued' AND j.run_at > v_now) AS scheduled,
-               count(*) FILTER (WHERE j.state = 'blocked') AS blocked,
-               count(*) FILTER (WHERE j.state IN ('queued', 'retry_pending')) AS waiting,
-               min(j.run_at) FILTER (WHERE j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now) AS oldest_due
+    WITH by_state AS (
+        -- One pass over the live jobs, grouped by queue, task, state and whether the job is due
+        -- (a handful of groups; counting them with seven filtered aggregates instead cost half as
+        -- much again at 1,000,000 jobs, measured): whether a task is served is then asked once per
+        -- (queue, task), not once per job.
+        SELECT j.queue AS name, j.task, j.state, j.run_at <= v_now AS due, count(*) AS n,
+               min(j.run_at) AS oldest
         FROM jobq.jobs j
         WHERE (p_queue IS NULL OR j.queue = p_queue)
           AND (v_all OR j.store_id = v_store)
-        GROUP BY j.queue, j.task
+        GROUP BY j.queue, j.task, j.state, j.run_at <= v_now
+    ), by_task AS (
+        SELECT b.name, b.task,
+               coalesce(sum(b.n) FILTER (WHERE b.state = 'queued' AND b.due), 0) AS queued,
+               coalesce(sum(b.n) FILTER (WHERE b.state = 'retry_pending'), 0) AS retry_pending,
+               coalesce(sum(b.n) FILTER (WHERE b.state = 'running'), 0) AS running,
+               coalesce(sum(b.n) FILTER (WHERE b.state = 'queued' AND NOT b.due), 0) AS scheduled,
+               coalesce(sum(b.n) FILTER (WHERE b.state = 'blocked'), 0) AS blocked,
+               coalesce(sum(b.n) FILTER (WHERE b.state IN ('queued', 'retry_pending')), 0) AS waiting,
+               min(b.oldest) FILTER (WHERE b.state IN ('queued', 'retry_pending') AND b.due) AS oldest_due
+        FROM by_state b
+        GROUP BY b.name, b.task
     ), served AS MATERIALIZED (
         SELECT s.queue, s.task FROM jobq._served_by_live_workers(v_now) AS s
     ), live AS (
@@ -841,40 +855,36 @@ BEGIN
         FROM (SELECT t.*, EXISTS (SELECT 1 FROM served s WHERE s.queue = t.name AND (s.task IS NULL OR s.task = t.task)) AS served
               FROM by_task t) b
         GROUP BY b.name
-    ), done AS (
-        -- The last hour's finished jobs (through job_history_finished_idx) and the last day's dead
-        -- ones (through job_history_dead_idx): never a scan of the whole day of history.
-        SELECT x.name, sum(x.dead_last_hour)::bigint AS dead_last_hour, sum(x.dead_last_day)::bigint AS dead_last_day,
-               sum(x.succeeded_last_hour)::bigint AS succeeded_last_hour
-        FROM (SELECT h.queue AS name,
-                     count(*) FILTER (WHERE h.state = 'dead') AS dead_last_hour, 0 AS dead_last_day,
-                     count(*) FILTER (WHERE h.state = 'succeeded') AS succeeded_last_hour
-              FROM jobq.job_history h
-              WHERE h.finished_at > v_hour
-                AND (p_queue IS NULL OR h.queue = p_queue)
-                AND (v_all OR h.store_id = v_store)
-              GROUP BY h.queue
-              UNION ALL
-              SELECT h.queue, 0, count(*), 0
-              FROM jobq.job_history h
-              WHERE h.state = 'dead' AND h.finished_at > v_day
-                AND (p_queue IS NULL OR h.queue = p_queue)
-                AND (v_all OR h.store_id = v_store)
-              GROUP BY h.queue) x
-        GROUP BY x.name
-    ), times AS (
-        -- Percentiles over the last hour only: they sort what they read.
+    ), last_hour AS (
+        -- The last hour's finished jobs, one pass through job_history_finished_idx: counts and,
+        -- over those that were claimed, the percentiles (they sort what they read).
         SELECT h.queue AS name,
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p50,
-               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) AS wait_p95,
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p50,
-               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) AS run_p95
+               count(*) FILTER (WHERE h.state = 'dead') AS dead_last_hour,
+               count(*) FILTER (WHERE h.state = 'succeeded') AS succeeded_last_hour,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) FILTER (WHERE h.claimed_at IS NOT NULL) AS wait_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.claimed_at, h.run_at)) FILTER (WHERE h.claimed_at IS NOT NULL) AS wait_p95,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) FILTER (WHERE h.claimed_at IS NOT NULL) AS run_p50,
+               percentile_cont(0.95) WITHIN GROUP (ORDER BY jobq._ts_diff(h.finished_at, h.claimed_at)) FILTER (WHERE h.claimed_at IS NOT NULL) AS run_p95
         FROM jobq.job_history h
         WHERE h.finished_at > v_hour
-          AND h.claimed_at IS NOT NULL
           AND (p_queue IS NULL OR h.queue = p_queue)
           AND (v_all OR h.store_id = v_store)
         GROUP BY h.queue
+    ), dead_day AS (
+        -- The last day's dead jobs: an index-only scan of job_history_dead_idx (finish time, with
+        -- queue and store included), never a scan of the whole day of history.
+        SELECT h.queue AS name, count(*) AS dead_last_day
+        FROM jobq.job_history h
+        WHERE h.state = 'dead' AND h.finished_at > v_day
+          AND (p_queue IS NULL OR h.queue = p_queue)
+          AND (v_all OR h.store_id = v_store)
+        GROUP BY h.queue
+    ), done AS (
+        SELECT coalesce(t.name, d.name) AS name, coalesce(t.dead_last_hour, 0) AS dead_last_hour,
+               coalesce(d.dead_last_day, 0) AS dead_last_day, coalesce(t.succeeded_last_hour, 0) AS succeeded_last_hour,
+               t.wait_p50, t.wait_p95, t.run_p50, t.run_p95
+        FROM last_hour t
+        FULL JOIN dead_day d ON d.name = t.name
     )
     SELECT coalesce(l.name, d.name),
            CASE WHEN v_all THEN NULL ELSE v_store END,
@@ -882,12 +892,11 @@ BEGIN
            coalesce(l.blocked, 0), jobq._ts_diff(v_now, l.oldest_due),
            coalesce(d.dead_last_hour, 0), coalesce(d.dead_last_day, 0), coalesce(d.succeeded_last_hour, 0),
            round(coalesce(d.succeeded_last_hour, 0)::numeric / 60, 2),
-           t.wait_p50, t.wait_p95, t.run_p50, t.run_p95,
+           d.wait_p50, d.wait_p95, d.run_p50, d.run_p95,
            jobq._queue_limits(q),
            coalesce(l.not_served, 0), jobq._ts_diff(v_now, l.not_served_oldest)
     FROM live l
     FULL JOIN done d ON d.name = l.name
-    LEFT JOIN times t ON t.name = coalesce(l.name, d.name)
     LEFT JOIN jobq.queues q ON q.name = coalesce(l.name, d.name)
     ORDER BY 1;
     -- A named queue without live jobs or recent history still gets its row.
@@ -901,7 +910,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._stats(text,uuid) IS
-    'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Locks nothing.';
+    'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Runs without JIT (compiling its scan of a million live jobs cost more than it saved) and with work_mem 32MB (the percentiles'' sorts of an hour of history stay in memory). Locks nothing.';
 
 
 -- Concurrency and rate limits (issue 18, docs/flow-control.md) --------------------------------

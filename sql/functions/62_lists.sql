@@ -66,12 +66,16 @@ COMMENT ON FUNCTION jobq.queue_list(text,uuid) IS
 
 -- The last hour of the overview's chart, by queue and minute: the jobs that finished (succeeded,
 -- dead) from jobq.job_history and the failed attempts from jobq.job_attempts since p_since. Runs
--- as its caller, so a store's staff counts its store's rows only.
+-- as its caller, so a store's staff counts its store's rows only. Without JIT: the body is planned
+-- without the value of since (a function with a SET clause is not inlined), estimated at a third
+-- of the history, and compiling it took 258 ms of a 284 ms call at 10,000,000 history rows whose
+-- last hour is 68,000 (measured with auto_explain); the work itself is 27 ms.
 CREATE OR REPLACE FUNCTION jobq.queue_minutes(since timestamptz)
 RETURNS TABLE (queue text, minute timestamptz, succeeded bigint, dead bigint, failed bigint)
 LANGUAGE sql
 STABLE
 SET search_path = pg_catalog, pg_temp
+SET jit = off
 AS $$
     SELECT m.queue, m.minute, sum(m.succeeded)::bigint, sum(m.dead)::bigint, sum(m.failed)::bigint
     FROM (
@@ -87,7 +91,7 @@ AS $$
     ORDER BY m.queue, m.minute
 $$;
 COMMENT ON FUNCTION jobq.queue_minutes(timestamp with time zone) IS
-    'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads job_history_finished_idx and the attempts'' end-time index; locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
+    'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads job_history_finished_idx and the attempts'' end-time index; runs without JIT (jit = off for the call); locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
 
 -- The log reference of an attempt whose runner gave none: the fields every log line of the runner
 -- carries for it, as a search query for the log store. It is not stored: complete_jobs, fail_jobs

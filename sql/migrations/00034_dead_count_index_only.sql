@@ -1,0 +1,14 @@
+-- The last day's dead jobs per queue (jobq.stats's dead_last_day, the dashboard's overview) are
+-- counted from job_history_dead_idx alone: the index carries the queue and the store beside its
+-- key, so the count reads no history row. With the key only, the planner read the count through
+-- job_history_dead_id_idx instead, every dead job ever kept fetched from the heap (528 ms at
+-- 10,000,000 history rows, 100,000 of them dead; 3.4 ms index-only, measured). Only dead jobs are
+-- in it, so a success still writes no entry to it.
+
+-- +goose Up
+DROP INDEX jobq.job_history_dead_idx;
+CREATE INDEX job_history_dead_idx ON jobq.job_history (finished_at, task) INCLUDE (queue, store_id) WHERE state = 'dead';
+
+-- +goose Down
+DROP INDEX jobq.job_history_dead_idx;
+CREATE INDEX job_history_dead_idx ON jobq.job_history (finished_at, task) WHERE state = 'dead';
