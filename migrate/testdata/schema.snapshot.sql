@@ -3391,7 +3391,7 @@ COMMENT ON COLUMN jobq.queues.fair_recheck IS 'True from jobq.set_fair_claiming 
 COMMENT ON COLUMN jobq.queues.fair_recheck_after IS 'The first transaction id not yet assigned when jobq.maintain first saw fair_recheck: once every lower one has ended and no snapshot older than it is held, no job of the queue can still be inserted unflagged; NULL until maintain saw it.';
 
 CREATE FUNCTION jobq._queue_limits(p_queue jobq.queues) RETURNS jsonb
-    LANGUAGE sql STABLE PARALLEL SAFE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT CASE WHEN p_queue.limited OR p_queue.fair THEN jsonb_strip_nulls(jsonb_build_object(
@@ -3404,7 +3404,7 @@ $$;
 
 ALTER FUNCTION jobq._queue_limits(p_queue jobq.queues) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._queue_limits(p_queue jobq.queues) IS 'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument; PARALLEL SAFE (see jobq._served_by_live_workers). Errors: none.';
+COMMENT ON FUNCTION jobq._queue_limits(p_queue jobq.queues) IS 'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
 
 CREATE FUNCTION jobq._raise(p_code text, p_detail text) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -3888,7 +3888,7 @@ ALTER FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) OWNER TO 
 COMMENT ON FUNCTION jobq._sequence_heads(p_store_ids uuid[], p_keys text[]) IS 'Private. The ids of the heads (live job with the lowest id, jobs_sequence_idx) of the sequences (p_store_ids, p_keys), one per sequence with a live job. Callers: jobq._settle_ended, jobq._unhold_sequences. Locks nothing.';
 
 CREATE FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) RETURNS TABLE(queue text, task text)
-    LANGUAGE sql STABLE PARALLEL SAFE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT DISTINCT q.name, t.name
@@ -3902,7 +3902,7 @@ $$;
 
 ALTER FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) IS 'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing; PARALLEL SAFE (it writes nothing), so that jobq._stats'' statement may scan the live jobs in parallel. Errors: none.';
+COMMENT ON FUNCTION jobq._served_by_live_workers(p_now timestamp with time zone) IS 'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing. Errors: none.';
 
 CREATE FUNCTION jobq._set_queue_limit(p_queue text, p_scope text, p_max_running integer, p_partition_key text DEFAULT NULL::text, p_per interval DEFAULT NULL::interval) RETURNS boolean
     LANGUAGE plpgsql

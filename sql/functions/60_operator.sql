@@ -443,7 +443,6 @@ CREATE OR REPLACE FUNCTION jobq._served_by_live_workers(p_now timestamptz)
 RETURNS TABLE (queue text, task text)
 LANGUAGE sql
 STABLE
-PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT DISTINCT q.name, t.name
@@ -455,7 +454,7 @@ AS $$
       AND (w.tasks IS NULL OR pg_catalog.cardinality(w.tasks) > 0)
 $$;
 COMMENT ON FUNCTION jobq._served_by_live_workers(timestamp with time zone) IS
-    'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing; PARALLEL SAFE (it writes nothing), so that jobq._stats'' statement may scan the live jobs in parallel. Errors: none.';
+    'Private. The (queue, task) pairs that live workers (state active, heartbeat within worker_timeout of p_now) serve; task NULL: every task of the queue (a worker registered without a list of tasks). Callers: jobq._not_served, jobq._stats. Reads jobq.workers; locks nothing. Errors: none.';
 
 -- How many waiting jobs (queued or retry_pending, due or not) of queue p_queue no live worker
 -- serves, counting up to p_cap + 1, and the run_at of the oldest due one. Nothing is read when a
@@ -612,7 +611,6 @@ CREATE OR REPLACE FUNCTION jobq._queue_limits(p_queue jobq.queues)
 RETURNS jsonb
 LANGUAGE sql
 STABLE
-PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN p_queue.limited OR p_queue.fair THEN jsonb_strip_nulls(jsonb_build_object(
@@ -623,7 +621,7 @@ AS $$
                'fair', CASE WHEN p_queue.fair THEN true END)) END
 $$;
 COMMENT ON FUNCTION jobq._queue_limits(jobq.queues) IS
-    'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument; PARALLEL SAFE (see jobq._served_by_live_workers). Errors: none.';
+    'Private. The limits of a row of jobq.queues as jsonb: max_running, max_running_per_store, partition_key, max_running_per_partition, max_started, started_per, max_started_per_store, store_started_per when set (intervals as PostgreSQL writes them), fair true when fair claiming is on; NULL when none is set or the row is NULL. Callers: jobq.queue_states, jobq.queue_summary, jobq._stats. Reads only its argument. Errors: none.';
 
 -- The result before blocked jobs were counted (issue 35).
 DROP FUNCTION IF EXISTS jobq.queue_states();
@@ -777,10 +775,9 @@ COMMENT ON FUNCTION jobq.stats(text,uuid) IS
 
 -- The body of jobq.stats (which runs it as the engine's owner): checks the arguments, settles
 -- the store to count, then aggregates live jobs and the last day of history per queue, each
--- with its limits (jobq._queue_limits). Its one statement calls only PARALLEL SAFE functions, so
--- from PostgreSQL 14 on (RETURN QUERY may run in parallel there) the scan of the live jobs may
--- use parallel workers: at 1,000,000 live jobs on 2 cores the call took 322-337 ms that way,
--- 507 ms without (measured).
+-- with its limits (jobq._queue_limits). Its scan of the live jobs runs in one process: it runs as
+-- jobq_migrator, whose row policies apply (FORCE ROW LEVEL SECURITY), and PostgreSQL plans no
+-- parallel scan for it then, even at zero parallel costs (PostgreSQL 15, observed).
 CREATE OR REPLACE FUNCTION jobq._stats(p_queue text, p_store_id uuid)
 RETURNS TABLE (queue text, store_id uuid, queued bigint, retry_pending bigint, running bigint,
                scheduled bigint, blocked bigint, oldest_due_age interval, dead_last_hour bigint,
