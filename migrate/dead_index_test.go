@@ -1,0 +1,77 @@
+package migrate_test
+
+import (
+	"io/fs"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq/bootstrap"
+	"github.com/jobqdev/jobq/internal/dbtest"
+	"github.com/jobqdev/jobq/migrate"
+)
+
+// 00034 gives job_history_dead_idx the queue and the store (INCLUDE), so the last day's dead jobs
+// are counted from the index alone. On a big history a DBA builds the new index first with
+// CREATE INDEX CONCURRENTLY under the name job_history_dead_covering_idx (docs/upgrading.md, "Changes
+// that need care on a big table"); the migration then builds nothing: it drops the old index and
+// gives the one built beforehand its name. Without it, the migration builds the index itself.
+func TestDeadIndexMigrationTakesTheIndexBuiltBeforehand(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	db := dbtest.New(t)
+	admin := dbtest.Connect(t, db.URL("postgres"))
+	step2, err := fs.ReadFile(bootstrap.Files, "002_database.sql")
+	require.NoError(t, err)
+	require.NoError(t, admin.PgConn().Exec(ctx, string(step2)).Close())
+	m, err := migrate.Open(ctx, db.URL("jobq_migrator"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Close() })
+
+	// The dead index as it is: its columns, key and included, and its oid.
+	deadIndex := func() (columns []string, oid int64) {
+		t.Helper()
+		columns = dbtest.QueryStrings(t, admin, `
+			SELECT a.attname::text FROM pg_index i
+			CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+			JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+			WHERE i.indexrelid = 'jobq.job_history_dead_idx'::regclass ORDER BY k.n`)
+		require.NoError(t, admin.QueryRow(ctx, `SELECT 'jobq.job_history_dead_idx'::regclass::oid::bigint`).Scan(&oid))
+		return columns, oid
+	}
+	covering := []string{"finished_at", "task", "queue", "store_id"}
+	leftovers := func() []string {
+		return dbtest.QueryStrings(t, admin, `SELECT indexrelid::regclass::text FROM pg_index WHERE indexrelid::regclass::text LIKE '%dead_covering%'`)
+	}
+	down := func() {
+		t.Helper()
+		r, err := m.Down(ctx)
+		require.NoError(t, err)
+		require.Equal(t, int64(34), r.Source.Version, "the newest migration is 00034")
+		cols, _ := deadIndex()
+		require.Equal(t, []string{"finished_at", "task"}, cols, "00034's Down leaves the index of 00031")
+	}
+
+	cols, _ := deadIndex()
+	require.Equal(t, covering, cols, "a new installation has the covering dead index")
+
+	down()
+	_, err = m.Up(ctx)
+	require.NoError(t, err)
+	cols, _ = deadIndex()
+	require.Equal(t, covering, cols, "00034 builds the covering index itself when none was built before")
+	require.Empty(t, leftovers())
+
+	down()
+	_, err = admin.Exec(ctx, `CREATE INDEX CONCURRENTLY job_history_dead_covering_idx ON jobq.job_history (finished_at, task)
+	                          INCLUDE (queue, store_id) WHERE state = 'dead'`)
+	require.NoError(t, err)
+	var built int64
+	require.NoError(t, admin.QueryRow(ctx, `SELECT 'jobq.job_history_dead_covering_idx'::regclass::oid::bigint`).Scan(&built))
+	_, err = m.Up(ctx)
+	require.NoError(t, err)
+	cols, oid := deadIndex()
+	require.Equal(t, covering, cols)
+	require.Equal(t, built, oid, "00034 took the index built beforehand (the same oid) rather than building one")
+	require.Empty(t, leftovers(), "and no second copy is left")
+}
