@@ -1,14 +1,11 @@
 package migrate_test
 
 import (
-	"io/fs"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/jobqdev/jobq/bootstrap"
 	"github.com/jobqdev/jobq/internal/dbtest"
-	"github.com/jobqdev/jobq/migrate"
 )
 
 // 00034 gives job_history_dead_idx the queue and the store (INCLUDE), so the last day's dead jobs
@@ -19,14 +16,8 @@ import (
 func TestDeadIndexMigrationTakesTheIndexBuiltBeforehand(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	db := dbtest.New(t)
+	db, m := openClone(t)
 	admin := dbtest.Connect(t, db.URL("postgres"))
-	step2, err := fs.ReadFile(bootstrap.Files, "002_database.sql")
-	require.NoError(t, err)
-	require.NoError(t, admin.PgConn().Exec(ctx, string(step2)).Close())
-	m, err := migrate.Open(ctx, db.URL("jobq_migrator"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = m.Close() })
 
 	// The dead index as it is: its columns, key and included, and its oid.
 	deadIndex := func() (columns []string, oid int64) {
@@ -56,7 +47,7 @@ func TestDeadIndexMigrationTakesTheIndexBuiltBeforehand(t *testing.T) {
 	require.Equal(t, covering, cols, "a new installation has the covering dead index")
 
 	down()
-	_, err = m.Up(ctx)
+	_, err := m.Up(ctx)
 	require.NoError(t, err)
 	cols, _ = deadIndex()
 	require.Equal(t, covering, cols, "00034 builds the covering index itself when none was built before")
