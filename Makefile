@@ -102,7 +102,7 @@ schema-snapshot: build
 # Takes the dashboard's screenshots again (docs/screenshots, shown by docs/dashboard.md and the
 # README) with the browser tests; commit them with the templates they show.
 screenshots: deps build
-	$(BIN)/jobq sandbox -- env JOBQ_UPDATE_SCREENSHOTS=1 $(GO) test -count=1 -run 'TestDashboardInABrowser|TestTheJobPageShowsItsBatchsProgress|TestTheJobPageDrawsItsWorkflow' ./dashboard/
+	$(BIN)/jobq sandbox -- env JOBQ_UPDATE_SCREENSHOTS=1 $(GO) test -count=1 -run 'TestDashboardInABrowser|TestTheJobPageShowsItsBatchsProgress|TestTheJobPageDrawsItsWorkflow|TestTheOverviewSaysWhenItsLiveCountsWereKeptByMaintain' ./dashboard/
 
 # Installs what make test needs from Debian's packages, only when something is missing.
 deps:

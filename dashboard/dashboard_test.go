@@ -582,3 +582,4 @@ func TestDashboardRefusesControlCharacters(t *testing.T) {
 	}
 	_ = ctx
 }
+

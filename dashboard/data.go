@@ -44,6 +44,9 @@ type overviewData struct {
 	// wait of a due one among them (nil when none is due).
 	NotServed       int64
 	NotServedOldest *operator.Seconds
+	// CountedAt is when the rows' live counts were taken by jobq.maintain (the same for every
+	// row: jobq.stats_counted_at); nil when they were counted at this request.
+	CountedAt *time.Time
 }
 
 // newHour is 60 empty minutes from t0.
@@ -74,6 +77,9 @@ func loadOverview(ctx context.Context, q querier, fleet bool, now time.Time) (ov
 		d.Totals.Succeeded += x.SucceededLastHour
 		d.Totals.Dead += x.DeadLastHour
 		d.NotServed += x.NotServed
+		if x.CountedAt != nil {
+			d.CountedAt = x.CountedAt
+		}
 		if x.NotServedOldestAge != nil && (d.NotServedOldest == nil || *x.NotServedOldestAge > *d.NotServedOldest) {
 			d.NotServedOldest = x.NotServedOldestAge
 		}

@@ -17,8 +17,9 @@ import (
 var screenshotNames = []string{"overview", "overview-phone", "signin", "jobs", "job", "dead", "confirm", "workers", "schedules", "settings", "audit", "staff-jobs"}
 
 // pageScreenshots are those the tests of one page take: TestTheJobPageShowsItsBatchsProgress
-// (batch) and TestTheJobPageDrawsItsWorkflow (workflow).
-var pageScreenshots = []string{"batch", "workflow"}
+// (batch), TestTheJobPageDrawsItsWorkflow (workflow) and TestTheOverviewSaysWhenItsLiveCountsWereKeptByMaintain
+// (overview-kept-counts).
+var pageScreenshots = []string{"batch", "workflow", "overview-kept-counts"}
 
 // keepPageScreenshot writes the screenshot b took under name to docs/screenshots/name.png when
 // JOBQ_UPDATE_SCREENSHOTS is set (make screenshots).

@@ -34,11 +34,17 @@ func TestDeadIndexMigrationTakesTheIndexBuiltBeforehand(t *testing.T) {
 	leftovers := func() []string {
 		return dbtest.QueryStrings(t, admin, `SELECT indexrelid::regclass::text FROM pg_index WHERE indexrelid::regclass::text LIKE '%dead_covering%'`)
 	}
+	// down steps back through the migrations after 00034, then 00034 itself.
 	down := func() {
 		t.Helper()
-		r, err := m.Down(ctx)
-		require.NoError(t, err)
-		require.Equal(t, int64(34), r.Source.Version, "the newest migration is 00034")
+		for {
+			r, err := m.Down(ctx)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, r.Source.Version, int64(34), "stepped down past 00034")
+			if r.Source.Version == 34 {
+				break
+			}
+		}
 		cols, _ := deadIndex()
 		require.Equal(t, []string{"finished_at", "task"}, cols, "00034's Down leaves the index of 00031")
 	}

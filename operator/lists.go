@@ -93,6 +93,10 @@ type Queue struct {
 	// Served says whether a live worker (active, heard from within worker_timeout) takes some of
 	// the queue's tasks; false: nothing runs the queue's jobs now.
 	Served bool `json:"served"`
+	// CountedAt is when the live counts of the row (queued to blocked, the oldest due age, not
+	// served) were taken: the count jobq.maintain keeps once the live jobs number at least the
+	// setting stats_cached_above (jobq.stats_counted_at); nil when they were counted at the call.
+	CountedAt *time.Time `json:"counted_at"`
 }
 
 // QueueFilter selects the rows of Queues; the zero value is every queue, every store.
@@ -102,20 +106,22 @@ type QueueFilter struct {
 }
 
 // Queues reads jobq.queue_list(queue, store_id): every queue the engine knows, by name, with the
-// counts of jobq.stats. An application reads its session's store only.
+// counts of jobq.stats, and in the same statement when its live counts were taken
+// (jobq.stats_counted_at). An application reads its session's store only.
 func (o *Operator) Queues(ctx context.Context, f QueueFilter) ([]Queue, error) {
 	return list(ctx, o, "queue_list", func(row pgx.CollectableRow) (Queue, error) {
 		var q Queue
 		var oldest, w50, w95, r50, r95, notServed pgtype.Interval
 		err := row.Scan(&q.Queue, &q.StoreID, &q.Paused, &q.PausedAt, &q.PausedBy, &q.Queued, &q.RetryPending, &q.Running,
 			&q.Scheduled, &q.Blocked, &oldest, &q.DeadLastHour, &q.DeadLastDay, &q.SucceededLastHour, &q.SucceededPerMinute,
-			&w50, &w95, &r50, &r95, &q.Limits, &q.NotServed, &notServed, &q.Served)
+			&w50, &w95, &r50, &r95, &q.Limits, &q.NotServed, &notServed, &q.Served, &q.CountedAt)
 		q.OldestDueAge, q.WaitP50, q.WaitP95, q.RunP50, q.RunP95, q.NotServedOldestAge =
 			seconds(oldest), seconds(w50), seconds(w95), seconds(r50), seconds(r95), seconds(notServed)
 		return q, err
 	}, `SELECT queue, store_id::text, paused, paused_at, paused_by, queued, retry_pending, running,
 		scheduled, blocked, oldest_due_age, dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute::float8,
-		wait_p50, wait_p95, run_p50, run_p95, limits, not_served, not_served_oldest_age, served
+		wait_p50, wait_p95, run_p50, run_p95, limits, not_served, not_served_oldest_age, served,
+		jobq.stats_counted_at($2::uuid)
 		FROM jobq.queue_list($1, $2::uuid)`, nullString(f.Queue), nullString(f.StoreID))
 }
 

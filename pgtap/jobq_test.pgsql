@@ -56,12 +56,14 @@ BEGIN
     DELETE FROM jobq.tasks t WHERE t.name NOT IN (SELECT m.name FROM jobq_test.migration_tasks m);
     DELETE FROM jobq.leader;
     INSERT INTO jobq.leader DEFAULT VALUES;
+    DELETE FROM jobq.live_counts;
+    UPDATE jobq.live_counts_taken SET counted_at = '-infinity', took = interval '0', total = 0;
     UPDATE jobq.settings s SET value = d.value
     FROM jobq_test.setting_defaults d
     WHERE s.name = d.name AND s.value IS DISTINCT FROM d.value;
 END
 $$;
-COMMENT ON FUNCTION jobq_test.reset() IS 'Known state: no jobs, history, schedules, workers, queue pauses, bindings, audit rows or test tasks; the leader row and every setting as after the migrations.';
+COMMENT ON FUNCTION jobq_test.reset() IS 'Known state: no jobs, history, schedules, workers, queue pauses, bindings, audit rows, test tasks or live counts kept by maintain; the leader row and every setting as after the migrations.';
 
 -- Makes public.store hold exactly these stores, inserted in the order given (a test of ordering
 -- passes them out of order); stores() with no argument leaves none.

@@ -176,3 +176,60 @@ func TestQueuesListStatsAndTheOverviewAgree(t *testing.T) {
 		"waiting": "no worker"}, pills,
 		"only the queue a live worker serves is shown running (queues: %v)", names)
 }
+
+// TestStatsAndQueuesListSayWhenTheirLiveCountsWereKept: above the setting stats_cached_above live
+// jobs, jobq stats and jobq queues list show the live counts jobq.maintain kept, as SELECT
+// jobq.stats() does (not the jobs enqueued since), end the table with the time they were taken,
+// and give it as counted_at in --json; below the setting they count live and say nothing of it.
+func TestStatsAndQueuesListSayWhenTheirLiveCountsWereKept(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	db := dbtest.New(t)
+	admin := dbtest.Connect(t, db.URL("postgres"))
+	opURL := db.URL(loginRole(t, admin, "kept_operator", "IN ROLE jobq_operator"))
+	for _, sql := range []string{
+		`SELECT jobq_test.tasks('mail')`,
+		`SELECT jobq.enqueue('mail', queue => 'mail') FROM generate_series(1, 3)`,
+		`UPDATE jobq.settings SET value = '1' WHERE name = 'stats_cached_above'`,
+		`SELECT jobq.maintain()`,
+		`SELECT jobq.enqueue('mail', queue => 'mail') FROM generate_series(1, 2)`,
+	} {
+		_, err := admin.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+	}
+	var countedAt string
+	require.NoError(t, admin.QueryRow(ctx, `SELECT to_char(counted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM jobq.live_counts_taken`).Scan(&countedAt))
+	line := "live counts as of " + countedAt + " UTC: kept by jobq.maintain above stats_cached_above live jobs\n"
+
+	for _, args := range [][]string{{"stats"}, {"queues", "list"}} {
+		code, stdout, stderr := runCLI(t, append(args, "--database-url", opURL)...)
+		require.Equal(t, 0, code, "jobq %v: %s", args, stderr)
+		require.True(t, strings.HasSuffix(stdout, line), "jobq %v ends with the time of the kept count:\n%s", args, stdout)
+		require.Regexp(t, `(?m)^mail\s+(\S+\s+)?3\s`, stdout, "jobq %v shows the kept count of mail (3), not the 5 live jobs", args)
+
+		code, stdout, stderr = runCLI(t, append(args, "--json", "--database-url", opURL)...)
+		require.Equal(t, 0, code, "jobq %v --json: %s", args, stderr)
+		var rows []struct {
+			Queue     string  `json:"queue"`
+			Queued    int64   `json:"queued"`
+			CountedAt *string `json:"counted_at"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &rows), stdout)
+		require.Len(t, rows, 1)
+		require.Equal(t, int64(3), rows[0].Queued, "jobq %v --json", args)
+		require.NotNil(t, rows[0].CountedAt, "jobq %v --json gives counted_at", args)
+	}
+	var sqlQueued int64
+	require.NoError(t, admin.QueryRow(ctx, `SELECT queued FROM jobq.stats()`).Scan(&sqlQueued))
+	require.Equal(t, int64(3), sqlQueued, "SELECT jobq.stats() reads the same kept count")
+
+	_, err := admin.Exec(ctx, `UPDATE jobq.settings SET value = '100000' WHERE name = 'stats_cached_above'`)
+	require.NoError(t, err)
+	code, stdout, stderr := runCLI(t, "stats", "--database-url", opURL)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stdout, "live counts as of", "counted live, jobq stats says nothing of kept counts")
+	require.Regexp(t, `(?m)^mail\s+\S+\s+5\s`, stdout, "and shows the 5 live jobs")
+	code, stdout, _ = runCLI(t, "stats", "--json", "--database-url", opURL)
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, `"counted_at": null`)
+}

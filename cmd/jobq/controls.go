@@ -63,7 +63,10 @@ func (c *queuesListCmd) Run(e *env) error {
 			strconv.FormatInt(q.Running, 10), strconv.FormatInt(q.Scheduled, 10), strconv.FormatInt(q.Blocked, 10), notServedText(q.NotServed, q.NotServedOldestAge),
 			limitsText(q.Limits)})
 	}
-	return writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "BLOCKED", "NOT SERVED", "LIMITS"}, table)
+	if err := writeTable(e.stdout, []string{"QUEUE", "STATE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "BLOCKED", "NOT SERVED", "LIMITS"}, table); err != nil {
+		return err
+	}
+	return writeCountedAt(e, qs)
 }
 
 type queueActCmd struct {

@@ -56,6 +56,23 @@ func (c *statsCmd) Run(e *env) error {
 			secs(s.WaitP50) + "/" + secs(s.WaitP95), secs(s.RunP50) + "/" + secs(s.RunP95),
 			notServedText(s.NotServed, s.NotServedOldestAge), limitsText(s.Limits)})
 	}
-	return writeTable(e.stdout, []string{"QUEUE", "STORE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "BLOCKED", "LAG",
-		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95", "NOT SERVED", "LIMITS"}, table)
+	if err := writeTable(e.stdout, []string{"QUEUE", "STORE", "QUEUED", "RETRY", "RUNNING", "SCHEDULED", "BLOCKED", "LAG",
+		"DEAD 1H", "DEAD 1D", "OK 1H", "OK/MIN", "WAIT P50/P95", "RUN P50/P95", "NOT SERVED", "LIMITS"}, table); err != nil {
+		return err
+	}
+	return writeCountedAt(e, stats)
+}
+
+// writeCountedAt says, under a table of queue rows, when their live counts were taken, if they
+// are the count jobq.maintain keeps (above the setting stats_cached_above live jobs) rather than
+// a count made for this call; it writes nothing then.
+func writeCountedAt(e *env, rows []operator.Queue) error {
+	for _, r := range rows {
+		if r.CountedAt != nil {
+			_, err := fmt.Fprintf(e.stdout, "live counts as of %s: kept by jobq.maintain above stats_cached_above live jobs\n",
+				r.CountedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+			return err
+		}
+	}
+	return nil
 }

@@ -1199,6 +1199,41 @@ ALTER FUNCTION jobq._claim_slots() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._claim_slots() IS 'Private. 8: how many claims of one limited queue may hold a slot at once (jobq._shared_claim_slot), counting and claiming side by side. Callers: jobq._shared_claim_slot, jobq._shared_claim_ceiling.';
 
+CREATE FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+DECLARE
+    v_taken jobq.live_counts_taken;
+    v_began timestamptz;
+    v_total bigint;
+BEGIN
+    SELECT * INTO v_taken FROM jobq.live_counts_taken t FOR UPDATE SKIP LOCKED;
+    -- Not due: counted within the wait (a count stamped after p_now, a clock moved back or a
+    -- test's clock moved forward, is due).
+    IF NOT FOUND
+       OR v_taken.counted_at BETWEEN jobq._ts_add(p_now, -jobq._live_count_wait(v_taken.took)) AND p_now
+       OR greatest(v_taken.total::float8,
+                   (SELECT c.reltuples::float8 FROM pg_catalog.pg_class c WHERE c.oid = 'jobq.jobs'::regclass))
+          < (jobq._stats_cached_above() / 2)::float8 THEN
+        RETURN false;
+    END IF;
+    v_began := clock_timestamp();
+    DELETE FROM jobq.live_counts;
+    INSERT INTO jobq.live_counts (queue, task, state, due, n, oldest)
+    SELECT g.queue, g.task, g.state, g.due, g.n, g.oldest FROM jobq._live_groups(NULL, true, NULL, p_now) AS g;
+    SELECT coalesce(sum(c.n), 0)::bigint INTO v_total FROM jobq.live_counts c;
+    UPDATE jobq.live_counts_taken AS t
+    SET counted_at = p_now, took = least(greatest(clock_timestamp() - v_began, interval '0'), interval '1 hour'), total = v_total;
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) IS 'Private. Counts every live job into jobq.live_counts (jobq._live_groups of every queue and store, due at p_now) and records the time, duration (clamped to 0..1 hour, whatever the clock does) and total in jobq.live_counts_taken, when the last count is after p_now or older than jobq._live_count_wait of its duration and the live jobs (as last counted, or pg_class.reltuples of jobq.jobs) number at least half of stats_cached_above; otherwise, or while another count holds the row of jobq.live_counts_taken (SKIP LOCKED), does nothing. Returns whether it counted. Caller: jobq._maintain. Reads every live job (no JIT); locks the row of jobq.live_counts_taken until commit.';
+
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2212,6 +2247,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq.snooze(bigint,uuid,interval)', '{worker_runtime}'),
         ('jobq.snooze_jobs(bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.stats(text,uuid)', '{jobq_operator,jobq_app,jobq_viewer}'),
+        ('jobq.stats_counted_at(uuid)', '{jobq_operator,jobq_app,jobq_viewer}'),
         ('jobq.unbind_store(name,uuid)', '{jobq_operator}'),
         ('jobq.unschedule(text)', '{jobq_operator}'),
         ('jobq.upkeep_advice(bigint,integer,interval)', '{jobq_operator}'),
@@ -2713,6 +2749,44 @@ ALTER FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer,
 
 COMMENT ON FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) IS 'Private. One pick of jobq._pick_limited: up to p_room jobs of p_queue that wait, are due at p_now and are of the tasks p_tasks (jobq._rule_waiting, _rule_due, _rule_served), locked (SKIP LOCKED), outside the stores p_skip_stores and the partitions p_skip_parts (payload ->> p_partition_key); a fair queue''s (p_fair) by jobq._pick_fair, passing over p_skip_ids; any other''s in claim order after (p_after_priority, p_after_run_at, p_after_id). Returns ids, each one''s store key and partition value, all NULL for none, and the last job''s position (NULL for a fair queue). Runs under its caller''s planner settings. Caller: jobq._pick_limited.';
 
+CREATE FUNCTION jobq._live_count_wait(p_took interval) RETURNS interval
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT greatest(coalesce(jobq._setting_interval('stats_count_interval'), interval '5 seconds'), 20 * p_took)
+$$;
+
+ALTER FUNCTION jobq._live_count_wait(p_took interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._live_count_wait(p_took interval) IS 'Private. greatest(stats_count_interval, 20 x p_took): the least time between two counts of the live jobs (jobq._count_live_jobs), and a third of the age up to which jobq.stats reads a count (jobq._live_counts_fresh). Callers: those two.';
+
+CREATE FUNCTION jobq._live_counts_fresh(p_now timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT t.counted_at
+    FROM jobq.live_counts_taken t
+    WHERE t.total >= jobq._stats_cached_above()
+      AND t.counted_at <= p_now
+      AND t.counted_at > jobq._ts_add(p_now, -3 * jobq._live_count_wait(t.took))
+$$;
+
+ALTER FUNCTION jobq._live_counts_fresh(p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._live_counts_fresh(p_now timestamp with time zone) IS 'Private. The time jobq.live_counts was counted when jobq.stats reads it at p_now in place of a live count: the count found at least stats_cached_above live jobs and is younger than 3 x jobq._live_count_wait of its duration (and not from after p_now); NULL otherwise (count live). Callers: jobq._stats, jobq.stats_counted_at. Reads jobq.live_counts_taken; locks nothing.';
+
+CREATE FUNCTION jobq._live_groups(p_queue text, p_all boolean, p_store uuid, p_now timestamp with time zone) RETURNS TABLE(queue text, task text, state text, due boolean, n bigint, oldest timestamp with time zone)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT j.queue, j.task, j.state, j.run_at <= p_now, count(*), min(j.run_at)
+    FROM jobq.jobs j
+    WHERE (p_queue IS NULL OR j.queue = p_queue)
+      AND (p_all OR j.store_id = p_store)
+    GROUP BY j.queue, j.task, j.state, j.run_at <= p_now
+$$;
+
+ALTER FUNCTION jobq._live_groups(p_queue text, p_all boolean, p_store uuid, p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._live_groups(p_queue text, p_all boolean, p_store uuid, p_now timestamp with time zone) IS 'Private. The live jobs of queue p_queue (NULL: every queue), of every store when p_all, else of store p_store, grouped by queue, task, state and due (run_at <= p_now): the count and the oldest run_at of each group. Inlined. Callers: jobq._stats (live), jobq._count_live_jobs (stored). Reads every live job of the scope; locks nothing.';
+
 CREATE FUNCTION jobq._lock_batch(p_batch_id bigint) RETURNS jobq.batches
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2913,6 +2987,10 @@ BEGIN
     -- Jobs a setter of fair claiming could not see, flagged once they can be (none nearly always:
     -- one probe of the small jobq.queues).
     PERFORM jobq._settle_fair_flags();
+
+    -- The live jobs counted for jobq.stats when it is time (a big backlog only, at most a
+    -- twentieth of one core: jobq._count_live_jobs).
+    PERFORM jobq._count_live_jobs(p_now);
 
     -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
     -- (nearly always: maintain runs every second), history is not read at all.
@@ -4412,6 +4490,7 @@ DECLARE
     v_session uuid;
     v_all boolean;     -- count every store, system jobs included (operators without a store)
     v_store uuid;      -- else the one store to count
+    v_counted timestamptz;  -- when the stored counts read were taken; NULL: counted live
 BEGIN
     IF p_queue IS NOT NULL THEN
         PERFORM jobq._check_queue_name(p_queue);
@@ -4430,18 +4509,22 @@ BEGIN
         v_store := v_session;
     END IF;
 
+    -- Every store counted, and the count jobq.maintain keeps is recent and large enough: read
+    -- it instead of every live job (jobq._live_counts_fresh; NULL: count live).
+    v_counted := CASE WHEN v_all THEN jobq._live_counts_fresh(v_now) END;
+
     RETURN QUERY
     WITH by_state AS (
-        -- One pass over the live jobs, grouped by queue, task, state and whether the job is due
-        -- (a handful of groups; counting them with seven filtered aggregates instead cost half as
-        -- much again at 1,000,000 jobs, measured): whether a task is served is then asked once per
-        -- (queue, task), not once per job.
-        SELECT j.queue AS name, j.task, j.state, j.run_at <= v_now AS due, count(*) AS n,
-               min(j.run_at) AS oldest
-        FROM jobq.jobs j
-        WHERE (p_queue IS NULL OR j.queue = p_queue)
-          AND (v_all OR j.store_id = v_store)
-        GROUP BY j.queue, j.task, j.state, j.run_at <= v_now
+        -- The live jobs by queue, task, state and whether due (a handful of groups): whether a
+        -- task is served is then asked once per (queue, task), not once per job. Either branch
+        -- runs, never both (each a one-time filter on v_counted).
+        SELECT c.queue AS name, c.task, c.state, c.due, c.n, c.oldest
+        FROM jobq.live_counts c
+        WHERE v_counted IS NOT NULL AND (p_queue IS NULL OR c.queue = p_queue)
+        UNION ALL
+        SELECT g.queue, g.task, g.state, g.due, g.n, g.oldest
+        FROM jobq._live_groups(p_queue, v_all, v_store, v_now) AS g
+        WHERE v_counted IS NULL
     ), by_task AS (
         SELECT b.name, b.task,
                coalesce(sum(b.n) FILTER (WHERE b.state = 'queued' AND b.due), 0) AS queued,
@@ -4525,6 +4608,16 @@ $$;
 ALTER FUNCTION jobq._stats(p_queue text, p_store_id uuid) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) IS 'Private. The body of jobq.stats (see there), run as the engine''s owner: checks the arguments, counts every store for an operator without p_store_id, else one store (an application: its session''s, JOB.TENANT_MISMATCH for another). Runs without JIT (compiling its scan of a million live jobs cost more than it saved) and with work_mem 32MB (the percentiles'' sorts of an hour of history stay in memory). Locks nothing.';
+
+CREATE FUNCTION jobq._stats_cached_above() RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'stats_cached_above'), 100000)
+$$;
+
+ALTER FUNCTION jobq._stats_cached_above() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._stats_cached_above() IS 'Private. The setting stats_cached_above as a bigint (100000 when missing). Callers: jobq._live_counts_fresh, jobq._count_live_jobs.';
 
 CREATE FUNCTION jobq._store_key(p_store_id uuid) RETURNS uuid
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -6572,7 +6665,7 @@ $$;
 
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.parent_results(job_id bigint) RETURNS TABLE(parent_id bigint, state text, result jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7746,6 +7839,17 @@ ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by one scan, the last hour of history through job_history_finished_idx (one pass) and the last day''s dead jobs through job_history_dead_idx (index only); runs without JIT and with work_mem 32MB (jobq._stats); locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
+CREATE FUNCTION jobq.stats_counted_at(store_id uuid DEFAULT NULL::uuid) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT CASE WHEN $1 IS NULL AND jobq._caller_sees_every_store() THEN jobq._live_counts_fresh(now()) END
+$_$;
+
+ALTER FUNCTION jobq.stats_counted_at(store_id uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq.stats_counted_at(store_id uuid) IS 'When the live counts (queued, retry_pending, running, scheduled, blocked, oldest_due_age, not_served and its age) that jobq.stats and jobq.queue_list return now for store_id (NULL: every store) were counted: the time of the count jobq.maintain keeps, read while it found at least stats_cached_above live jobs and is recent (at most 3 x greatest(stats_count_interval, 20 x its duration) old); NULL when they are counted live at each call (always for one store''s counts and for applications). The history columns are always live. Callers: operators, viewers (the dashboard''s overview), applications. Errors: none.';
+
 CREATE FUNCTION jobq.unbind_store(login name, store_id uuid) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8212,6 +8316,38 @@ COMMENT ON COLUMN jobq.leader.demoted_holder IS 'The worker jobq.demote_leader l
 
 COMMENT ON COLUMN jobq.leader.demoted_until IS 'jobq.acquire_leadership refuses demoted_holder until then: the demotion''s now() + leader_ttl.';
 
+CREATE TABLE jobq.live_counts (
+    queue text NOT NULL,
+    task text NOT NULL,
+    state text NOT NULL,
+    due boolean NOT NULL,
+    n bigint NOT NULL,
+    oldest timestamp with time zone,
+    CONSTRAINT live_counts_n_check CHECK ((n > 0))
+);
+
+ALTER TABLE ONLY jobq.live_counts FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.live_counts OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.live_counts IS 'The live jobs (jobq.jobs) by queue, task, state and whether they were due (run_at <= the count''s time), with the oldest run_at of each group, every store together, as jobq.maintain counted them last (jobq._count_live_jobs). Read by jobq.stats in place of a count of every live job while the count found at least stats_cached_above jobs and is recent (jobq._live_counts_fresh). The engine''s alone.';
+
+CREATE TABLE jobq.live_counts_taken (
+    singleton boolean DEFAULT true NOT NULL,
+    counted_at timestamp with time zone NOT NULL,
+    took interval NOT NULL,
+    total bigint NOT NULL,
+    CONSTRAINT live_counts_taken_singleton_check CHECK (singleton),
+    CONSTRAINT live_counts_taken_took_check CHECK (((took >= '00:00:00'::interval) AND (took <= '01:00:00'::interval))),
+    CONSTRAINT live_counts_taken_total_check CHECK ((total >= 0))
+);
+
+ALTER TABLE ONLY jobq.live_counts_taken FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.live_counts_taken OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.live_counts_taken IS 'One row: when jobq.live_counts was counted (the transaction time of the jobq.maintain that counted it; -infinity before the first count), how long the count took (0 to 1 hour: the wait before the next, twenty times as long, stays below a day) and how many live jobs it found. Its row lock keeps two counts from running at once.';
+
 CREATE TABLE jobq.schedule_runs (
     schedule text NOT NULL,
     slot_at timestamp with time zone NOT NULL,
@@ -8331,6 +8467,12 @@ ALTER TABLE ONLY jobq.jobs
 
 ALTER TABLE ONLY jobq.leader
     ADD CONSTRAINT leader_pkey PRIMARY KEY (singleton);
+
+ALTER TABLE ONLY jobq.live_counts
+    ADD CONSTRAINT live_counts_pkey PRIMARY KEY (queue, task, state, due);
+
+ALTER TABLE ONLY jobq.live_counts_taken
+    ADD CONSTRAINT live_counts_taken_pkey PRIMARY KEY (singleton);
 
 ALTER TABLE ONLY jobq.queues
     ADD CONSTRAINT queues_pkey PRIMARY KEY (name);
@@ -8495,6 +8637,14 @@ CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (j
 
 CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator, jobq_viewer USING (true);
 
+ALTER TABLE jobq.live_counts ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY live_counts_engine ON jobq.live_counts TO jobq_migrator USING (true) WITH CHECK (true);
+
+ALTER TABLE jobq.live_counts_taken ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY live_counts_taken_engine ON jobq.live_counts_taken TO jobq_migrator USING (true) WITH CHECK (true);
+
 ALTER TABLE jobq.sequence_holds ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY sequence_holds_app_read ON jobq.sequence_holds FOR SELECT TO jobq_app USING (((store_id = jobq.current_store_id()) OR ((store_id IS NULL) AND (NOT (EXISTS ( SELECT 1
@@ -8630,6 +8780,8 @@ REVOKE ALL ON FUNCTION jobq._claim_slot_batch() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._claim_slots() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) FROM PUBLIC;
@@ -8708,6 +8860,12 @@ GRANT ALL ON FUNCTION jobq._limit_interval(p_name text) TO jobq_app_gate;
 REVOKE ALL ON FUNCTION jobq._limited_counts(p_queue text, p_now timestamp with time zone, p_note boolean, OUT room integer, OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[], OUT clock timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._limited_round(p_queue text, p_fair boolean, p_room integer, p_now timestamp with time zone, p_skip_stores uuid[], p_partition_key text, p_skip_parts text[], p_skip_ids bigint[], p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_tasks text[], OUT ids bigint[], OUT stores uuid[], OUT parts text[], OUT last_priority smallint, OUT last_run_at timestamp with time zone, OUT last_id bigint) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._live_count_wait(p_took interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._live_counts_fresh(p_now timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._live_groups(p_queue text, p_all boolean, p_store uuid, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._lock_batch(p_batch_id bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._lock_batch(p_batch_id bigint) TO jobq_app_gate;
@@ -8840,6 +8998,8 @@ REVOKE ALL ON FUNCTION jobq._started_per_store(p_queue text, p_since timestamp w
 REVOKE ALL ON FUNCTION jobq._started_since(p_queue text, p_since timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._stats(p_queue text, p_store_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._stats_cached_above() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._store_key(p_store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._store_key(p_store_id uuid) TO jobq_app_gate;
@@ -9221,6 +9381,11 @@ REVOKE ALL ON FUNCTION jobq.stats(queue text, store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_operator;
 GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_app;
 GRANT ALL ON FUNCTION jobq.stats(queue text, store_id uuid) TO jobq_viewer;
+
+REVOKE ALL ON FUNCTION jobq.stats_counted_at(store_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq.stats_counted_at(store_id uuid) TO jobq_operator;
+GRANT ALL ON FUNCTION jobq.stats_counted_at(store_id uuid) TO jobq_app;
+GRANT ALL ON FUNCTION jobq.stats_counted_at(store_id uuid) TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.unbind_store(login name, store_id uuid) TO jobq_operator;

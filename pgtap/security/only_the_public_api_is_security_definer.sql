@@ -27,7 +27,7 @@ SELECT set_eq(
               ('fan_out'), ('payload_problem'), ('backoff_ceiling'), ('bind_store'), ('unbind_store'),
               ('cron_parse'), ('cron_next'), ('cron_slots'),
               ('pause_queue'), ('resume_queue'), ('queue_states'), ('queue_summary'), ('pause_schedule'), ('resume_schedule'), ('run_schedule_now'),
-              ('demote_leader'), ('stats'), ('set_concurrency_limit'), ('set_store_concurrency_limit'), ('set_partition_concurrency_limit'), ('set_rate_limit'), ('set_store_rate_limit'), ('set_fair_claiming'), ('upkeep_advice'),
+              ('demote_leader'), ('stats'), ('stats_counted_at'), ('set_concurrency_limit'), ('set_store_concurrency_limit'), ('set_partition_concurrency_limit'), ('set_rate_limit'), ('set_store_rate_limit'), ('set_fair_claiming'), ('upkeep_advice'),
               ('hold_doorbell'), ('doorbell_quiet'), ('release_doorbell'), ('hold_done_doorbell'), ('done_quiet'), ('release_done_doorbell'),
               ('set_task_handler'), ('served_tasks'), ('queue_not_served'), ('explain_job'), ('queue_list'), ('set_progress'),
               ('create_batch'), ('batch_enqueue'), ('seal_batch'), ('batch_status'), ('job_result'), ('parent_results') $$,

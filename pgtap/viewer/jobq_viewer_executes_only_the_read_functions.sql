@@ -20,8 +20,8 @@ SELECT results_eq(
               ('jobq.leader_state()'), ('jobq.parent_results(bigint)'), ('jobq.queue_depth(text[])'), ('jobq.queue_lag(text[])'), ('jobq.queue_list(text,uuid)'),
               ('jobq.queue_minutes(timestamp with time zone)'), ('jobq.queue_not_served(text[])'), ('jobq.queue_states()'),
               ('jobq.queue_summary(integer)'), ('jobq.release_done_doorbell()'), ('jobq.schedule_list()'), ('jobq.setting_list(text)'),
-              ('jobq.stats(text,uuid)'), ('jobq.worker_list(text)'), ('jobq.workflow_graph(bigint,integer)') $$,
-    'jobq_viewer may execute exactly the read functions: audit_list, batch_list, batch_status, cron_next, cron_slots, default_log_ref, done_quiet, explain_job, hold_done_doorbell, job_attempt_list, job_list, job_result, job_workflow, leader_state, parent_results, queue_depth, queue_lag, queue_not_served, queue_list, queue_minutes, queue_states, queue_summary, release_done_doorbell, schedule_list, setting_list, stats, worker_list, workflow_graph');
+              ('jobq.stats(text,uuid)'), ('jobq.stats_counted_at(uuid)'), ('jobq.worker_list(text)'), ('jobq.workflow_graph(bigint,integer)') $$,
+    'jobq_viewer may execute exactly the read functions: audit_list, batch_list, batch_status, cron_next, cron_slots, default_log_ref, done_quiet, explain_job, hold_done_doorbell, job_attempt_list, job_list, job_result, job_workflow, leader_state, parent_results, queue_depth, queue_lag, queue_not_served, queue_list, queue_minutes, queue_states, queue_summary, release_done_doorbell, schedule_list, setting_list, stats, stats_counted_at, worker_list, workflow_graph');
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-t');

@@ -748,6 +748,124 @@ $$;
 COMMENT ON FUNCTION jobq.queue_summary(integer) IS
     'One row per queue the engine knows (a live job, a registered worker''s queues unless stopped, a schedule''s queue, a row of jobq.queues), by name: whether it is paused (when, by whom), its live jobs across every store counted through indexes, each count stopping at cap + 1 (a value above cap means "more than cap"): due (queued or retry_pending with run_at now or past: what workers can claim), scheduled (the same with a future run_at), retry_pending (those waiting to retry, due or not), running, blocked (waiting for parents or a sequence: never due nor scheduled; counted by one scan of the live jobs, as no index holds them); oldest_due_at, the run_at of the oldest due job (NULL when none is due); and limits, the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none); not_served, the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._not_served: a live worker is active and heard from within worker_timeout, and serves the tasks it registered, every task when it registered none), counted up to cap + 1, and not_served_oldest_at, the run_at of the oldest due one (NULL when none is due). cap defaults to 10000 (NULL too). Reveals no job content. Reads jobs_claim_idx, jobs_retry_idx, the running jobs, the blocked jobs by one scan of jobq.jobs (and, for a queue whose live workers serve a list of tasks, its waiting jobs until cap + 1 not served are counted); locks nothing. Callers: operators, viewers (the dashboard''s overview). Errors: JOB.OUT_OF_RANGE (cap outside 1..1000000).';
 
+-- The live jobs of queue p_queue (NULL: every queue), of every store (p_all) or of store
+-- p_store, grouped by queue, task, state and whether due at p_now, with the oldest run_at of each
+-- group: one pass over the live jobs (grouping first and counting the few groups after cost a
+-- third less than seven filtered aggregates on every row at 1,000,000 jobs, measured). The one
+-- definition of the live counts: jobq._stats reads it live, jobq._count_live_jobs stores it.
+CREATE OR REPLACE FUNCTION jobq._live_groups(p_queue text, p_all boolean, p_store uuid, p_now timestamptz)
+RETURNS TABLE (queue text, task text, state text, due boolean, n bigint, oldest timestamptz)
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT j.queue, j.task, j.state, j.run_at <= p_now, count(*), min(j.run_at)
+    FROM jobq.jobs j
+    WHERE (p_queue IS NULL OR j.queue = p_queue)
+      AND (p_all OR j.store_id = p_store)
+    GROUP BY j.queue, j.task, j.state, j.run_at <= p_now
+$$;
+COMMENT ON FUNCTION jobq._live_groups(text,boolean,uuid,timestamp with time zone) IS
+    'Private. The live jobs of queue p_queue (NULL: every queue), of every store when p_all, else of store p_store, grouped by queue, task, state and due (run_at <= p_now): the count and the oldest run_at of each group. Inlined. Callers: jobq._stats (live), jobq._count_live_jobs (stored). Reads every live job of the scope; locks nothing.';
+
+-- The setting stats_cached_above: the live jobs from which jobq.stats reads the counts jobq.maintain
+-- keeps (100,000 when the row is missing).
+CREATE OR REPLACE FUNCTION jobq._stats_cached_above()
+RETURNS bigint
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'stats_cached_above'), 100000)
+$$;
+COMMENT ON FUNCTION jobq._stats_cached_above() IS
+    'Private. The setting stats_cached_above as a bigint (100000 when missing). Callers: jobq._live_counts_fresh, jobq._count_live_jobs.';
+
+-- When the stored live counts (jobq.live_counts) were taken, if jobq.stats reads them at p_now
+-- rather than counting live: they found at least stats_cached_above live jobs, and are younger
+-- than three times the wait between two counts (so a missed maintain or two changes nothing, and
+-- with no leader left the counts go live again). NULL: count live.
+CREATE OR REPLACE FUNCTION jobq._live_counts_fresh(p_now timestamptz)
+RETURNS timestamptz
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT t.counted_at
+    FROM jobq.live_counts_taken t
+    WHERE t.total >= jobq._stats_cached_above()
+      AND t.counted_at <= p_now
+      AND t.counted_at > jobq._ts_add(p_now, -3 * jobq._live_count_wait(t.took))
+$$;
+COMMENT ON FUNCTION jobq._live_counts_fresh(timestamp with time zone) IS
+    'Private. The time jobq.live_counts was counted when jobq.stats reads it at p_now in place of a live count: the count found at least stats_cached_above live jobs and is younger than 3 x jobq._live_count_wait of its duration (and not from after p_now); NULL otherwise (count live). Callers: jobq._stats, jobq.stats_counted_at. Reads jobq.live_counts_taken; locks nothing.';
+
+-- The least wait after a count of the live jobs that took p_took before the next: the setting
+-- stats_count_interval, or twenty times p_took when longer, so that counting costs at most a
+-- twentieth of one core whatever the backlog.
+CREATE OR REPLACE FUNCTION jobq._live_count_wait(p_took interval)
+RETURNS interval
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT greatest(coalesce(jobq._setting_interval('stats_count_interval'), interval '5 seconds'), 20 * p_took)
+$$;
+COMMENT ON FUNCTION jobq._live_count_wait(interval) IS
+    'Private. greatest(stats_count_interval, 20 x p_took): the least time between two counts of the live jobs (jobq._count_live_jobs), and a third of the age up to which jobq.stats reads a count (jobq._live_counts_fresh). Callers: those two.';
+
+-- Counts the live jobs into jobq.live_counts, when due at p_now: the last count is older than
+-- jobq._live_count_wait of its duration (or stamped after p_now), and the live jobs, as last
+-- counted or as the planner estimates them (pg_class.reltuples), number at least half of
+-- stats_cached_above, rounded down (a small queue is never counted in the background: jobq.stats
+-- counts it live). Skips when another count is under way (the row lock of
+-- jobq.live_counts_taken). Returns whether it counted.
+CREATE OR REPLACE FUNCTION jobq._count_live_jobs(p_now timestamptz)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_taken jobq.live_counts_taken;
+    v_began timestamptz;
+    v_total bigint;
+BEGIN
+    SELECT * INTO v_taken FROM jobq.live_counts_taken t FOR UPDATE SKIP LOCKED;
+    -- Not due: counted within the wait (a count stamped after p_now, a clock moved back or a
+    -- test's clock moved forward, is due).
+    IF NOT FOUND
+       OR v_taken.counted_at BETWEEN jobq._ts_add(p_now, -jobq._live_count_wait(v_taken.took)) AND p_now
+       OR greatest(v_taken.total::float8,
+                   (SELECT c.reltuples::float8 FROM pg_catalog.pg_class c WHERE c.oid = 'jobq.jobs'::regclass))
+          < (jobq._stats_cached_above() / 2)::float8 THEN
+        RETURN false;
+    END IF;
+    v_began := clock_timestamp();
+    DELETE FROM jobq.live_counts;
+    INSERT INTO jobq.live_counts (queue, task, state, due, n, oldest)
+    SELECT g.queue, g.task, g.state, g.due, g.n, g.oldest FROM jobq._live_groups(NULL, true, NULL, p_now) AS g;
+    SELECT coalesce(sum(c.n), 0)::bigint INTO v_total FROM jobq.live_counts c;
+    UPDATE jobq.live_counts_taken AS t
+    SET counted_at = p_now, took = least(greatest(clock_timestamp() - v_began, interval '0'), interval '1 hour'), total = v_total;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq._count_live_jobs(timestamp with time zone) IS
+    'Private. Counts every live job into jobq.live_counts (jobq._live_groups of every queue and store, due at p_now) and records the time, duration (clamped to 0..1 hour, whatever the clock does) and total in jobq.live_counts_taken, when the last count is after p_now or older than jobq._live_count_wait of its duration and the live jobs (as last counted, or pg_class.reltuples of jobq.jobs) number at least half of stats_cached_above; otherwise, or while another count holds the row of jobq.live_counts_taken (SKIP LOCKED), does nothing. Returns whether it counted. Caller: jobq._maintain. Reads every live job (no JIT); locks the row of jobq.live_counts_taken until commit.';
+
+-- When the live counts jobq.stats reads now for the given store (NULL: every store) were taken:
+-- the time of the count jobq.maintain keeps, or NULL when stats counts live (below
+-- stats_cached_above live jobs, a count too old, one store's counts, an application's call).
+CREATE OR REPLACE FUNCTION jobq.stats_counted_at(store_id uuid DEFAULT NULL)
+RETURNS timestamptz
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN $1 IS NULL AND jobq._caller_sees_every_store() THEN jobq._live_counts_fresh(now()) END
+$$;
+COMMENT ON FUNCTION jobq.stats_counted_at(uuid) IS
+    'When the live counts (queued, retry_pending, running, scheduled, blocked, oldest_due_age, not_served and its age) that jobq.stats and jobq.queue_list return now for store_id (NULL: every store) were counted: the time of the count jobq.maintain keeps, read while it found at least stats_cached_above live jobs and is recent (at most 3 x greatest(stats_count_interval, 20 x its duration) old); NULL when they are counted live at each call (always for one store''s counts and for applications). The history columns are always live. Callers: operators, viewers (the dashboard''s overview), applications. Errors: none.';
+
 -- The results before blocked jobs were counted (issue 35).
 DROP FUNCTION IF EXISTS jobq.stats(text,uuid);
 DROP FUNCTION IF EXISTS jobq._stats(text,uuid);
@@ -797,6 +915,7 @@ DECLARE
     v_session uuid;
     v_all boolean;     -- count every store, system jobs included (operators without a store)
     v_store uuid;      -- else the one store to count
+    v_counted timestamptz;  -- when the stored counts read were taken; NULL: counted live
 BEGIN
     IF p_queue IS NOT NULL THEN
         PERFORM jobq._check_queue_name(p_queue);
@@ -815,18 +934,22 @@ BEGIN
         v_store := v_session;
     END IF;
 
+    -- Every store counted, and the count jobq.maintain keeps is recent and large enough: read
+    -- it instead of every live job (jobq._live_counts_fresh; NULL: count live).
+    v_counted := CASE WHEN v_all THEN jobq._live_counts_fresh(v_now) END;
+
     RETURN QUERY
     WITH by_state AS (
-        -- One pass over the live jobs, grouped by queue, task, state and whether the job is due
-        -- (a handful of groups; counting them with seven filtered aggregates instead cost half as
-        -- much again at 1,000,000 jobs, measured): whether a task is served is then asked once per
-        -- (queue, task), not once per job.
-        SELECT j.queue AS name, j.task, j.state, j.run_at <= v_now AS due, count(*) AS n,
-               min(j.run_at) AS oldest
-        FROM jobq.jobs j
-        WHERE (p_queue IS NULL OR j.queue = p_queue)
-          AND (v_all OR j.store_id = v_store)
-        GROUP BY j.queue, j.task, j.state, j.run_at <= v_now
+        -- The live jobs by queue, task, state and whether due (a handful of groups): whether a
+        -- task is served is then asked once per (queue, task), not once per job. Either branch
+        -- runs, never both (each a one-time filter on v_counted).
+        SELECT c.queue AS name, c.task, c.state, c.due, c.n, c.oldest
+        FROM jobq.live_counts c
+        WHERE v_counted IS NOT NULL AND (p_queue IS NULL OR c.queue = p_queue)
+        UNION ALL
+        SELECT g.queue, g.task, g.state, g.due, g.n, g.oldest
+        FROM jobq._live_groups(p_queue, v_all, v_store, v_now) AS g
+        WHERE v_counted IS NULL
     ), by_task AS (
         SELECT b.name, b.task,
                coalesce(sum(b.n) FILTER (WHERE b.state = 'queued' AND b.due), 0) AS queued,

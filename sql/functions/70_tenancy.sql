@@ -323,6 +323,16 @@ DROP POLICY IF EXISTS claim_starts_engine ON jobq.claim_starts;
 CREATE POLICY claim_starts_engine ON jobq.claim_starts TO jobq_migrator
     USING (true)
     WITH CHECK (true);
+-- So are the live jobs the engine counted in the background (jobq.live_counts, live_counts_taken):
+-- every store's counts, read only through jobq.stats.
+DROP POLICY IF EXISTS live_counts_engine ON jobq.live_counts;
+CREATE POLICY live_counts_engine ON jobq.live_counts TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
+DROP POLICY IF EXISTS live_counts_taken_engine ON jobq.live_counts_taken;
+CREATE POLICY live_counts_taken_engine ON jobq.live_counts_taken TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
 DROP POLICY IF EXISTS job_attempts_app_read ON jobq.job_attempts;
 CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app
     USING ((store_id = jobq.current_store_id()));

@@ -421,7 +421,7 @@ AS $$
     SELECT jobq._maintain(maintain.worker_id, maintain.epoch, now())
 $$;
 COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
-    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 -- maintain at time p_now, so that tests can move the clock. Every cut-off saturates, so no value
 -- of the settings can make it raise.
@@ -509,6 +509,10 @@ BEGIN
     -- Jobs a setter of fair claiming could not see, flagged once they can be (none nearly always:
     -- one probe of the small jobq.queues).
     PERFORM jobq._settle_fair_flags();
+
+    -- The live jobs counted for jobq.stats when it is time (a big backlog only, at most a
+    -- twentieth of one core: jobq._count_live_jobs).
+    PERFORM jobq._count_live_jobs(p_now);
 
     -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
     -- (nearly always: maintain runs every second), history is not read at all.

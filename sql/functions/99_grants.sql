@@ -162,6 +162,7 @@ AS $$
         ('jobq.snooze(bigint,uuid,interval)', '{worker_runtime}'),
         ('jobq.snooze_jobs(bigint[],uuid[],interval)', '{worker_runtime}'),
         ('jobq.stats(text,uuid)', '{jobq_operator,jobq_app,jobq_viewer}'),
+        ('jobq.stats_counted_at(uuid)', '{jobq_operator,jobq_app,jobq_viewer}'),
         ('jobq.unbind_store(name,uuid)', '{jobq_operator}'),
         ('jobq.unschedule(text)', '{jobq_operator}'),
         ('jobq.upkeep_advice(bigint,integer,interval)', '{jobq_operator}'),

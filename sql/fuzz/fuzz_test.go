@@ -238,7 +238,7 @@ var writesNothing = map[string]bool{"jobq.cron_next": true, "jobq.cron_parse": t
 	"jobq.stats": true, "jobq.queue_summary": true, "jobq.upkeep_advice": true, "jobq.served_tasks": true,
 	"jobq.queue_not_served": true, "jobq.queue_list": true, "jobq.queue_minutes": true, "jobq.job_list": true,
 	"jobq.job_attempt_list": true, "jobq.worker_list": true, "jobq.leader_state": true, "jobq.schedule_list": true,
-	"jobq.setting_list": true, "jobq.audit_list": true}
+	"jobq.setting_list": true, "jobq.audit_list": true, "jobq.stats_counted_at": true}
 
 // refreshAfter are the functions after whose success the pools are read again at once (else at
 // the end of the batch): they hand out the lease tokens the next calls should use.

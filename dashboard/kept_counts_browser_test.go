@@ -1,0 +1,55 @@
+package dashboard_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jobqdev/jobq/internal/dbtest"
+)
+
+// TestTheOverviewSaysWhenItsLiveCountsWereKeptByMaintain, in headless chromium: above the setting
+// stats_cached_above live jobs the overview shows the live counts jobq.maintain kept (not the jobs
+// enqueued since) and says when they were taken, under the table and on the "live jobs" card;
+// below it, it counts at each request and says nothing of the kind.
+func TestTheOverviewSaysWhenItsLiveCountsWereKeptByMaintain(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := dbtest.Ctx(t)
+	for range 3 {
+		e.enqueue(t, "mail", "emails", "", 3)
+	}
+	mustExec(t, e.admin, `UPDATE jobq.settings SET value = '1' WHERE name = 'stats_cached_above'`)
+	if _, err := e.worker.Exec(ctx, `SELECT jobq.maintain()`); err != nil {
+		t.Fatalf("maintain: %v", err)
+	}
+	for range 2 {
+		e.enqueue(t, "mail", "emails", "", 3)
+	}
+
+	b := newBrowser(t, e.server.URL, 1280, 700)
+	b.open("/")
+	b.waitText("#counted-at", "Live counts taken")
+	if got := b.text("#counted-at"); !strings.Contains(got, " ago: above the setting stats_cached_above live jobs") {
+		t.Fatalf("the note under the table reads %q", got)
+	}
+	if got := b.js(`document.querySelector('tr[data-queue="emails"]').dataset.queued`); got != "3" {
+		t.Fatalf("above stats_cached_above the emails row shows %s queued, want the kept count 3 (5 are live)", got)
+	}
+	if got := b.js(`document.querySelector("#live").title`); !strings.HasPrefix(got, "counted ") || !strings.HasSuffix(got, " ago") {
+		t.Fatalf("the live jobs card's title is %q", got)
+	}
+	if got := b.text("#live b"); got != "3" {
+		t.Fatalf("the live jobs card sums the kept counts: %q", got)
+	}
+	b.shot("overview-kept-counts")
+
+	mustExec(t, e.admin, `UPDATE jobq.settings SET value = '100000' WHERE name = 'stats_cached_above'`)
+	b.open("/")
+	b.waitText("#queues", "emails")
+	if got := b.js(`document.querySelector('tr[data-queue="emails"]').dataset.queued`); got != "5" {
+		t.Fatalf("below stats_cached_above the emails row shows %s queued, want the 5 live jobs", got)
+	}
+	if n := b.count("#counted-at"); n != 0 {
+		t.Fatal("counted live, the overview still speaks of kept counts")
+	}
+	keepPageScreenshot(t, b, "overview-kept-counts")
+}
