@@ -582,4 +582,3 @@ func TestDashboardRefusesControlCharacters(t *testing.T) {
 	}
 	_ = ctx
 }
-

@@ -38,15 +38,9 @@ func TestDoorbellMigrationKeepsNotifyingWhileRunnersOfTheReleaseBeforeAreLive(t 
 	// applies them again.
 	upgrade := func(workers string) []string {
 		t.Helper()
-		for {
-			r, err := m.Down(ctx)
-			require.NoError(t, err)
-			require.GreaterOrEqual(t, r.Source.Version, int64(13), "00013 is rolled back before any older one")
-			if r.Source.Version == 13 {
-				break
-			}
+		downThrough(t, ctx, m, 13, func() {
 			require.NotEmpty(t, doorbell(), "the setting stays until 00013 is rolled back")
-		}
+		})
 		require.Empty(t, doorbell(), "00013's Down removes the setting")
 		_, err = admin.Exec(ctx, `DELETE FROM jobq.workers`)
 		require.NoError(t, err)

@@ -29,5 +29,23 @@ func bootstrapDatabase(t *testing.T, c *localpg.Cluster, name string) {
 	require.NoError(t, conn.Close(context.Background()))
 }
 
+// downThrough rolls back migration by migration, newest first, until migration version itself is
+// rolled back; after each step before it, between (if not nil) checks the state left. It fails
+// when a step rolls back an older migration than version.
+func downThrough(t *testing.T, ctx context.Context, m *migrate.Migrator, version int64, between func()) {
+	t.Helper()
+	for {
+		r, err := m.Down(ctx)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, r.Source.Version, version, "migration %d is rolled back before any older one", version)
+		if r.Source.Version == version {
+			return
+		}
+		if between != nil {
+			between()
+		}
+	}
+}
+
 // snapshotPath is the committed schema snapshot that TestSchemaSnapshot keeps in step.
 const snapshotPath = "testdata/schema.snapshot.sql"
