@@ -208,7 +208,7 @@ func (c *command) Work(ctx context.Context, job *jobq.Job) error {
 	cmd.ExtraFiles = []*os.File{progress.w}
 	cmd.Env = append(cmd.Env, "JOBQ_PROGRESS_FD="+strconv.Itoa(ProgressFD))
 	cmd.Env = append(cmd.Env, ResultFileEnv+"="+resultPath)
-	end := runGroup(ctx, cmd, c.cfg.KillGrace)
+	end := runGroup(ctx, cmd, c.cfg.KillGrace, c.cfg.Shell)
 	progress.close()
 	if end.startErr != nil {
 		return startError(name, end.startErr)

@@ -5,15 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/jobqdev/jobq/internal/cmdgate"
 )
 
 const commandSupported = true
@@ -25,6 +30,11 @@ const commandSupported = true
 // closes the pipe's write end: the reaper reads end of file and stops every group still running,
 // SIGTERM, then SIGKILL after the grace. The reaper leads a process group of its own and ignores
 // SIGTERM, SIGINT and SIGHUP, so what stops the worker does not stop it first.
+//
+// A command starts through a gate, another turn of the same executable (package cmdgate): in the
+// command's own process, before the command's program is executed there, it tells the reaper its
+// group on a copy of the pipe's write end. So the reaper knows every group before its program
+// runs; a worker killed the instant after the fork leaves no command unknown to the reaper.
 const (
 	reaperArg0 = "jobq-command-reaper"
 	reaperEnv  = "JOBQ_COMMAND_REAPER"
@@ -59,6 +69,86 @@ func (g *groupReaper) tell(line string) {
 		g.w.Close() // the reaper is gone: start another
 		g.w = nil
 	}
+}
+
+// pipe returns a copy of the write end of the pipe to the reaper (close-on-exec), starting the
+// reaper when needed, for a command's gate to tell it the command's group.
+func (g *groupReaper) pipe() (*os.File, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.w == nil {
+		if err := g.start(); err != nil {
+			return nil, err
+		}
+	}
+	rc, err := g.w.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var fd uintptr
+	var errno syscall.Errno
+	if err := rc.Control(func(w uintptr) {
+		fd, _, errno = syscall.Syscall(syscall.SYS_FCNTL, w, syscall.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if errno != 0 {
+		return nil, fmt.Errorf("runner: a copy of the command reaper's pipe: %w", errno)
+	}
+	return os.NewFile(fd, "jobq-command-reaper"), nil
+}
+
+// startGated starts cmd, the reaper told of its group before its program runs: it returns once
+// the program runs in the command's process, or with why it could not be executed (an
+// *fs.PathError, as exec.Cmd.Start's). A shell command (shell: cmd is /bin/sh -c SCRIPT) is its
+// own gate: SCRIPT starts with the gate's work in the shell's language (shellGate), and nothing
+// else runs first. Any other program is executed by package cmdgate, a start of the worker's own
+// executable. cmd's ExtraFiles get the gate's descriptors past the command's own, closed before
+// the program runs.
+func startGated(cmd *exec.Cmd, grace time.Duration, shell bool) error {
+	toReaper, err := reaper.pipe()
+	if err != nil {
+		return err
+	}
+	defer toReaper.Close()
+	first := 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles[:len(cmd.ExtraFiles):len(cmd.ExtraFiles)], toReaper)
+	if shell {
+		cmd.Args = slices.Clone(cmd.Args)
+		cmd.Args[2] = shellGate(first, grace) + cmd.Args[2]
+		return cmd.Start()
+	}
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer reportR.Close()
+	path := cmd.Path
+	cmd.Args = append([]string{cmdgate.Arg0, strconv.Itoa(first), strconv.Itoa(first + 1),
+		strconv.FormatInt(grace.Milliseconds(), 10), path}, cmd.Args...)
+	cmd.Path = "/proc/self/exe"
+	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], cmdgate.Env+"=1")
+	cmd.ExtraFiles = append(cmd.ExtraFiles, reportW)
+	err = cmd.Start()
+	reportW.Close()
+	if err != nil {
+		return err
+	}
+	report, _ := io.ReadAll(reportR) // end of file once the program runs
+	if len(report) == 0 {
+		return nil
+	}
+	reaper.tell(fmt.Sprintf("- %d\n", cmd.Process.Pid)) // before the wait: its pid is not reused till then
+	_ = cmd.Wait()
+	errno, _ := strconv.Atoi(string(report))
+	return &fs.PathError{Op: "exec", Path: path, Err: syscall.Errno(errno)}
+}
+
+// shellGate is what a shell command's script starts with: the shell, leader of the command's
+// group, writes "+ PGID GRACE_MS" to the reaper on descriptor fd and closes it. A reaper gone
+// (the write fails) stops nothing: SIGPIPE is ignored for that write alone.
+func shellGate(fd int, grace time.Duration) string {
+	return fmt.Sprintf(`trap '' PIPE; printf '+ %%d %d\n' "$$" >&%d; exec %d>&-; trap - PIPE; `, grace.Milliseconds(), fd, fd)
 }
 
 func (g *groupReaper) start() error {
@@ -186,14 +276,15 @@ func minTime(a, b time.Time) time.Time {
 // stopGrace). When the leader has exited, and before
 // it is reaped (its pid, the group's id, cannot be reused until then), what is left of the group
 // is killed: a child that outlives the command dies with it and holds no output open.
-func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration) commandEnd {
+func runGroup(ctx context.Context, cmd *exec.Cmd, grace time.Duration, shell bool) commandEnd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Output held open by a descendant that left the group must not keep the job waiting.
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	if err := startGated(cmd, grace, shell); err != nil {
 		return commandEnd{startErr: err}
 	}
 	pid := cmd.Process.Pid
+	// Again from here: should the reaper have died, this starts another.
 	reaper.tell(fmt.Sprintf("+ %d %d\n", pid, grace.Milliseconds()))
 	// The reaper stops the group at the job's fence should the runner be paused then; each
 	// confirmed renewal moves the fence (fence.go).

@@ -12,6 +12,6 @@ import (
 // without reaping); elsewhere it is refused.
 const commandSupported = false
 
-func runGroup(context.Context, *exec.Cmd, time.Duration) commandEnd {
+func runGroup(context.Context, *exec.Cmd, time.Duration, bool) commandEnd {
 	panic("runner: Command needs Linux")
 }

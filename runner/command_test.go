@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,6 +58,32 @@ func gone(pid int) bool {
 	}
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	return err != nil || strings.Contains(string(stat), ") Z ")
+}
+
+// inheritedDescriptors lists the descriptors above 3 this process holds without close-on-exec:
+// given to it by whatever started it, every child inherits them (Go opens its own close-on-exec).
+func inheritedDescriptors(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	var fds []string
+	for _, e := range entries {
+		if n, _ := strconv.Atoi(e.Name()); n <= 3 {
+			continue
+		}
+		info, err := os.ReadFile(filepath.Join("/proc/self/fdinfo", e.Name()))
+		if err != nil {
+			continue // the directory's own descriptor, closed by now
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			if v, ok := strings.CutPrefix(line, "flags:"); ok {
+				if flags, _ := strconv.ParseInt(strings.TrimSpace(v), 8, 64); flags&syscall.O_CLOEXEC == 0 {
+					fds = append(fds, e.Name())
+				}
+			}
+		}
+	}
+	return fds
 }
 
 func verdict(err error) runner.Verdict { return runner.VerdictOf(commandJob(`{}`), err) }
@@ -114,6 +141,44 @@ func TestCommand(t *testing.T) {
 		got, err := os.ReadFile(name)
 		require.NoError(t, err)
 		require.Equal(t, `[1]`, string(got))
+	})
+	t.Run("GateLeavesTheProgramItsOwnDescriptorsEnvironmentAndArgv", func(t *testing.T) {
+		t.Parallel()
+		// The gate that tells the reaper the command's group runs in the command's process first
+		// (the shell itself for Shell, the worker's executable for Argv): its descriptors and its
+		// variable are gone when the program runs, and argv is the program's own. The shell lists
+		// its descriptors by a glob.
+		const list = `set -- /proc/$$/fd/*; echo "$@" > "$OUT/fds"; env > "$OUT/env"; echo "$0" > "$OUT/argv0"`
+		for _, shell := range []bool{true, false} {
+			dir := t.TempDir()
+			argv := []string{"/bin/sh", "-c", list}
+			if shell {
+				argv = []string{list}
+			}
+			h, err := runner.Command(runner.CommandConfig{Argv: argv, Shell: shell, Env: map[string]string{"OUT": dir}})
+			require.NoError(t, err)
+			require.NoError(t, h.Work(context.Background(), commandJob(`{}`)))
+			got, err := os.ReadFile(filepath.Join(dir, "fds"))
+			require.NoError(t, err)
+			var fds []string
+			for _, f := range strings.Fields(string(got)) {
+				fds = append(fds, filepath.Base(f))
+			}
+			inherited := inheritedDescriptors(t)
+			// The glob reads the directory through a descriptor of its own: the lowest free one.
+			lowest := 4
+			for slices.Contains(inherited, strconv.Itoa(lowest)) {
+				lowest++
+			}
+			require.ElementsMatch(t, append([]string{"0", "1", "2", "3", strconv.Itoa(lowest)}, inherited...), fds,
+				"shell %v: stdin, stdout, stderr, the progress pipe ($JOBQ_PROGRESS_FD), what this test was given to pass on and the glob's own", shell)
+			env, err := os.ReadFile(filepath.Join(dir, "env"))
+			require.NoError(t, err)
+			require.NotContains(t, string(env), "JOBQ_COMMAND_GATE")
+			argv0, err := os.ReadFile(filepath.Join(dir, "argv0"))
+			require.NoError(t, err)
+			require.Equal(t, "/bin/sh\n", string(argv0))
+		}
 	})
 	t.Run("ExitCodes", func(t *testing.T) {
 		t.Parallel()
@@ -410,33 +475,39 @@ func TestCommandUnderRunner(t *testing.T) {
 // another worker.
 func TestCommandDiesWithItsWorker(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	b.define(t, "cmd")
-	dir := t.TempDir()
-	id := b.enqueue(t, "cmd", nil, jobq.EnqueueOptions{BackoffBase: 10 * time.Millisecond})
-	bin := proctest.Build(t, "./testdata/handlers/cmdworker")
-	env := []string{"WORKER_DATABASE_URL=" + b.db.URL("worker_runtime"), "OUT_DIR=" + dir,
-		`COMMAND=echo "$JOBQ_ATTEMPT" >> "$OUT_DIR/runs"; if [ "$JOBQ_ATTEMPT" = 1 ]; then sleep 300 & echo $! > "$OUT_DIR/child"; echo $$ > "$OUT_DIR/pid"; exec sleep 300; fi`}
-	a := proctest.Start(t, bin, append(env, "WORKER_ID=cmd-a"))
-	pid := readPid(t, filepath.Join(dir, "pid"))
-	child := readPid(t, filepath.Join(dir, "child"))
-	a.Signal(syscall.SIGKILL)
-	a.Wait(waitCeiling)
-	waitFor(t, waitCeiling, "the command gone with its worker", func() bool { return gone(pid) })
-	waitFor(t, waitCeiling, "the command's child gone with its worker", func() bool { return gone(child) })
+	// A shell command is gated by its own shell; a program by the worker's executable.
+	for _, kind := range []string{"shell", "argv"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.define(t, "cmd")
+			dir := t.TempDir()
+			id := b.enqueue(t, "cmd", nil, jobq.EnqueueOptions{BackoffBase: 10 * time.Millisecond})
+			bin := proctest.Build(t, "./testdata/handlers/cmdworker")
+			env := []string{"WORKER_DATABASE_URL=" + b.db.URL("worker_runtime"), "OUT_DIR=" + dir, "ARGV=" + strconv.FormatBool(kind == "argv"),
+				`COMMAND=echo "$JOBQ_ATTEMPT" >> "$OUT_DIR/runs"; if [ "$JOBQ_ATTEMPT" = 1 ]; then sleep 300 & echo $! > "$OUT_DIR/child"; echo $$ > "$OUT_DIR/pid"; exec sleep 300; fi`}
+			a := proctest.Start(t, bin, append(env, "WORKER_ID=cmd-a"))
+			pid := readPid(t, filepath.Join(dir, "pid"))
+			child := readPid(t, filepath.Join(dir, "child"))
+			a.Signal(syscall.SIGKILL)
+			a.Wait(waitCeiling)
+			waitFor(t, waitCeiling, "the command gone with its worker", func() bool { return gone(pid) })
+			waitFor(t, waitCeiling, "the command's child gone with its worker", func() bool { return gone(child) })
 
-	proctest.Start(t, bin, append(env, "WORKER_ID=cmd-b"))
-	row := b.waitState(t, id, "succeeded")
-	require.Equal(t, 2, row.Attempt)
-	require.Equal(t, "cmd-b", row.LockedBy)
-	var reason, worker string
-	require.NoError(t, b.admin.QueryRow(context.Background(),
-		`SELECT reason, worker FROM jobq.job_attempts WHERE job_id = $1 AND attempt = 1`, id).Scan(&reason, &worker))
-	require.Equal(t, "orphaned", reason)
-	require.Equal(t, "cmd-a", worker)
-	runs, err := os.ReadFile(filepath.Join(dir, "runs"))
-	require.NoError(t, err)
-	require.Equal(t, "1\n2\n", string(runs), "killed once, run again exactly once")
+			proctest.Start(t, bin, append(env, "WORKER_ID=cmd-b"))
+			row := b.waitState(t, id, "succeeded")
+			require.Equal(t, 2, row.Attempt)
+			require.Equal(t, "cmd-b", row.LockedBy)
+			var reason, worker string
+			require.NoError(t, b.admin.QueryRow(context.Background(),
+				`SELECT reason, worker FROM jobq.job_attempts WHERE job_id = $1 AND attempt = 1`, id).Scan(&reason, &worker))
+			require.Equal(t, "orphaned", reason)
+			require.Equal(t, "cmd-a", worker)
+			runs, err := os.ReadFile(filepath.Join(dir, "runs"))
+			require.NoError(t, err)
+			require.Equal(t, "1\n2\n", string(runs), "killed once, run again exactly once")
+		})
+	}
 }
 
 // SIGTERM to a worker drains: past the runner's shutdown grace the command gets SIGTERM, and

@@ -22,9 +22,9 @@ import (
 )
 
 // BenchmarkHandlerThroughput drains jobs whose handler does nothing, at one concurrency, with
-// a Go function, a command (/bin/true, under its supervisor) and an HTTP endpoint (a local
-// server answering 204), and reports jobs/s. Each iteration drains a fresh backlog with a runner
-// in Once mode.
+// a Go function, a command (/bin/true, under its supervisor), a shell command (true, run by
+// /bin/sh -c) and an HTTP endpoint (a local server answering 204), and reports jobs/s. Each
+// iteration drains a fresh backlog with a runner in Once mode.
 //
 //	jobq sandbox -- go test -tags measure -run '^$' -bench HandlerThroughput -benchtime 3x ./runner/
 func BenchmarkHandlerThroughput(b *testing.B) {
@@ -43,6 +43,11 @@ func BenchmarkHandlerThroughput(b *testing.B) {
 		}},
 		{"command", func(b *testing.B) runner.Handler {
 			h, err := runner.Command(runner.CommandConfig{Argv: []string{"true"}})
+			require.NoError(b, err)
+			return h
+		}},
+		{"shell", func(b *testing.B) runner.Handler {
+			h, err := runner.Command(runner.CommandConfig{Argv: []string{"true"}, Shell: true})
 			require.NoError(b, err)
 			return h
 		}},

@@ -1,5 +1,6 @@
 // Command cmdworker is a worker for the command handler tests of package runner: it serves task
-// "cmd" with runner.Command running COMMAND through /bin/sh -c (KILL_GRACE, a Go duration, is its
+// "cmd" with runner.Command running COMMAND through /bin/sh -c, as a Shell command or, with
+// ARGV=true, as the program /bin/sh with its arguments (KILL_GRACE, a Go duration, is its
 // KillGrace), with a 3-second lease and SHUTDOWN_GRACE (a Go duration, default 1 s) to drain.
 package main
 
@@ -44,8 +45,12 @@ func main() {
 	if err != nil {
 		fail("runner", err)
 	}
-	h, err := runner.Command(runner.CommandConfig{Argv: []string{os.Getenv("COMMAND")}, Shell: true,
-		InheritEnv: []string{"PATH", "OUT_DIR"}, KillGrace: duration("KILL_GRACE", 10*time.Second)})
+	cfg := runner.CommandConfig{Argv: []string{os.Getenv("COMMAND")}, Shell: true,
+		InheritEnv: []string{"PATH", "OUT_DIR"}, KillGrace: duration("KILL_GRACE", 10*time.Second)}
+	if os.Getenv("ARGV") == "true" { // the same script as a program's arguments, not a Shell command
+		cfg.Argv, cfg.Shell = []string{"/bin/sh", "-c", os.Getenv("COMMAND")}, false
+	}
+	h, err := runner.Command(cfg)
 	if err != nil {
 		fail("command", err)
 	}
