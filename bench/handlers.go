@@ -22,8 +22,9 @@ import (
 // costs against a Go handler, and what a claim's task filter costs against none. Every figure is
 // a ratio to its Go (or unfiltered) counterpart measured in the same run, on the same cluster:
 //   - drain: n no-op jobs run by an in-process runner at its default concurrency, the handler a
-//     Go function, a command (/bin/true, exec'd per job) or an HTTP endpoint (an in-process
-//     server answering 204); jobs/s from the database's clock (n ÷ (last finished_at − first
+//     Go function, a command (/bin/true, exec'd per job through the gate of package
+//     internal/cmdgate), a shell command (true, by /bin/sh -c, its own gate) or an HTTP endpoint
+//     (an in-process server answering 204); jobs/s from the database's clock (n ÷ (last finished_at − first
 //     claimed_at));
 //   - pickup: p50/p99 of the time from an enqueue's commit to the handler's start, one idle
 //     runner, jobs one at a time (the latency scenario's method), the start being the Go
@@ -63,7 +64,8 @@ func scenarioHandlers(ctx context.Context, env *environment, rep *report) error 
 	defer srv.Close()
 	kinds := []struct{ key, label string }{
 		{"go", "a Go function"},
-		{"command", "a command (/bin/true, one process per job)"},
+		{"command", "a command (/bin/true, one process per job, started through the gate)"},
+		{"shell", "a shell command (true, run by /bin/sh -c, one process per job)"},
 		{"http", "an HTTP endpoint (in-process server, 204)"},
 	}
 	n := handlerJobs(env)
@@ -127,6 +129,8 @@ func benchHandler(kind, url string) (runner.Handler, error) {
 		return runner.HandlerFunc(func(context.Context, *jobq.Job) error { return nil }), nil
 	case "command":
 		return runner.Command(runner.CommandConfig{Argv: []string{"/bin/true"}})
+	case "shell":
+		return runner.Command(runner.CommandConfig{Argv: []string{"true"}, Shell: true})
 	case "http":
 		return runner.HTTPEndpoint(runner.HTTPConfig{URL: url, Secret: handlerSecret})
 	}

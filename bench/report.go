@@ -223,6 +223,7 @@ func (r *report) finish() {
 		{"enq/many", "enq/raw-many", "raw batched INSERT"},
 		{"scale/loaded", "scale/empty", "empty tables"},
 		{"hd/command", "hd/go", "Go handler"},
+		{"hd/shell", "hd/go", "Go handler"},
 		{"hd/http", "hd/go", "Go handler"},
 		{"hd/lat-http/p50", "hd/lat-go/p50", "Go handler"},
 		{"hd/lat-http/p99", "hd/lat-go/p99", "Go handler"},
