@@ -279,14 +279,18 @@ func (h *harness) run(ctx context.Context, t *testing.T, sc scenario) figures {
 	mu.Lock()
 	want := len(enqueued)
 	mu.Unlock()
-	// A lost job never finishes: wait at most a minute (six leases) past the last one, then count.
-	var done int
+	// A lost job never finishes: wait until every acknowledged job succeeded or none of this
+	// scenario's jobs is live any more (a job whose enqueue a rewind discarded is in neither
+	// table, so nothing more can finish), at most a minute (six leases) past the last one; then count.
+	var done, left int
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := h.admin.QueryRow(cctx, `SELECT count(*) FROM jobq.job_history WHERE payload->>'tag' = $1 AND state = 'succeeded'`, tag).Scan(&done)
+		err := h.admin.QueryRow(cctx, `
+			SELECT (SELECT count(*) FROM jobq.job_history WHERE payload->>'tag' = $1 AND state = 'succeeded'),
+			       (SELECT count(*) FROM jobq.jobs WHERE payload->>'tag' = $1)`, tag).Scan(&done, &left)
 		cancel()
-		if err == nil && done >= want {
+		if err == nil && (done >= want || left == 0) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
