@@ -108,7 +108,10 @@ func (g *groupReaper) pipe() (*os.File, error) {
 func startGated(cmd *exec.Cmd, grace time.Duration, shell bool) error {
 	toReaper, err := reaper.pipe()
 	if err != nil {
-		return err
+		// No reaper (the worker's executable cannot be started again: no /proc): the command
+		// runs all the same, as the gate's start would fail alike, without a guard at the
+		// worker's death.
+		return cmd.Start()
 	}
 	defer toReaper.Close()
 	first := 3 + len(cmd.ExtraFiles)
