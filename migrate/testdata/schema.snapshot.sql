@@ -3020,10 +3020,11 @@ ALTER FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp 
 COMMENT ON FUNCTION jobq._maintain(p_worker_id text, p_epoch bigint, p_now timestamp with time zone) IS 'Private. jobq.maintain at time p_now. Its cut-offs (history_retention, worker_timeout) saturate (jobq._ts_add).';
 
 CREATE FUNCTION jobq._max_payload_bytes() RETURNS integer
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT coalesce((SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'max_payload_bytes'), 1048576)
+BEGIN
+    RETURN coalesce((SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'max_payload_bytes'), 1048576);
+END
 $$;
 
 ALTER FUNCTION jobq._max_payload_bytes() OWNER TO jobq_migrator;
@@ -3031,10 +3032,11 @@ ALTER FUNCTION jobq._max_payload_bytes() OWNER TO jobq_migrator;
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS 'Private. The setting max_payload_bytes (1048576 when the row is missing).';
 
 CREATE FUNCTION jobq._max_result_bytes() RETURNS bigint
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'max_result_bytes'), 65536)
+BEGIN
+    RETURN coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'max_result_bytes'), 65536);
+END
 $$;
 
 ALTER FUNCTION jobq._max_result_bytes() OWNER TO jobq_migrator;
@@ -3734,12 +3736,16 @@ ALTER FUNCTION jobq._result_visible(p_store_id uuid) OWNER TO jobq_migrator;
 COMMENT ON FUNCTION jobq._result_visible(p_store_id uuid) IS 'Private. Whether the caller may read a job of store p_store_id (NULL: a system job) and its result: operators and viewers every job; worker_runtime and jobq_migrator every job outside a tenant transaction (app.current_store_id unset) and only the session store''s inside one; an application only the jobs of jobq.current_store_id(). Callers: jobq.job_result, jobq.parent_results. Locks nothing.';
 
 CREATE FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) RETURNS timestamp with time zone
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
-    SELECT jobq._ts_add(p_now, jobq.backoff_delay(
+DECLARE
+    v_delay constant interval := jobq.backoff_delay(
         p_attempt,
         least(greatest(coalesce(p_base, interval '2 seconds'), interval '1 microsecond'), jobq._limit_interval('backoff')),
-        least(greatest(coalesce(p_max, interval '1 hour'), interval '1 microsecond'), jobq._limit_interval('backoff'))))
+        least(greatest(coalesce(p_max, interval '1 hour'), interval '1 microsecond'), jobq._limit_interval('backoff')));
+BEGIN
+    RETURN jobq._ts_add(p_now, v_delay);
+END
 $$;
 
 ALTER FUNCTION jobq._retry_at(p_now timestamp with time zone, p_attempt integer, p_base interval, p_max interval) OWNER TO jobq_migrator;
@@ -4081,10 +4087,11 @@ ALTER FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action t
 COMMENT ON FUNCTION jobq._set_worker_state(p_worker_id text, p_state text, p_action text) IS 'Private. Sets a worker''s state, audited as p_action; returns the previous state.';
 
 CREATE FUNCTION jobq._setting_interval(p_name text) RETURNS interval
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT s.value::interval FROM jobq.settings s WHERE s.name = p_name AND s.kind = 'interval'
+BEGIN
+    RETURN (SELECT s.value::interval FROM jobq.settings s WHERE s.name = p_name AND s.kind = 'interval');
+END
 $$;
 
 ALTER FUNCTION jobq._setting_interval(p_name text) OWNER TO jobq_migrator;
@@ -4884,12 +4891,17 @@ CREATE FUNCTION jobq._wake(p_queue text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    v_wakeup text;
+    v_doorbell boolean;
 BEGIN
     -- plpgsql rather than SQL: a SQL function with subqueries is not inlined, and would be
-    -- planned again at every call; this statement's plan is kept for the session.
-    PERFORM jobq._wake_as(p_queue,
-                          (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'),
-                          (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell'));
+    -- planned again at every call; this statement's plan is kept for the session. The settings
+    -- are read into variables first: given as subqueries, they kept jobq._wake_as from being
+    -- inlined (it reads its arguments several times), and it was planned again at each call.
+    v_wakeup := (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup');
+    v_doorbell := (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell');
+    PERFORM jobq._wake_as(p_queue, v_wakeup, v_doorbell);
 END
 $$;
 

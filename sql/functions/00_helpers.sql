@@ -37,13 +37,17 @@ DROP FUNCTION IF EXISTS jobq._log_ref(text,bigint,integer);
 
 -- Reads an interval setting (backoff_base, backoff_max, history_retention, worker_timeout).
 -- Callers: jobq.fail_jobs, jobq._rescue, jobq.prune_history, jobq._maintain.
+-- plpgsql, as every setting reader here: a SQL function whose body reads a table is never
+-- inlined, and is parsed and planned again at each transaction that calls it (about 60 µs); this
+-- one's statement is planned once a session (pgtap/lifecycle/the_lifecycle_plans_no_helper_again_at_each_call).
 CREATE OR REPLACE FUNCTION jobq._setting_interval(p_name text)
 RETURNS interval
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT s.value::interval FROM jobq.settings s WHERE s.name = p_name AND s.kind = 'interval'
+BEGIN
+    RETURN (SELECT s.value::interval FROM jobq.settings s WHERE s.name = p_name AND s.kind = 'interval');
+END
 $$;
 COMMENT ON FUNCTION jobq._setting_interval(text) IS
     'Private. The value of interval setting p_name from jobq.settings, NULL when there is none.';
@@ -177,11 +181,12 @@ COMMENT ON FUNCTION jobq._ts_diff(timestamp with time zone,timestamp with time z
 -- setting's lowest value.
 CREATE OR REPLACE FUNCTION jobq._max_payload_bytes()
 RETURNS integer
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce((SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'max_payload_bytes'), 1048576)
+BEGIN
+    RETURN coalesce((SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'max_payload_bytes'), 1048576);
+END
 $$;
 COMMENT ON FUNCTION jobq._max_payload_bytes() IS
     'Private. The setting max_payload_bytes (1048576 when the row is missing).';
@@ -190,11 +195,12 @@ COMMENT ON FUNCTION jobq._max_payload_bytes() IS
 -- its JSON text. Callers: jobq.complete_jobs (only when it is given results), jobq.complete_job.
 CREATE OR REPLACE FUNCTION jobq._max_result_bytes()
 RETURNS bigint
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'max_result_bytes'), 65536)
+BEGIN
+    RETURN coalesce((SELECT s.value::bigint FROM jobq.settings s WHERE s.name = 'max_result_bytes'), 65536);
+END
 $$;
 COMMENT ON FUNCTION jobq._max_result_bytes() IS
     'Private. The setting max_result_bytes (65536 when the row is missing).';
@@ -426,15 +432,22 @@ COMMENT ON FUNCTION jobq.backoff_delay(integer,interval,interval) IS
 
 -- Where a retried job runs again: now plus its backoff, with the stored backoffs (and the
 -- settings) clamped to the backoff limit, saturating.
+-- plpgsql: the delay, a call of jobq.backoff_delay, would keep jobq._ts_add (which reads its
+-- argument several times) from being inlined, and a SQL function not inlined is planned again at
+-- each transaction; from a variable it is inlined.
 CREATE OR REPLACE FUNCTION jobq._retry_at(p_now timestamptz, p_attempt integer, p_base interval, p_max interval)
 RETURNS timestamptz
-LANGUAGE sql
+LANGUAGE plpgsql
 VOLATILE
 AS $$
-    SELECT jobq._ts_add(p_now, jobq.backoff_delay(
+DECLARE
+    v_delay constant interval := jobq.backoff_delay(
         p_attempt,
         least(greatest(coalesce(p_base, interval '2 seconds'), interval '1 microsecond'), jobq._limit_interval('backoff')),
-        least(greatest(coalesce(p_max, interval '1 hour'), interval '1 microsecond'), jobq._limit_interval('backoff'))))
+        least(greatest(coalesce(p_max, interval '1 hour'), interval '1 microsecond'), jobq._limit_interval('backoff')));
+BEGIN
+    RETURN jobq._ts_add(p_now, v_delay);
+END
 $$;
 COMMENT ON FUNCTION jobq._retry_at(timestamp with time zone,integer,interval,interval) IS
     'Private. p_now + backoff_delay(p_attempt, p_base, p_max) for any stored values: a NULL base or max counts as 2 seconds or 1 hour, each is clamped to (0, 30 days], and the sum saturates (jobq._ts_add). Raises nothing. Callers: jobq._rescue, jobq.fail_jobs.';
@@ -503,12 +516,17 @@ LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_wakeup text;
+    v_doorbell boolean;
 BEGIN
     -- plpgsql rather than SQL: a SQL function with subqueries is not inlined, and would be
-    -- planned again at every call; this statement's plan is kept for the session.
-    PERFORM jobq._wake_as(p_queue,
-                          (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup'),
-                          (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell'));
+    -- planned again at every call; this statement's plan is kept for the session. The settings
+    -- are read into variables first: given as subqueries, they kept jobq._wake_as from being
+    -- inlined (it reads its arguments several times), and it was planned again at each call.
+    v_wakeup := (SELECT s.value FROM jobq.settings s WHERE s.name = 'wakeup');
+    v_doorbell := (SELECT s.value::boolean FROM jobq.settings s WHERE s.name = 'doorbell');
+    PERFORM jobq._wake_as(p_queue, v_wakeup, v_doorbell);
 END
 $$;
 COMMENT ON FUNCTION jobq._wake(text) IS
