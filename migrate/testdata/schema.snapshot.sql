@@ -7810,6 +7810,9 @@ COMMENT ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)
 CREATE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '00:00:00'::interval) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN

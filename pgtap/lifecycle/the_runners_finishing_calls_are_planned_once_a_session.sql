@@ -5,7 +5,7 @@
 -- jobq.jobs is small must stay good once it has grown. Which index each plan reads is checked
 -- under any plan by pgtap/complete_job/finishing_calls_read_their_jobs_by_primary_key_not_through_the_running_jobs_indexes.sql.
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
 
 CREATE FUNCTION pg_temp.planned_once(p_fn regprocedure) RETURNS boolean LANGUAGE sql AS $$
     SELECT coalesce(p.proconfig @> ARRAY['plan_cache_mode=force_generic_plan', 'enable_seqscan=off', 'enable_bitmapscan=off'], false)
@@ -22,6 +22,9 @@ SELECT ok(pg_temp.planned_once('jobq.fail_jobs(bigint[],uuid[],text[],text[],boo
           'fail_jobs (and fail_job, through it) runs under generic plans without sequential scans or bitmaps');
 SELECT ok(pg_temp.planned_once('jobq._fail_attempts(timestamp with time zone,bigint[],text[],text[],boolean[],interval[],text[],text[],text[],integer[])'),
           'the failure''s statement (jobq._fail_attempts, which the sweeper calls too) runs under generic plans without sequential scans or bitmaps');
+
+SELECT ok(pg_temp.planned_once('jobq.snooze_jobs(bigint[],uuid[],interval)'),
+          'snooze_jobs runs under generic plans without sequential scans or bitmaps');
 
 SELECT * FROM finish();
 ROLLBACK;
