@@ -1899,9 +1899,6 @@ COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task j
 CREATE FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
@@ -6297,9 +6294,6 @@ COMMENT ON FUNCTION jobq.fail_job(job_id bigint, lease_token uuid, error text, e
 CREATE FUNCTION jobq.fail_jobs(job_ids bigint[], lease_tokens uuid[], errors text[], error_codes text[] DEFAULT NULL::text[], retryable boolean[] DEFAULT NULL::boolean[], retry_in interval[] DEFAULT NULL::interval[], reasons text[] DEFAULT NULL::text[], outputs text[] DEFAULT NULL::text[], log_refs text[] DEFAULT NULL::text[], exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 DECLARE
     v_n constant integer := coalesce(cardinality(fail_jobs.job_ids), 0);
@@ -6473,9 +6467,6 @@ COMMENT ON FUNCTION jobq.heartbeat(worker_id text, job_id bigint, lease_token uu
 CREATE FUNCTION jobq.heartbeat_jobs(worker_id text, job_ids bigint[], lease_tokens uuid[], lease interval DEFAULT '00:00:30'::interval) RETURNS TABLE(job_id bigint, lease_expires_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
@@ -7810,9 +7801,6 @@ COMMENT ON FUNCTION jobq.snooze(job_id bigint, lease_token uuid, delay interval)
 CREATE FUNCTION jobq.snooze_jobs(job_ids bigint[], lease_tokens uuid[], delay interval DEFAULT '00:00:00'::interval) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN

@@ -12,6 +12,16 @@ SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
 SET LOCAL track_functions = 'all';
 SET LOCAL plan_cache_mode = force_generic_plan;
+-- Pinned: no (auto)vacuum or analyze of a jobq table may invalidate the plans between a warm-up
+-- and its counted call (a plan made again evaluates stable functions while it estimates, and
+-- would be counted). Those take SHARE UPDATE EXCLUSIVE, which conflicts with itself.
+DO $$
+BEGIN
+    EXECUTE (SELECT format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', string_agg(c.oid::regclass::text, ', '))
+             FROM pg_catalog.pg_class c
+             WHERE c.relnamespace = 'jobq'::regnamespace AND c.relkind IN ('r', 'p'));
+END
+$$;
 
 -- The SQL functions of jobq called since the last look, by name.
 CREATE TEMP TABLE seen AS SELECT funcid, calls FROM pg_catalog.pg_stat_xact_user_functions;

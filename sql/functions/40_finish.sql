@@ -38,13 +38,6 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- Planned once a session, as jobq._claim and jobq.complete_jobs: with custom plans every call
--- planned its statements again (planning was 0.37 ms of a heartbeat's 0.5, EXPLAIN ANALYZE with
--- jobq.jobs churned). Generic plans, so never a sequential scan or a bitmap: the plan made while
--- jobq.jobs is small must stay good once it has grown.
-SET enable_seqscan = off
-SET enable_bitmapscan = off
-SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
     PERFORM jobq._check_lease(heartbeat_jobs.lease);
@@ -328,13 +321,6 @@ RETURNS TABLE (job_id bigint, outcome text, run_at timestamptz, reason text, tas
 LANGUAGE plpgsql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
--- Planned once a session, as jobq._claim and jobq.complete_jobs: with custom plans every call
--- planned its statements again (planning was 0.37 ms of a heartbeat's 0.5, EXPLAIN ANALYZE with
--- jobq.jobs churned). Generic plans, so never a sequential scan or a bitmap: the plan made while
--- jobq.jobs is small must stay good once it has grown.
-SET enable_seqscan = off
-SET enable_bitmapscan = off
-SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_base constant interval := jobq._setting_interval('backoff_base');
@@ -449,13 +435,6 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- Planned once a session, as jobq._claim and jobq.complete_jobs: with custom plans every call
--- planned its statements again (planning was 0.37 ms of a heartbeat's 0.5, EXPLAIN ANALYZE with
--- jobq.jobs churned). Generic plans, so never a sequential scan or a bitmap: the plan made while
--- jobq.jobs is small must stay good once it has grown.
-SET enable_seqscan = off
-SET enable_bitmapscan = off
-SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_n constant integer := coalesce(cardinality(fail_jobs.job_ids), 0);
@@ -561,13 +540,6 @@ LANGUAGE plpgsql
 VOLATILE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- Planned once a session, as jobq._claim and jobq.complete_jobs: with custom plans every call
--- planned its statements again (planning was 0.37 ms of a heartbeat's 0.5, EXPLAIN ANALYZE with
--- jobq.jobs churned). Generic plans, so never a sequential scan or a bitmap: the plan made while
--- jobq.jobs is small must stay good once it has grown.
-SET enable_seqscan = off
-SET enable_bitmapscan = off
-SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
     IF snooze_jobs.delay IS NULL OR snooze_jobs.delay < interval '0' THEN
