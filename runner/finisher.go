@@ -84,8 +84,12 @@ type finisher struct {
 	log   *slog.Logger
 	retry backoff
 
-	mu       sync.Mutex
-	pending  []finishItem
+	mu      sync.Mutex
+	pending []finishItem
+	// spare is the array of the last batch written whole, cleared, that pending takes next
+	// (nil while none): a busy runner's results then go back and forth between two arrays
+	// instead of a new one each batch.
+	spare    []finishItem
 	signal   chan struct{}
 	answered chan struct{} // the database answered another call: retry a failed write now
 	closing  chan struct{}
@@ -134,15 +138,33 @@ func (f *finisher) take() []finishItem {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := min(len(f.pending), maxFinishBatch)
+	if n == 0 {
+		return nil
+	}
+	if n == len(f.pending) {
+		// All of it: the batch keeps the array, and the spare one, if any, takes what comes next.
+		batch := f.pending
+		f.pending, f.spare = f.spare, nil
+		return batch
+	}
 	batch := f.pending[:n:n]
 	f.pending = f.pending[n:]
-	if len(f.pending) > 0 {
-		select {
-		case f.signal <- struct{}{}:
-		default:
-		}
+	select {
+	case f.signal <- struct{}{}:
+	default:
 	}
 	return batch
+}
+
+// written keeps the array of a batch written whole as the spare, cleared so that it holds no
+// finished job.
+func (f *finisher) written(batch []finishItem) {
+	clear(batch[:cap(batch)])
+	f.mu.Lock()
+	if f.spare == nil {
+		f.spare = batch[:0]
+	}
+	f.mu.Unlock()
 }
 
 // run writes what is submitted until close is called and what is pending is written or given
@@ -169,8 +191,8 @@ func (f *finisher) run() {
 			}
 			continue
 		}
-		if batch := f.take(); len(batch) > 0 {
-			f.write(batch, errs, nil)
+		if batch := f.take(); len(batch) > 0 && f.write(batch, errs, nil) {
+			f.written(batch)
 		}
 	}
 }
@@ -190,7 +212,9 @@ func (f *finisher) abandon() {
 // write writes batch, retrying with backoff while the database fails, until it succeeds or
 // giveUp fires (nil: never). It reports whether everything was written.
 func (f *finisher) write(batch []finishItem, errs *errorLog, giveUp <-chan time.Time) bool {
-	var completes, fails, snoozes []finishItem
+	// The completions, nearly every result, are gathered in place, in batch's own array.
+	completes := batch[:0:len(batch)]
+	var fails, snoozes []finishItem
 	for _, it := range batch {
 		switch it.kind {
 		case finishCommitted:

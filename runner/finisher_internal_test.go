@@ -67,6 +67,35 @@ func (c *countingWriter) SnoozeMany(ctx context.Context, leases []jobq.Lease, de
 	return c.resultWriter.SnoozeMany(ctx, leases, delay)
 }
 
+// leaseCountingWriter passes every call on to the engine and counts, per job, the completions and
+// failures it was asked to write, and the calls.
+type leaseCountingWriter struct {
+	resultWriter
+	mu      sync.Mutex
+	written map[int64]int
+	calls   int
+}
+
+func (c *leaseCountingWriter) Complete(ctx context.Context, leases []jobq.Lease) ([]jobq.Outcome, error) {
+	c.mu.Lock()
+	for _, l := range leases {
+		c.written[l.JobID]++
+	}
+	c.calls++
+	c.mu.Unlock()
+	return c.resultWriter.Complete(ctx, leases)
+}
+
+func (c *leaseCountingWriter) Fail(ctx context.Context, failures []jobq.Failure) ([]jobq.Outcome, error) {
+	c.mu.Lock()
+	for _, fl := range failures {
+		c.written[fl.Lease.JobID]++
+	}
+	c.calls++
+	c.mu.Unlock()
+	return c.resultWriter.Fail(ctx, failures)
+}
+
 // runFinisher starts f.run and returns a channel closed when it returns.
 func runFinisher(f *finisher) <-chan struct{} {
 	done := make(chan struct{})
@@ -198,6 +227,100 @@ func TestFinisher(t *testing.T) {
 		require.Equal(t, "succeeded", rec.outcome(jobs[0].ID))
 		require.Zero(t, w.completes.Load()+w.fails.Load()+w.snoozes.Load(), "no write")
 		require.Equal(t, "running", b.state(t, jobs[0].ID), "the finisher wrote nothing for it")
+	})
+
+	// Results that arrive from many goroutines while writes are in flight, more at once than one
+	// call takes, completions and failures mixed, are each written exactly once, and the array a
+	// written batch leaves for the next one keeps no finished job.
+	t.Run("WritesEveryResultOnceWhileResultsArriveDuringWrites", func(t *testing.T) {
+		t.Parallel()
+		const n, submitters = 2500, 8
+		b := setupUnit(t)
+		ctx := context.Background()
+		require.NoError(t, jobq.NewClient(b.admin).DefineTask(ctx, jobq.TaskDefinition{Name: "finish-many"}))
+		specs := make([]jobq.JobSpec, n)
+		for i := range specs {
+			specs[i] = jobq.JobSpec{Task: "finish-many"}
+		}
+		_, err := b.client.EnqueueMany(ctx, specs)
+		require.NoError(t, err)
+		jobs, err := b.client.Claim(ctx, "unit-w", []string{"default"}, n, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, jobs, n, "one claim returns every job it took")
+		seen := map[int64]bool{}
+		for _, j := range jobs {
+			require.False(t, seen[j.ID], "a claim returns each job once")
+			seen[j.ID] = true
+			require.JSONEq(t, `{}`, string(j.Payload))
+		}
+
+		w := &leaseCountingWriter{resultWriter: b.client, written: map[int64]int{}}
+		rec := newFinishRecorder()
+		f := newFinisher(w, rec, b.log, backoff{initial: time.Millisecond, max: 10 * time.Millisecond})
+		items := make([]finishItem, n)
+		for i, j := range jobs {
+			items[i] = item(j, finishComplete)
+			if i%10 == 0 {
+				items[i] = item(j, finishFail)
+				items[i].failure = jobq.Failure{Lease: j.Lease(), Error: "again", RetryIn: time.Hour}
+			}
+		}
+		// A first share before the finisher runs: more than one call takes (maxFinishBatch).
+		first := maxFinishBatch + 200
+		for _, it := range items[:first] {
+			f.submit(it)
+		}
+		done := runFinisher(f)
+		var wg sync.WaitGroup
+		for g := range submitters {
+			wg.Go(func() {
+				for i := first + g; i < n; i += submitters {
+					f.submit(items[i])
+					if i%50 == 0 {
+						time.Sleep(time.Millisecond) // let writes start while results still arrive
+					}
+				}
+			})
+		}
+		wg.Wait()
+		eventually(t, waitCeiling, "every result written", func() bool { return rec.count() == n })
+		// The last batch written leaves its array for the next (after its observer heard of it).
+		eventually(t, waitCeiling, "a spare array", func() bool {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.spare != nil
+		})
+		f.mu.Lock()
+		for _, it := range f.spare[:cap(f.spare)] {
+			require.Nil(t, it.rj, "the spare array holds no finished job")
+		}
+		f.mu.Unlock()
+		f.close(10 * time.Second)
+		<-done
+
+		require.Equal(t, n, rec.count(), "every result was told to the observer")
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		require.Len(t, w.written, n, "every result was written")
+		for id, times := range w.written {
+			require.Equal(t, 1, times, "job %d written once", id)
+		}
+		require.Greater(t, w.calls, 2, "results went through several writes")
+		for i, j := range jobs {
+			want := "succeeded"
+			if i%10 == 0 {
+				want = "retry_pending"
+			}
+			require.Equal(t, want, rec.outcome(j.ID), "job %d", j.ID)
+		}
+		var retrying, running, finished int
+		require.NoError(t, b.admin.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE state = 'retry_pending'), count(*) FILTER (WHERE state = 'running'),
+			       (SELECT count(*) FROM jobq.job_history WHERE task = 'finish-many' AND state = 'succeeded')
+			FROM jobq.jobs WHERE task = 'finish-many'`).Scan(&retrying, &running, &finished))
+		require.Equal(t, n/10, retrying)
+		require.Zero(t, running)
+		require.Equal(t, n-n/10, finished)
 	})
 
 	// Closed while the engine refuses, the finisher tries until its limit, then logs every result

@@ -37,14 +37,32 @@ func Claim(ctx context.Context, db DB, workerID string, queues, tasks []string, 
 	if err != nil {
 		return nil, Wrap(err, "claim")
 	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Job, error) {
-		var j Job
-		err := row.Scan(&j.ID, &j.Task, &j.Queue, &j.Payload, &j.StoreID, &j.Priority, &j.RunAt, &j.Attempt,
-			&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt,
-			&j.Traceparent, &j.Tracestate)
-		return j, err
-	})
-	if err != nil {
+	// Each row is scanned into one Job whose destinations are laid out once, then appended (a
+	// row allocates only its own strings and bytes); the payload is kept as the bytes the server
+	// sent (a jsonb the database already checked; read as json.RawMessage, pgx would parse it
+	// again). An empty claim allocates nothing, a small one room for 16 jobs, a larger one room
+	// for max once more.
+	defer rows.Close()
+	var jobs []Job
+	var j Job
+	dest := []any{&j.ID, &j.Task, &j.Queue, (*[]byte)(&j.Payload), &j.StoreID, &j.Priority, &j.RunAt, &j.Attempt,
+		&j.MaxAttempts, &j.JobKey, &j.LeaseToken, &j.ClaimedAt, &j.LeaseExpiresAt, &j.DeadlineAt, &j.LastError, &j.CreatedAt,
+		&j.Traceparent, &j.Tracestate}
+	for rows.Next() {
+		j = Job{}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, Wrap(err, "claim")
+		}
+		if len(jobs) == cap(jobs) {
+			room := min(max, 16)
+			if jobs != nil {
+				room = max
+			}
+			jobs = append(make([]Job, 0, room), jobs...)
+		}
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, Wrap(err, "claim")
 	}
 	// In claim order as the engine returns them (jobq._claim): the order is stated once, in SQL.
@@ -83,7 +101,7 @@ func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []str
 	ids, tokens := LeaseArrays(leases)
 	if outputs == nil && logRefs == nil && exitCodes == nil && results == nil {
 		rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
-		return Outcomes(rows, err, "complete")
+		return outcomes(rows, err, "complete", len(leases))
 	}
 	n := len(leases)
 	outs, refs, codes := make([]*string, n), make([]*string, n), make([]*int32, n)
@@ -104,24 +122,37 @@ func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []str
 	}
 	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6::text[]::jsonb[])`,
 		ids, tokens, outs, refs, codes, res)
-	return Outcomes(rows, err, "complete")
+	return outcomes(rows, err, "complete", len(leases))
 }
 
 // Outcomes collects the rows of a statement returning job_id, outcome and, optionally, run_at
 // (jobq.complete_jobs, fail_jobs, snooze_jobs, confirm_continuation), one Outcome a row. err is
 // the statement's; every error is mapped by Wrap with doing.
 func Outcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) {
+	return outcomes(rows, err, doing, 0)
+}
+
+// outcomes is Outcomes with room made for n rows (the leases of the call), each row scanned
+// into one Outcome whose destinations are laid out once.
+func outcomes(rows pgx.Rows, err error, doing string, n int) ([]Outcome, error) {
 	if err != nil {
 		return nil, Wrap(err, doing)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Outcome, error) {
-		var o Outcome
-		if len(row.FieldDescriptions()) == 3 {
-			return o, row.Scan(&o.JobID, &o.Outcome, &o.RunAt)
+	defer rows.Close()
+	out := make([]Outcome, 0, n)
+	var o Outcome
+	var dest []any
+	for rows.Next() {
+		if dest == nil {
+			dest = []any{&o.JobID, &o.Outcome, &o.RunAt}[:min(len(rows.FieldDescriptions()), 3)]
 		}
-		return o, row.Scan(&o.JobID, &o.Outcome)
-	})
-	return out, Wrap(err, doing)
+		o = Outcome{}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, Wrap(err, doing)
+		}
+		out = append(out, o)
+	}
+	return out, Wrap(rows.Err(), doing)
 }
 
 // LeaseArrays lays leases out as the engine's two array arguments: the job ids and their tokens.
