@@ -41,7 +41,7 @@ func Claim(ctx context.Context, db DB, workerID string, queues, tasks []string, 
 	// row allocates only its own strings and bytes); the payload is kept as the bytes the server
 	// sent (a jsonb the database already checked; read as json.RawMessage, pgx would parse it
 	// again). An empty claim allocates nothing, a small one room for 16 jobs, a larger one room
-	// for max once more.
+	// for max once more (for a max above 1,024, twice the room each time).
 	defer rows.Close()
 	var jobs []Job
 	var j Job
@@ -55,8 +55,11 @@ func Claim(ctx context.Context, db DB, workerID string, queues, tasks []string, 
 		}
 		if len(jobs) == cap(jobs) {
 			room := min(max, 16)
-			if jobs != nil {
+			switch {
+			case jobs != nil && max <= 1024:
 				room = max
+			case jobs != nil:
+				room = min(max, 2*cap(jobs))
 			}
 			jobs = append(make([]Job, 0, room), jobs...)
 		}
