@@ -316,7 +316,7 @@ func (c *Client) Fail(ctx context.Context, failures []Failure) ([]Outcome, error
 	}
 	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.fail_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6, $7, $8, $9, $10)`,
 		ids, tokens, msgs, codes, retryable, retryIn, reasons, outputs, logRefs, exits)
-	return jobsql.Outcomes(rows, err, "fail")
+	return jobsql.Outcomes(rows, err, "fail", n)
 }
 
 // Snooze puts a running job back in the queue to run after delay without using an attempt, and
@@ -335,7 +335,7 @@ func (c *Client) SnoozeMany(ctx context.Context, leases []Lease, delay time.Dura
 	ids, tokens := jobsql.LeaseArrays(leases)
 	rows, err := c.db.Query(ctx, `SELECT job_id, outcome, run_at FROM jobq.snooze_jobs($1, $2::text[]::uuid[], $3)`,
 		ids, tokens, pgtype.Interval{Microseconds: delay.Microseconds(), Valid: true})
-	return jobsql.Outcomes(rows, err, "snooze")
+	return jobsql.Outcomes(rows, err, "snooze", len(leases))
 }
 
 // TaskScope says whether a task works across stores (system) or on one store (store).

@@ -32,13 +32,11 @@ func TestFiftyGatedCommandsAtOnceLeaveNoCopyOfTheReapersPipe(t *testing.T) {
 		if i%2 == 1 {
 			h = shell
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			store := "2d0f3d1e-0000-4000-8000-000000000001"
 			errs <- h.Work(context.Background(), &jobq.Job{ID: int64(i + 1), Task: "cmd", Queue: "default",
 				Payload: []byte(`{}`), Attempt: 1, MaxAttempts: 3, StoreID: &store})
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

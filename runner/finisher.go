@@ -86,7 +86,7 @@ type finisher struct {
 
 	mu      sync.Mutex
 	pending []finishItem
-	// spare is the array of the last batch written whole, cleared, that pending takes next
+	// spare is the array of the last batch written, cleared (recycle), that pending takes next
 	// (nil while none): a busy runner's results then go back and forth between two arrays
 	// instead of a new one each batch.
 	spare    []finishItem
@@ -156,9 +156,9 @@ func (f *finisher) take() []finishItem {
 	return batch
 }
 
-// written keeps the array of a batch written whole as the spare, cleared so that it holds no
-// finished job.
-func (f *finisher) written(batch []finishItem) {
+// recycle keeps the array of a written batch as the spare, cleared so that it holds no finished
+// job.
+func (f *finisher) recycle(batch []finishItem) {
 	clear(batch[:cap(batch)])
 	f.mu.Lock()
 	if f.spare == nil {
@@ -192,7 +192,7 @@ func (f *finisher) run() {
 			continue
 		}
 		if batch := f.take(); len(batch) > 0 && f.write(batch, errs, nil) {
-			f.written(batch)
+			f.recycle(batch)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func (e *Engine) ConfirmContinuation(ctx context.Context, workerID string, lease
 	ids, tokens := jobsql.LeaseArrays(leases)
 	rows, err := e.db.Query(ctx, `SELECT job_id, outcome FROM jobq.confirm_continuation($1, $2, $3::text[]::uuid[], $4)`,
 		workerID, ids, tokens, jobsql.Interval(lease))
-	return jobsql.Outcomes(rows, err, "confirm continuation")
+	return jobsql.Outcomes(rows, err, "confirm continuation", len(leases))
 }
 
 // Completion is one succeeded attempt to report with what it left behind, kept in the job's

@@ -41,7 +41,7 @@ func Claim(ctx context.Context, db DB, workerID string, queues, tasks []string, 
 	// row allocates only its own strings and bytes); the payload is kept as the bytes the server
 	// sent (a jsonb the database already checked; read as json.RawMessage, pgx would parse it
 	// again). An empty claim allocates nothing, a small one room for 16 jobs, a larger one room
-	// for max once more (for a max above 1,024, twice the room each time).
+	// for max once more (for a max above about 1,000, room growing by twice and 1,024 each time).
 	defer rows.Close()
 	var jobs []Job
 	var j Job
@@ -55,11 +55,8 @@ func Claim(ctx context.Context, db DB, workerID string, queues, tasks []string, 
 		}
 		if len(jobs) == cap(jobs) {
 			room := min(max, 16)
-			switch {
-			case jobs != nil && max <= 1024:
-				room = max
-			case jobs != nil:
-				room = min(max, 2*cap(jobs))
+			if jobs != nil {
+				room = min(max, 1024+2*cap(jobs))
 			}
 			jobs = append(make([]Job, 0, room), jobs...)
 		}
@@ -104,7 +101,7 @@ func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []str
 	ids, tokens := LeaseArrays(leases)
 	if outputs == nil && logRefs == nil && exitCodes == nil && results == nil {
 		rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[])`, ids, tokens)
-		return outcomes(rows, err, "complete", len(leases))
+		return Outcomes(rows, err, "complete", len(leases))
 	}
 	n := len(leases)
 	outs, refs, codes := make([]*string, n), make([]*string, n), make([]*int32, n)
@@ -125,26 +122,21 @@ func Complete(ctx context.Context, db DB, leases []Lease, outputs, logRefs []str
 	}
 	rows, err := db.Query(ctx, `SELECT job_id, outcome FROM jobq.complete_jobs($1, $2::text[]::uuid[], $3, $4, $5, $6::text[]::jsonb[])`,
 		ids, tokens, outs, refs, codes, res)
-	return outcomes(rows, err, "complete", len(leases))
+	return Outcomes(rows, err, "complete", len(leases))
 }
 
 // Outcomes collects the rows of a statement returning job_id, outcome and, optionally, run_at
-// (jobq.complete_jobs, fail_jobs, snooze_jobs, confirm_continuation), one Outcome a row. err is
-// the statement's; every error is mapped by Wrap with doing.
-func Outcomes(rows pgx.Rows, err error, doing string) ([]Outcome, error) {
-	return outcomes(rows, err, doing, 0)
-}
-
-// outcomes is Outcomes with room made for n rows (the leases of the call), each row scanned
-// into one Outcome whose destinations are laid out once.
-func outcomes(rows pgx.Rows, err error, doing string, n int) ([]Outcome, error) {
+// (jobq.complete_jobs, fail_jobs, snooze_jobs, confirm_continuation), one Outcome a row, with
+// room made for n (the leases of the call: one row each). err is the statement's; every error is
+// mapped by Wrap with doing.
+func Outcomes(rows pgx.Rows, err error, doing string, n int) ([]Outcome, error) {
 	if err != nil {
 		return nil, Wrap(err, doing)
 	}
 	defer rows.Close()
 	out := make([]Outcome, 0, n)
 	var o Outcome
-	var dest []any
+	var dest []any // laid out once, on the first row (two or three columns)
 	for rows.Next() {
 		if dest == nil {
 			dest = []any{&o.JobID, &o.Outcome, &o.RunAt}[:min(len(rows.FieldDescriptions()), 3)]
