@@ -1856,6 +1856,17 @@ COMMENT ON COLUMN jobq.tasks.operator_set IS 'The fields an operator control fix
 
 CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) RETURNS boolean
     LANGUAGE sql STABLE
+    AS $$
+    SELECT jobq._enqueue_takes_fast_path_as(p_spec, p_task, jobq._caller_is_restricted(), jobq._caller_is_operator(),
+                                            jobq.current_store_id())
+$$;
+
+ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise it hands it to jobq._enqueue, which raises or merges. jobq._enqueue_takes_fast_path_as for the caller of the statement. Raises nothing, locks nothing; inlined. Caller: jobq.enqueue.';
+
+CREATE FUNCTION jobq._enqueue_takes_fast_path_as(p_spec jobq.job_spec, p_task jobq.tasks, p_restricted boolean, p_operator boolean, p_session_store uuid) RETURNS boolean
+    LANGUAGE sql STABLE
     AS $_$
     SELECT NOT coalesce(
            -- A key merges with the live job that holds it: the keyed path; unique_for needs a key.
@@ -1883,18 +1894,18 @@ CREATE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.
             AND coalesce(p_spec.store_id,
                          CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
                               THEN (p_spec.payload ->> 'storeId')::uuid END)
-                IS DISTINCT FROM jobq.current_store_id()
-            AND NOT jobq._caller_is_operator())
+                IS DISTINCT FROM p_session_store
+            AND NOT p_operator)
            -- _check_tenant: an application (restricted caller) enqueues a system task only when the
            -- task is declared app_enqueue.
         OR (p_task.scope = 'system' AND NOT p_task.app_enqueue AND CURRENT_USER = 'jobq_app_gate'
-            AND jobq._caller_is_restricted()),
+            AND p_restricted),
         false)
 $_$;
 
-ALTER FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._enqueue_takes_fast_path_as(p_spec jobq.job_spec, p_task jobq.tasks, p_restricted boolean, p_operator boolean, p_session_store uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) IS 'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
+COMMENT ON FUNCTION jobq._enqueue_takes_fast_path_as(p_spec jobq.job_spec, p_task jobq.tasks, p_restricted boolean, p_operator boolean, p_session_store uuid) IS 'Private. Whether a spec may be inserted directly, the caller being as given: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant with the caller p_restricted (jobq._caller_is_restricted()), p_operator (jobq._caller_is_operator()) and of store p_session_store (jobq.current_store_id())) would refuse it. Raises nothing, locks nothing; inlined. Callers: jobq._enqueue_takes_fast_path, jobq.enqueue_many (the facts read once a batch, the store in a sub-select read only when a store job needs it).';
 
 CREATE FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[] DEFAULT NULL::integer[]) RETURNS TABLE(job_id bigint, outcome text, run_at timestamp with time zone, reason text, task text, queue text, store_id uuid, attempt integer, locked_by text)
     LANGUAGE plpgsql
@@ -2136,6 +2147,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._enqueue(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
         ('jobq._enqueue_keyed(jobq.job_spec[])', '{jobq_app_gate}'),
         ('jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks)', '{jobq_app_gate}'),
+        ('jobq._enqueue_takes_fast_path_as(jobq.job_spec,jobq.tasks,boolean,boolean,uuid)', '{jobq_app_gate}'),
         ('jobq._insert_specs(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
         ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)', '{jobq_app_gate}'),
         ('jobq._json_type_ok(jsonb,text)', '{jobq_app_gate}'),
@@ -6134,6 +6146,8 @@ DECLARE
     v_default_attempts integer;
     v_wf jsonb[];
     v_ids bigint[];
+    v_restricted boolean;
+    v_operator boolean;
 BEGIN
     IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -6188,10 +6202,15 @@ BEGIN
     END IF;
 
     -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
+    -- The caller's facts are read once, not once an element; the session's store in a sub-select,
+    -- read only if a store job needs it (jobq.current_store_id is planned at each call).
+    v_restricted := jobq._caller_is_restricted();
+    v_operator := jobq._caller_is_operator();
     IF NOT EXISTS (SELECT 1
                    FROM unnest(v_specs) AS s
                    LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
-                   WHERE NOT jobq._enqueue_takes_fast_path(s, t)) THEN
+                   WHERE NOT jobq._enqueue_takes_fast_path_as(s, t, v_restricted, v_operator,
+                                                              (SELECT jobq.current_store_id()))) THEN
         v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
         -- Ids drawn in input order, so each is returned at its position.
         RETURN QUERY
@@ -8641,7 +8660,12 @@ CREATE POLICY jobs_engine ON jobq.jobs TO jobq_migrator USING (true) WITH CHECK 
 
 CREATE POLICY jobs_gate_delete ON jobq.jobs FOR DELETE TO jobq_app_gate USING (jobq._caller_reaches(store_id));
 
-CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK ((jobq._caller_reaches(store_id) OR ((store_id IS NULL) AND jobq._app_may_enqueue(task))));
+CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK (
+CASE
+    WHEN ( SELECT jobq._caller_is_operator() AS _caller_is_operator) THEN true
+    WHEN (store_id IS NULL) THEN ((NOT ( SELECT jobq._caller_is_restricted() AS _caller_is_restricted)) OR jobq._app_may_enqueue(task))
+    ELSE COALESCE((store_id = ( SELECT jobq.current_store_id() AS current_store_id)), false)
+END);
 
 CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
 
@@ -8827,6 +8851,9 @@ GRANT SELECT ON TABLE jobq.tasks TO jobq_viewer;
 
 REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._enqueue_takes_fast_path_as(p_spec jobq.job_spec, p_task jobq.tasks, p_restricted boolean, p_operator boolean, p_session_store uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._enqueue_takes_fast_path_as(p_spec jobq.job_spec, p_task jobq.tasks, p_restricted boolean, p_operator boolean, p_session_store uuid) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._fail_attempts(p_now timestamp with time zone, p_ids bigint[], p_errors text[], p_codes text[], p_retryable boolean[], p_retry_in interval[], p_reasons text[], p_outputs text[], p_log_refs text[], p_exit_codes integer[]) FROM PUBLIC;
 

@@ -130,6 +130,8 @@ DECLARE
     v_default_attempts integer;
     v_wf jsonb[];
     v_ids bigint[];
+    v_restricted boolean;
+    v_operator boolean;
 BEGIN
     IF jobs IS NULL OR jsonb_typeof(jobs) <> 'array' THEN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT',
@@ -184,10 +186,15 @@ BEGIN
     END IF;
 
     -- The fast path: every element keyless and passing every check (tasks joined once, by hash).
+    -- The caller's facts are read once, not once an element; the session's store in a sub-select,
+    -- read only if a store job needs it (jobq.current_store_id is planned at each call).
+    v_restricted := jobq._caller_is_restricted();
+    v_operator := jobq._caller_is_operator();
     IF NOT EXISTS (SELECT 1
                    FROM unnest(v_specs) AS s
                    LEFT JOIN jobq.tasks t ON t.name = btrim(s.task)
-                   WHERE NOT jobq._enqueue_takes_fast_path(s, t)) THEN
+                   WHERE NOT jobq._enqueue_takes_fast_path_as(s, t, v_restricted, v_operator,
+                                                              (SELECT jobq.current_store_id()))) THEN
         v_default_attempts := (SELECT s.value::integer FROM jobq.settings s WHERE s.name = 'default_max_attempts');
         -- Ids drawn in input order, so each is returned at its position.
         RETURN QUERY
@@ -391,8 +398,11 @@ COMMENT ON FUNCTION jobq._spec_in_bounds(jobq.job_spec) IS
 -- Whether a spec may skip jobq._enqueue: it has no job_key, and no check of _validate_specs
 -- (jobq._spec_in_bounds), _resolve_tasks (against task p_task, NULL when undeclared) or
 -- _check_tenant would refuse it. It must take nothing the slow path refuses
--- (pgtap/enqueue/fast_path_equivalence.sql). Inlined.
-CREATE OR REPLACE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks)
+-- (pgtap/enqueue/fast_path_equivalence.sql). The caller's facts are given, as jobq._caller_is_restricted(),
+-- jobq._caller_is_operator() and jobq.current_store_id() say, so that a batch reads them once
+-- rather than once a job. Inlined.
+CREATE OR REPLACE FUNCTION jobq._enqueue_takes_fast_path_as(p_spec jobq.job_spec, p_task jobq.tasks, p_restricted boolean,
+                                                            p_operator boolean, p_session_store uuid)
 RETURNS boolean
 LANGUAGE sql
 STABLE
@@ -423,16 +433,29 @@ AS $$
             AND coalesce(p_spec.store_id,
                          CASE WHEN p_spec.payload ->> 'storeId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
                               THEN (p_spec.payload ->> 'storeId')::uuid END)
-                IS DISTINCT FROM jobq.current_store_id()
-            AND NOT jobq._caller_is_operator())
+                IS DISTINCT FROM p_session_store
+            AND NOT p_operator)
            -- _check_tenant: an application (restricted caller) enqueues a system task only when the
            -- task is declared app_enqueue.
         OR (p_task.scope = 'system' AND NOT p_task.app_enqueue AND CURRENT_USER = 'jobq_app_gate'
-            AND jobq._caller_is_restricted()),
+            AND p_restricted),
         false)
 $$;
+COMMENT ON FUNCTION jobq._enqueue_takes_fast_path_as(jobq.job_spec,jobq.tasks,boolean,boolean,uuid) IS
+    'Private. Whether a spec may be inserted directly, the caller being as given: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant with the caller p_restricted (jobq._caller_is_restricted()), p_operator (jobq._caller_is_operator()) and of store p_session_store (jobq.current_store_id())) would refuse it. Raises nothing, locks nothing; inlined. Callers: jobq._enqueue_takes_fast_path, jobq.enqueue_many (the facts read once a batch, the store in a sub-select read only when a store job needs it).';
+
+-- Whether a spec may skip jobq._enqueue, for the caller of this statement: jobq._enqueue_takes_fast_path_as
+-- with the caller's facts, each read only where the check needs it. Inlined.
+CREATE OR REPLACE FUNCTION jobq._enqueue_takes_fast_path(p_spec jobq.job_spec, p_task jobq.tasks)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT jobq._enqueue_takes_fast_path_as(p_spec, p_task, jobq._caller_is_restricted(), jobq._caller_is_operator(),
+                                            jobq.current_store_id())
+$$;
 COMMENT ON FUNCTION jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks) IS
-    'Private. Whether jobq.enqueue and jobq.enqueue_many may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise they hand it to jobq._enqueue, which raises or merges. Raises nothing, locks nothing; inlined.';
+    'Private. Whether jobq.enqueue may insert a spec directly: it has no job_key and no check of jobq._enqueue (_validate_specs, _resolve_tasks against p_task, NULL when undeclared, _check_tenant) would refuse it; otherwise it hands it to jobq._enqueue, which raises or merges. jobq._enqueue_takes_fast_path_as for the caller of the statement. Raises nothing, locks nothing; inlined. Caller: jobq.enqueue.';
 
 -- The one insert path of every enqueue; it wakes runners through jobq._wake.
 CREATE OR REPLACE FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean)

@@ -51,6 +51,7 @@ AS $$
         ('jobq._enqueue(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
         ('jobq._enqueue_keyed(jobq.job_spec[])', '{jobq_app_gate}'),
         ('jobq._enqueue_takes_fast_path(jobq.job_spec,jobq.tasks)', '{jobq_app_gate}'),
+        ('jobq._enqueue_takes_fast_path_as(jobq.job_spec,jobq.tasks,boolean,boolean,uuid)', '{jobq_app_gate}'),
         ('jobq._insert_specs(jobq.job_spec[],boolean)', '{jobq_app_gate}'),
         ('jobq._job_of_key_since(uuid,text,timestamp with time zone,boolean)', '{jobq_app_gate}'),
         ('jobq._json_type_ok(jsonb,text)', '{jobq_app_gate}'),
