@@ -6403,6 +6403,7 @@ CREATE FUNCTION jobq.fan_out(child_task text, payload jsonb DEFAULT '{}'::jsonb,
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET jit TO 'off'
+    SET work_mem TO '32MB'
     AS $$
 BEGIN
     RETURN jobq._enqueue_for_stores(fan_out.child_task, fan_out.payload, fan_out.job_key_template, fan_out.job_key_mode,
@@ -6412,7 +6413,7 @@ $$;
 
 ALTER FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. Runs without JIT (jit = off for the call). SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
+COMMENT ON FUNCTION jobq.fan_out(child_task text, payload jsonb, job_key_template text, job_key_mode text, run_at timestamp with time zone) IS 'Enqueues child_task (a store-scoped task) once for every store of public.list_store_ids_for_fan_out(), with payload || {"storeId": <id>} and job key job_key_template with {storeId} replaced (e.g. expire_tentative:{storeId}; NULL: <child_task>:{storeId}); job_key_mode defaults to preserve_run_at, so running it twice adds no duplicates. Returns the number of jobs enqueued or merged. Runs without JIT (jit = off for the call) and with work_mem 32MB. SECURITY DEFINER, EXECUTE for worker_runtime only: the one way the runtime enqueues for stores other than its session''s. Locks the job rows it writes. Errors: JOB.UNKNOWN_TASK, JOB.INVALID_ARGUMENT (system task, key template without {storeId}), JOB.PAYLOAD_INVALID.';
 
 CREATE FUNCTION jobq.hand_back_unheld(worker_id text, lease_tokens uuid[]) RETURNS TABLE(job_id bigint, task text, queue text)
     LANGUAGE plpgsql SECURITY DEFINER
