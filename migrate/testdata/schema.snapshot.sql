@@ -495,16 +495,27 @@ COMMENT ON FUNCTION jobq._caller_is_restricted() IS 'Private. Whether the caller
 CREATE FUNCTION jobq._caller_reaches(p_store_id uuid) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
-    SELECT CASE
-        WHEN jobq._caller_is_operator() THEN true
-        WHEN p_store_id IS NULL THEN NOT jobq._caller_is_restricted()
-        ELSE coalesce(p_store_id = jobq.current_store_id(), false)
-    END
+    SELECT jobq._caller_reaches_as(p_store_id, jobq._caller_is_operator(), jobq._caller_is_restricted(),
+                                   jobq.current_store_id())
 $$;
 
 ALTER FUNCTION jobq._caller_reaches(p_store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._caller_reaches(p_store_id uuid) IS 'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). Used by the gate''s row policies. Locks nothing.';
+COMMENT ON FUNCTION jobq._caller_reaches(p_store_id uuid) IS 'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). jobq._caller_reaches_as for the caller of the statement. Used by the gate''s row policies. Locks nothing.';
+
+CREATE FUNCTION jobq._caller_reaches_as(p_store_id uuid, p_operator boolean, p_restricted boolean, p_session_store uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT CASE
+        WHEN p_operator THEN true
+        WHEN p_store_id IS NULL THEN NOT p_restricted
+        ELSE coalesce(p_store_id = p_session_store, false)
+    END
+$$;
+
+ALTER FUNCTION jobq._caller_reaches_as(p_store_id uuid, p_operator boolean, p_restricted boolean, p_session_store uuid) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._caller_reaches_as(p_store_id uuid, p_operator boolean, p_restricted boolean, p_session_store uuid) IS 'Private. Whether the caller of a gate function may change a row of store p_store_id, the caller being as given: operators (p_operator) every row; a system row (NULL) a caller that is not restricted (p_restricted false: worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s store p_session_store. Callers: jobq._caller_reaches, the gate''s insert policy on jobq.jobs (the facts in sub-selects, read once a statement). Locks nothing.';
 
 CREATE FUNCTION jobq._caller_sees_every_store() RETURNS boolean
     LANGUAGE sql STABLE
@@ -2143,6 +2154,7 @@ CREATE FUNCTION jobq._function_grants() RETURNS TABLE(fn text, roles text[])
         ('jobq._caller_is_operator()', '{jobq_app_gate}'),
         ('jobq._caller_is_restricted()', '{jobq_app_gate}'),
         ('jobq._caller_reaches(uuid)', '{jobq_app_gate}'),
+        ('jobq._caller_reaches_as(uuid,boolean,boolean,uuid)', '{jobq_app_gate}'),
         ('jobq._check_int(text,bigint,bigint,bigint,text)', '{jobq_app_gate}'),
         ('jobq._check_interval(text,interval,interval,boolean)', '{jobq_app_gate}'),
         ('jobq._check_length(text,anyarray,integer)', '{jobq_app_gate}'),
@@ -8670,12 +8682,7 @@ CREATE POLICY jobs_engine ON jobq.jobs TO jobq_migrator USING (true) WITH CHECK 
 
 CREATE POLICY jobs_gate_delete ON jobq.jobs FOR DELETE TO jobq_app_gate USING (jobq._caller_reaches(store_id));
 
-CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK (
-CASE
-    WHEN ( SELECT jobq._caller_is_operator() AS _caller_is_operator) THEN true
-    WHEN (store_id IS NULL) THEN ((NOT ( SELECT jobq._caller_is_restricted() AS _caller_is_restricted)) OR jobq._app_may_enqueue(task))
-    ELSE COALESCE((store_id = ( SELECT jobq.current_store_id() AS current_store_id)), false)
-END);
+CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate WITH CHECK ((jobq._caller_reaches_as(store_id, ( SELECT jobq._caller_is_operator() AS _caller_is_operator), ( SELECT jobq._caller_is_restricted() AS _caller_is_restricted), ( SELECT jobq.current_store_id() AS current_store_id)) OR ((store_id IS NULL) AND jobq._app_may_enqueue(task))));
 
 CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));
 
@@ -8763,6 +8770,9 @@ GRANT ALL ON FUNCTION jobq._caller_is_restricted() TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._caller_reaches(p_store_id uuid) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._caller_reaches_as(p_store_id uuid, p_operator boolean, p_restricted boolean, p_session_store uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION jobq._caller_reaches_as(p_store_id uuid, p_operator boolean, p_restricted boolean, p_session_store uuid) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._caller_sees_every_store() FROM PUBLIC;
 

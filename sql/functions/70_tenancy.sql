@@ -36,20 +36,37 @@ $$;
 COMMENT ON FUNCTION jobq._caller() IS
     'Private. The role the caller acts as (SET ROLE, else session_user).';
 
--- Whether the caller of a gate function reaches a row of store p_store_id (NULL: a system row).
-CREATE OR REPLACE FUNCTION jobq._caller_reaches(p_store_id uuid)
+-- Whether the caller of a gate function may change a row of store p_store_id, the caller being as
+-- given (jobq._caller_is_operator(), jobq._caller_is_restricted(), jobq.current_store_id()): the
+-- one home of the rule. A row policy passes the facts as sub-selects, read once a statement; each
+-- is read only where the rule needs it. Inlined.
+CREATE OR REPLACE FUNCTION jobq._caller_reaches_as(p_store_id uuid, p_operator boolean, p_restricted boolean,
+                                                   p_session_store uuid)
 RETURNS boolean
 LANGUAGE sql
 STABLE
 AS $$
     SELECT CASE
-        WHEN jobq._caller_is_operator() THEN true
-        WHEN p_store_id IS NULL THEN NOT jobq._caller_is_restricted()
-        ELSE coalesce(p_store_id = jobq.current_store_id(), false)
+        WHEN p_operator THEN true
+        WHEN p_store_id IS NULL THEN NOT p_restricted
+        ELSE coalesce(p_store_id = p_session_store, false)
     END
 $$;
+COMMENT ON FUNCTION jobq._caller_reaches_as(uuid,boolean,boolean,uuid) IS
+    'Private. Whether the caller of a gate function may change a row of store p_store_id, the caller being as given: operators (p_operator) every row; a system row (NULL) a caller that is not restricted (p_restricted false: worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s store p_session_store. Callers: jobq._caller_reaches, the gate''s insert policy on jobq.jobs (the facts in sub-selects, read once a statement). Locks nothing.';
+
+-- Whether the caller of a gate function may change a row of store p_store_id:
+-- jobq._caller_reaches_as with the caller's facts, each read only where needed. Inlined.
+CREATE OR REPLACE FUNCTION jobq._caller_reaches(p_store_id uuid)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT jobq._caller_reaches_as(p_store_id, jobq._caller_is_operator(), jobq._caller_is_restricted(),
+                                   jobq.current_store_id())
+$$;
 COMMENT ON FUNCTION jobq._caller_reaches(uuid) IS
-    'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). Used by the gate''s row policies. Locks nothing.';
+    'Private. Whether the caller of a gate function may change a row of store p_store_id: operators every row; a system row (NULL) the trusted callers (worker_runtime, jobq_migrator), never an application; a store''s row when it is the session''s jobq.current_store_id(). jobq._caller_reaches_as for the caller of the statement. Used by the gate''s row policies. Locks nothing.';
 
 -- Whether the caller has jobq_operator's rights (a member of it, or a superuser): operators reach
 -- every store's rows. The one place this test is written; the gate, tenancy and stats use it.
@@ -395,17 +412,13 @@ CREATE POLICY jobs_gate_delete ON jobq.jobs FOR DELETE TO jobq_app_gate
     USING (jobq._caller_reaches(store_id));
 DROP POLICY IF EXISTS jobs_gate_insert ON jobq.jobs;
 -- The gate's insert: jobq._caller_reaches(store_id), or a system job of a task applications may
--- enqueue. The rule of jobq._caller_reaches is spelt out with the caller's facts in sub-selects:
--- a sub-select is read once a statement, where the inlined function read them once a row (a batch
--- of 1,000 store jobs from enqueue_many: about a third of its time). A function holding the
--- sub-selects would not be inlined. pgtap/tenancy/the_gate_insert_policy_admits_what_caller_reaches_admits.sql
--- holds the two to the same answers.
+-- enqueue. The caller's facts are sub-selects, read once a statement, where jobq._caller_reaches
+-- read them once a row (a batch of 1,000 store jobs from enqueue_many: about a third of its time).
+-- pgtap/tenancy/the_gate_insert_policy_admits_what_caller_reaches_admits.sql holds it to the rule.
 CREATE POLICY jobs_gate_insert ON jobq.jobs FOR INSERT TO jobq_app_gate
-    WITH CHECK (CASE
-        WHEN (SELECT jobq._caller_is_operator()) THEN true
-        WHEN store_id IS NULL THEN NOT (SELECT jobq._caller_is_restricted()) OR jobq._app_may_enqueue(task)
-        ELSE coalesce(store_id = (SELECT jobq.current_store_id()), false)
-    END);
+    WITH CHECK (jobq._caller_reaches_as(store_id, (SELECT jobq._caller_is_operator()), (SELECT jobq._caller_is_restricted()),
+                                        (SELECT jobq.current_store_id()))
+                OR (store_id IS NULL AND jobq._app_may_enqueue(task)));
 DROP POLICY IF EXISTS jobs_gate_read ON jobq.jobs;
 CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate
     USING (((store_id IS NULL) OR jobq._caller_reaches(store_id)));

@@ -40,6 +40,7 @@ AS $$
         ('jobq._caller_is_operator()', '{jobq_app_gate}'),
         ('jobq._caller_is_restricted()', '{jobq_app_gate}'),
         ('jobq._caller_reaches(uuid)', '{jobq_app_gate}'),
+        ('jobq._caller_reaches_as(uuid,boolean,boolean,uuid)', '{jobq_app_gate}'),
         ('jobq._check_int(text,bigint,bigint,bigint,text)', '{jobq_app_gate}'),
         ('jobq._check_interval(text,interval,interval,boolean)', '{jobq_app_gate}'),
         ('jobq._check_length(text,anyarray,integer)', '{jobq_app_gate}'),
