@@ -191,3 +191,45 @@ func TestARepeatedFanOutUnderGenericPlansReadsOneKeyProbeAStore(t *testing.T) {
 	require.LessOrEqual(t, fetched, int64(20*stores), "a few probes of its key a store, not a read of the whole index")
 	require.Equal(t, stores, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE task = 'fan-generic'`), "and it added no job")
 }
+
+// TestFiftyFanOutsAtOnce: 50 connections fan the same task out over the same 300 stores at once,
+// while 40 stores' jobs are running (their keys go to new waiting jobs in a second round of
+// jobq._enqueue_keyed, which ends its rounds once every pending key is settled). Half the callers
+// use preserve_run_at, half replace. No call fails (no deadlock between overlapping fan-outs),
+// each reports every store, and every store ends with exactly one waiting job holding its key,
+// beside its running job where it had one.
+func TestFiftyFanOutsAtOnce(t *testing.T) {
+	t.Parallel()
+	const callers, storeCount, running = 50, 300, 40
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: callers + 2})
+	b.DefineStore(t, "fan-storm")
+	addStores(t, b, storeCount)
+	n, err := b.Worker.FanOut(b.Ctx, "fan-storm", nil, "", "")
+	require.NoError(t, err)
+	require.Equal(t, storeCount, n)
+	held := b.Claim(t, testbundle.ClaimArgs{Worker: "holder", Max: running})
+	require.Len(t, held, running)
+
+	cs := conns(t, b.WorkerPool, callers)
+	counts := make([]int, callers)
+	errs := together(callers, func(i int) error {
+		mode := jobq.JobKeyMode("")
+		if i%2 == 1 {
+			mode = jobq.JobKeyReplace
+		}
+		got, err := jobq.NewClient(cs[i]).FanOut(b.Ctx, "fan-storm", map[string]int{"caller": i}, "", mode)
+		counts[i] = got
+		return err
+	})
+	requireNoErrors(t, errs, "fan-out")
+	for i, c := range counts {
+		require.Equal(t, storeCount, c, "caller %d reports every store", i)
+	}
+	require.Equal(t, storeCount, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'queued' AND job_key IS NOT NULL`),
+		"one waiting job holds each store's key")
+	require.Equal(t, storeCount, b.Count(t, `SELECT count(DISTINCT store_id) FROM jobq.jobs WHERE state = 'queued'`))
+	require.Equal(t, running, b.Count(t, `SELECT count(*) FROM jobq.jobs WHERE state = 'running' AND job_key IS NULL`),
+		"each running job gave its key up and still runs")
+	require.Equal(t, storeCount+running, b.Count(t, `SELECT count(*) FROM jobq.jobs`))
+	require.Zero(t, b.Count(t, `SELECT count(*) FROM jobq.job_history`))
+}
