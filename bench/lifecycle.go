@@ -12,14 +12,15 @@ import (
 )
 
 // The lifecycle floor: the statements jobq's lifecycle runs for a no-op job, in plain SQL
-// through pgbench, built the way jobq works: on copies of jobq.jobs and jobq.job_history made with
-// LIKE … INCLUDING ALL (same columns, defaults, constraints and indexes; no row-level security,
+// through pgbench, built the way jobq works: on copies of jobq.jobs, jobq.job_history and
+// jobq.leases made with LIKE … INCLUDING ALL (same columns, defaults, constraints and indexes; no row-level security,
 // triggers or functions) and given their tables' storage parameters (fillfactor 40: LIKE does not
 // copy them), under the planner settings jobq's claim pins (no sequential scan, no bitmap, generic
 // plans), in jobq's batches. Transaction 1 picks lifecycleBatch due rows in the claim index's
 // order (SELECT … FOR UPDATE SKIP LOCKED LIMIT n) and updates them by id = ANY, as jobq._claim
 // does, setting state running, attempt + 1, locked_by, a fresh lease token (gen_random_uuid()),
-// claimed_at, heartbeat_at, lease_expires_at, deadline_at and updated_at; transaction 2 deletes
+// claimed_at, heartbeat_at, lease_expires_at, deadline_at and updated_at, and writes the claim's
+// receipt (one row into the copy of jobq.leases, migration 00036); transaction 2 deletes
 // those rows by id and lease token and inserts them into the history copy as succeeded, as
 // jobq.complete_jobs does. It is what today's design costs without functions, checks, RLS or a
 // runner: jobq's drain is judged against it (≥ 85 %), and a drain above it is a harness bug
@@ -72,7 +73,7 @@ func copyTable(ctx context.Context, conn *pgx.Conn, copyOf, table string) error 
 // schema: every history column takes the job's column of the same name, except state
 // ('succeeded'), finished_at (now()) and columns the job does not have (NULL).
 func prepareLifecycleTables(ctx context.Context, conn *pgx.Conn) (string, error) {
-	for copyOf, table := range map[string]string{"bench.lf_jobs": "jobq.jobs", "bench.lf_history": "jobq.job_history"} {
+	for copyOf, table := range map[string]string{"bench.lf_jobs": "jobq.jobs", "bench.lf_history": "jobq.job_history", "bench.lf_leases": "jobq.leases"} {
 		if err := copyTable(ctx, conn, copyOf, table); err != nil {
 			return "", err
 		}
@@ -117,7 +118,7 @@ func prepareLifecycleTables(ctx context.Context, conn *pgx.Conn) (string, error)
 const (
 	lifecyclePick = `SELECT coalesce(array_agg(p.id), '{}')::text AS picked
 FROM (SELECT id FROM bench.lf_jobs
-      WHERE state IN ('queued', 'retry_pending') AND queue = 'default' AND run_at <= now()
+      WHERE ready AND state IN ('queued', 'retry_pending') AND queue = 'default' AND run_at <= now()
       ORDER BY priority, run_at, id
       LIMIT {batch}
       FOR UPDATE SKIP LOCKED) AS p`
@@ -134,6 +135,10 @@ FROM (SELECT id FROM bench.lf_jobs
         updated_at = now()
     WHERE j.id = ANY ({picked})
     RETURNING j.*
+), receipt AS (
+    INSERT INTO bench.lf_leases (worker_id, job_ids, check_at)
+    SELECT 'floor-' || {client}, array_agg(c.id), min(least(c.lease_expires_at, c.deadline_at))
+    FROM claimed c HAVING count(*) > 0
 )
 SELECT coalesce(array_agg(id ORDER BY id), '{}')::text AS ids,
        coalesce(array_agg(lease_token ORDER BY id), '{}')::text AS tokens
@@ -244,7 +249,7 @@ func drainLifecycleFloor(ctx context.Context, env *environment, n, clients int) 
 	if left != 0 || done != n {
 		return 0, fmt.Errorf("lifecycle floor left %d of %d rows and moved %d to history", left, n, done)
 	}
-	if _, err := conn.Exec(ctx, "DROP TABLE bench.lf_jobs, bench.lf_history"); err != nil {
+	if _, err := conn.Exec(ctx, "DROP TABLE bench.lf_jobs, bench.lf_history, bench.lf_leases"); err != nil {
 		return 0, fmt.Errorf("drop lifecycle floor tables: %w", err)
 	}
 	return float64(n) / secs, nil

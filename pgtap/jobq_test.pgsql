@@ -45,6 +45,8 @@ BEGIN
     DELETE FROM jobq.job_dependencies;
     DELETE FROM jobq.sequence_holds;
     DELETE FROM jobq.jobs;
+    DELETE FROM jobq.leases;
+    DELETE FROM jobq.leases_recheck;
     DELETE FROM jobq.job_history;
     DELETE FROM jobq.job_attempts;
     DELETE FROM jobq.schedule_runs;
@@ -98,6 +100,19 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq_test.tasks(text[]) IS 'Declares each name as a plain system task with jobq.define_task.';
+
+-- Writes the claim's receipt (jobq.leases) of every running job a test wrote by hand, one row a
+-- worker, as jobq._cover_running_jobs does for the jobs running across the upgrade to migration
+-- 00036: a claim writes its own, and the sweep finds a running job only through one.
+CREATE OR REPLACE FUNCTION jobq_test.leases_for_running() RETURNS void LANGUAGE sql AS $$
+    INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+    SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
+    FROM jobq.jobs j
+    WHERE j.state = 'running'
+      AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
+    GROUP BY j.locked_by;
+$$;
+COMMENT ON FUNCTION jobq_test.leases_for_running() IS 'Writes a jobq.leases row for the running jobs written by hand that none lists.';
 
 -- How many rows the tables hold now; a test that proves a refusal wrote nothing keeps this row in
 -- a temporary table (CREATE TEMP TABLE before AS SELECT * FROM jobq_test.counts()) and compares.

@@ -979,9 +979,12 @@ END,
     has_dependents boolean DEFAULT false NOT NULL,
     batch_id bigint,
     fair boolean DEFAULT false NOT NULL,
+    ready boolean GENERATED ALWAYS AS ((state <> 'blocked'::text)) STORED NOT NULL,
+    counted boolean DEFAULT false NOT NULL,
     CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
     CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
+    CONSTRAINT jobs_counted_running CHECK (((NOT counted) OR (state = 'running'::text))),
     CONSTRAINT jobs_depends_on_check CHECK (((cardinality(depends_on) >= 1) AND (cardinality(depends_on) <= 10000))),
     CONSTRAINT jobs_job_key_check CHECK ((job_key <> ''::text)),
     CONSTRAINT jobs_job_key_mode_check CHECK ((job_key_mode = ANY (ARRAY['replace'::text, 'preserve_run_at'::text, 'unsafe_dedupe'::text]))),
@@ -1027,6 +1030,10 @@ COMMENT ON COLUMN jobq.jobs.has_dependents IS 'Whether a job was enqueued depend
 COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batch_enqueue), NULL for none.';
 
 COMMENT ON COLUMN jobq.jobs.fair IS 'Whether the job has an entry in jobs_fair_idx (the predicate of that index beside the waiting states): set from jobq.queues.fair by the statement that inserts the job (jobq.enqueue, jobq.enqueue_many, jobq._enqueue, jobq._enqueue_keyed, jobq._revive), for every job of the queue by jobq.set_fair_claiming when it turns fair claiming on, and for jobs inserted by transactions older than that setter by jobq.maintain (jobq._settle_fair_flags). Turning fair claiming off leaves it: only a fair claim reads jobs_fair_idx.';
+
+COMMENT ON COLUMN jobq.jobs.ready IS 'state <> ''blocked'', generated: the predicate of jobs_claim_idx and jobs_fair_idx, which hold the waiting and the running jobs. No index names state, so that a claim is a HOT update.';
+
+COMMENT ON COLUMN jobq.jobs.counted IS 'True while a job of a limited queue runs (set by the claim from jobq.queues.limited; by jobq.maintain for a job claimed before its queue turned limited): jobs_counted_idx, read by the concurrency limits, holds only these. False out of running (jobs_counted_running).';
 
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[], p_tasks text[] DEFAULT NULL::text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
@@ -1125,9 +1132,18 @@ BEGIN
             UPDATE jobq.jobs j
             SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker_id, lease_token = gen_random_uuid(),
                 claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = v_lease_until,
-                deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now
+                deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now,
+                -- Read in this statement (not v_q): a limit committed before its snapshot is seen
+                -- here, so jobq._settle_counted's horizon covers every claim that missed it.
+                counted = coalesce((SELECT q.limited FROM jobq.queues q WHERE q.name = p_queues[v_i]), false)
             WHERE j.id = ANY (v_ids)
             RETURNING j.*
+        ), receipt AS (
+            -- Its receipt: how the sweep and the readers of a worker's jobs find them, since no
+            -- index of jobq.jobs holds the running jobs (this update changes no indexed column).
+            INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+            SELECT p_worker_id, array_agg(l.id), min(least(l.lease_expires_at, l.deadline_at))
+            FROM leased l HAVING count(*) > 0
         )
         SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
         GET DIAGNOSTICS v_got = ROW_COUNT;
@@ -1244,6 +1260,39 @@ $$;
 ALTER FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) IS 'Private. Counts every live job into jobq.live_counts (jobq._live_groups of every queue and store, due at p_now) and records the time, duration (clamped to 0..1 hour, whatever the clock does) and total in jobq.live_counts_taken, when the last count is after p_now or older than jobq._live_count_wait of its duration and the live jobs (as last counted, or pg_class.reltuples of jobq.jobs) number at least half of stats_cached_above; otherwise, or while another count holds the row of jobq.live_counts_taken (SKIP LOCKED), does nothing. Returns whether it counted. Caller: jobq._maintain. Reads every live job (no JIT); locks the row of jobq.live_counts_taken until commit.';
+
+CREATE FUNCTION jobq._cover_running_jobs() RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_after xid8;
+    v_n bigint := 0::bigint;
+    v_snap constant pg_snapshot := pg_current_snapshot();
+BEGIN
+    SELECT r.after INTO v_after FROM jobq.leases_recheck r WHERE r.singleton FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN v_n;
+    END IF;
+    IF v_after IS NULL THEN
+        UPDATE jobq.leases_recheck AS r SET after = pg_snapshot_xmax(v_snap) WHERE r.singleton;
+    ELSIF pg_snapshot_xmin(v_snap) >= v_after AND NOT jobq._snapshot_older_than(v_after) THEN
+        INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+        SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
+        FROM jobq.jobs j
+        WHERE j.state = 'running'
+          AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
+        GROUP BY j.locked_by;
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        DELETE FROM jobq.leases_recheck AS r WHERE r.singleton;
+    END IF;
+    RETURN v_n;
+END
+$$;
+
+ALTER FUNCTION jobq._cover_running_jobs() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._cover_running_jobs() IS 'Private. While jobq.leases_recheck has its row: the first call records pg_snapshot_xmax of its snapshot there; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), writes one jobq.leases row per worker for its running jobs that no row of that worker lists, and deletes the recheck row. Returns the rows written. Never waits (SKIP LOCKED). Caller: jobq._maintain.';
 
 CREATE FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE
@@ -1961,6 +2010,7 @@ BEGIN
     ), retried AS (
         UPDATE jobq.jobs AS j
         SET state            = 'retry_pending',
+            counted          = false,
             run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(p_now, f.retry_in)
                                     ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
                                END,
@@ -2027,7 +2077,7 @@ CREATE FUNCTION jobq._fair_first(p_queue text, p_after_priority smallint, p_part
     AS $$
     SELECT j.priority, jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
+    WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
       AND j.priority > coalesce(p_after_priority, -32769)
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
     LIMIT 1
@@ -2042,7 +2092,7 @@ CREATE FUNCTION jobq._fair_first_outside(p_queue text, p_priority smallint, p_st
     AS $$
     SELECT jobq._store_key(j.store_id), j.run_at, j.id
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+    WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) = p_store
       AND (j.run_at, j.id) > (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
       AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -2059,7 +2109,7 @@ CREATE FUNCTION jobq._fair_next_store(p_queue text, p_priority smallint, p_store
     AS $$
     SELECT jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+    WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) > p_store
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
     LIMIT 1
@@ -2089,7 +2139,7 @@ BEGIN
           CROSS JOIN LATERAL (
               SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
               FROM jobq.jobs j
-              WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+              WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
                 AND jobq._store_key(j.store_id) = s.k
                 AND (j.run_at, j.id) >= (s.r, s.i) AND jobq._rule_due(j.run_at, p_now)
                 AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -2117,7 +2167,7 @@ BEGIN
     -- An ARRAY keeps the locking scan's order: no sort (the usual pick of a burst comes here).
     ids := ARRAY(SELECT j.id
                  FROM jobq.jobs j
-                 WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+                 WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
                    AND jobq._store_key(j.store_id) = p_store
                    AND (j.run_at, j.id) >= (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
                    AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -2639,6 +2689,23 @@ ALTER FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores u
 
 COMMENT ON FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) IS 'Private. Of the picked jobs p_ids (store keys p_stores, partition values p_parts), in order, keeps at most p_room that fit the per-store concurrency and rate limits and the per-partition limit of queue p_queue given p_counts (jobq._limited_counts'' shape), counting each job kept; returns the ids and stores kept, the counts after them, and the stores and partitions that reached a limit (jobq._rule_at_limit). Reads jobq.queues; writes nothing. Caller: jobq._pick_limited.';
 
+CREATE FUNCTION jobq._lease_shortened() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE jobq.leases AS l SET check_at = least(NEW.lease_expires_at, NEW.deadline_at)
+    WHERE l.worker_id = NEW.locked_by
+      AND l.check_at > least(NEW.lease_expires_at, NEW.deadline_at)
+      AND NEW.id = ANY (l.job_ids);
+    RETURN NULL;
+END
+$$;
+
+ALTER FUNCTION jobq._lease_shortened() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._lease_shortened() IS 'Private. Row-level AFTER UPDATE trigger of jobq.jobs (jobs_lease_shortened), for a running job whose lease end or deadline moved earlier: every jobq.leases row of its worker that lists it and is due later is due at the new end. Raises nothing.';
+
 CREATE FUNCTION jobq._limit(p_name text) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -2700,6 +2767,11 @@ DECLARE
     v_running bigint;
 BEGIN
     SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
+    -- A limit newly set: its running jobs claimed unlimited are flagged as soon as none can be
+    -- missing any more (until then jobq._running_counted also reads the unflagged ones).
+    IF v_q.counted_recheck THEN
+        PERFORM jobq._settle_counted(p_queue);
+    END IF;
     room := 2147483647;
     counts := '{"store": {}, "part": {}, "start": {}}';
     IF v_q.max_started IS NOT NULL OR v_q.max_started_per_store IS NOT NULL THEN
@@ -2760,7 +2832,7 @@ BEGIN
     INTO ids, stores, parts, v_priorities, v_run_ats
     FROM (SELECT j.id, j.priority, j.run_at, jobq._store_key(j.store_id) AS store, j.payload ->> p_partition_key AS part
           FROM jobq.jobs j
-          WHERE jobq._rule_waiting(j.state)
+          WHERE j.ready AND jobq._rule_waiting(j.state)
             AND j.queue = p_queue
             AND (j.priority, j.run_at, j.id) > (p_after_priority, p_after_run_at, p_after_id)
             AND jobq._rule_due(j.run_at, p_now)
@@ -2878,8 +2950,7 @@ BEGIN
     END IF;
     IF p_queue <> 'default'
        AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.ready) -- waiting or running
        AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
        AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
                        WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
@@ -2983,7 +3054,7 @@ BEGIN
     FOR v_worker IN
         SELECT w.id FROM jobq.workers w
         WHERE w.heartbeat_at < v_silent_cutoff
-          AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
+          AND EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = w.id)
     LOOP
         PERFORM jobq._release_worker_leases(v_worker, p_now);
     END LOOP;
@@ -3018,6 +3089,10 @@ BEGIN
     -- Jobs a setter of fair claiming could not see, flagged once they can be (none nearly always:
     -- one probe of the small jobq.queues).
     PERFORM jobq._settle_fair_flags();
+    -- Running jobs claimed while their queue was not limited, counted by its limits once flagged,
+    -- and, once after the upgrade to migration 00036, running jobs without a claim's receipt.
+    PERFORM jobq._settle_counted_flags();
+    PERFORM jobq._cover_running_jobs();
 
     -- The live jobs counted for jobq.stats when it is time (a big backlog only, at most a
     -- twentieth of one core: jobq._count_live_jobs).
@@ -3101,21 +3176,21 @@ BEGIN
         RETURN;
     END IF;
     SELECT count(*) INTO not_served FROM (SELECT 1 FROM jobq.jobs j
-        WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.task <> ALL (v_tasks)
+        WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.task <> ALL (v_tasks)
         LIMIT p_cap + 1) c;
     oldest_at := NULL;
     IF not_served > 0 THEN
         WITH RECURSIVE prio AS (
-            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending')
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending')
              ORDER BY j.queue, j.priority LIMIT 1)
             UNION ALL
             SELECT (SELECT j.priority FROM jobq.jobs j
-                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
                     ORDER BY j.queue, j.priority LIMIT 1)
             FROM prio p WHERE p.priority IS NOT NULL
         )
         SELECT min((SELECT j.run_at FROM jobq.jobs j
-                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
                       AND j.run_at <= p_now AND j.task <> ALL (v_tasks)
                     ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
         INTO oldest_at
@@ -3421,7 +3496,7 @@ BEGIN
         v_ids := v_ids || ARRAY(
             SELECT j.id
             FROM jobq.jobs j
-            WHERE jobq._rule_waiting(j.state)
+            WHERE j.ready AND jobq._rule_waiting(j.state)
               AND j.queue = p_queue
               AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
               AND j.priority <= v_to
@@ -3458,6 +3533,8 @@ CREATE TABLE jobq.queues (
     fair boolean DEFAULT false NOT NULL,
     fair_recheck boolean DEFAULT false NOT NULL,
     fair_recheck_after xid8,
+    counted_recheck boolean DEFAULT false NOT NULL,
+    counted_recheck_after xid8,
     CONSTRAINT queues_check CHECK ((paused = (paused_at IS NOT NULL))),
     CONSTRAINT queues_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
     CONSTRAINT queues_max_running_per_partition_check CHECK (((max_running_per_partition >= 1) AND (max_running_per_partition <= 1000000))),
@@ -3500,6 +3577,10 @@ COMMENT ON COLUMN jobq.queues.fair IS 'Whether claims serve the stores of the qu
 COMMENT ON COLUMN jobq.queues.fair_recheck IS 'True from jobq.set_fair_claiming turning the queue fair until jobq.maintain (jobq._settle_fair_flags) has flagged every job of the queue that a transaction older than the setter inserted unflagged.';
 
 COMMENT ON COLUMN jobq.queues.fair_recheck_after IS 'The first transaction id not yet assigned when jobq.maintain first saw fair_recheck: once every lower one has ended and no snapshot older than it is held, no job of the queue can still be inserted unflagged; NULL until maintain saw it.';
+
+COMMENT ON COLUMN jobq.queues.counted_recheck IS 'True from a limit set on a queue that had none until jobq._settle_counted has flagged (jobq.jobs.counted) every running job of the queue claimed unlimited; meanwhile the limits count those too.';
+
+COMMENT ON COLUMN jobq.queues.counted_recheck_after IS 'The transaction id after that of the limit''s setter: once every lower one has ended and no snapshot older than it is held, no claim that read the queue unlimited can still commit.';
 
 CREATE FUNCTION jobq._queue_limits(p_queue jobq.queues) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -3577,7 +3658,8 @@ DECLARE
     v_n integer;
 BEGIN
     UPDATE jobq.jobs AS j SET lease_expires_at = p_now, updated_at = p_now
-    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now
+    WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.worker_id = p_worker_id)
+      AND j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now
       AND NOT EXISTS (SELECT 1 FROM jobq.continuations c
                       WHERE c.job_id = j.id AND c.lease_token = j.lease_token AND c.confirm_by > p_now);
     GET DIAGNOSTICS v_n = ROW_COUNT;
@@ -3603,7 +3685,8 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(p_batch_size::text, 'NULL')));
     END IF;
 
-    -- The leases to sweep, locked (SKIP LOCKED). A CONFIRMING job (jobq.continuations, same
+    -- The leases to sweep, among the jobs of the claims' receipts due (jobq.leases: no index of
+    -- jobq.jobs holds the running jobs), locked (SKIP LOCKED). A CONFIRMING job (jobq.continuations, same
     -- lease) has a lease that ends at its confirmation deadline, so it is not taken before;
     -- after, its attempt failed: detached. Orphaned and detached jobs run again at once (a
     -- retry_in of 0), timed-out ones after their backoff.
@@ -3621,12 +3704,15 @@ BEGIN
                       ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
                  END AS err
           FROM (SELECT j.* FROM jobq.jobs j
-                WHERE j.state = 'running'
+                WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.check_at <= p_now)
+                  AND j.state = 'running'
                   AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
                 ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
                 LIMIT p_batch_size
                 FOR UPDATE OF j SKIP LOCKED) AS j
           LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token) AS e;
+    -- The receipts due move on to their jobs' next lease end or deadline, or go.
+    PERFORM jobq._settle_leases(p_now, coalesce(v_ids, '{}'), 10000);
     IF v_ids IS NULL THEN
         RETURN;
     END IF;
@@ -3857,7 +3943,7 @@ CREATE FUNCTION jobq._rule_waiting(p_state text) RETURNS boolean
 
 ALTER FUNCTION jobq._rule_waiting(p_state text) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._rule_waiting(p_state text) IS 'Private. p_state IN (''queued'', ''retry_pending''): the job waits for a claim (the predicate of jobs_claim_idx and jobs_fair_idx). Inlined. Callers: the picks (jobq._pick_plain, jobq._pick_limited, jobq._pick_fair), jobq.claim_passed_over.';
+COMMENT ON FUNCTION jobq._rule_waiting(p_state text) IS 'Private. p_state IN (''queued'', ''retry_pending''): the job waits for a claim (the picks test it beside ready, the predicate of jobs_claim_idx and jobs_fair_idx, which also hold the running jobs). Inlined. Callers: the picks (jobq._pick_plain, jobq._pick_limited, jobq._pick_fair), jobq.claim_passed_over.';
 
 CREATE FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) RETURNS TABLE(slot_at timestamp with time zone, outcome text, reason text, job_id bigint)
     LANGUAGE plpgsql
@@ -3944,9 +4030,25 @@ ALTER FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time 
 
 COMMENT ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) IS 'Private. Handles the due slots of one schedule (caller holds its row lock): late stretch skipped, backfill, concurrency policy (a replaced job is audited as schedule_replaced), one job per slot with job key schedule:<name>:<slot>; every slot of the backfill window runs, across DST changes too; any stored backfill_window is safe. Returns one row per slot handled.';
 
+CREATE FUNCTION jobq._running_counted(p_queue text) RETURNS TABLE(store_id uuid, payload jsonb)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT j.store_id, j.payload FROM jobq.jobs j WHERE j.counted AND j.queue = p_queue
+    UNION ALL
+    SELECT j.store_id, j.payload FROM jobq.jobs j
+    WHERE j.ready AND j.queue = p_queue AND j.state = 'running' AND NOT j.counted
+      AND (SELECT q.counted_recheck FROM jobq.queues q WHERE q.name = p_queue)
+$$;
+
+ALTER FUNCTION jobq._running_counted(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._running_counted(p_queue text) IS 'Private. The running jobs of queue p_queue its limits count (store and payload of each): those flagged jobq.jobs.counted, and while jobq.queues.counted_recheck is set also the unflagged running ones, read through jobs_claim_idx. Inlined into the caller''s statement. Callers: jobq._running_in_queue, jobq._running_per_store, jobq._running_per_partition, jobq._shared_claim_room. Reads jobq.jobs and jobq.queues; locks nothing.';
+
 CREATE FUNCTION jobq._running_in_queue(p_queue text) RETURNS TABLE(n bigint)
     LANGUAGE sql STABLE
-    AS $$ SELECT count(*) FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue $$;
+    AS $$
+    SELECT count(*) FROM jobq._running_counted(p_queue) AS r
+$$;
 
 ALTER FUNCTION jobq._running_in_queue(p_queue text) OWNER TO jobq_migrator;
 
@@ -3955,8 +4057,9 @@ COMMENT ON FUNCTION jobq._running_in_queue(p_queue text) IS 'Private. One row: t
 CREATE FUNCTION jobq._running_per_partition(p_queue text, p_key text) RETURNS TABLE(part text, n bigint)
     LANGUAGE sql STABLE
     AS $$
-    SELECT j.payload ->> p_key, count(*)
-    FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue AND j.payload ->> p_key IS NOT NULL
+    SELECT r.payload ->> p_key, count(*)
+    FROM jobq._running_counted(p_queue) AS r
+    WHERE r.payload ->> p_key IS NOT NULL
     GROUP BY 1
 $$;
 
@@ -3967,8 +4070,8 @@ COMMENT ON FUNCTION jobq._running_per_partition(p_queue text, p_key text) IS 'Pr
 CREATE FUNCTION jobq._running_per_store(p_queue text) RETURNS TABLE(store uuid, n bigint)
     LANGUAGE sql STABLE
     AS $$
-    SELECT jobq._store_key(j.store_id), count(*)
-    FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+    SELECT jobq._store_key(r.store_id), count(*)
+    FROM jobq._running_counted(p_queue) AS r
     GROUP BY 1
 $$;
 
@@ -4078,6 +4181,12 @@ BEGIN
         store_started_per         = CASE WHEN p_scope = 'store_rate' THEN p_per ELSE q.store_started_per END,
         updated_at                = now()
     WHERE q.name = p_queue;
+    -- A queue turned limited: the jobs claimed while it was not are not flagged counted (nor
+    -- those of claims in flight, which read it unlimited); the limits count them too until they
+    -- are flagged (jobq._settle_counted), once this transaction and every one with a lower id
+    -- have ended and no snapshot older than its end is held: the id after this one's.
+    UPDATE jobq.queues AS q SET counted_recheck = true, counted_recheck_after = (pg_current_xact_id()::text::numeric + 1)::text::xid8
+    WHERE q.name = p_queue AND q.limited AND NOT coalesce(v_old.limited, false);
     -- Without a rate limit the queue's log of starts is of no use.
     DELETE FROM jobq.claim_starts AS s
     WHERE s.queue = p_queue
@@ -4180,6 +4289,53 @@ $$;
 ALTER FUNCTION jobq._settle_batches(p_batch_ids bigint[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) IS 'Private. Settles each batch of p_batch_ids that is sealed, not settled, and whose jobs have all ended (settled_at, once: under its row lock) and enqueues its callbacks: on_success when none ended dead or canceled, on_complete always, on_discard when one did; their ids go to callback_job_ids, or the reason they could not be enqueued to callback_error. Enqueues through jobq._enqueue as the owner, in the batch''s store (checked by jobq.create_batch). Callers: jobq.seal_batch, jobq._batch_ended. Locks the batch rows.';
+
+CREATE FUNCTION jobq._settle_counted(p_queue text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_queue jobq.queues;
+BEGIN
+    SELECT * INTO v_queue FROM jobq.queues q WHERE q.name = p_queue AND q.counted_recheck FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN coalesce((SELECT q.counted_recheck FROM jobq.queues q WHERE q.name = p_queue), false);
+    END IF;
+    IF v_queue.limited
+       AND NOT (pg_snapshot_xmin(pg_current_snapshot()) >= v_queue.counted_recheck_after
+                AND NOT jobq._snapshot_older_than(v_queue.counted_recheck_after)) THEN
+        RETURN true;
+    END IF;
+    IF v_queue.limited THEN
+        UPDATE jobq.jobs AS j SET counted = true
+        WHERE j.id IN (SELECT u.id FROM jobq.jobs u
+                       WHERE u.ready AND u.queue = p_queue AND u.state = 'running' AND NOT u.counted
+                       ORDER BY u.id FOR UPDATE SKIP LOCKED);
+        IF EXISTS (SELECT 1 FROM jobq.jobs u
+                   WHERE u.ready AND u.queue = p_queue AND u.state = 'running' AND NOT u.counted) THEN
+            RETURN true;
+        END IF;
+    END IF;
+    UPDATE jobq.queues AS q SET counted_recheck = false, counted_recheck_after = NULL WHERE q.name = p_queue;
+    RETURN false;
+END
+$$;
+
+ALTER FUNCTION jobq._settle_counted(p_queue text) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settle_counted(p_queue text) IS 'Private. For queue p_queue while jobq.queues.counted_recheck is set: once pg_snapshot_xmin of the current snapshot has reached counted_recheck_after and no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.counted on every running unflagged job of the queue (read through jobs_claim_idx) it can lock (SKIP LOCKED) and clears the mark once none is left; a queue no longer limited loses the mark at once. Returns whether the mark is still set. Never waits (the queue row and the jobs SKIP LOCKED). Callers: jobq._limited_counts, jobq._shared_claim_room, jobq._settle_counted_flags.';
+
+CREATE FUNCTION jobq._settle_counted_flags() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT count(*) FILTER (WHERE jobq._settle_counted(q.name))::integer
+    FROM (SELECT q.name FROM jobq.queues q WHERE q.counted_recheck ORDER BY q.name) AS q
+$$;
+
+ALTER FUNCTION jobq._settle_counted_flags() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settle_counted_flags() IS 'Private. jobq._settle_counted for each queue whose counted_recheck is set; returns how many keep the mark. Caller: jobq._maintain.';
 
 CREATE TABLE jobq.job_history (
     id bigint NOT NULL,
@@ -4358,6 +4514,32 @@ ALTER FUNCTION jobq._settle_fair_flags() OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._settle_fair_flags() IS 'Private. For each queue jobq.set_fair_claiming turned fair (jobq.queues.fair_recheck): the first call records pg_snapshot_xmax of its snapshot in fair_recheck_after; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.fair on every unflagged job of the queue it can lock (SKIP LOCKED) and clears the mark once none is left (jobq.set_fair_claiming clears it when it turns the queue plain again). Returns the jobs flagged. Never waits: the queue rows and jobs another transaction holds are passed over until a later call. Caller: jobq._maintain.';
 
+CREATE FUNCTION jobq._settle_leases(p_now timestamp with time zone, p_swept bigint[], p_limit integer) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH due AS (
+        SELECT l.ctid AS tid, l.worker_id, l.job_ids FROM jobq.leases l
+        WHERE l.check_at <= p_now
+        ORDER BY l.check_at
+        LIMIT p_limit
+        FOR UPDATE SKIP LOCKED
+    ), next AS (
+        SELECT d.tid,
+               (SELECT min(least(j.lease_expires_at, j.deadline_at)) FROM jobq.jobs j
+                WHERE j.id = ANY (d.job_ids) AND j.state = 'running' AND j.locked_by = d.worker_id
+                  AND j.id <> ALL (p_swept)) AS check_at
+        FROM due d
+    ), gone AS (
+        DELETE FROM jobq.leases AS l USING next n WHERE l.ctid = n.tid AND n.check_at IS NULL
+    )
+    UPDATE jobq.leases AS l SET check_at = n.check_at FROM next n WHERE l.ctid = n.tid AND n.check_at IS NOT NULL;
+$$;
+
+ALTER FUNCTION jobq._settle_leases(p_now timestamp with time zone, p_swept bigint[], p_limit integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._settle_leases(p_now timestamp with time zone, p_swept bigint[], p_limit integer) IS 'Private. For at most p_limit jobq.leases rows due at p_now (check_at <= p_now, oldest first, locked SKIP LOCKED): check_at becomes the first lease end or deadline among the row''s jobs still running under its worker, other than p_swept (the jobs the calling sweep takes); the row is deleted when none is left. A row whose jobs still hold an expired lease stays due. Caller: jobq._rescue.';
+
 CREATE FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) RETURNS integer
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -4391,8 +4573,13 @@ BEGIN
         END;
         PERFORM jobq._note_claim_locks_held();
     END IF;
+    -- A limit newly set: its running jobs claimed unlimited are flagged as soon as none can be
+    -- missing any more (until then jobq._running_counted also reads the unflagged ones).
+    IF (SELECT q.counted_recheck FROM jobq.queues q WHERE q.name = p_queue) THEN
+        PERFORM jobq._settle_counted(p_queue);
+    END IF;
     SELECT count(*)::integer INTO v_running
-    FROM (SELECT 1 FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue LIMIT p_ceiling) AS c;
+    FROM (SELECT 1 FROM jobq._running_counted(p_queue) AS r LIMIT p_ceiling) AS c;
     IF v_running >= p_ceiling THEN
         PERFORM set_config(jobq._near_limit_setting(p_queue), 'near', false);
         RETURN 0;
@@ -5440,7 +5627,7 @@ BEGIN
           AND EXISTS (
               SELECT 1
               FROM jobq.jobs j
-              WHERE j.state IN ('queued', 'retry_pending')
+              WHERE j.ready AND j.state IN ('queued', 'retry_pending')
                 AND j.queue = p.queue
                 AND j.priority = p.priority::smallint
                 AND (j.run_at, j.id) <= (p.run_at, p.id)
@@ -5998,7 +6185,8 @@ BEGIN
     -- deadline.
     WITH running AS (
         SELECT j.id, j.lease_token FROM jobq.jobs j
-        WHERE j.locked_by = detach_worker.worker_id AND j.state = 'running'
+        WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.worker_id = detach_worker.worker_id)
+          AND j.locked_by = detach_worker.worker_id AND j.state = 'running'
         ORDER BY j.id
         FOR UPDATE OF j
     ), marked AS (
@@ -6455,7 +6643,8 @@ BEGIN
     WITH unheld AS (
         SELECT j.id
         FROM jobq.jobs j
-        WHERE j.locked_by = hand_back_unheld.worker_id
+        WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.worker_id = hand_back_unheld.worker_id)
+          AND j.locked_by = hand_back_unheld.worker_id
           AND j.state = 'running'
           AND j.claimed_at >= v_worker.started_at
           AND j.lease_token <> ALL (coalesce(array_remove(hand_back_unheld.lease_tokens, NULL), '{}'))
@@ -6464,6 +6653,7 @@ BEGIN
     ), back AS (
         UPDATE jobq.jobs AS j
         SET state            = 'queued',
+            counted          = false,
             run_at           = now(),
             attempt          = j.attempt - 1,
             lease_token      = NULL,
@@ -6912,7 +7102,7 @@ BEGIN
     LEFT JOIN LATERAL (
         SELECT j.run_at
         FROM jobq.jobs j
-        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= now()
+        WHERE j.ready AND j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= now()
         ORDER BY j.priority, j.run_at, j.id
         LIMIT 1
     ) AS head ON true
@@ -7063,15 +7253,14 @@ BEGIN
     FROM (SELECT j.queue, count(*) AS n FROM jobq.jobs j WHERE j.state = 'blocked' GROUP BY j.queue) b;
     FOR v_name IN
         WITH RECURSIVE waiting AS (
-            -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
-            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.state IN ('queued', 'retry_pending') ORDER BY j.queue LIMIT 1)
+            -- The distinct queues of waiting and running jobs: a loose scan of jobs_claim_idx, one
+            -- probe per queue.
+            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.ready ORDER BY j.queue LIMIT 1)
             UNION ALL
-            SELECT (SELECT j.queue FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue > w.name ORDER BY j.queue LIMIT 1)
+            SELECT (SELECT j.queue FROM jobq.jobs j WHERE j.ready AND j.queue > w.name ORDER BY j.queue LIMIT 1)
             FROM waiting w WHERE w.name IS NOT NULL
         )
         SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
-        UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
         UNION SELECT b.name FROM jsonb_object_keys(v_blocked) AS b(name)
         UNION SELECT q.name FROM jobq.queues q
         UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
@@ -7083,26 +7272,26 @@ BEGIN
         INTO paused, paused_at, paused_by, limits
         FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
         SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
         SELECT count(*) INTO scheduled FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
         SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
         SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state = 'running' LIMIT v_cap + 1) c;
         blocked := least(coalesce((v_blocked ->> v_name)::bigint, 0), v_cap + 1);
         -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
         WITH RECURSIVE prio AS (
-            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending')
              ORDER BY j.queue, j.priority LIMIT 1)
             UNION ALL
             SELECT (SELECT j.priority FROM jobq.jobs j
-                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
                     ORDER BY j.queue, j.priority LIMIT 1)
             FROM prio p WHERE p.priority IS NOT NULL
         )
         SELECT min((SELECT j.run_at FROM jobq.jobs j
-                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
                     ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
         INTO oldest_due_at
         FROM prio p WHERE p.priority IS NOT NULL;
@@ -7325,7 +7514,7 @@ BEGIN
             PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is blocked by its dependencies or its sequence (jobq.explain_job says which); '
                                                              'cancel or retry what it waits for', retry_job.job_id));
         END IF;
-        UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
+        UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', counted = false, updated_at = now() WHERE j.id = retry_job.job_id;
         INSERT INTO jobq.audit_log (action, job_id, detail)
         VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
         PERFORM jobq._wake(v_queue);
@@ -7854,6 +8043,7 @@ BEGIN
     WITH back AS (
         UPDATE jobq.jobs AS j
         SET state            = 'queued',
+            counted          = false,
             run_at           = now() + snooze_jobs.delay,
             attempt          = j.attempt - 1,
             lease_token      = NULL,
@@ -8369,6 +8559,31 @@ COMMENT ON COLUMN jobq.leader.demoted_holder IS 'The worker jobq.demote_leader l
 
 COMMENT ON COLUMN jobq.leader.demoted_until IS 'jobq.acquire_leadership refuses demoted_holder until then: the demotion''s now() + leader_ttl.';
 
+CREATE TABLE jobq.leases (
+    worker_id text NOT NULL,
+    job_ids bigint[] NOT NULL,
+    check_at timestamp with time zone NOT NULL,
+    CONSTRAINT leases_job_ids_check CHECK ((cardinality(job_ids) >= 1))
+);
+
+ALTER TABLE ONLY jobq.leases FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.leases OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.leases IS 'One row a claim of a queue: the jobs worker_id took from one queue in one call (jobq._claim) and check_at, no later than the first lease end or deadline among them still running under that worker. The sweep (jobq._rescue) reads the rows due; the readers of a worker''s running jobs read its rows. jobq._settle_leases moves check_at on, or deletes the row once none of its jobs runs under worker_id. The engine''s alone.';
+
+CREATE TABLE jobq.leases_recheck (
+    singleton boolean DEFAULT true NOT NULL,
+    after xid8,
+    CONSTRAINT leases_recheck_singleton_check CHECK (singleton)
+);
+
+ALTER TABLE ONLY jobq.leases_recheck FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.leases_recheck OWNER TO jobq_migrator;
+
+COMMENT ON TABLE jobq.leases_recheck IS 'One row while a running job may have no jobq.leases row: jobs claimed by a claim that began before migration 00036 committed. jobq._settle_leases records in after the first transaction id not yet assigned, and once every lower one has ended writes a jobq.leases row for each running job without one, then deletes this row. The engine''s alone.';
+
 CREATE TABLE jobq.live_counts (
     queue text NOT NULL,
     task text NOT NULL,
@@ -8521,6 +8736,9 @@ ALTER TABLE ONLY jobq.jobs
 ALTER TABLE ONLY jobq.leader
     ADD CONSTRAINT leader_pkey PRIMARY KEY (singleton);
 
+ALTER TABLE ONLY jobq.leases_recheck
+    ADD CONSTRAINT leases_recheck_pkey PRIMARY KEY (singleton);
+
 ALTER TABLE ONLY jobq.live_counts
     ADD CONSTRAINT live_counts_pkey PRIMARY KEY (queue, task, state, due);
 
@@ -8576,21 +8794,21 @@ CREATE INDEX job_history_job_key_idx ON jobq.job_history USING btree (COALESCE(s
 
 CREATE INDEX jobs_batch_idx ON jobq.jobs USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
-CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'retry_pending'::text]));
+CREATE INDEX jobs_claim_idx ON jobq.jobs USING btree (queue, priority, run_at, id) WHERE ready;
 
-CREATE INDEX jobs_deadline_idx ON jobq.jobs USING btree (deadline_at) WHERE ((state = 'running'::text) AND (deadline_at IS NOT NULL));
+CREATE INDEX jobs_counted_idx ON jobq.jobs USING btree (queue) WHERE counted;
 
 CREATE INDEX jobs_depends_on_idx ON jobq.jobs USING gin (depends_on) WHERE (depends_on IS NOT NULL);
 
-CREATE INDEX jobs_fair_idx ON jobq.jobs USING btree (queue, priority, COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), run_at, id) WHERE ((state = ANY (ARRAY['queued'::text, 'retry_pending'::text])) AND fair);
+CREATE INDEX jobs_fair_idx ON jobq.jobs USING btree (queue, priority, COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), run_at, id) WHERE (ready AND fair);
 
 CREATE UNIQUE INDEX jobs_job_key_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key) WHERE (job_key IS NOT NULL);
 
-CREATE INDEX jobs_lease_idx ON jobq.jobs USING btree (lease_expires_at) WHERE (state = 'running'::text);
-
-CREATE INDEX jobs_retry_idx ON jobq.jobs USING btree (queue, run_at) WHERE (state = 'retry_pending'::text);
-
 CREATE INDEX jobs_sequence_idx ON jobq.jobs USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), sequence_key, id) WHERE (sequence_key IS NOT NULL);
+
+CREATE INDEX leases_check_idx ON jobq.leases USING btree (check_at);
+
+CREATE INDEX leases_worker_idx ON jobq.leases USING btree (worker_id, check_at);
 
 CREATE INDEX schedule_runs_created_at_idx ON jobq.schedule_runs USING brin (created_at);
 
@@ -8605,6 +8823,8 @@ CREATE TRIGGER job_history_notify_done AFTER INSERT ON jobq.job_history REFERENC
 CREATE TRIGGER jobq_batches_count AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._batches_count();
 
 CREATE TRIGGER jobq_history_workflow AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS jobq_ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._workflow_on_history();
+
+CREATE TRIGGER jobs_lease_shortened AFTER UPDATE OF lease_expires_at, deadline_at ON jobq.jobs FOR EACH ROW WHEN (((new.state = 'running'::text) AND (LEAST(new.lease_expires_at, new.deadline_at) < LEAST(old.lease_expires_at, old.deadline_at)))) EXECUTE FUNCTION jobq._lease_shortened();
 
 ALTER TABLE ONLY jobq.schedule_runs
     ADD CONSTRAINT schedule_runs_schedule_fkey FOREIGN KEY (schedule) REFERENCES jobq.schedules(name) ON DELETE CASCADE;
@@ -8689,6 +8909,14 @@ CREATE POLICY jobs_gate_read ON jobq.jobs FOR SELECT TO jobq_app_gate USING (((s
 CREATE POLICY jobs_gate_update ON jobq.jobs FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
 
 CREATE POLICY jobs_operator_read ON jobq.jobs FOR SELECT TO jobq_operator, jobq_viewer USING (true);
+
+ALTER TABLE jobq.leases ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY leases_engine ON jobq.leases TO jobq_migrator USING (true) WITH CHECK (true);
+
+ALTER TABLE jobq.leases_recheck ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY leases_recheck_engine ON jobq.leases_recheck TO jobq_migrator USING (true) WITH CHECK (true);
 
 ALTER TABLE jobq.live_counts ENABLE ROW LEVEL SECURITY;
 
@@ -8838,6 +9066,8 @@ REVOKE ALL ON FUNCTION jobq._claim_slots() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._count_live_jobs(p_now timestamp with time zone) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._cover_running_jobs() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._cron_field(p_field text, p_name text, p_lo integer, p_hi integer, p_names text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._cron_instant(p_at timestamp with time zone, p_name text) FROM PUBLIC;
@@ -8909,6 +9139,8 @@ REVOKE ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) FROM PUBLI
 GRANT ALL ON FUNCTION jobq._json_type_ok(p_value jsonb, p_type text) TO jobq_app_gate;
 
 REVOKE ALL ON FUNCTION jobq._keep_within_limits(p_queue text, p_ids bigint[], p_stores uuid[], p_parts text[], p_room integer, p_counts jsonb, OUT ids bigint[], OUT stores uuid[], OUT counts jsonb, OUT full_stores uuid[], OUT full_parts text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._lease_shortened() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._limit(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._limit(p_name text) TO jobq_app_gate;
@@ -9005,6 +9237,8 @@ REVOKE ALL ON FUNCTION jobq._rule_waiting(p_state text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._run_schedule(p_s jobq.schedules, p_now timestamp with time zone, p_max_slots integer) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._running_counted(p_queue text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._running_in_queue(p_queue text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._running_per_partition(p_queue text, p_key text) FROM PUBLIC;
@@ -9028,6 +9262,10 @@ REVOKE ALL ON FUNCTION jobq._settings_json() FROM PUBLIC;
 REVOKE ALL ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._settle_batches(p_batch_ids bigint[]) TO jobq_app_gate;
 
+REVOKE ALL ON FUNCTION jobq._settle_counted(p_queue text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._settle_counted_flags() FROM PUBLIC;
+
 GRANT SELECT ON TABLE jobq.job_history TO jobq_app;
 GRANT SELECT ON TABLE jobq.job_history TO jobq_operator;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE jobq.job_history TO jobq_app_gate;
@@ -9036,6 +9274,8 @@ GRANT SELECT ON TABLE jobq.job_history TO jobq_viewer;
 REVOKE ALL ON FUNCTION jobq._settle_ended(p_ended jobq.job_history[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._settle_fair_flags() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._settle_leases(p_now timestamp with time zone, p_swept bigint[], p_limit integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._shared_claim_ceiling(p_max_running integer, p_max_running_per_store integer, p_max_running_per_partition integer) FROM PUBLIC;
 

@@ -36,8 +36,9 @@ SELECT FROM jobq.set_store_concurrency_limit('stores', 1);
 SELECT FROM jobq.set_partition_concurrency_limit('parts', 'k', 1);
 SELECT FROM jobq.set_rate_limit('rated', 1, '1 hour');
 SELECT FROM jobq.set_store_rate_limit('storerated', 1, '1 hour');
--- Running jobs that fill the limits, and starts that fill the rate windows.
-UPDATE jobq.jobs SET state = 'running', attempt = 1, locked_by = 'w-else', lease_token = gen_random_uuid(), claimed_at = now(),
+-- Running jobs that fill the limits (claimed while their queues were limited: counted), and
+-- starts that fill the rate windows.
+UPDATE jobq.jobs SET state = 'running', counted = true, attempt = 1, locked_by = 'w-else', lease_token = gen_random_uuid(), claimed_at = now(),
                      heartbeat_at = now(), lease_expires_at = now() + interval '1 minute'
 WHERE id IN (SELECT id FROM named WHERE name IN ('full_running', 'store_running', 'part_running'));
 INSERT INTO jobq.claim_starts (queue, store_id, started_at) VALUES

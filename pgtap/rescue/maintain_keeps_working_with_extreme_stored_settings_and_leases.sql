@@ -10,6 +10,7 @@ UPDATE jobq.settings SET value = '1000000 years' WHERE name IN ('history_retenti
 INSERT INTO jobq.jobs (task, queue, max_attempts, attempt, state, locked_by, lease_token, lease_expires_at, deadline_at) VALUES
     ('t', 'q', 5, 1, 'running', 'w', gen_random_uuid(), 'infinity', '-infinity'),
     ('t', 'q', 5, 1, 'running', 'w', gen_random_uuid(), '-infinity', 'infinity');
+SELECT jobq_test.leases_for_running();
 
 SET LOCAL ROLE worker_runtime;
 SELECT is((jobq.maintain() ->> 'rescued')::integer, 2,

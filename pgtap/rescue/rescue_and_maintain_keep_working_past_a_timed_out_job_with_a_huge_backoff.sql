@@ -13,6 +13,7 @@ INSERT INTO jobq.jobs (task, queue, max_attempts, attempt, state, locked_by, lea
      now() + interval '1 hour', interval '1 second', now() - interval '59 minutes', interval '1000000 years', interval '1000000 years'),
     ('t', 'q', 5, 1, 'running', 'w', gen_random_uuid(), now() - interval '1 hour', now() - interval '1 hour',
      now() - interval '1 minute', NULL, NULL, NULL, NULL);
+SELECT jobq_test.leases_for_running();
 CREATE TEMP TABLE ids AS SELECT array_agg(id ORDER BY id) AS a FROM jobq.jobs;
 GRANT SELECT ON ids TO worker_runtime;
 
@@ -31,6 +32,7 @@ UPDATE jobq.settings SET value = '1000000 years' WHERE name IN ('backoff_base', 
 UPDATE jobq.jobs SET state = 'running', lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 hour',
                      deadline_at = now() - interval '1 second', backoff_base = NULL, backoff_max = NULL
 WHERE id = (SELECT a[1] FROM ids);
+SELECT jobq_test.leases_for_running();
 SET LOCAL ROLE worker_runtime;
 SELECT is((jobq.maintain() ->> 'rescued')::integer, 1, 'maintain rescues it with the settings'' backoff of 1000000 years');
 RESET ROLE;

@@ -15,8 +15,9 @@ DROP FUNCTION IF EXISTS jobq.claim_job(text,text[],integer,interval,integer[],ti
 -- a later queue is served only when the earlier ones have no due job left. Given positions (the
 -- runner passes the last (priority, run_at, id) its previous claim took in each queue), a queue is
 -- claimed only after its position, so that the runner's claims do not walk, claim after claim,
--- over the index entries of the jobs claimed before them (they stay in jobs_claim_idx until a
--- vacuum, and every one is read while a snapshot older than them is open). Jobs of a higher
+-- over the index entries of the jobs claimed before them (a running job keeps its entry in
+-- jobs_claim_idx, since its claim changes no indexed column, and a finished one's stays until a
+-- vacuum; every one is read while a snapshot older than them is open). Jobs of a higher
 -- priority than the position are claimed first, as ever. A waiting job that sorts at or before
 -- the position (committed late by a long transaction, enqueued with a past run_at, a cron
 -- catch-up slot, a job another claimer locked and let go) is left to the caller's next claim
@@ -335,9 +336,18 @@ BEGIN
             UPDATE jobq.jobs j
             SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker_id, lease_token = gen_random_uuid(),
                 claimed_at = coalesce(v_clock, p_now), heartbeat_at = p_now, lease_expires_at = v_lease_until,
-                deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now
+                deadline_at = jobq._ts_add(p_now, j.timeout), updated_at = p_now,
+                -- Read in this statement (not v_q): a limit committed before its snapshot is seen
+                -- here, so jobq._settle_counted's horizon covers every claim that missed it.
+                counted = coalesce((SELECT q.limited FROM jobq.queues q WHERE q.name = p_queues[v_i]), false)
             WHERE j.id = ANY (v_ids)
             RETURNING j.*
+        ), receipt AS (
+            -- Its receipt: how the sweep and the readers of a worker's jobs find them, since no
+            -- index of jobq.jobs holds the running jobs (this update changes no indexed column).
+            INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+            SELECT p_worker_id, array_agg(l.id), min(least(l.lease_expires_at, l.deadline_at))
+            FROM leased l HAVING count(*) > 0
         )
         SELECT * FROM leased l ORDER BY l.priority, l.run_at, l.id;
         GET DIAGNOSTICS v_got = ROW_COUNT;
@@ -462,7 +472,7 @@ BEGIN
           AND EXISTS (
               SELECT 1
               FROM jobq.jobs j
-              WHERE j.state IN ('queued', 'retry_pending')
+              WHERE j.ready AND j.state IN ('queued', 'retry_pending')
                 AND j.queue = p.queue
                 AND j.priority = p.priority::smallint
                 AND (j.run_at, j.id) <= (p.run_at, p.id)
@@ -509,7 +519,8 @@ BEGIN
     WITH unheld AS (
         SELECT j.id
         FROM jobq.jobs j
-        WHERE j.locked_by = hand_back_unheld.worker_id
+        WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.worker_id = hand_back_unheld.worker_id)
+          AND j.locked_by = hand_back_unheld.worker_id
           AND j.state = 'running'
           AND j.claimed_at >= v_worker.started_at
           AND j.lease_token <> ALL (coalesce(array_remove(hand_back_unheld.lease_tokens, NULL), '{}'))
@@ -518,6 +529,7 @@ BEGIN
     ), back AS (
         UPDATE jobq.jobs AS j
         SET state            = 'queued',
+            counted          = false,
             run_at           = now(),
             attempt          = j.attempt - 1,
             lease_token      = NULL,

@@ -17,9 +17,10 @@
 
 
 -- Whether a job in state p_state waits to be claimed: queued, or retry_pending (a failed attempt
--- waiting for its retry). A running job is held by its worker; a blocked one (45_workflows.sql)
--- waits for its parents or its sequence, outside the indexes, so no claim reads it. The expression of the partial
--- indexes jobs_claim_idx and jobs_fair_idx, which the picks read through it.
+-- waiting for its retry). A running job is held by its worker: it stays in jobs_claim_idx and
+-- jobs_fair_idx (partial on ready, which a claim leaves true: no index names state), and the
+-- picks step over it by this test; a blocked one (45_workflows.sql) waits for its parents or its
+-- sequence, outside those indexes (ready false), so no claim reads it.
 CREATE OR REPLACE FUNCTION jobq._rule_waiting(p_state text)
 RETURNS boolean
 LANGUAGE sql
@@ -27,7 +28,7 @@ IMMUTABLE
 PARALLEL SAFE
 AS $$ SELECT p_state IN ('queued', 'retry_pending') $$;
 COMMENT ON FUNCTION jobq._rule_waiting(text) IS
-    'Private. p_state IN (''queued'', ''retry_pending''): the job waits for a claim (the predicate of jobs_claim_idx and jobs_fair_idx). Inlined. Callers: the picks (jobq._pick_plain, jobq._pick_limited, jobq._pick_fair), jobq.claim_passed_over.';
+    'Private. p_state IN (''queued'', ''retry_pending''): the job waits for a claim (the picks test it beside ready, the predicate of jobs_claim_idx and jobs_fair_idx, which also hold the running jobs). Inlined. Callers: the picks (jobq._pick_plain, jobq._pick_limited, jobq._pick_fair), jobq.claim_passed_over.';
 
 -- Whether a job whose run_at is p_run_at is due at p_now. A job not due is scheduled (enqueued
 -- for later) or in its retry's backoff; explain_job names which.
@@ -73,13 +74,35 @@ AS $$ SELECT coalesce(p_store_id, '00000000-0000-0000-0000-000000000000'::uuid) 
 COMMENT ON FUNCTION jobq._store_key(uuid) IS
     'Private. coalesce(p_store_id, the zero uuid): the store a job counts under for store limits, fair turns and job keys (system jobs: one more store); the expression of jobs_fair_idx and jobs_job_key_idx, so a statement that names it matches them whether it is planned for its values or generically (a zero uuid held in a PL/pgSQL variable is a parameter of a generic plan, and no index expression matches it). Inlined. Callers: jobq._pick_fair, jobq._limited_counts, jobq._running_per_store, jobq._started_per_store, jobq._holds, jobq._insert_specs, jobq._enqueue_keyed.';
 
+-- The running jobs of limited queue p_queue that its limits count: those flagged counted
+-- (jobs_counted_idx), and while a limit newly set has not yet seen them flagged
+-- (jobq.queues.counted_recheck) the unflagged ones too, read through jobs_claim_idx (the queue's
+-- waiting jobs as well: the mark lasts until every transaction older than the limit's has ended,
+-- jobq._settle_counted). No index holds only the running jobs: a claim changes no indexed
+-- column (migration 00036).
+CREATE OR REPLACE FUNCTION jobq._running_counted(p_queue text)
+RETURNS TABLE (store_id uuid, payload jsonb)
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT j.store_id, j.payload FROM jobq.jobs j WHERE j.counted AND j.queue = p_queue
+    UNION ALL
+    SELECT j.store_id, j.payload FROM jobq.jobs j
+    WHERE j.ready AND j.queue = p_queue AND j.state = 'running' AND NOT j.counted
+      AND (SELECT q.counted_recheck FROM jobq.queues q WHERE q.name = p_queue)
+$$;
+COMMENT ON FUNCTION jobq._running_counted(text) IS
+    'Private. The running jobs of queue p_queue its limits count (store and payload of each): those flagged jobq.jobs.counted, and while jobq.queues.counted_recheck is set also the unflagged running ones, read through jobs_claim_idx. Inlined into the caller''s statement. Callers: jobq._running_in_queue, jobq._running_per_store, jobq._running_per_partition, jobq._shared_claim_room. Reads jobq.jobs and jobq.queues; locks nothing.';
+
 -- The running jobs of queue p_queue, the count a queue's concurrency limit (max_running) holds
--- jobs by. One row. Read through jobs_lease_idx.
+-- jobs by. One row.
 CREATE OR REPLACE FUNCTION jobq._running_in_queue(p_queue text)
 RETURNS TABLE (n bigint)
 LANGUAGE sql
 STABLE
-AS $$ SELECT count(*) FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue $$;
+AS $$
+    SELECT count(*) FROM jobq._running_counted(p_queue) AS r
+$$;
 COMMENT ON FUNCTION jobq._running_in_queue(text) IS
     'Private. One row: the count of running jobs of queue p_queue (its max_running''s count). Inlined into the caller''s statement. Callers: jobq._limited_counts, jobq._holds. Reads jobq.jobs; locks nothing.';
 
@@ -90,8 +113,8 @@ RETURNS TABLE (store uuid, n bigint)
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT jobq._store_key(j.store_id), count(*)
-    FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue
+    SELECT jobq._store_key(r.store_id), count(*)
+    FROM jobq._running_counted(p_queue) AS r
     GROUP BY 1
 $$;
 COMMENT ON FUNCTION jobq._running_per_store(text) IS
@@ -104,8 +127,9 @@ RETURNS TABLE (part text, n bigint)
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT j.payload ->> p_key, count(*)
-    FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue AND j.payload ->> p_key IS NOT NULL
+    SELECT r.payload ->> p_key, count(*)
+    FROM jobq._running_counted(p_queue) AS r
+    WHERE r.payload ->> p_key IS NOT NULL
     GROUP BY 1
 $$;
 COMMENT ON FUNCTION jobq._running_per_partition(text,text) IS

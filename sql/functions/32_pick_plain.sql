@@ -15,7 +15,8 @@ DROP FUNCTION IF EXISTS jobq._pick_waiting(text,smallint,timestamp with time zon
 -- order, (priority, run_at, id), NULL for none. Given a position (the last job the runner's
 -- claims took in the queue), in two passes: the jobs of a higher priority than the position's
 -- from the head, then the jobs after the position, so that the claim does not walk again over
--- the index entries of the jobs claimed before it (they stay in jobs_claim_idx until a vacuum).
+-- the index entries of the jobs claimed before it (running, they stay in jobs_claim_idx, and
+-- finished, until a vacuum).
 -- A pick, then jobq._claim's update by primary key: two statements, so that no plan can join
 -- the other way round (as one, the plan cached while jobq.jobs was small walked the whole primary
 -- key for a one-job claim once a held snapshot had grown the table: 4,143 buffers, auto_explain).
@@ -44,7 +45,7 @@ BEGIN
         v_ids := v_ids || ARRAY(
             SELECT j.id
             FROM jobq.jobs j
-            WHERE jobq._rule_waiting(j.state)
+            WHERE j.ready AND jobq._rule_waiting(j.state)
               AND j.queue = p_queue
               AND (j.priority, j.run_at, j.id) > (v_from_priority, v_from_run_at, v_from_id)
               AND j.priority <= v_to

@@ -233,8 +233,13 @@ BEGIN
         END;
         PERFORM jobq._note_claim_locks_held();
     END IF;
+    -- A limit newly set: its running jobs claimed unlimited are flagged as soon as none can be
+    -- missing any more (until then jobq._running_counted also reads the unflagged ones).
+    IF (SELECT q.counted_recheck FROM jobq.queues q WHERE q.name = p_queue) THEN
+        PERFORM jobq._settle_counted(p_queue);
+    END IF;
     SELECT count(*)::integer INTO v_running
-    FROM (SELECT 1 FROM jobq.jobs j WHERE j.state = 'running' AND j.queue = p_queue LIMIT p_ceiling) AS c;
+    FROM (SELECT 1 FROM jobq._running_counted(p_queue) AS r LIMIT p_ceiling) AS c;
     IF v_running >= p_ceiling THEN
         PERFORM set_config(jobq._near_limit_setting(p_queue), 'near', false);
         RETURN 0;
@@ -380,7 +385,7 @@ BEGIN
     INTO ids, stores, parts, v_priorities, v_run_ats
     FROM (SELECT j.id, j.priority, j.run_at, jobq._store_key(j.store_id) AS store, j.payload ->> p_partition_key AS part
           FROM jobq.jobs j
-          WHERE jobq._rule_waiting(j.state)
+          WHERE j.ready AND jobq._rule_waiting(j.state)
             AND j.queue = p_queue
             AND (j.priority, j.run_at, j.id) > (p_after_priority, p_after_run_at, p_after_id)
             AND jobq._rule_due(j.run_at, p_now)
@@ -418,6 +423,11 @@ DECLARE
     v_running bigint;
 BEGIN
     SELECT * INTO v_q FROM jobq.queues q WHERE q.name = p_queue;
+    -- A limit newly set: its running jobs claimed unlimited are flagged as soon as none can be
+    -- missing any more (until then jobq._running_counted also reads the unflagged ones).
+    IF v_q.counted_recheck THEN
+        PERFORM jobq._settle_counted(p_queue);
+    END IF;
     room := 2147483647;
     counts := '{"store": {}, "part": {}, "start": {}}';
     IF v_q.max_started IS NOT NULL OR v_q.max_started_per_store IS NOT NULL THEN

@@ -172,7 +172,7 @@ STABLE
 AS $$
     SELECT j.priority, jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
+    WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks)
       AND j.priority > coalesce(p_after_priority, -32769)
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
     LIMIT 1
@@ -190,7 +190,7 @@ STABLE
 AS $$
     SELECT jobq._store_key(j.store_id), j.run_at, j.id, j.payload ->> p_partition_key
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+    WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) > p_store
     ORDER BY j.queue, j.priority, jobq._store_key(j.store_id), j.run_at, j.id
     LIMIT 1
@@ -209,7 +209,7 @@ STABLE
 AS $$
     SELECT jobq._store_key(j.store_id), j.run_at, j.id
     FROM jobq.jobs j
-    WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+    WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
       AND jobq._store_key(j.store_id) = p_store
       AND (j.run_at, j.id) > (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
       AND (j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -235,7 +235,7 @@ BEGIN
     -- An ARRAY keeps the locking scan's order: no sort (the usual pick of a burst comes here).
     ids := ARRAY(SELECT j.id
                  FROM jobq.jobs j
-                 WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+                 WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
                    AND jobq._store_key(j.store_id) = p_store
                    AND (j.run_at, j.id) >= (p_run_at, p_id) AND jobq._rule_due(j.run_at, p_now)
                    AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))
@@ -289,7 +289,7 @@ BEGIN
           CROSS JOIN LATERAL (
               SELECT j.id, j.run_at, j.payload ->> p_partition_key AS part
               FROM jobq.jobs j
-              WHERE jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
+              WHERE j.ready AND jobq._rule_waiting(j.state) AND j.fair AND j.queue = p_queue AND jobq._rule_served(j.task, p_tasks) AND j.priority = p_priority
                 AND jobq._store_key(j.store_id) = s.k
                 AND (j.run_at, j.id) >= (s.r, s.i) AND jobq._rule_due(j.run_at, p_now)
                 AND (p_partition_key IS NULL OR j.payload ->> p_partition_key IS NULL OR j.payload ->> p_partition_key <> ALL (p_skip_parts))

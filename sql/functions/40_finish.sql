@@ -354,6 +354,7 @@ BEGIN
     ), retried AS (
         UPDATE jobq.jobs AS j
         SET state            = 'retry_pending',
+            counted          = false,
             run_at           = CASE WHEN f.retry_in IS NOT NULL THEN jobq._ts_add(p_now, f.retry_in)
                                     ELSE jobq._retry_at(p_now, j.attempt, coalesce(j.backoff_base, v_base), coalesce(j.backoff_max, v_max))
                                END,
@@ -552,6 +553,7 @@ BEGIN
     WITH back AS (
         UPDATE jobq.jobs AS j
         SET state            = 'queued',
+            counted          = false,
             run_at           = now() + snooze_jobs.delay,
             attempt          = j.attempt - 1,
             lease_token      = NULL,

@@ -46,7 +46,8 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(p_batch_size::text, 'NULL')));
     END IF;
 
-    -- The leases to sweep, locked (SKIP LOCKED). A CONFIRMING job (jobq.continuations, same
+    -- The leases to sweep, among the jobs of the claims' receipts due (jobq.leases: no index of
+    -- jobq.jobs holds the running jobs), locked (SKIP LOCKED). A CONFIRMING job (jobq.continuations, same
     -- lease) has a lease that ends at its confirmation deadline, so it is not taken before;
     -- after, its attempt failed: detached. Orphaned and detached jobs run again at once (a
     -- retry_in of 0), timed-out ones after their backoff.
@@ -64,12 +65,15 @@ BEGIN
                       ELSE format('orphaned: lease expired at %s without a heartbeat (worker %s)', j.lease_expires_at, j.locked_by)
                  END AS err
           FROM (SELECT j.* FROM jobq.jobs j
-                WHERE j.state = 'running'
+                WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.check_at <= p_now)
+                  AND j.state = 'running'
                   AND (j.lease_expires_at <= p_now OR j.deadline_at <= p_now)
                 ORDER BY least(j.lease_expires_at, j.deadline_at), j.id
                 LIMIT p_batch_size
                 FOR UPDATE OF j SKIP LOCKED) AS j
           LEFT JOIN jobq.continuations c ON c.job_id = j.id AND c.lease_token = j.lease_token) AS e;
+    -- The receipts due move on to their jobs' next lease end or deadline, or go.
+    PERFORM jobq._settle_leases(p_now, coalesce(v_ids, '{}'), 10000);
     IF v_ids IS NULL THEN
         RETURN;
     END IF;
@@ -141,7 +145,8 @@ DECLARE
     v_n integer;
 BEGIN
     UPDATE jobq.jobs AS j SET lease_expires_at = p_now, updated_at = p_now
-    WHERE j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now
+    WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.worker_id = p_worker_id)
+      AND j.locked_by = p_worker_id AND j.state = 'running' AND j.lease_expires_at > p_now
       AND NOT EXISTS (SELECT 1 FROM jobq.continuations c
                       WHERE c.job_id = j.id AND c.lease_token = j.lease_token AND c.confirm_by > p_now);
     GET DIAGNOSTICS v_n = ROW_COUNT;
@@ -150,3 +155,98 @@ END
 $$;
 COMMENT ON FUNCTION jobq._release_worker_leases(text,timestamp with time zone) IS
     'Private. Ends at p_now every lease a worker holds, but those CONFIRMING before their deadline; the caller''s sweep (jobq._rescue) then takes them (orphaned). Returns how many it ended.';
+
+-- The claims' receipts due at p_now (jobq.leases, check_at passed): each moves on to the first
+-- lease end or deadline among its jobs still running under its worker, leaving out the jobs this
+-- sweep takes (p_swept), or goes once none is left. At most p_limit receipts a call, the oldest
+-- first (SKIP LOCKED); a receipt left over stays due for the next. Caller: jobq._rescue.
+CREATE OR REPLACE FUNCTION jobq._settle_leases(p_now timestamptz, p_swept bigint[], p_limit integer)
+RETURNS void
+LANGUAGE sql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH due AS (
+        SELECT l.ctid AS tid, l.worker_id, l.job_ids FROM jobq.leases l
+        WHERE l.check_at <= p_now
+        ORDER BY l.check_at
+        LIMIT p_limit
+        FOR UPDATE SKIP LOCKED
+    ), next AS (
+        SELECT d.tid,
+               (SELECT min(least(j.lease_expires_at, j.deadline_at)) FROM jobq.jobs j
+                WHERE j.id = ANY (d.job_ids) AND j.state = 'running' AND j.locked_by = d.worker_id
+                  AND j.id <> ALL (p_swept)) AS check_at
+        FROM due d
+    ), gone AS (
+        DELETE FROM jobq.leases AS l USING next n WHERE l.ctid = n.tid AND n.check_at IS NULL
+    )
+    UPDATE jobq.leases AS l SET check_at = n.check_at FROM next n WHERE l.ctid = n.tid AND n.check_at IS NOT NULL;
+$$;
+COMMENT ON FUNCTION jobq._settle_leases(timestamp with time zone,bigint[],integer) IS
+    'Private. For at most p_limit jobq.leases rows due at p_now (check_at <= p_now, oldest first, locked SKIP LOCKED): check_at becomes the first lease end or deadline among the row''s jobs still running under its worker, other than p_swept (the jobs the calling sweep takes); the row is deleted when none is left. A row whose jobs still hold an expired lease stays due. Caller: jobq._rescue.';
+
+-- Writes a jobq.leases row for every running job that has none, once no transaction that could
+-- have claimed without writing one is left: the claims in flight while migration 00036 committed
+-- ran the claim of the release before. One look a call, while jobq.leases_recheck has its row: the
+-- first call records the horizon, a later one past it covers the jobs and deletes the row.
+-- Caller: jobq._maintain.
+CREATE OR REPLACE FUNCTION jobq._cover_running_jobs()
+RETURNS bigint
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_after xid8;
+    v_n bigint := 0::bigint;
+    v_snap constant pg_snapshot := pg_current_snapshot();
+BEGIN
+    SELECT r.after INTO v_after FROM jobq.leases_recheck r WHERE r.singleton FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN v_n;
+    END IF;
+    IF v_after IS NULL THEN
+        UPDATE jobq.leases_recheck AS r SET after = pg_snapshot_xmax(v_snap) WHERE r.singleton;
+    ELSIF pg_snapshot_xmin(v_snap) >= v_after AND NOT jobq._snapshot_older_than(v_after) THEN
+        INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+        SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
+        FROM jobq.jobs j
+        WHERE j.state = 'running'
+          AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
+        GROUP BY j.locked_by;
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        DELETE FROM jobq.leases_recheck AS r WHERE r.singleton;
+    END IF;
+    RETURN v_n;
+END
+$$;
+COMMENT ON FUNCTION jobq._cover_running_jobs() IS
+    'Private. While jobq.leases_recheck has its row: the first call records pg_snapshot_xmax of its snapshot there; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), writes one jobq.leases row per worker for its running jobs that no row of that worker lists, and deletes the recheck row. Returns the rows written. Never waits (SKIP LOCKED). Caller: jobq._maintain.';
+
+-- Keeps a claim's receipt due no later than the lease it covers: a lease or deadline moved
+-- earlier (a worker's leases released, a detach, a heartbeat with a shorter lease, a test's time
+-- travel) moves the receipts (jobq.leases) of its worker that list the job and are due later.
+-- Row trigger jobs_lease_shortened; its WHEN clause leaves every claim and every longer lease.
+CREATE OR REPLACE FUNCTION jobq._lease_shortened()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    UPDATE jobq.leases AS l SET check_at = least(NEW.lease_expires_at, NEW.deadline_at)
+    WHERE l.worker_id = NEW.locked_by
+      AND l.check_at > least(NEW.lease_expires_at, NEW.deadline_at)
+      AND NEW.id = ANY (l.job_ids);
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION jobq._lease_shortened() IS
+    'Private. Row-level AFTER UPDATE trigger of jobq.jobs (jobs_lease_shortened), for a running job whose lease end or deadline moved earlier: every jobq.leases row of its worker that lists it and is due later is due at the new end. Raises nothing.';
+
+DROP TRIGGER IF EXISTS jobs_lease_shortened ON jobq.jobs;
+CREATE TRIGGER jobs_lease_shortened
+    AFTER UPDATE OF lease_expires_at, deadline_at ON jobq.jobs
+    FOR EACH ROW
+    WHEN (NEW.state = 'running' AND least(NEW.lease_expires_at, NEW.deadline_at) < least(OLD.lease_expires_at, OLD.deadline_at))
+    EXECUTE FUNCTION jobq._lease_shortened();

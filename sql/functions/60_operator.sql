@@ -31,7 +31,7 @@ BEGIN
             PERFORM jobq._raise('JOB.STATE_CONFLICT', format('job %s is blocked by its dependencies or its sequence (jobq.explain_job says which); '
                                                              'cancel or retry what it waits for', retry_job.job_id));
         END IF;
-        UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', updated_at = now() WHERE j.id = retry_job.job_id;
+        UPDATE jobq.jobs AS j SET run_at = now(), state = 'queued', counted = false, updated_at = now() WHERE j.id = retry_job.job_id;
         INSERT INTO jobq.audit_log (action, job_id, detail)
         VALUES ('retry_job', retry_job.job_id, jsonb_build_object('previous_state', v_state));
         PERFORM jobq._wake(v_queue);
@@ -366,7 +366,7 @@ BEGIN
     LEFT JOIN LATERAL (
         SELECT j.run_at
         FROM jobq.jobs j
-        WHERE j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= now()
+        WHERE j.ready AND j.state IN ('queued', 'retry_pending') AND j.queue = q.name AND j.run_at <= now()
         ORDER BY j.priority, j.run_at, j.id
         LIMIT 1
     ) AS head ON true
@@ -482,21 +482,21 @@ BEGIN
         RETURN;
     END IF;
     SELECT count(*) INTO not_served FROM (SELECT 1 FROM jobq.jobs j
-        WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.task <> ALL (v_tasks)
+        WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.task <> ALL (v_tasks)
         LIMIT p_cap + 1) c;
     oldest_at := NULL;
     IF not_served > 0 THEN
         WITH RECURSIVE prio AS (
-            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending')
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending')
              ORDER BY j.queue, j.priority LIMIT 1)
             UNION ALL
             SELECT (SELECT j.priority FROM jobq.jobs j
-                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
                     ORDER BY j.queue, j.priority LIMIT 1)
             FROM prio p WHERE p.priority IS NOT NULL
         )
         SELECT min((SELECT j.run_at FROM jobq.jobs j
-                    WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    WHERE j.queue = p_queue AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
                       AND j.run_at <= p_now AND j.task <> ALL (v_tasks)
                     ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
         INTO oldest_at
@@ -693,15 +693,14 @@ BEGIN
     FROM (SELECT j.queue, count(*) AS n FROM jobq.jobs j WHERE j.state = 'blocked' GROUP BY j.queue) b;
     FOR v_name IN
         WITH RECURSIVE waiting AS (
-            -- The distinct queues of waiting jobs: a loose scan of jobs_claim_idx, one probe per queue.
-            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.state IN ('queued', 'retry_pending') ORDER BY j.queue LIMIT 1)
+            -- The distinct queues of waiting and running jobs: a loose scan of jobs_claim_idx, one
+            -- probe per queue.
+            (SELECT j.queue AS name FROM jobq.jobs j WHERE j.ready ORDER BY j.queue LIMIT 1)
             UNION ALL
-            SELECT (SELECT j.queue FROM jobq.jobs j
-                    WHERE j.state IN ('queued', 'retry_pending') AND j.queue > w.name ORDER BY j.queue LIMIT 1)
+            SELECT (SELECT j.queue FROM jobq.jobs j WHERE j.ready AND j.queue > w.name ORDER BY j.queue LIMIT 1)
             FROM waiting w WHERE w.name IS NOT NULL
         )
         SELECT w.name FROM waiting w WHERE w.name IS NOT NULL
-        UNION SELECT j.queue FROM jobq.jobs j WHERE j.state = 'running'
         UNION SELECT b.name FROM jsonb_object_keys(v_blocked) AS b(name)
         UNION SELECT q.name FROM jobq.queues q
         UNION SELECT u.name FROM jobq.workers w CROSS JOIN LATERAL unnest(w.queues) AS u(name) WHERE w.state <> 'stopped'
@@ -713,26 +712,26 @@ BEGIN
         INTO paused, paused_at, paused_by, limits
         FROM (SELECT 1) one LEFT JOIN jobq.queues q ON q.name = v_name;
         SELECT count(*) INTO due FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.run_at <= v_now LIMIT v_cap + 1) c;
         SELECT count(*) INTO scheduled FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
         SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
         SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.state = 'running' LIMIT v_cap + 1) c;
+            WHERE j.queue = v_name AND j.ready AND j.state = 'running' LIMIT v_cap + 1) c;
         blocked := least(coalesce((v_blocked ->> v_name)::bigint, 0), v_cap + 1);
         -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
         WITH RECURSIVE prio AS (
-            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending')
+            (SELECT j.priority FROM jobq.jobs j WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending')
              ORDER BY j.queue, j.priority LIMIT 1)
             UNION ALL
             SELECT (SELECT j.priority FROM jobq.jobs j
-                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
+                    WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority > p.priority
                     ORDER BY j.queue, j.priority LIMIT 1)
             FROM prio p WHERE p.priority IS NOT NULL
         )
         SELECT min((SELECT j.run_at FROM jobq.jobs j
-                    WHERE j.queue = v_name AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
+                    WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.priority = p.priority
                     ORDER BY j.queue, j.priority, j.run_at LIMIT 1))
         INTO oldest_due_at
         FROM prio p WHERE p.priority IS NOT NULL;
@@ -1060,8 +1059,7 @@ BEGIN
     END IF;
     IF p_queue <> 'default'
        AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state IN ('queued', 'retry_pending'))
-       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.state = 'running')
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.ready) -- waiting or running
        AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
        AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
                        WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
@@ -1145,6 +1143,12 @@ BEGIN
         store_started_per         = CASE WHEN p_scope = 'store_rate' THEN p_per ELSE q.store_started_per END,
         updated_at                = now()
     WHERE q.name = p_queue;
+    -- A queue turned limited: the jobs claimed while it was not are not flagged counted (nor
+    -- those of claims in flight, which read it unlimited); the limits count them too until they
+    -- are flagged (jobq._settle_counted), once this transaction and every one with a lower id
+    -- have ended and no snapshot older than its end is held: the id after this one's.
+    UPDATE jobq.queues AS q SET counted_recheck = true, counted_recheck_after = (pg_current_xact_id()::text::numeric + 1)::text::xid8
+    WHERE q.name = p_queue AND q.limited AND NOT coalesce(v_old.limited, false);
     -- Without a rate limit the queue's log of starts is of no use.
     DELETE FROM jobq.claim_starts AS s
     WHERE s.queue = p_queue
@@ -1331,6 +1335,61 @@ END
 $$;
 COMMENT ON FUNCTION jobq._settle_fair_flags() IS
     'Private. For each queue jobq.set_fair_claiming turned fair (jobq.queues.fair_recheck): the first call records pg_snapshot_xmax of its snapshot in fair_recheck_after; a call whose snapshot''s xmin has reached it, while no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.fair on every unflagged job of the queue it can lock (SKIP LOCKED) and clears the mark once none is left (jobq.set_fair_claiming clears it when it turns the queue plain again). Returns the jobs flagged. Never waits: the queue rows and jobs another transaction holds are passed over until a later call. Caller: jobq._maintain.';
+
+-- Flags (jobq.jobs.counted) the running jobs of limited queue p_queue that claims made while it
+-- was not limited, once no such claim can still commit (jobq.queues.counted_recheck_after passed
+-- and no older snapshot held), and clears counted_recheck once none is left; a queue no longer
+-- limited just loses the mark. Returns whether the mark is still set. Never waits: jobs another
+-- transaction holds are flagged by a later call. Callers: jobq._limited_counts and
+-- jobq._shared_claim_room (under the queue's lock, before they count), jobq._settle_counted_flags.
+CREATE OR REPLACE FUNCTION jobq._settle_counted(p_queue text)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_queue jobq.queues;
+BEGIN
+    SELECT * INTO v_queue FROM jobq.queues q WHERE q.name = p_queue AND q.counted_recheck FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN coalesce((SELECT q.counted_recheck FROM jobq.queues q WHERE q.name = p_queue), false);
+    END IF;
+    IF v_queue.limited
+       AND NOT (pg_snapshot_xmin(pg_current_snapshot()) >= v_queue.counted_recheck_after
+                AND NOT jobq._snapshot_older_than(v_queue.counted_recheck_after)) THEN
+        RETURN true;
+    END IF;
+    IF v_queue.limited THEN
+        UPDATE jobq.jobs AS j SET counted = true
+        WHERE j.id IN (SELECT u.id FROM jobq.jobs u
+                       WHERE u.ready AND u.queue = p_queue AND u.state = 'running' AND NOT u.counted
+                       ORDER BY u.id FOR UPDATE SKIP LOCKED);
+        IF EXISTS (SELECT 1 FROM jobq.jobs u
+                   WHERE u.ready AND u.queue = p_queue AND u.state = 'running' AND NOT u.counted) THEN
+            RETURN true;
+        END IF;
+    END IF;
+    UPDATE jobq.queues AS q SET counted_recheck = false, counted_recheck_after = NULL WHERE q.name = p_queue;
+    RETURN false;
+END
+$$;
+COMMENT ON FUNCTION jobq._settle_counted(text) IS
+    'Private. For queue p_queue while jobq.queues.counted_recheck is set: once pg_snapshot_xmin of the current snapshot has reached counted_recheck_after and no backend holds a snapshot older than it (jobq._snapshot_older_than), sets jobq.jobs.counted on every running unflagged job of the queue (read through jobs_claim_idx) it can lock (SKIP LOCKED) and clears the mark once none is left; a queue no longer limited loses the mark at once. Returns whether the mark is still set. Never waits (the queue row and the jobs SKIP LOCKED). Callers: jobq._limited_counts, jobq._shared_claim_room, jobq._settle_counted_flags.';
+
+-- Settles the counted flags of every queue a limit turned limited (jobq._settle_counted), for the
+-- queues no limited claim has settled yet. Caller: jobq._maintain.
+CREATE OR REPLACE FUNCTION jobq._settle_counted_flags()
+RETURNS integer
+LANGUAGE sql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT count(*) FILTER (WHERE jobq._settle_counted(q.name))::integer
+    FROM (SELECT q.name FROM jobq.queues q WHERE q.counted_recheck ORDER BY q.name) AS q
+$$;
+COMMENT ON FUNCTION jobq._settle_counted_flags() IS
+    'Private. jobq._settle_counted for each queue whose counted_recheck is set; returns how many keep the mark. Caller: jobq._maintain.';
 
 -- Whether any backend holds a snapshot older than p_xid (pg_stat_activity.backend_xmin below
 -- it): such a snapshot may not show a change committed by a transaction that p_xid followed.

@@ -354,6 +354,15 @@ DROP POLICY IF EXISTS live_counts_taken_engine ON jobq.live_counts_taken;
 CREATE POLICY live_counts_taken_engine ON jobq.live_counts_taken TO jobq_migrator
     USING (true)
     WITH CHECK (true);
+-- So are the claims' receipts (jobq.leases, leases_recheck): every worker's jobs.
+DROP POLICY IF EXISTS leases_engine ON jobq.leases;
+CREATE POLICY leases_engine ON jobq.leases TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
+DROP POLICY IF EXISTS leases_recheck_engine ON jobq.leases_recheck;
+CREATE POLICY leases_recheck_engine ON jobq.leases_recheck TO jobq_migrator
+    USING (true)
+    WITH CHECK (true);
 DROP POLICY IF EXISTS job_attempts_app_read ON jobq.job_attempts;
 CREATE POLICY job_attempts_app_read ON jobq.job_attempts FOR SELECT TO jobq_app
     USING ((store_id = jobq.current_store_id()));

@@ -190,7 +190,8 @@ BEGIN
     -- deadline.
     WITH running AS (
         SELECT j.id, j.lease_token FROM jobq.jobs j
-        WHERE j.locked_by = detach_worker.worker_id AND j.state = 'running'
+        WHERE j.id IN (SELECT unnest(l.job_ids) FROM jobq.leases l WHERE l.worker_id = detach_worker.worker_id)
+          AND j.locked_by = detach_worker.worker_id AND j.state = 'running'
         ORDER BY j.id
         FOR UPDATE OF j
     ), marked AS (
@@ -474,7 +475,7 @@ BEGIN
     FOR v_worker IN
         SELECT w.id FROM jobq.workers w
         WHERE w.heartbeat_at < v_silent_cutoff
-          AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.locked_by = w.id AND j.state = 'running')
+          AND EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = w.id)
     LOOP
         PERFORM jobq._release_worker_leases(v_worker, p_now);
     END LOOP;
@@ -509,6 +510,10 @@ BEGIN
     -- Jobs a setter of fair claiming could not see, flagged once they can be (none nearly always:
     -- one probe of the small jobq.queues).
     PERFORM jobq._settle_fair_flags();
+    -- Running jobs claimed while their queue was not limited, counted by its limits once flagged,
+    -- and, once after the upgrade to migration 00036, running jobs without a claim's receipt.
+    PERFORM jobq._settle_counted_flags();
+    PERFORM jobq._cover_running_jobs();
 
     -- The live jobs counted for jobq.stats when it is time (a big backlog only, at most a
     -- twentieth of one core: jobq._count_live_jobs).

@@ -436,6 +436,20 @@ func (w *world) health(ctx context.Context) error {
 	if _, err := w.call(ctx, worker, `SELECT jobq.maintain()`); err != nil {
 		return fmt.Errorf("jobq.maintain() as worker_runtime: %w", err)
 	}
+	// The sweep finds a running job only through a claim's receipt (jobq.leases) of its worker
+	// due no later than its lease end or deadline: no fuzzed call may leave one without.
+	var uncovered []int64
+	if err := w.admin.QueryRow(ctx, `
+		SELECT coalesce(array_agg(j.id ORDER BY j.id), '{}') FROM jobq.jobs j
+		WHERE j.state = 'running'
+		  AND NOT EXISTS (SELECT 1 FROM jobq.leases l
+		                  WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids)
+		                    AND l.check_at <= least(j.lease_expires_at, j.deadline_at))`).Scan(&uncovered); err != nil {
+		return fmt.Errorf("the claims' receipts: %w", err)
+	}
+	if len(uncovered) > 0 {
+		return fmt.Errorf("running jobs %v have no claim receipt (jobq.leases) of their worker due by their lease end", uncovered)
+	}
 	rows, err := w.call(ctx, appB, `SELECT jobq.enqueue('fuzz-control', '{"control": true}', store_id => $1::uuid, queue => $2, priority => -32768)`,
 		storeB, controlQueues[0])
 	if err != nil {
