@@ -979,8 +979,8 @@ END,
     has_dependents boolean DEFAULT false NOT NULL,
     batch_id bigint,
     fair boolean DEFAULT false NOT NULL,
-    ready boolean GENERATED ALWAYS AS ((state <> 'blocked'::text)) STORED NOT NULL,
     counted boolean DEFAULT false NOT NULL,
+    ready boolean GENERATED ALWAYS AS (((state <> 'blocked'::text) AND (NOT counted))) STORED NOT NULL,
     CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
     CONSTRAINT jobs_backoff_base_check CHECK ((backoff_base > '00:00:00'::interval)),
     CONSTRAINT jobs_backoff_max_check CHECK ((backoff_max > '00:00:00'::interval)),
@@ -1031,9 +1031,9 @@ COMMENT ON COLUMN jobq.jobs.batch_id IS 'The batch the job belongs to (jobq.batc
 
 COMMENT ON COLUMN jobq.jobs.fair IS 'Whether the job has an entry in jobs_fair_idx (the predicate of that index beside the waiting states): set from jobq.queues.fair by the statement that inserts the job (jobq.enqueue, jobq.enqueue_many, jobq._enqueue, jobq._enqueue_keyed, jobq._revive), for every job of the queue by jobq.set_fair_claiming when it turns fair claiming on, and for jobs inserted by transactions older than that setter by jobq.maintain (jobq._settle_fair_flags). Turning fair claiming off leaves it: only a fair claim reads jobs_fair_idx.';
 
-COMMENT ON COLUMN jobq.jobs.ready IS 'state <> ''blocked'', generated: the predicate of jobs_claim_idx and jobs_fair_idx, which hold the waiting and the running jobs. No index names state, so that a claim is a HOT update.';
-
 COMMENT ON COLUMN jobq.jobs.counted IS 'True while a job of a limited queue runs (set by the claim from jobq.queues.limited; by jobq.maintain for a job claimed before its queue turned limited): jobs_counted_idx, read by the concurrency limits, holds only these. False out of running (jobs_counted_running).';
+
+COMMENT ON COLUMN jobq.jobs.ready IS 'state <> ''blocked'' and not counted, generated: the predicate of jobs_claim_idx and jobs_fair_idx, which hold the waiting jobs and the running jobs of queues without limits. No index names state, so that a claim is a HOT update; a claim of a limited queue sets counted, so its job leaves those indexes for jobs_counted_idx.';
 
 CREATE FUNCTION jobq._claim(p_worker_id text, p_queues text[], p_max_jobs integer, p_lease interval, p_now timestamp with time zone, p_after_priority integer[] DEFAULT NULL::integer[], p_after_run_at timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], p_after_id bigint[] DEFAULT NULL::bigint[], p_tasks text[] DEFAULT NULL::text[]) RETURNS SETOF jobq.jobs
     LANGUAGE plpgsql
@@ -2951,6 +2951,7 @@ BEGIN
     IF p_queue <> 'default'
        AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
        AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.ready) -- waiting or running
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.counted AND j.queue = p_queue) -- running, limited
        AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
        AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
                        WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN
@@ -7254,7 +7255,8 @@ BEGIN
     FOR v_name IN
         WITH RECURSIVE waiting AS (
             -- The distinct queues of waiting and running jobs: a loose scan of jobs_claim_idx, one
-            -- probe per queue.
+            -- probe per queue (a limited queue's running jobs are not in it; its row of
+            -- jobq.queues, which holds its limits, names it below).
             (SELECT j.queue AS name FROM jobq.jobs j WHERE j.ready ORDER BY j.queue LIMIT 1)
             UNION ALL
             SELECT (SELECT j.queue FROM jobq.jobs j WHERE j.ready AND j.queue > w.name ORDER BY j.queue LIMIT 1)
@@ -7277,8 +7279,13 @@ BEGIN
             WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
         SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
             WHERE j.queue = v_name AND j.ready AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
-        SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.ready AND j.state = 'running' LIMIT v_cap + 1) c;
+        -- Running: those of an unlimited claim in jobs_claim_idx, those of a limited one in
+        -- jobs_counted_idx (jobq.jobs.ready is false for them).
+        SELECT count(*) INTO running FROM (
+            (SELECT 1 FROM jobq.jobs j WHERE j.queue = v_name AND j.ready AND j.state = 'running' LIMIT v_cap + 1)
+            UNION ALL
+            (SELECT 1 FROM jobq.jobs j WHERE j.counted AND j.queue = v_name LIMIT v_cap + 1)) c;
+        running := least(running, v_cap + 1);
         blocked := least(coalesce((v_blocked ->> v_name)::bigint, 0), v_cap + 1);
         -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
         WITH RECURSIVE prio AS (

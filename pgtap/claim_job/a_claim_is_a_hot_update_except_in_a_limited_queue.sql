@@ -2,9 +2,10 @@
 -- each claimed row a HOT update: a new row version in its page and no index entry. Counted with
 -- pg_stat_get_xact_tuples_updated / _hot_updated, this transaction's updates of jobq.jobs. A job
 -- of a limited queue is flagged counted by its claim (jobs_counted_idx holds it), so its claim is
--- not HOT: the limits count it through that index.
+-- not HOT: the limits count it through that index, and it leaves jobs_claim_idx (ready false), so
+-- that its entry there is not written again for the running version.
 BEGIN;
-SELECT plan(5);
+SELECT plan(6);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
@@ -32,6 +33,10 @@ SELECT results_eq(
               (SELECT count(*) FROM jobq.jobs WHERE counted) FROM before b $$,
     $$ VALUES (3::bigint, 0::bigint, 3::bigint) $$,
     'the limited queue''s claimed rows are flagged counted, and so not HOT');
+SELECT results_eq(
+    $$ SELECT count(*) FILTER (WHERE ready), count(*) FILTER (WHERE NOT ready) FROM jobq.jobs WHERE state = 'running' $$,
+    $$ VALUES (151::bigint, 3::bigint) $$,
+    'the plain queue''s running jobs stay ready (in jobs_claim_idx), the limited queue''s are not');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -18,9 +18,10 @@
 
 -- Whether a job in state p_state waits to be claimed: queued, or retry_pending (a failed attempt
 -- waiting for its retry). A running job is held by its worker: it stays in jobs_claim_idx and
--- jobs_fair_idx (partial on ready, which a claim leaves true: no index names state), and the
--- picks step over it by this test; a blocked one (45_workflows.sql) waits for its parents or its
--- sequence, outside those indexes (ready false), so no claim reads it.
+-- jobs_fair_idx (partial on ready, which a plain claim leaves true: no index names state), and
+-- the picks step over it by this test, unless a limited queue's claim flagged it counted (ready
+-- false); a blocked one (45_workflows.sql) waits for its parents or its sequence, outside those
+-- indexes (ready false), so no claim reads it.
 CREATE OR REPLACE FUNCTION jobq._rule_waiting(p_state text)
 RETURNS boolean
 LANGUAGE sql

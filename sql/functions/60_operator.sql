@@ -694,7 +694,8 @@ BEGIN
     FOR v_name IN
         WITH RECURSIVE waiting AS (
             -- The distinct queues of waiting and running jobs: a loose scan of jobs_claim_idx, one
-            -- probe per queue.
+            -- probe per queue (a limited queue's running jobs are not in it; its row of
+            -- jobq.queues, which holds its limits, names it below).
             (SELECT j.queue AS name FROM jobq.jobs j WHERE j.ready ORDER BY j.queue LIMIT 1)
             UNION ALL
             SELECT (SELECT j.queue FROM jobq.jobs j WHERE j.ready AND j.queue > w.name ORDER BY j.queue LIMIT 1)
@@ -717,8 +718,13 @@ BEGIN
             WHERE j.queue = v_name AND j.ready AND j.state IN ('queued', 'retry_pending') AND j.run_at > v_now LIMIT v_cap + 1) c;
         SELECT count(*) INTO retry_pending FROM (SELECT 1 FROM jobq.jobs j
             WHERE j.queue = v_name AND j.ready AND j.state = 'retry_pending' LIMIT v_cap + 1) c;
-        SELECT count(*) INTO running FROM (SELECT 1 FROM jobq.jobs j
-            WHERE j.queue = v_name AND j.ready AND j.state = 'running' LIMIT v_cap + 1) c;
+        -- Running: those of an unlimited claim in jobs_claim_idx, those of a limited one in
+        -- jobs_counted_idx (jobq.jobs.ready is false for them).
+        SELECT count(*) INTO running FROM (
+            (SELECT 1 FROM jobq.jobs j WHERE j.queue = v_name AND j.ready AND j.state = 'running' LIMIT v_cap + 1)
+            UNION ALL
+            (SELECT 1 FROM jobq.jobs j WHERE j.counted AND j.queue = v_name LIMIT v_cap + 1)) c;
+        running := least(running, v_cap + 1);
         blocked := least(coalesce((v_blocked ->> v_name)::bigint, 0), v_cap + 1);
         -- The oldest due job: the first entry of each priority of the queue in jobs_claim_idx.
         WITH RECURSIVE prio AS (
@@ -1060,6 +1066,7 @@ BEGIN
     IF p_queue <> 'default'
        AND NOT EXISTS (SELECT 1 FROM jobq.tasks t WHERE t.queue = p_queue)
        AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.queue = p_queue AND j.ready) -- waiting or running
+       AND NOT EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.counted AND j.queue = p_queue) -- running, limited
        AND NOT EXISTS (SELECT 1 FROM jobq.workers w WHERE p_queue = ANY (w.queues) AND w.state <> 'stopped')
        AND NOT EXISTS (SELECT 1 FROM jobq.schedules s JOIN jobq.tasks t ON t.name = s.task
                        WHERE coalesce(s.queue, t.queue, 'default') = p_queue) THEN

@@ -7,10 +7,13 @@
 -- a column the claim changes (pgtap/claim/a_claim_is_a_hot_update.sql), and the running jobs are
 -- found otherwise:
 --
---   jobq.jobs.ready      state <> 'blocked', generated: the predicate of jobs_claim_idx and
---                        jobs_fair_idx, which hold the waiting and the running jobs. The picks
---                        name the waiting states beside it and step over running entries (a
---                        runner's claim starts after its last one, so mostly over other runners').
+--   jobq.jobs.ready      state <> 'blocked' and not counted, generated: the predicate of
+--                        jobs_claim_idx and jobs_fair_idx, which hold the waiting jobs and the
+--                        running jobs of queues without limits. The picks name the waiting states
+--                        beside it and step over running entries (a runner's claim starts after
+--                        its last one, so mostly over other runners'). A plain claim leaves it
+--                        true; a limited queue's claim sets counted, and its job moves from these
+--                        indexes to jobs_counted_idx (so its update is not HOT, as before).
 --   jobq.jobs.counted    true while a job of a limited queue runs: set by the claim from
 --                        jobq.queues.limited, cleared by every change out of running (a CHECK
 --                        says it). jobs_counted_idx holds only these: it is how the limits count
@@ -33,9 +36,9 @@
 -- Adding ready rewrites jobq.jobs (a stored generated column) under its ACCESS EXCLUSIVE lock.
 
 -- +goose Up
-ALTER TABLE jobq.jobs ADD COLUMN ready boolean NOT NULL GENERATED ALWAYS AS (state <> 'blocked') STORED;
-COMMENT ON COLUMN jobq.jobs.ready IS 'state <> ''blocked'', generated: the predicate of jobs_claim_idx and jobs_fair_idx, which hold the waiting and the running jobs. No index names state, so that a claim is a HOT update.';
 ALTER TABLE jobq.jobs ADD COLUMN counted boolean NOT NULL DEFAULT false;
+ALTER TABLE jobq.jobs ADD COLUMN ready boolean NOT NULL GENERATED ALWAYS AS (state <> 'blocked' AND NOT counted) STORED;
+COMMENT ON COLUMN jobq.jobs.ready IS 'state <> ''blocked'' and not counted, generated: the predicate of jobs_claim_idx and jobs_fair_idx, which hold the waiting jobs and the running jobs of queues without limits. No index names state, so that a claim is a HOT update; a claim of a limited queue sets counted, so its job leaves those indexes for jobs_counted_idx.';
 COMMENT ON COLUMN jobq.jobs.counted IS 'True while a job of a limited queue runs (set by the claim from jobq.queues.limited; by jobq.maintain for a job claimed before its queue turned limited): jobs_counted_idx, read by the concurrency limits, holds only these. False out of running (jobs_counted_running).';
 ALTER TABLE jobq.jobs ADD CONSTRAINT jobs_counted_running CHECK (NOT counted OR state = 'running');
 UPDATE jobq.jobs AS j SET counted = true FROM jobq.queues q WHERE q.name = j.queue AND q.limited AND j.state = 'running';
