@@ -107,6 +107,6 @@ DROP TABLE jobq.leases_recheck;
 DROP TABLE jobq.leases;
 ALTER TABLE jobq.queues DROP COLUMN counted_recheck_after;
 ALTER TABLE jobq.queues DROP COLUMN counted_recheck;
+ALTER TABLE jobq.jobs DROP COLUMN ready;
 ALTER TABLE jobq.jobs DROP CONSTRAINT jobs_counted_running;
 ALTER TABLE jobq.jobs DROP COLUMN counted;
-ALTER TABLE jobq.jobs DROP COLUMN ready;
