@@ -323,6 +323,18 @@ func (h *harness) run(ctx context.Context, t *testing.T, sc scenario) figures {
 	require.NoError(t, rows.Err())
 	var live int
 	require.NoError(t, h.admin.QueryRow(ctx, `SELECT count(*) FROM jobq.jobs WHERE payload->>'tag' = $1`, tag).Scan(&live))
+	if live > 0 {
+		// What a job left live looks like, for the failure below: its state and lease, and the
+		// claims' receipts (jobq.leases) that list it, through which the sweep finds it.
+		var left string
+		if err := h.admin.QueryRow(ctx, `
+			SELECT string_agg(format('job %s: %s, attempt %s, locked by %s, lease until %s, run_at %s, receipts due %s (now %s)',
+			                         j.id, j.state, j.attempt, j.locked_by, j.lease_expires_at, j.run_at,
+			                         (SELECT array_agg(l.check_at) FROM jobq.leases l WHERE j.id = ANY (l.job_ids)), now()), '; ')
+			FROM jobq.jobs j WHERE j.payload->>'tag' = $1`, tag).Scan(&left); err == nil {
+			t.Logf("%s: live jobs left: %s", sc.name, left)
+		}
+	}
 
 	f := figures{name: sc.name, jobs: len(enqueued)}
 	for n := range enqueued {
