@@ -105,12 +105,7 @@ COMMENT ON FUNCTION jobq_test.tasks(text[]) IS 'Declares each name as a plain sy
 -- worker, as jobq._cover_running_jobs does for the jobs running across the upgrade to migration
 -- 00036: a claim writes its own, and the sweep finds a running job only through one.
 CREATE OR REPLACE FUNCTION jobq_test.leases_for_running() RETURNS void LANGUAGE sql AS $$
-    INSERT INTO jobq.leases (worker_id, job_ids, check_at)
-    SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
-    FROM jobq.jobs j
-    WHERE j.state = 'running'
-      AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
-    GROUP BY j.locked_by;
+    SELECT FROM jobq._write_missing_receipts();
 $$;
 COMMENT ON FUNCTION jobq_test.leases_for_running() IS 'Writes a jobq.leases row for the running jobs written by hand that none lists.';
 

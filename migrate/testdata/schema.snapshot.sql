@@ -1277,13 +1277,7 @@ BEGIN
     IF v_after IS NULL THEN
         UPDATE jobq.leases_recheck AS r SET after = pg_snapshot_xmax(v_snap) WHERE r.singleton;
     ELSIF pg_snapshot_xmin(v_snap) >= v_after AND NOT jobq._snapshot_older_than(v_after) THEN
-        INSERT INTO jobq.leases (worker_id, job_ids, check_at)
-        SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
-        FROM jobq.jobs j
-        WHERE j.state = 'running'
-          AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
-        GROUP BY j.locked_by;
-        GET DIAGNOSTICS v_n = ROW_COUNT;
+        v_n := jobq._write_missing_receipts();
         DELETE FROM jobq.leases_recheck AS r WHERE r.singleton;
     END IF;
     RETURN v_n;
@@ -5339,6 +5333,26 @@ ALTER FUNCTION jobq._workflow_specs(p_jobs jsonb) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._workflow_specs(p_jobs jsonb) IS 'Private. The workflow specs of enqueue_many''s elements in input order (jobq._workflow_spec''s shape; NULL for an element without workflow fields): depends_on as given, depends_on_refs as the input positions of the earlier elements whose ref they name. Errors: JOB.UNKNOWN_REF (a ref not a non-blank string of at most 200 characters or not unique; depends_on_refs not an array or naming no element), JOB.DEPENDENCY_CYCLE (naming itself or a later element). Caller: jobq.enqueue_many.';
 
+CREATE FUNCTION jobq._write_missing_receipts() RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH written AS (
+        INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+        SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
+        FROM jobq.jobs j
+        WHERE j.state = 'running'
+          AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
+        GROUP BY j.locked_by
+        RETURNING 1
+    )
+    SELECT count(*) FROM written
+$$;
+
+ALTER FUNCTION jobq._write_missing_receipts() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._write_missing_receipts() IS 'Private. Writes one jobq.leases row per worker for its running jobs that no receipt of that worker lists (check_at their first lease end or deadline); returns the rows written. Callers: jobq._cover_running_jobs, the pgTAP fixture jobq_test.leases_for_running.';
+
 CREATE FUNCTION jobq.acquire_leadership(worker_id text, ttl interval DEFAULT '00:00:15'::interval) RETURNS bigint
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -9349,6 +9363,8 @@ GRANT ALL ON FUNCTION jobq._workflow_spec(p_depends_on bigint[], p_ref_ords bigi
 
 REVOKE ALL ON FUNCTION jobq._workflow_specs(p_jobs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq._workflow_specs(p_jobs jsonb) TO jobq_app_gate;
+
+REVOKE ALL ON FUNCTION jobq._write_missing_receipts() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION jobq.acquire_leadership(worker_id text, ttl interval) TO worker_runtime;

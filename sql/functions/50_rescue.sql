@@ -186,6 +186,29 @@ $$;
 COMMENT ON FUNCTION jobq._settle_leases(timestamp with time zone,bigint[],integer) IS
     'Private. For at most p_limit jobq.leases rows due at p_now (check_at <= p_now, oldest first, locked SKIP LOCKED): check_at becomes the first lease end or deadline among the row''s jobs still running under its worker, other than p_swept (the jobs the calling sweep takes); the row is deleted when none is left. A row whose jobs still hold an expired lease stays due. Caller: jobq._rescue.';
 
+-- Writes one jobq.leases row per worker for its running jobs that no receipt of that worker lists;
+-- returns the rows written. One scan of the running jobs. Callers: jobq._cover_running_jobs, and
+-- the pgTAP fixture jobq_test.leases_for_running (running jobs a test wrote by hand).
+CREATE OR REPLACE FUNCTION jobq._write_missing_receipts()
+RETURNS bigint
+LANGUAGE sql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH written AS (
+        INSERT INTO jobq.leases (worker_id, job_ids, check_at)
+        SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
+        FROM jobq.jobs j
+        WHERE j.state = 'running'
+          AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
+        GROUP BY j.locked_by
+        RETURNING 1
+    )
+    SELECT count(*) FROM written
+$$;
+COMMENT ON FUNCTION jobq._write_missing_receipts() IS
+    'Private. Writes one jobq.leases row per worker for its running jobs that no receipt of that worker lists (check_at their first lease end or deadline); returns the rows written. Callers: jobq._cover_running_jobs, the pgTAP fixture jobq_test.leases_for_running.';
+
 -- Writes a jobq.leases row for every running job that has none, once no transaction that could
 -- have claimed without writing one is left: the claims in flight while migration 00036 committed
 -- ran the claim of the release before. One look a call, while jobq.leases_recheck has its row: the
@@ -209,13 +232,7 @@ BEGIN
     IF v_after IS NULL THEN
         UPDATE jobq.leases_recheck AS r SET after = pg_snapshot_xmax(v_snap) WHERE r.singleton;
     ELSIF pg_snapshot_xmin(v_snap) >= v_after AND NOT jobq._snapshot_older_than(v_after) THEN
-        INSERT INTO jobq.leases (worker_id, job_ids, check_at)
-        SELECT j.locked_by, array_agg(j.id ORDER BY j.id), min(least(j.lease_expires_at, j.deadline_at))
-        FROM jobq.jobs j
-        WHERE j.state = 'running'
-          AND NOT EXISTS (SELECT 1 FROM jobq.leases l WHERE l.worker_id = j.locked_by AND j.id = ANY (l.job_ids))
-        GROUP BY j.locked_by;
-        GET DIAGNOSTICS v_n = ROW_COUNT;
+        v_n := jobq._write_missing_receipts();
         DELETE FROM jobq.leases_recheck AS r WHERE r.singleton;
     END IF;
     RETURN v_n;

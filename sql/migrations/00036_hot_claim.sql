@@ -103,6 +103,7 @@ DROP FUNCTION IF EXISTS jobq._settle_leases(timestamp with time zone, bigint[], 
 DROP FUNCTION IF EXISTS jobq._settle_counted_flags();
 DROP FUNCTION IF EXISTS jobq._settle_counted(text);
 DROP FUNCTION IF EXISTS jobq._cover_running_jobs();
+DROP FUNCTION IF EXISTS jobq._write_missing_receipts();
 DROP TABLE jobq.leases_recheck;
 DROP TABLE jobq.leases;
 ALTER TABLE jobq.queues DROP COLUMN counted_recheck_after;
