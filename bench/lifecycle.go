@@ -68,12 +68,20 @@ func copyTable(ctx context.Context, conn *pgx.Conn, copyOf, table string) error 
 }
 
 // prepareLifecycleTables (re)creates bench.lf_jobs and bench.lf_history in database jobq as
-// copies of jobq's tables, and returns the INSERT … SELECT list that turns a deleted row of
+// copies of jobq's tables (history: the partition a job finished now goes to), and returns the INSERT … SELECT list that turns a deleted row of
 // bench.lf_jobs (alias done) into a history row, built from the catalog so that it follows the
 // schema: every history column takes the job's column of the same name, except state
 // ('succeeded'), finished_at (now()) and columns the job does not have (NULL).
 func prepareLifecycleTables(ctx context.Context, conn *pgx.Conn) (string, error) {
-	for copyOf, table := range map[string]string{"bench.lf_jobs": "jobq.jobs", "bench.lf_history": "jobq.job_history", "bench.lf_leases": "jobq.leases"} {
+	// History is partitioned by day (migration 00037): a job finished now lands in today's
+	// partition, whose indexes (and not the parent's partial ones alone) the copy takes.
+	var history string
+	if err := conn.QueryRow(ctx, `SELECT coalesce(
+		(SELECT p.part::text FROM jobq._history_partitions() p WHERE p.by_day AND now() >= p.lower AND now() < p.upper),
+		'jobq.job_history_default')`).Scan(&history); err != nil {
+		return "", fmt.Errorf("today's partition of history: %w", err)
+	}
+	for copyOf, table := range map[string]string{"bench.lf_jobs": "jobq.jobs", "bench.lf_history": history, "bench.lf_leases": "jobq.leases"} {
 		if err := copyTable(ctx, conn, copyOf, table); err != nil {
 			return "", err
 		}

@@ -19,15 +19,18 @@ func TestDeadIndexMigrationTakesTheIndexBuiltBeforehand(t *testing.T) {
 	db, m := openClone(t)
 	admin := dbtest.Connect(t, db.URL("postgres"))
 
-	// The dead index as it is: its columns, key and included, and its oid.
+	// The dead index as it is: its columns, key and included, and its oid. After 00037 (history by
+	// day) the index 00034 left is the one of the history kept before it, a partition of
+	// jobq.job_history, when history had a row.
+	const dead = `coalesce(to_regclass('jobq.job_history_before_00037_dead_idx'), 'jobq.job_history_dead_idx'::regclass)`
 	deadIndex := func() (columns []string, oid int64) {
 		t.Helper()
 		columns = dbtest.QueryStrings(t, admin, `
 			SELECT a.attname::text FROM pg_index i
 			CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
 			JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-			WHERE i.indexrelid = 'jobq.job_history_dead_idx'::regclass ORDER BY k.n`)
-		require.NoError(t, admin.QueryRow(ctx, `SELECT 'jobq.job_history_dead_idx'::regclass::oid::bigint`).Scan(&oid))
+			WHERE i.indexrelid = `+dead+` ORDER BY k.n`)
+		require.NoError(t, admin.QueryRow(ctx, `SELECT `+dead+`::oid::bigint`).Scan(&oid))
 		return columns, oid
 	}
 	covering := []string{"finished_at", "task", "queue", "store_id"}
@@ -53,6 +56,11 @@ func TestDeadIndexMigrationTakesTheIndexBuiltBeforehand(t *testing.T) {
 	require.Empty(t, leftovers())
 
 	down()
+	// A history row, so that 00037 keeps the history before it (and the index) as a partition.
+	_, err = admin.Exec(ctx, `INSERT INTO jobq.job_history (id, task, queue, payload, priority, run_at, state, attempt,
+	                              max_attempts, created_at, updated_at, finished_at)
+	                          VALUES (1, 't', 'q', '{}', 0, now(), 'dead', 1, 1, now(), now(), now())`)
+	require.NoError(t, err)
 	_, err = admin.Exec(ctx, `CREATE INDEX CONCURRENTLY job_history_dead_covering_idx ON jobq.job_history (finished_at, task)
 	                          INCLUDE (queue, store_id) WHERE state = 'dead'`)
 	require.NoError(t, err)

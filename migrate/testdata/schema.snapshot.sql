@@ -2374,6 +2374,98 @@ ALTER FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) OW
 
 COMMENT ON FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) IS 'Private. Whether job p_id is the head of sequence (p_store_id, p_key): no live job of it with a lower id (jobs_sequence_idx) and no hold (jobq.sequence_holds). Callers: jobq._attach_workflow, jobq._release_blocked, jobq._holds. Locks nothing.';
 
+CREATE FUNCTION jobq._history_add_day(p_day timestamp with time zone) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '100ms'
+    AS $$
+-- VOLATILE for its DDL (EXECUTE), which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_day timestamptz;
+    v_name text;
+    v_from timestamptz;
+BEGIN
+    -- Days named by an eight-digit date only (no partition for a clock gone to the year 10000).
+    IF p_day IS NULL OR NOT (p_day >= '2000-01-01 UTC' AND p_day < '9999-12-31 UTC') THEN
+        RETURN false;
+    END IF;
+    v_day := pg_catalog.date_trunc('day', p_day AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    v_name := 'job_history_p' || pg_catalog.to_char(p_day AT TIME ZONE 'UTC', 'YYYYMMDD');
+    IF pg_catalog.to_regclass(format('jobq.%I', v_name)) IS NOT NULL THEN
+        RETURN false;
+    END IF;
+    BEGIN
+        -- Starts after any partition reaching into the day and after the rows of the day that
+        -- the default partition already holds (attaching over them would fail).
+        v_from := greatest(v_day,
+                           (SELECT max(p.upper) FROM jobq._history_partitions() p
+                            WHERE NOT p.is_default AND p.lower < v_day + interval '1 day' AND p.upper > v_day),
+                           (SELECT max(d.finished_at) + interval '1 microsecond' FROM jobq.job_history_default d
+                            WHERE d.finished_at >= v_day AND d.finished_at < v_day + interval '1 day'));
+        IF v_from >= v_day + interval '1 day' THEN
+            RETURN false;
+        END IF;
+        EXECUTE format('CREATE TABLE jobq.%I (LIKE jobq.job_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', v_name);
+        EXECUTE format('CREATE UNIQUE INDEX ON jobq.%I (id)', v_name);
+        EXECUTE format('CREATE INDEX ON jobq.%I USING brin (finished_at)', v_name);
+        -- Read through jobq.job_history, whose policies apply; by name, by the owner alone.
+        EXECUTE format('ALTER TABLE jobq.%I ENABLE ROW LEVEL SECURITY', v_name);
+        EXECUTE format('ALTER TABLE jobq.%I FORCE ROW LEVEL SECURITY', v_name);
+        EXECUTE format('CREATE POLICY job_history_owner ON jobq.%I TO %I USING (true) WITH CHECK (true)', v_name, current_user);
+        EXECUTE format('ALTER TABLE jobq.job_history ATTACH PARTITION jobq.%I FOR VALUES FROM (%L) TO (%L)',
+                       v_name, v_from, v_day + interval '1 day');
+    EXCEPTION WHEN lock_not_available OR duplicate_table OR invalid_object_definition OR check_violation THEN
+        -- Another caller attaching a day holds the default partition, made this day first, or
+        -- the bounds overlap: nothing changed; the next call tries again.
+        RETURN false;
+    END;
+    RETURN true;
+END
+$$;
+
+ALTER FUNCTION jobq._history_add_day(p_day timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._history_add_day(p_day timestamp with time zone) IS 'Private. Makes jobq.job_history_pYYYYMMDD, the partition of jobq.job_history for the UTC day holding p_day: from the day''s start, or the end of a partition reaching into it, or just after the default partition''s last row of that day, to the day''s end; with a unique index on id and a BRIN index on finished_at (and the partial indexes declared on jobq.job_history), and row security forced with one policy, job_history_owner, for the owner alone. Returns whether it made it: false when it exists, nothing of the day is left to cover, p_day is NULL or outside the years 2000 to 9998, or a lock is not taken within 100 ms (lock_timeout), another caller made it first or a bound overlaps; then nothing changed. Runs as its caller, the owner (jobq.maintain is SECURITY DEFINER): the partitions are the owner''s. Callers: jobq._history_days_ahead.';
+
+CREATE FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) RETURNS integer
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT count(*) FILTER (WHERE jobq._history_add_day(p_now + pg_catalog.make_interval(days => m.d)))::integer
+    FROM (SELECT d FROM pg_catalog.generate_series(0, 2) d
+          WHERE CASE WHEN pg_catalog.isfinite(p_now)
+                     THEN pg_catalog.to_regclass(format('jobq.%I', 'job_history_p' || pg_catalog.to_char((p_now + pg_catalog.make_interval(days => d)) AT TIME ZONE 'UTC', 'YYYYMMDD'))) IS NULL
+                     ELSE false END) m
+    WHERE pg_catalog.pg_try_advisory_xact_lock(1785790469, 0)
+$$;
+
+ALTER FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) IS 'Private. Makes the partitions of jobq.job_history for the UTC day of p_now and the two after it that are missing (jobq._history_add_day) and returns how many it made; probes the catalog by name first, and makes nothing (returns 0) while another transaction making days holds advisory lock (1785790469, 0) (taken here, held to commit), or when p_now is NULL, infinite or outside the years 2000 to 9998. Caller: jobq._maintain.';
+
+CREATE FUNCTION jobq._history_partitions() RETURNS TABLE(part regclass, name text, lower timestamp with time zone, upper timestamp with time zone, by_day boolean, is_default boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET "DateStyle" TO 'ISO, YMD'
+    SET "TimeZone" TO 'UTC'
+    AS $_$
+    SELECT c.oid::regclass, c.relname::text,
+           CASE WHEN b.m[1] = 'MINVALUE' THEN '-infinity'::timestamptz ELSE pg_catalog.btrim(b.m[1], '''')::timestamptz END,
+           CASE WHEN b.m[2] = 'MAXVALUE' THEN 'infinity'::timestamptz ELSE pg_catalog.btrim(b.m[2], '''')::timestamptz END,
+           c.relname ~ '^job_history_p[0-9]{8}$',
+           b.m IS NULL
+    FROM pg_catalog.pg_inherits i
+    JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+    CROSS JOIN LATERAL (SELECT pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, 0),
+                                                       '^FOR VALUES FROM \((.*)\) TO \((.*)\)$') AS m) b
+    WHERE i.inhparent = 'jobq.job_history'::regclass
+$_$;
+
+ALTER FUNCTION jobq._history_partitions() OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._history_partitions() IS 'Private. One row per partition of jobq.job_history: its regclass and name, its bounds (lower inclusive, upper exclusive; -infinity and infinity for MINVALUE and MAXVALUE, NULL for the default partition), by_day (a day partition jobq._history_add_day made: job_history_pYYYYMMDD) and is_default. Read from pg_inherits and the partition bounds; locks nothing (a partition being attached is listed once attached, without waiting). Callers: jobq._history_add_day, jobq._history_days_ahead, jobq._prune_history.';
+
 CREATE FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) RETURNS TABLE(rule text, detail text)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3013,6 +3105,7 @@ DECLARE
     v_lost text[];
     v_rescued integer;
     v_pruned bigint;
+    v_days_dropped integer;
     v_worker text;
     v_dead jsonb;
     v_dead_ids bigint[];
@@ -3093,14 +3186,11 @@ BEGIN
     -- twentieth of one core: jobq._count_live_jobs).
     PERFORM jobq._count_live_jobs(p_now);
 
-    -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
-    -- (nearly always: maintain runs every second), history is not read at all.
-    v_pruned := 0;
-    IF (SELECT min(o.finished_at) FROM jobq.job_history o) < v_retention_cutoff THEN
-        DELETE FROM jobq.job_history AS h
-        WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_retention_cutoff LIMIT 10000));
-        GET DIAGNOSTICS v_pruned = ROW_COUNT;
-    END IF;
+    -- History by day: the next days' partitions made ahead (one catalog probe when they exist),
+    -- days past retention dropped, the rest pruned row by row; when nothing is past retention
+    -- (nearly always: maintain runs every second), no row of history is read.
+    PERFORM jobq._history_days_ahead(p_now);
+    SELECT p.rows_deleted, p.days_dropped INTO v_pruned, v_days_dropped FROM jobq._prune_history(v_retention_cutoff, 10000) p;
     IF (SELECT min(o.ended_at) FROM jobq.job_attempts o) < v_retention_cutoff THEN
         DELETE FROM jobq.job_attempts AS a
         WHERE a.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_retention_cutoff LIMIT 10000));
@@ -3112,6 +3202,7 @@ BEGIN
 
     RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
                               'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned,
+                              'history_days_dropped', v_days_dropped,
                               'dead', v_dead);
 END
 $$;
@@ -3509,6 +3600,57 @@ $$;
 ALTER FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) OWNER TO jobq_migrator;
 
 COMMENT ON FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) IS 'Private. Locks (FOR UPDATE SKIP LOCKED) and returns the ids of up to p_take jobs of queue p_queue that wait, are due at p_now and are of the tasks p_tasks (NULL: every task): jobq._rule_waiting, _rule_due, _rule_served; in (priority, run_at, id) order; NULL when none. Given a position (p_after_priority, p_after_run_at, p_after_id), only the jobs of a higher priority than it and those after it; NULLs: from the head. Reads jobs_claim_idx under its caller''s planner settings. Callers: jobq._claim and jobq._pick_guarded; jobq._claim leases the jobs it returns.';
+
+CREATE FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) RETURNS TABLE(rows_deleted bigint, days_dropped integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '100ms'
+    AS $_$
+-- VOLATILE for its DROP and DELETE (EXECUTE), which plpgsql_check does not count as writes:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_part record;
+    v_past boolean;
+    v_n bigint;
+BEGIN
+    rows_deleted := 0;
+    days_dropped := 0;
+    IF p_cutoff IS NULL OR p_batch IS NULL OR p_batch < 1 THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    FOR v_part IN SELECT p.part FROM jobq._history_partitions() p WHERE NOT p.is_default AND p.upper <= p_cutoff ORDER BY p.upper LOOP
+        BEGIN
+            EXECUTE format('DROP TABLE %s', v_part.part);
+            days_dropped := days_dropped + 1;
+        EXCEPTION WHEN lock_not_available THEN
+            -- A reader holds history: the next call drops it.
+            NULL;
+        END;
+    END LOOP;
+    FOR v_part IN SELECT p.part FROM jobq._history_partitions() p WHERE NOT p.by_day ORDER BY p.lower NULLS LAST LOOP
+        EXIT WHEN rows_deleted >= p_batch;
+        BEGIN
+            EXECUTE format('SELECT min(h.finished_at) < $1 FROM %s h', v_part.part) INTO v_past USING p_cutoff;
+            CONTINUE WHEN v_past IS NOT TRUE;
+            EXECUTE format('DELETE FROM %s h WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM %s o WHERE o.finished_at < $1 LIMIT $2))',
+                           v_part.part, v_part.part)
+                USING p_cutoff, p_batch - rows_deleted;
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            rows_deleted := rows_deleted + v_n;
+        EXCEPTION WHEN lock_not_available THEN
+            -- A day being attached (which holds the default partition), or a row being deleted or
+            -- moved back by an operator right now: the next call.
+            NULL;
+        END;
+    END LOOP;
+    RETURN NEXT;
+END
+$_$;
+
+ALTER FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) IS 'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -4379,13 +4521,14 @@ CREATE TABLE jobq.job_history (
     CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text]))),
     CONSTRAINT job_history_traceparent_check CHECK ((char_length(traceparent) = 55)),
     CONSTRAINT job_history_tracestate_check CHECK ((char_length(tracestate) <= 512))
-);
+)
+PARTITION BY RANGE (finished_at);
 
 ALTER TABLE ONLY jobq.job_history FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting.';
+COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting: partitioned by finished_at, one partition a UTC day (jobq.job_history_pYYYYMMDD, dropped whole once all of it is past retention), jobq.job_history_default for rows no day holds, and jobq.job_history_before_00037 for history kept before migration 00037 (both pruned row by row).';
 
 COMMENT ON COLUMN jobq.job_history.progress IS 'The last attempt''s progress (jobq.set_progress).';
 
@@ -4771,7 +4914,8 @@ BEGIN
               FROM by_task t) b
         GROUP BY b.name
     ), last_hour AS (
-        -- The last hour's finished jobs, one pass through job_history_finished_idx: counts and,
+        -- The last hour's finished jobs, one pass over the BRIN ranges of the last hour in the
+        -- day partitions of history (btree in the default partition): counts and,
         -- over those that were claimed, the percentiles (they sort what they read).
         SELECT h.queue AS name,
                count(*) FILTER (WHERE h.state = 'dead') AS dead_last_hour,
@@ -6923,7 +7067,7 @@ $$;
 
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, makes the partitions of jobq.job_history for today and the next two UTC days (jobq._history_days_ahead), prunes history (whole days dropped, the rest row by row: jobq._prune_history), schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned (rows deleted), history_days_dropped (partitions dropped), and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.parent_results(job_id bigint) RETURNS TABLE(parent_id bigint, state text, result jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7033,10 +7177,8 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(prune_history.batch_size::text, 'NULL')));
     END IF;
     PERFORM jobq._check_int('batch_size', prune_history.batch_size, 1, jobq._limit('sweep'));
-    DELETE FROM jobq.job_history AS h
-    WHERE h.ctid = ANY (ARRAY(
-        SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
-    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    -- Whole days past retention are dropped; the rest of history is deleted row by row.
+    SELECT p.rows_deleted INTO v_deleted FROM jobq._prune_history(v_cutoff, prune_history.batch_size) p;
     -- Attempts (jobq.job_attempts) share the retention, by ended_at, in batches of the same size.
     DELETE FROM jobq.job_attempts AS a
     WHERE a.ctid = ANY (ARRAY(
@@ -7051,7 +7193,7 @@ $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Drops the partitions of jobq.job_history (one a UTC day) wholly before now() - setting history_retention (default 7 days), then deletes at most batch_size rows before that cut-off from the partitions pruned row by row (the default one and the history kept before migration 00037) and returns how many it deleted (jobq._prune_history): a day straddling the cut-off stays whole until its end passes it, so a finished job is kept at most one day beyond the retention. It deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7099,7 +7241,7 @@ $$;
 
 ALTER FUNCTION jobq.queue_depth(queues text[]) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_depth(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through job_history_finished_idx); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
+COMMENT ON FUNCTION jobq.queue_depth(queues text[]) IS 'Per queue (the given ones, NULL elements ignored, or every queue with a live job when NULL): live jobs by state, queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), and dead_last_hour (jobs of jobq.job_history that died in the last hour, read through the finish-time indexes of history: each day''s BRIN, the default partition''s btree); zeros for a queue with none. Reveals no job content; locks nothing. Callers: runners (metrics), operators. Errors: JOB.OUT_OF_RANGE (more than 1000 queues), JOB.VALUE_TOO_LONG (a queue above 200 characters).';
 
 CREATE FUNCTION jobq.queue_lag(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, lag interval)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7194,7 +7336,7 @@ $_$;
 
 ALTER FUNCTION jobq.queue_minutes(since timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.queue_minutes(since timestamp with time zone) IS 'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads job_history_finished_idx and the attempts'' end-time index; runs without JIT (jit = off for the call); locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
+COMMENT ON FUNCTION jobq.queue_minutes(since timestamp with time zone) IS 'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads history through the finish-time indexes of its days (BRIN) and the attempts'' end-time index; runs without JIT (jit = off for the call); locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
 
 CREATE FUNCTION jobq.queue_not_served(queues text[]) RETURNS TABLE(queue text, not_served bigint, oldest_age interval)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -8101,7 +8243,7 @@ $_$;
 
 ALTER FUNCTION jobq.stats(queue text, store_id uuid) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by one scan, the last hour of history through job_history_finished_idx (one pass) and the last day''s dead jobs through job_history_dead_idx (index only); runs without JIT and with work_mem 32MB (jobq._stats); locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
+COMMENT ON FUNCTION jobq.stats(queue text, store_id uuid) IS 'One row per queue, by name: every queue with a live job, a job finished in the last hour or a job dead in the last day, or only the given queue (a row of zeros when it has none). Live jobs: queued (due), retry_pending, running, scheduled (queued with a future run_at), blocked (waiting for parents or a sequence: never counted as queued or scheduled), oldest_due_age (now() minus the oldest run_at of a due queued or retry_pending job, saturating at 200000 years; NULL when none is due). From jobq.job_history by finished_at: dead_last_hour, dead_last_day, succeeded_last_hour, succeeded_per_minute (over the last hour, 2 decimals), and over the jobs finished in the last hour that were claimed the p50/p95 (percentile_cont) of wait (claimed_at - run_at of the last attempt) and run (finished_at - claimed_at). limits: the queue''s flow controls as jobq.queue_states shows them (jobq._queue_limits: the concurrency and rate limits that are set and fair; NULL when it has none), the same for every caller (configuration, not job content). not_served: the waiting jobs (queued or retry_pending, due or not) whose task no live worker of the queue serves (jobq._served_by_live_workers: active, heard from within worker_timeout, serving the tasks it registered or every task), and not_served_oldest_age, how long the oldest due one has waited past its run_at (NULL when none is due). Operators and viewers (jobq_viewer) see every store (store_id NULL in the result) or pass store_id to count one store; an application counts only its session''s store (jobq.current_store_id(); nothing when it has none), never system jobs. Reveals no job content. Reads live jobs by one scan, the last hour of history through the finish-time indexes of its days (BRIN; one pass) and the last day''s dead jobs through job_history_dead_idx (index only); runs without JIT and with work_mem 32MB (jobq._stats); locks nothing. Callers: operators, viewers, applications. Errors: JOB.INVALID_ARGUMENT (blank queue), JOB.VALUE_TOO_LONG (queue above 200 characters), JOB.TENANT_MISMATCH (an application passing a store other than its session''s).';
 
 CREATE FUNCTION jobq.stats_counted_at(store_id uuid DEFAULT NULL::uuid) RETURNS timestamp with time zone
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -8552,6 +8694,59 @@ ALTER TABLE jobq.job_dependencies OWNER TO jobq_migrator;
 
 COMMENT ON TABLE jobq.job_dependencies IS 'The dependency edges still waiting: child waits for parent (same store: store_id). Written by jobq.enqueue / enqueue_many (jobq._attach_workflow) and the workflow trigger (jobq._settle_ended); a child whose last edge goes is released once.';
 
+CREATE TABLE jobq.job_history_default (
+    id bigint NOT NULL,
+    task text NOT NULL,
+    queue text NOT NULL,
+    payload jsonb NOT NULL,
+    store_id uuid,
+    priority smallint NOT NULL,
+    run_at timestamp with time zone NOT NULL,
+    state text NOT NULL,
+    attempt integer NOT NULL,
+    max_attempts integer NOT NULL,
+    job_key text,
+    job_key_mode text,
+    locked_by text,
+    lease_token uuid,
+    claimed_at timestamp with time zone,
+    heartbeat_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    timeout interval,
+    deadline_at timestamp with time zone,
+    backoff_base interval,
+    backoff_max interval,
+    reason text,
+    last_error text,
+    error_code text,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    finished_at timestamp with time zone NOT NULL,
+    progress jsonb,
+    output text,
+    log_ref text,
+    exit_code integer,
+    leader_epoch bigint,
+    traceparent text,
+    tracestate text,
+    depends_on bigint[],
+    on_parent_failure text,
+    sequence_key text,
+    on_sequence_failure text,
+    has_dependents boolean DEFAULT false NOT NULL,
+    result jsonb,
+    batch_id bigint,
+    CONSTRAINT job_history_log_ref_check CHECK ((char_length(log_ref) <= 1000)),
+    CONSTRAINT job_history_output_check CHECK ((char_length(output) <= 16384)),
+    CONSTRAINT job_history_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'canceled'::text]))),
+    CONSTRAINT job_history_traceparent_check CHECK ((char_length(traceparent) = 55)),
+    CONSTRAINT job_history_tracestate_check CHECK ((char_length(tracestate) <= 512))
+);
+
+ALTER TABLE ONLY jobq.job_history_default FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE jobq.job_history_default OWNER TO jobq_migrator;
+
 ALTER TABLE jobq.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME jobq.jobs_id_seq
     START WITH 1
@@ -8715,6 +8910,8 @@ COMMENT ON TABLE jobq.workers IS 'Registered runners: node, pid, queues, concurr
 
 COMMENT ON COLUMN jobq.workers.tasks IS 'The tasks the worker serves (has a handler for), as it registered them; NULL: every task (a runner of a release before issue 30).';
 
+ALTER TABLE ONLY jobq.job_history ATTACH PARTITION jobq.job_history_default DEFAULT;
+
 ALTER TABLE ONLY jobq.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
 
@@ -8747,9 +8944,6 @@ ALTER TABLE ONLY jobq.job_attempts
 
 ALTER TABLE ONLY jobq.job_dependencies
     ADD CONSTRAINT job_dependencies_pkey PRIMARY KEY (child_id, parent_id);
-
-ALTER TABLE ONLY jobq.job_history
-    ADD CONSTRAINT job_history_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY jobq.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
@@ -8801,17 +8995,29 @@ CREATE INDEX job_attempts_ended_idx ON jobq.job_attempts USING btree (ended_at);
 
 CREATE INDEX job_dependencies_parent_idx ON jobq.job_dependencies USING btree (parent_id);
 
-CREATE INDEX job_history_batch_idx ON jobq.job_history USING btree (batch_id) WHERE (batch_id IS NOT NULL);
+CREATE INDEX job_history_batch_idx ON ONLY jobq.job_history USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
-CREATE INDEX job_history_dead_id_idx ON jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
+CREATE INDEX job_history_dead_id_idx ON ONLY jobq.job_history USING btree (id) WHERE (state = 'dead'::text);
 
-CREATE INDEX job_history_dead_idx ON jobq.job_history USING btree (finished_at, task) INCLUDE (queue, store_id) WHERE (state = 'dead'::text);
+CREATE INDEX job_history_dead_idx ON ONLY jobq.job_history USING btree (finished_at, task) INCLUDE (queue, store_id) WHERE (state = 'dead'::text);
 
-CREATE INDEX job_history_depends_on_idx ON jobq.job_history USING gin (depends_on) WHERE (depends_on IS NOT NULL);
+CREATE INDEX job_history_default_batch_id_idx ON jobq.job_history_default USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
-CREATE INDEX job_history_finished_idx ON jobq.job_history USING btree (finished_at);
+CREATE INDEX job_history_job_key_idx ON ONLY jobq.job_history USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key, created_at) WHERE (job_key IS NOT NULL);
 
-CREATE INDEX job_history_job_key_idx ON jobq.job_history USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key, created_at) WHERE (job_key IS NOT NULL);
+CREATE INDEX job_history_default_coalesce_job_key_created_at_idx ON jobq.job_history_default USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), job_key, created_at) WHERE (job_key IS NOT NULL);
+
+CREATE INDEX job_history_depends_on_idx ON ONLY jobq.job_history USING gin (depends_on) WHERE (depends_on IS NOT NULL);
+
+CREATE INDEX job_history_default_depends_on_idx ON jobq.job_history_default USING gin (depends_on) WHERE (depends_on IS NOT NULL);
+
+CREATE INDEX job_history_default_finished_at_task_queue_store_id_idx ON jobq.job_history_default USING btree (finished_at, task) INCLUDE (queue, store_id) WHERE (state = 'dead'::text);
+
+CREATE INDEX job_history_default_finished_idx ON jobq.job_history_default USING btree (finished_at);
+
+CREATE INDEX job_history_default_id_idx ON jobq.job_history_default USING btree (id) WHERE (state = 'dead'::text);
+
+CREATE UNIQUE INDEX job_history_default_id_key ON jobq.job_history_default USING btree (id);
 
 CREATE INDEX jobs_batch_idx ON jobq.jobs USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 
@@ -8838,6 +9044,16 @@ CREATE INDEX schedules_due_idx ON jobq.schedules USING btree (next_slot_at) WHER
 CREATE INDEX sequence_holds_job_idx ON jobq.sequence_holds USING btree (job_id);
 
 CREATE UNIQUE INDEX sequence_holds_key_idx ON jobq.sequence_holds USING btree (COALESCE(store_id, '00000000-0000-0000-0000-000000000000'::uuid), sequence_key);
+
+ALTER INDEX jobq.job_history_batch_idx ATTACH PARTITION jobq.job_history_default_batch_id_idx;
+
+ALTER INDEX jobq.job_history_job_key_idx ATTACH PARTITION jobq.job_history_default_coalesce_job_key_created_at_idx;
+
+ALTER INDEX jobq.job_history_depends_on_idx ATTACH PARTITION jobq.job_history_default_depends_on_idx;
+
+ALTER INDEX jobq.job_history_dead_idx ATTACH PARTITION jobq.job_history_default_finished_at_task_queue_store_id_idx;
+
+ALTER INDEX jobq.job_history_dead_id_idx ATTACH PARTITION jobq.job_history_default_id_idx;
 
 CREATE TRIGGER job_history_notify_done AFTER INSERT ON jobq.job_history REFERENCING NEW TABLE AS jobq_ended FOR EACH STATEMENT EXECUTE FUNCTION jobq._notify_done();
 
@@ -8901,6 +9117,8 @@ CREATE POLICY job_history_app_read ON jobq.job_history FOR SELECT TO jobq_app US
    FROM jobq.store_bindings b
   WHERE (b.login = SESSION_USER)))))));
 
+ALTER TABLE jobq.job_history_default ENABLE ROW LEVEL SECURITY;
+
 CREATE POLICY job_history_engine ON jobq.job_history TO jobq_migrator USING (true) WITH CHECK (true);
 
 CREATE POLICY job_history_gate_delete ON jobq.job_history FOR DELETE TO jobq_app_gate USING (jobq._caller_reaches(store_id));
@@ -8912,6 +9130,8 @@ CREATE POLICY job_history_gate_read ON jobq.job_history FOR SELECT TO jobq_app_g
 CREATE POLICY job_history_gate_update ON jobq.job_history FOR UPDATE TO jobq_app_gate USING (jobq._caller_reaches(store_id)) WITH CHECK (jobq._caller_reaches(store_id));
 
 CREATE POLICY job_history_operator_read ON jobq.job_history FOR SELECT TO jobq_operator, jobq_viewer USING (true);
+
+CREATE POLICY job_history_owner ON jobq.job_history_default TO jobq_migrator USING (true) WITH CHECK (true);
 
 ALTER TABLE jobq.jobs ENABLE ROW LEVEL SECURITY;
 
@@ -9146,6 +9366,12 @@ REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION jobq._history_add_day(p_day timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._history_partitions() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._insert_specs(p_specs jobq.job_spec[], p_label_index boolean) FROM PUBLIC;
@@ -9217,6 +9443,8 @@ REVOKE ALL ON FUNCTION jobq._pick_guarded(p_kind text, p_queue text, p_take inte
 REVOKE ALL ON FUNCTION jobq._pick_limited(p_queue text, p_max_jobs integer, p_now timestamp with time zone, p_lock_queues text[], p_tasks text[], OUT claim_ids bigint[], OUT claim_clock timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._pick_plain(p_queue text, p_after_priority smallint, p_after_run_at timestamp with time zone, p_after_id bigint, p_take integer, p_now timestamp with time zone, p_tasks text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) FROM PUBLIC;
 
 GRANT SELECT ON TABLE jobq.queues TO jobq_operator;
 GRANT SELECT ON TABLE jobq.queues TO worker_runtime;

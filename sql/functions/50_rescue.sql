@@ -97,8 +97,9 @@ $$;
 COMMENT ON FUNCTION jobq._rescue(integer,timestamp with time zone) IS
     'Private. The sweeper at time p_now; see jobq.rescue_expired. Each swept lease is also one jobq.job_attempts row (reason timed_out, orphaned or detached, ended_at p_now, log_ref NULL: jobq.default_log_ref, shown on read by jobq.job_attempt_list); a job keeps its newest 25. A CONFIRMING job (jobq.continuations) is taken only once its lease ended at its confirmation deadline: reason detached, back to the queue at once, its continuation row deleted and audited as continuation_expired. A timed-out job runs again at jobq._retry_at: its stored backoff clamped to the backoff limit, the sum saturating, so no stored value makes it raise.';
 
--- Deletes one batch of history past setting history_retention, for operators and pg_cron that
--- prune by hand; call it until it returns less than batch_size. The cut-off saturates.
+-- Prunes history past setting history_retention, for operators and pg_cron that prune by hand:
+-- whole days dropped, one batch of the rest deleted; call it until it returns less than
+-- batch_size. The cut-off saturates.
 CREATE OR REPLACE FUNCTION jobq.prune_history(batch_size integer DEFAULT 10000)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -114,10 +115,8 @@ BEGIN
         PERFORM jobq._raise('JOB.INVALID_ARGUMENT', format('batch_size %s must be at least 1', coalesce(prune_history.batch_size::text, 'NULL')));
     END IF;
     PERFORM jobq._check_int('batch_size', prune_history.batch_size, 1, jobq._limit('sweep'));
-    DELETE FROM jobq.job_history AS h
-    WHERE h.ctid = ANY (ARRAY(
-        SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_cutoff LIMIT prune_history.batch_size));
-    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    -- Whole days past retention are dropped; the rest of history is deleted row by row.
+    SELECT p.rows_deleted INTO v_deleted FROM jobq._prune_history(v_cutoff, prune_history.batch_size) p;
     -- Attempts (jobq.job_attempts) share the retention, by ended_at, in batches of the same size.
     DELETE FROM jobq.job_attempts AS a
     WHERE a.ctid = ANY (ARRAY(
@@ -130,7 +129,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq.prune_history(integer) IS
-    'Deletes at most batch_size jobq.job_history rows with finished_at before now() - setting history_retention (default 7 days) and returns how many; deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+    'Drops the partitions of jobq.job_history (one a UTC day) wholly before now() - setting history_retention (default 7 days), then deletes at most batch_size rows before that cut-off from the partitions pruned row by row (the default one and the history kept before migration 00037) and returns how many it deleted (jobq._prune_history): a day straddling the cut-off stays whole until its end passes it, so a finished job is kept at most one day beyond the retention. It deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 -- Expires, now, every lease worker p_worker_id holds, so the next sweep rescues them; a job that
 -- is CONFIRMING (jobq.detach_worker) keeps its lease until its deadline. Caller: jobq._maintain,

@@ -91,7 +91,7 @@ AS $$
     ORDER BY m.queue, m.minute
 $$;
 COMMENT ON FUNCTION jobq.queue_minutes(timestamp with time zone) IS
-    'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads job_history_finished_idx and the attempts'' end-time index; runs without JIT (jit = off for the call); locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
+    'Per queue and minute since since (NULL: no row): succeeded and dead, the jobs of jobq.job_history that finished so, and failed, the failed attempts of jobq.job_attempts that ended then. Runs as its caller: row-level security counts an application''s store only. Reads history through the finish-time indexes of its days (BRIN) and the attempts'' end-time index; runs without JIT (jit = off for the call); locks nothing. Callers: the dashboard''s overview chart (package operator). Errors: none.';
 
 -- The log reference of an attempt whose runner gave none: the fields every log line of the runner
 -- carries for it, as a search query for the log store. It is not stored: complete_jobs, fail_jobs

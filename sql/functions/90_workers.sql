@@ -422,7 +422,7 @@ AS $$
     SELECT jobq._maintain(maintain.worker_id, maintain.epoch, now())
 $$;
 COMMENT ON FUNCTION jobq.maintain(text,bigint) IS
-    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, prunes history, schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned, and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+    'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, makes the partitions of jobq.job_history for today and the next two UTC days (jobq._history_days_ahead), prunes history (whole days dropped, the rest row by row: jobq._prune_history), schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned (rows deleted), history_days_dropped (partitions dropped), and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 -- maintain at time p_now, so that tests can move the clock. Every cut-off saturates, so no value
 -- of the settings can make it raise.
@@ -439,6 +439,7 @@ DECLARE
     v_lost text[];
     v_rescued integer;
     v_pruned bigint;
+    v_days_dropped integer;
     v_worker text;
     v_dead jsonb;
     v_dead_ids bigint[];
@@ -519,14 +520,11 @@ BEGIN
     -- twentieth of one core: jobq._count_live_jobs).
     PERFORM jobq._count_live_jobs(p_now);
 
-    -- The oldest finished_at comes from the btree in O(log n): when nothing is past retention
-    -- (nearly always: maintain runs every second), history is not read at all.
-    v_pruned := 0;
-    IF (SELECT min(o.finished_at) FROM jobq.job_history o) < v_retention_cutoff THEN
-        DELETE FROM jobq.job_history AS h
-        WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_history o WHERE o.finished_at < v_retention_cutoff LIMIT 10000));
-        GET DIAGNOSTICS v_pruned = ROW_COUNT;
-    END IF;
+    -- History by day: the next days' partitions made ahead (one catalog probe when they exist),
+    -- days past retention dropped, the rest pruned row by row; when nothing is past retention
+    -- (nearly always: maintain runs every second), no row of history is read.
+    PERFORM jobq._history_days_ahead(p_now);
+    SELECT p.rows_deleted, p.days_dropped INTO v_pruned, v_days_dropped FROM jobq._prune_history(v_retention_cutoff, 10000) p;
     IF (SELECT min(o.ended_at) FROM jobq.job_attempts o) < v_retention_cutoff THEN
         DELETE FROM jobq.job_attempts AS a
         WHERE a.ctid = ANY (ARRAY(SELECT o.ctid FROM jobq.job_attempts o WHERE o.ended_at < v_retention_cutoff LIMIT 10000));
@@ -538,6 +536,7 @@ BEGIN
 
     RETURN jsonb_build_object('fenced', false, 'epoch', p_epoch, 'slots_enqueued', v_enqueued, 'slots_skipped', v_skipped,
                               'lost_workers', to_jsonb(v_lost), 'rescued', v_rescued, 'history_pruned', v_pruned,
+                              'history_days_dropped', v_days_dropped,
                               'dead', v_dead);
 END
 $$;

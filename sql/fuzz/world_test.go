@@ -265,7 +265,7 @@ func (w *world) buildFingerprint(ctx context.Context) error {
 	rows, err := w.admin.Query(ctx, `
 		SELECT c.relname FROM pg_catalog.pg_class c
 		WHERE c.relnamespace = 'jobq'::regnamespace AND c.relkind IN ('r', 'p')
-		  AND c.relname NOT IN ('jobs', 'job_history', 'goose_db_version')
+		  AND c.relname NOT IN ('jobs', 'job_history', 'goose_db_version') AND NOT c.relispartition
 		ORDER BY 1`)
 	if err != nil {
 		return err

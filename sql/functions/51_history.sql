@@ -1,0 +1,170 @@
+-- jobq engine, history by day. jobq.job_history is partitioned by finished_at (migration 00037):
+-- one partition a UTC day, made ahead and dropped whole once all of it is past retention, so a
+-- finished job writes one index entry into history and retention deletes no row of it; the
+-- default partition and the history kept before 00037 are pruned row by row.
+--
+-- One home for each function of this area: `jobq migrate up` re-applies this file, in one
+-- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
+-- Every statement is idempotent: CREATE OR REPLACE, COMMENT, owner and grants stated in full.
+
+
+-- The partitions of jobq.job_history with their bounds, read from the catalog (the one truth):
+-- what the day-maker and the pruner decide from. Bounds print in UTC and ISO, so they read back
+-- exactly whatever the caller's DateStyle and TimeZone. They are printed without naming the
+-- partition (relid 0: a bound holds constants only), so no lock on it is taken: a partition being
+-- attached or dropped right now does not make this wait.
+CREATE OR REPLACE FUNCTION jobq._history_partitions()
+RETURNS TABLE (part regclass, name text, lower timestamptz, upper timestamptz, by_day boolean, is_default boolean)
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'
+SET timezone = 'UTC'
+AS $$
+    SELECT c.oid::regclass, c.relname::text,
+           CASE WHEN b.m[1] = 'MINVALUE' THEN '-infinity'::timestamptz ELSE pg_catalog.btrim(b.m[1], '''')::timestamptz END,
+           CASE WHEN b.m[2] = 'MAXVALUE' THEN 'infinity'::timestamptz ELSE pg_catalog.btrim(b.m[2], '''')::timestamptz END,
+           c.relname ~ '^job_history_p[0-9]{8}$',
+           b.m IS NULL
+    FROM pg_catalog.pg_inherits i
+    JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+    CROSS JOIN LATERAL (SELECT pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, 0),
+                                                       '^FOR VALUES FROM \((.*)\) TO \((.*)\)$') AS m) b
+    WHERE i.inhparent = 'jobq.job_history'::regclass
+$$;
+COMMENT ON FUNCTION jobq._history_partitions() IS
+    'Private. One row per partition of jobq.job_history: its regclass and name, its bounds (lower inclusive, upper exclusive; -infinity and infinity for MINVALUE and MAXVALUE, NULL for the default partition), by_day (a day partition jobq._history_add_day made: job_history_pYYYYMMDD) and is_default. Read from pg_inherits and the partition bounds; locks nothing (a partition being attached is listed once attached, without waiting). Callers: jobq._history_add_day, jobq._history_days_ahead, jobq._prune_history.';
+
+-- Makes the partition of the UTC day holding p_day, from where the partitions before it end (or
+-- after the default partition's last row of that day) to the day's end, with its own indexes.
+-- Gives way rather than queue: a lock it cannot take within 100 ms, a day already made by a
+-- concurrent caller, or an overlap leaves everything as it was and returns false.
+CREATE OR REPLACE FUNCTION jobq._history_add_day(p_day timestamptz)
+RETURNS boolean
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '100ms'
+AS $$
+-- VOLATILE for its DDL (EXECUTE), which plpgsql_check does not count as a write:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_day timestamptz;
+    v_name text;
+    v_from timestamptz;
+BEGIN
+    -- Days named by an eight-digit date only (no partition for a clock gone to the year 10000).
+    IF p_day IS NULL OR NOT (p_day >= '2000-01-01 UTC' AND p_day < '9999-12-31 UTC') THEN
+        RETURN false;
+    END IF;
+    v_day := pg_catalog.date_trunc('day', p_day AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    v_name := 'job_history_p' || pg_catalog.to_char(p_day AT TIME ZONE 'UTC', 'YYYYMMDD');
+    IF pg_catalog.to_regclass(format('jobq.%I', v_name)) IS NOT NULL THEN
+        RETURN false;
+    END IF;
+    BEGIN
+        -- Starts after any partition reaching into the day and after the rows of the day that
+        -- the default partition already holds (attaching over them would fail).
+        v_from := greatest(v_day,
+                           (SELECT max(p.upper) FROM jobq._history_partitions() p
+                            WHERE NOT p.is_default AND p.lower < v_day + interval '1 day' AND p.upper > v_day),
+                           (SELECT max(d.finished_at) + interval '1 microsecond' FROM jobq.job_history_default d
+                            WHERE d.finished_at >= v_day AND d.finished_at < v_day + interval '1 day'));
+        IF v_from >= v_day + interval '1 day' THEN
+            RETURN false;
+        END IF;
+        EXECUTE format('CREATE TABLE jobq.%I (LIKE jobq.job_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', v_name);
+        EXECUTE format('CREATE UNIQUE INDEX ON jobq.%I (id)', v_name);
+        EXECUTE format('CREATE INDEX ON jobq.%I USING brin (finished_at)', v_name);
+        -- Read through jobq.job_history, whose policies apply; by name, by the owner alone.
+        EXECUTE format('ALTER TABLE jobq.%I ENABLE ROW LEVEL SECURITY', v_name);
+        EXECUTE format('ALTER TABLE jobq.%I FORCE ROW LEVEL SECURITY', v_name);
+        EXECUTE format('CREATE POLICY job_history_owner ON jobq.%I TO %I USING (true) WITH CHECK (true)', v_name, current_user);
+        EXECUTE format('ALTER TABLE jobq.job_history ATTACH PARTITION jobq.%I FOR VALUES FROM (%L) TO (%L)',
+                       v_name, v_from, v_day + interval '1 day');
+    EXCEPTION WHEN lock_not_available OR duplicate_table OR invalid_object_definition OR check_violation THEN
+        -- Another caller attaching a day holds the default partition, made this day first, or
+        -- the bounds overlap: nothing changed; the next call tries again.
+        RETURN false;
+    END;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION jobq._history_add_day(timestamp with time zone) IS
+    'Private. Makes jobq.job_history_pYYYYMMDD, the partition of jobq.job_history for the UTC day holding p_day: from the day''s start, or the end of a partition reaching into it, or just after the default partition''s last row of that day, to the day''s end; with a unique index on id and a BRIN index on finished_at (and the partial indexes declared on jobq.job_history), and row security forced with one policy, job_history_owner, for the owner alone. Returns whether it made it: false when it exists, nothing of the day is left to cover, p_day is NULL or outside the years 2000 to 9998, or a lock is not taken within 100 ms (lock_timeout), another caller made it first or a bound overlaps; then nothing changed. Runs as its caller, the owner (jobq.maintain is SECURITY DEFINER): the partitions are the owner''s. Callers: jobq._history_days_ahead.';
+
+-- Makes sure today's partition of jobq.job_history and the next two days' exist, so that finished
+-- jobs never land in the default partition while jobq.maintain runs. Three catalog probes when
+-- they do. One caller at a time makes them (an advisory lock held to its commit; the others go
+-- on without waiting): racing callers would make each other's DDL time out, and days be missed.
+CREATE OR REPLACE FUNCTION jobq._history_days_ahead(p_now timestamptz)
+RETURNS integer
+LANGUAGE sql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT count(*) FILTER (WHERE jobq._history_add_day(p_now + pg_catalog.make_interval(days => m.d)))::integer
+    FROM (SELECT d FROM pg_catalog.generate_series(0, 2) d
+          WHERE CASE WHEN pg_catalog.isfinite(p_now)
+                     THEN pg_catalog.to_regclass(format('jobq.%I', 'job_history_p' || pg_catalog.to_char((p_now + pg_catalog.make_interval(days => d)) AT TIME ZONE 'UTC', 'YYYYMMDD'))) IS NULL
+                     ELSE false END) m
+    WHERE pg_catalog.pg_try_advisory_xact_lock(1785790469, 0)
+$$;
+COMMENT ON FUNCTION jobq._history_days_ahead(timestamp with time zone) IS
+    'Private. Makes the partitions of jobq.job_history for the UTC day of p_now and the two after it that are missing (jobq._history_add_day) and returns how many it made; probes the catalog by name first, and makes nothing (returns 0) while another transaction making days holds advisory lock (1785790469, 0) (taken here, held to commit), or when p_now is NULL, infinite or outside the years 2000 to 9998. Caller: jobq._maintain.';
+
+-- Retention of history: drops every partition wholly before p_cutoff (a day, or the history kept
+-- before migration 00037), then deletes at most p_batch rows before p_cutoff from the partitions
+-- pruned row by row (the default one and the old history), through their finished_at btree:
+-- when none of theirs is past retention, it reads no row. A day straddling the cut-off stays
+-- whole until its end passes it.
+CREATE OR REPLACE FUNCTION jobq._prune_history(p_cutoff timestamptz, p_batch integer)
+RETURNS TABLE (rows_deleted bigint, days_dropped integer)
+LANGUAGE plpgsql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '100ms'
+AS $$
+-- VOLATILE for its DROP and DELETE (EXECUTE), which plpgsql_check does not count as writes:
+-- @plpgsql_check_options: performance_warnings = false
+DECLARE
+    v_part record;
+    v_past boolean;
+    v_n bigint;
+BEGIN
+    rows_deleted := 0;
+    days_dropped := 0;
+    IF p_cutoff IS NULL OR p_batch IS NULL OR p_batch < 1 THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    FOR v_part IN SELECT p.part FROM jobq._history_partitions() p WHERE NOT p.is_default AND p.upper <= p_cutoff ORDER BY p.upper LOOP
+        BEGIN
+            EXECUTE format('DROP TABLE %s', v_part.part);
+            days_dropped := days_dropped + 1;
+        EXCEPTION WHEN lock_not_available THEN
+            -- A reader holds history: the next call drops it.
+            NULL;
+        END;
+    END LOOP;
+    FOR v_part IN SELECT p.part FROM jobq._history_partitions() p WHERE NOT p.by_day ORDER BY p.lower NULLS LAST LOOP
+        EXIT WHEN rows_deleted >= p_batch;
+        BEGIN
+            EXECUTE format('SELECT min(h.finished_at) < $1 FROM %s h', v_part.part) INTO v_past USING p_cutoff;
+            CONTINUE WHEN v_past IS NOT TRUE;
+            EXECUTE format('DELETE FROM %s h WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM %s o WHERE o.finished_at < $1 LIMIT $2))',
+                           v_part.part, v_part.part)
+                USING p_cutoff, p_batch - rows_deleted;
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            rows_deleted := rows_deleted + v_n;
+        EXCEPTION WHEN lock_not_available THEN
+            -- A day being attached (which holds the default partition), or a row being deleted or
+            -- moved back by an operator right now: the next call.
+            NULL;
+        END;
+    END LOOP;
+    RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION jobq._prune_history(timestamp with time zone, integer) IS
+    'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';

@@ -1,0 +1,105 @@
+package sql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jobqdev/jobq/internal/testbundle"
+)
+
+// History by day (migration 00037) changes the schema from inside jobq.maintain: it makes the
+// next days' partitions of jobq.job_history and drops the days past retention. Both give way
+// rather than queue (lock_timeout 100 ms inside): runners' maintains racing to make the same days
+// make each once and never fail, and a reader holding history keeps its day from being dropped
+// until it ends, without failing maintain.
+
+// Fifty runners' maintains (worker_runtime, unfenced, as pg_cron calls it) race to make today's
+// partition and the next two days' after they were dropped: no call fails, and each day is there
+// once, spanning its UTC day.
+func TestFiftyMaintainsMakeEachDayOfHistoryOnce(t *testing.T) {
+	t.Parallel()
+	const callers = 50
+	b := testbundle.NewWith(t, testbundle.Options{WorkerConns: callers + 2})
+	_, err := b.Admin.Exec(b.Ctx, `
+		DO $$
+		DECLARE p record;
+		BEGIN
+		    FOR p IN SELECT part FROM jobq._history_partitions() WHERE by_day LOOP
+		        EXECUTE format('DROP TABLE %s', p.part);
+		    END LOOP;
+		END $$`)
+	require.NoError(t, err, "setup: every day of history dropped")
+	cs := conns(t, b.WorkerPool, callers)
+	errs := together(callers, func(i int) error {
+		_, err := cs[i].Exec(b.Ctx, `SELECT jobq.maintain()`)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			return fmt.Errorf("%w (where: %s)", err, pgErr.Where)
+		}
+		return err
+	})
+	requireNoErrors(t, errs, "jobq.maintain")
+
+	var days []string
+	rows, err := b.Admin.Query(b.Ctx, `
+		SELECT p.name || ' ' || (p.lower = d.day)::text || ' ' || (p.upper = d.day + interval '1 day')::text
+		FROM jobq._history_partitions() p
+		CROSS JOIN LATERAL (SELECT date_trunc('day', p.lower AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day) d
+		WHERE p.by_day ORDER BY p.lower`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		days = append(days, s)
+	}
+	require.NoError(t, rows.Err())
+	var want []string
+	require.NoError(t, b.Admin.QueryRow(b.Ctx, `
+		SELECT array_agg('job_history_p' || to_char(now() AT TIME ZONE 'UTC' + make_interval(days => k), 'YYYYMMDD') || ' true true' ORDER BY k)
+		FROM generate_series(0, 2) k`).Scan(&want))
+	require.Equal(t, want, days, "today and the next two days, each once, each spanning its UTC day")
+}
+
+// A reader that holds history (a long report, a dump) keeps a day past retention from being
+// dropped: maintain gives way after 100 ms and succeeds, and the next maintain after the reader
+// ends drops the day. Also as worker_runtime, the role of the runners' maintain.
+func TestMaintainGivesWayToAReaderOfHistory(t *testing.T) {
+	t.Parallel()
+	b := testbundle.New(t)
+	ctx := b.Ctx
+	var past string
+	require.NoError(t, b.Admin.QueryRow(ctx, `
+		SELECT CASE WHEN jobq._history_add_day(now() - interval '30 days')
+		            THEN 'jobq.job_history_p' || to_char((now() - interval '30 days') AT TIME ZONE 'UTC', 'YYYYMMDD') END`).Scan(&past))
+	require.NotEmpty(t, past, "setup: a day thirty days ago")
+	exists := func() bool {
+		var ok bool
+		require.NoError(t, b.Admin.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, past).Scan(&ok))
+		return ok
+	}
+
+	reader, err := b.Admin.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = reader.Rollback(context.WithoutCancel(ctx)) }()
+	_, err = reader.Exec(ctx, `SELECT count(*) FROM jobq.job_history`)
+	require.NoError(t, err)
+
+	maintain := func() (dropped int) {
+		t.Helper()
+		var out string
+		require.NoError(t, b.WorkerPool.QueryRow(ctx, `SELECT jobq.maintain()::text`).Scan(&out))
+		require.NoError(t, b.Admin.QueryRow(ctx, `SELECT ($1::jsonb ->> 'history_days_dropped')::int`, out).Scan(&dropped))
+		return dropped
+	}
+	require.Equal(t, 0, maintain(), "maintain does not drop a day a reader holds, and does not fail")
+	require.True(t, exists(), "the day is still there")
+
+	require.NoError(t, reader.Rollback(ctx))
+	require.Equal(t, 1, maintain(), "once the reader ended, maintain drops the day")
+	require.False(t, exists(), fmt.Sprintf("%s is gone", past))
+}
