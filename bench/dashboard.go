@@ -66,7 +66,7 @@ func scenarioDashboard(ctx context.Context, env *environment, rep *report) error
 		`SELECT jobq.define_task(t, queue => q) FROM (VALUES ('ping', 'default'), ('mail', 'emails'), ('report', 'reports')) v(t, q)`,
 		// The partitions of history's days (migration 00037), as jobq.maintain made them while
 		// those six days went by.
-		`SELECT jobq._history_add_day(now() - make_interval(days => k)) FROM generate_series(0, 6) k`,
+		`SELECT jobq._history_add_span(now() - make_interval(days => k), 1) FROM generate_series(0, 6) k`,
 		// History over the last six days in the order it finished, as jobq writes it (a job moves
 		// to the history when it finishes): 10,000,000 rows are 16 jobs a second, 69,444 in the
 		// last hour. 1 % dead; 100 stores.

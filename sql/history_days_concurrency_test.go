@@ -74,7 +74,7 @@ func TestMaintainGivesWayToAReaderOfHistory(t *testing.T) {
 	ctx := b.Ctx
 	var past string
 	require.NoError(t, b.Admin.QueryRow(ctx, `
-		SELECT CASE WHEN jobq._history_add_day(now() - interval '30 days')
+		SELECT CASE WHEN jobq._history_add_span(now() - interval '30 days', 1)
 		            THEN 'jobq.job_history_p' || to_char((now() - interval '30 days') AT TIME ZONE 'UTC', 'YYYYMMDD') END`).Scan(&past))
 	require.NotEmpty(t, past, "setup: a day thirty days ago")
 	exists := func() bool {

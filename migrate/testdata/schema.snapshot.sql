@@ -2374,7 +2374,7 @@ ALTER FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) OW
 
 COMMENT ON FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) IS 'Private. Whether job p_id is the head of sequence (p_store_id, p_key): no live job of it with a lower id (jobs_sequence_idx) and no hold (jobq.sequence_holds). Callers: jobq._attach_workflow, jobq._release_blocked, jobq._holds. Locks nothing.';
 
-CREATE FUNCTION jobq._history_add_day(p_day timestamp with time zone) RETURNS boolean
+CREATE FUNCTION jobq._history_add_span(p_at timestamp with time zone, p_days integer) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '100ms'
@@ -2382,29 +2382,39 @@ CREATE FUNCTION jobq._history_add_day(p_day timestamp with time zone) RETURNS bo
 -- VOLATILE for its DDL (EXECUTE), which plpgsql_check does not count as a write:
 -- @plpgsql_check_options: performance_warnings = false
 DECLARE
-    v_day timestamptz;
-    v_name text;
+    v_day date;
+    v_start timestamptz;
+    v_end timestamptz;
     v_from timestamptz;
+    v_to timestamptz;
+    v_name text;
 BEGIN
-    -- Days named by an eight-digit date only (no partition for a clock gone to the year 10000).
-    IF p_day IS NULL OR NOT (p_day >= '2000-01-01 UTC' AND p_day < '9999-12-31 UTC') THEN
+    -- Partitions named by an eight-digit date only (none for a clock gone to the year 10000).
+    IF p_at IS NULL OR NOT (p_at >= '2000-01-01 UTC' AND p_at < '9999-01-01 UTC') OR p_days IS NULL OR p_days NOT BETWEEN 1 AND 366 THEN
         RETURN false;
     END IF;
-    v_day := pg_catalog.date_trunc('day', p_day AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
-    v_name := 'job_history_p' || pg_catalog.to_char(p_day AT TIME ZONE 'UTC', 'YYYYMMDD');
-    IF pg_catalog.to_regclass(format('jobq.%I', v_name)) IS NOT NULL THEN
-        RETURN false;
-    END IF;
+    v_day := (p_at AT TIME ZONE 'UTC')::date;
+    v_start := (v_day - (v_day - date '2000-01-01') % p_days)::timestamp AT TIME ZONE 'UTC';
+    v_end := v_start + pg_catalog.make_interval(days => p_days);
     BEGIN
-        -- Starts after any partition reaching into the day and after the rows of the day that
-        -- the default partition already holds (attaching over them would fail).
-        v_from := greatest(v_day,
-                           (SELECT max(p.upper) FROM jobq._history_partitions() p
-                            WHERE NOT p.is_default AND p.lower < v_day + interval '1 day' AND p.upper > v_day),
-                           (SELECT max(d.finished_at) + interval '1 microsecond' FROM jobq.job_history_default d
-                            WHERE d.finished_at >= v_day AND d.finished_at < v_day + interval '1 day'));
-        IF v_from >= v_day + interval '1 day' THEN
+        -- Nothing to make when a partition holds p_at. Else from after the partitions that end
+        -- by p_at, to the first that starts after it, then after the default partition's rows.
+        IF EXISTS (SELECT 1 FROM jobq._history_partitions() p WHERE NOT p.is_default AND p.lower <= p_at AND p_at < p.upper) THEN
             RETURN false;
+        END IF;
+        SELECT greatest(v_start, max(p.upper) FILTER (WHERE p.upper <= p_at)),
+               least(v_end, min(p.lower) FILTER (WHERE p.lower > p_at))
+        INTO v_from, v_to
+        FROM jobq._history_partitions() p WHERE NOT p.is_default AND p.lower < v_end AND p.upper > v_start;
+        v_from := greatest(v_from, (SELECT max(d.finished_at) + interval '1 microsecond' FROM jobq.job_history_default d
+                                    WHERE d.finished_at >= v_from AND d.finished_at < v_to));
+        IF v_from >= v_to THEN
+            RETURN false;
+        END IF;
+        v_name := 'job_history_p' || pg_catalog.to_char(v_from AT TIME ZONE 'UTC', 'YYYYMMDD');
+        IF pg_catalog.to_regclass(format('jobq.%I', v_name)) IS NOT NULL THEN
+            -- A partition of that day ends where this one starts (after default rows): by time.
+            v_name := v_name || pg_catalog.to_char(v_from AT TIME ZONE 'UTC', '"_"HH24MISSUS');
         END IF;
         EXECUTE format('CREATE TABLE jobq.%I (LIKE jobq.job_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', v_name);
         EXECUTE format('CREATE UNIQUE INDEX ON jobq.%I (id)', v_name);
@@ -2414,35 +2424,38 @@ BEGIN
         EXECUTE format('ALTER TABLE jobq.%I FORCE ROW LEVEL SECURITY', v_name);
         EXECUTE format('CREATE POLICY job_history_owner ON jobq.%I TO %I USING (true) WITH CHECK (true)', v_name, current_user);
         EXECUTE format('ALTER TABLE jobq.job_history ATTACH PARTITION jobq.%I FOR VALUES FROM (%L) TO (%L)',
-                       v_name, v_from, v_day + interval '1 day');
+                       v_name, v_from, v_to);
     EXCEPTION WHEN lock_not_available OR duplicate_table OR invalid_object_definition OR check_violation THEN
-        -- Another caller attaching a day holds the default partition, made this day first, or
-        -- the bounds overlap: nothing changed; the next call tries again.
+        -- Another caller attaching a partition holds the default partition, made this one
+        -- first, or the bounds overlap: nothing changed; the next call tries again.
         RETURN false;
     END;
     RETURN true;
 END
 $$;
 
-ALTER FUNCTION jobq._history_add_day(p_day timestamp with time zone) OWNER TO jobq_migrator;
+ALTER FUNCTION jobq._history_add_span(p_at timestamp with time zone, p_days integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._history_add_day(p_day timestamp with time zone) IS 'Private. Makes jobq.job_history_pYYYYMMDD, the partition of jobq.job_history for the UTC day holding p_day: from the day''s start, or the end of a partition reaching into it, or just after the default partition''s last row of that day, to the day''s end; with a unique index on id and a BRIN index on finished_at (and the partial indexes declared on jobq.job_history), and row security forced with one policy, job_history_owner, for the owner alone. Returns whether it made it: false when it exists, nothing of the day is left to cover, p_day is NULL or outside the years 2000 to 9998, or a lock is not taken within 100 ms (lock_timeout), another caller made it first or a bound overlaps; then nothing changed. Runs as its caller, the owner (jobq.maintain is SECURITY DEFINER): the partitions are the owner''s. Callers: jobq._history_days_ahead.';
+COMMENT ON FUNCTION jobq._history_add_span(p_at timestamp with time zone, p_days integer) IS 'Private. Makes the partition of jobq.job_history holding p_at: its span of p_days UTC days (counted from 2000-01-01), from the span''s start or the end of a partition reaching into it, or just after the default partition''s last row there, to the span''s end or the start of the next partition; named jobq.job_history_pYYYYMMDD for the UTC day it starts (with _HHMISSUS after when a partition of that day exists); with a unique index on id and a BRIN index on finished_at (and the partial indexes declared on jobq.job_history), and row security forced with one policy, job_history_owner, for the owner alone. Returns whether it made it: false when a partition holds p_at, nothing of the span is left to cover, p_at is NULL or outside the years 2000 to 9998, p_days is NULL or outside 1 to 366, or a lock is not taken within 100 ms (lock_timeout), another caller made it first or a bound overlaps; then nothing changed. Runs as its caller, the owner (jobq.maintain is SECURITY DEFINER): the partitions are the owner''s. Callers: jobq._history_days_ahead.';
 
 CREATE FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) RETURNS integer
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT count(*) FILTER (WHERE jobq._history_add_day(p_now + pg_catalog.make_interval(days => m.d)))::integer
-    FROM (SELECT d FROM pg_catalog.generate_series(0, 2) d
-          WHERE CASE WHEN pg_catalog.isfinite(p_now)
-                     THEN pg_catalog.to_regclass(format('jobq.%I', 'job_history_p' || pg_catalog.to_char((p_now + pg_catalog.make_interval(days => d)) AT TIME ZONE 'UTC', 'YYYYMMDD'))) IS NULL
-                     ELSE false END) m
+    SELECT count(*) FILTER (WHERE jobq._history_add_span(m.at, jobq._history_span_days(jobq._setting_interval('history_retention'))))::integer
+    FROM (SELECT p_now + pg_catalog.make_interval(days => d) AS at
+          FROM pg_catalog.generate_series(0, 2) d
+          WHERE pg_catalog.isfinite(p_now)
+            AND NOT EXISTS (SELECT 1 FROM jobq._history_partitions() p
+                            WHERE NOT p.is_default AND p.lower <= p_now + pg_catalog.make_interval(days => d)
+                              AND p_now + pg_catalog.make_interval(days => d) < p.upper)
+          ORDER BY d) m
     WHERE pg_catalog.pg_try_advisory_xact_lock(1785790469, 0)
 $$;
 
 ALTER FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) IS 'Private. Makes the partitions of jobq.job_history for the UTC day of p_now and the two after it that are missing (jobq._history_add_day) and returns how many it made; probes the catalog by name first, and makes nothing (returns 0) while another transaction making days holds advisory lock (1785790469, 0) (taken here, held to commit), or when p_now is NULL, infinite or outside the years 2000 to 9998. Caller: jobq._maintain.';
+COMMENT ON FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) IS 'Private. Makes the partitions of jobq.job_history that hold p_now, p_now + 1 day and p_now + 2 days when none does (jobq._history_add_span, each spanning jobq._history_span_days of the setting history_retention: a UTC day up to 14 days of retention) and returns how many it made; reads the partitions'' bounds first, and makes nothing (returns 0) while another transaction making them holds advisory lock (1785790469, 0) (taken here, held to commit), or when p_now is NULL or infinite; none for a time outside the years 2000 to 9998. Caller: jobq._maintain.';
 
 CREATE FUNCTION jobq._history_partitions() RETURNS TABLE(part regclass, name text, lower timestamp with time zone, upper timestamp with time zone, by_day boolean, is_default boolean)
     LANGUAGE sql STABLE
@@ -2453,7 +2466,7 @@ CREATE FUNCTION jobq._history_partitions() RETURNS TABLE(part regclass, name tex
     SELECT c.oid::regclass, c.relname::text,
            CASE WHEN b.m[1] = 'MINVALUE' THEN '-infinity'::timestamptz ELSE pg_catalog.btrim(b.m[1], '''')::timestamptz END,
            CASE WHEN b.m[2] = 'MAXVALUE' THEN 'infinity'::timestamptz ELSE pg_catalog.btrim(b.m[2], '''')::timestamptz END,
-           c.relname ~ '^job_history_p[0-9]{8}$',
+           c.relname ~ '^job_history_p[0-9]{8}(_[0-9]{12})?$',
            b.m IS NULL
     FROM pg_catalog.pg_inherits i
     JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
@@ -2464,7 +2477,19 @@ $_$;
 
 ALTER FUNCTION jobq._history_partitions() OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._history_partitions() IS 'Private. One row per partition of jobq.job_history: its regclass and name, its bounds (lower inclusive, upper exclusive; -infinity and infinity for MINVALUE and MAXVALUE, NULL for the default partition), by_day (a day partition jobq._history_add_day made: job_history_pYYYYMMDD) and is_default. Read from pg_inherits and the partition bounds; locks nothing (a partition being attached is listed once attached, without waiting). Callers: jobq._history_add_day, jobq._history_days_ahead, jobq._prune_history.';
+COMMENT ON FUNCTION jobq._history_partitions() IS 'Private. One row per partition of jobq.job_history: its regclass and name, its bounds (lower inclusive, upper exclusive; -infinity and infinity for MINVALUE and MAXVALUE, NULL for the default partition), by_day (a partition jobq._history_add_span made: job_history_pYYYYMMDD, of one day or a span of days, pruned whole) and is_default. Read from pg_inherits and the partition bounds; locks nothing (a partition being attached is listed once attached, without waiting). Callers: jobq._history_add_span, jobq._history_days_ahead, jobq._prune_history.';
+
+CREATE FUNCTION jobq._history_span_days(p_retention interval) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN p_retention IS NULL OR p_retention <= interval '14 days' THEN 1
+                ELSE least(366, pg_catalog.ceil(pg_catalog.date_part('epoch', p_retention) / (14 * 86400.0)))::integer
+           END
+$$;
+
+ALTER FUNCTION jobq._history_span_days(p_retention interval) OWNER TO jobq_migrator;
+
+COMMENT ON FUNCTION jobq._history_span_days(p_retention interval) IS 'Private. The days a partition of jobq.job_history spans for a history_retention of p_retention: 1 up to 14 days (and for NULL), else the retention in days divided by 14, rounded up (at most 366; 27 for 365 days, 261 for the largest retention, 3650 days). Raises nothing. Inlined. Caller: jobq._history_days_ahead.';
 
 CREATE FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) RETURNS TABLE(rule text, detail text)
     LANGUAGE plpgsql STABLE
@@ -3650,7 +3675,7 @@ $_$;
 
 ALTER FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) IS 'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
+COMMENT ON FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) IS 'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day or a span of days, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -4528,7 +4553,7 @@ ALTER TABLE ONLY jobq.job_history FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE jobq.job_history OWNER TO jobq_migrator;
 
-COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting: partitioned by finished_at, one partition a UTC day (jobq.job_history_pYYYYMMDD, dropped whole once all of it is past retention), jobq.job_history_default for rows no day holds, and jobq.job_history_before_00037 for history kept before migration 00037 (both pruned row by row).';
+COMMENT ON TABLE jobq.job_history IS 'Finished jobs (succeeded, dead, canceled), kept for the history_retention setting: partitioned by finished_at, one partition a UTC day, or a span of days (the retention divided by 14, rounded up) when history_retention is above 14 days (jobq.job_history_pYYYYMMDD, named for the day it starts, dropped whole once all of it is past retention), jobq.job_history_default for rows no partition holds, and jobq.job_history_before_00037 for history kept before migration 00037 (both pruned row by row).';
 
 COMMENT ON COLUMN jobq.job_history.progress IS 'The last attempt''s progress (jobq.set_progress).';
 
@@ -7067,7 +7092,7 @@ $$;
 
 ALTER FUNCTION jobq.maintain(worker_id text, epoch bigint) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, makes the partitions of jobq.job_history for today and the next two UTC days (jobq._history_days_ahead), prunes history (whole days dropped, the rest row by row: jobq._prune_history), schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned (rows deleted), history_days_dropped (partitions dropped), and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
+COMMENT ON FUNCTION jobq.maintain(worker_id text, epoch bigint) IS 'Does everything periodic in one call: enqueues due cron slots, marks workers lost and rescues their leases, sweeps expired leases and timeouts, makes the partitions of jobq.job_history for today and the next two UTC days (jobq._history_days_ahead; each a day, or a span of days when history_retention is above 14 days), prunes history (whole partitions dropped, the rest row by row: jobq._prune_history), schedule runs and stopped workers past history_retention; each step batched. Fenced: with worker_id and epoch it acts only while that worker leads with that epoch (it returns {"fenced": true} and changes nothing otherwise) and holds the leadership row until it commits. Unfenced (no arguments), e.g. from pg_cron, it is safe too: every step is idempotent under concurrency. Returns what it did: fenced, epoch, slots_enqueued, slots_skipped, lost_workers, rescued, history_pruned (rows deleted), history_days_dropped (partitions dropped), and dead: one object per job that died in this sweep (orphaned, timed_out or detached on its last attempt: job_id, task, queue, store_id, attempt, reason, worker, error, duration_ms), each returned by exactly one maintain, for the caller to report (the runner sends one Sentry event each). Deletes jobq.continuations rows whose lease ended otherwise. Flags the jobs of fair queues that a transaction older than jobq.set_fair_claiming inserted unflagged, once no such transaction is left (jobq._settle_fair_flags). Counts the live jobs for jobq.stats when they number at least half of stats_cached_above and the last count is older than greatest(stats_count_interval, 20 x its duration) (jobq._count_live_jobs). Callers: the runners'' leader every maintain_interval; pg_cron. Errors: JOB.INVALID_ARGUMENT (worker_id without epoch or epoch without worker_id, worker_id blank), JOB.VALUE_TOO_LONG (worker_id).';
 
 CREATE FUNCTION jobq.parent_results(job_id bigint) RETURNS TABLE(parent_id bigint, state text, result jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -7193,7 +7218,7 @@ $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Drops the partitions of jobq.job_history (one a UTC day) wholly before now() - setting history_retention (default 7 days), then deletes at most batch_size rows before that cut-off from the partitions pruned row by row (the default one and the history kept before migration 00037) and returns how many it deleted (jobq._prune_history): a day straddling the cut-off stays whole until its end passes it, so a finished job is kept at most one day beyond the retention. It deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Drops the partitions of jobq.job_history (one a UTC day; a span of days, the retention divided by 14 and rounded up, when history_retention is above 14 days) wholly before now() - setting history_retention (default 7 days), then deletes at most batch_size rows before that cut-off from the partitions pruned row by row (the default one and the history kept before migration 00037) and returns how many it deleted (jobq._prune_history): a partition straddling the cut-off stays whole until its end passes it, so a finished job is kept at most one day (one span) beyond the retention. It deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -9366,11 +9391,13 @@ REVOKE ALL ON FUNCTION jobq._guarded_lock_timeout() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._heads_sequence(p_id bigint, p_store_id uuid, p_key text) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION jobq._history_add_day(p_day timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION jobq._history_add_span(p_at timestamp with time zone, p_days integer) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._history_days_ahead(p_now timestamp with time zone) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._history_partitions() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION jobq._history_span_days(p_retention interval) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION jobq._holds(p_id bigint, p_now timestamp with time zone) FROM PUBLIC;
 

@@ -1,5 +1,5 @@
 -- A day whose partition was not made in time (maintain stopped for days) has rows in the default
--- partition; attaching a partition over them would fail. jobq._history_add_day then starts the
+-- partition; attaching a partition over them would fail. jobq._history_add_span then starts the
 -- day just after the last of them: those stay in the default partition (pruned row by row), and
 -- the rest of the day goes to its partition.
 BEGIN;
@@ -20,7 +20,7 @@ UPDATE jobq.job_history h SET finished_at = (SELECT day40 FROM d) + interval '5 
 
 SELECT is((SELECT h.tableoid::regclass::text FROM jobq.job_history h JOIN r ON r.id = h.id WHERE r.n = 1), 'jobq.job_history_default',
           'setup: a row of a day without its partition is in the default partition');
-SELECT ok(jobq._history_add_day((SELECT day40 FROM d)), 'the day''s partition is made nonetheless');
+SELECT ok(jobq._history_add_span((SELECT day40 FROM d), 1), 'the day''s partition is made nonetheless');
 SELECT is((SELECT p.lower FROM jobq._history_partitions() p WHERE p.lower >= (SELECT day40 FROM d) AND p.lower < (SELECT day40 FROM d) + interval '1 day'),
           (SELECT day40 FROM d) + interval '5 hours 1 microsecond', 'it starts just after the default partition''s last row of the day');
 
@@ -31,7 +31,7 @@ SELECT is((SELECT array_agg(h.tableoid::regclass::text ORDER BY r.n) FROM jobq.j
                 'jobq.job_history_p' || to_char((SELECT day40 FROM d) AT TIME ZONE 'UTC', 'YYYYMMDD'),
                 'jobq.job_history_default'],
           'a later finish of that day goes to its partition, an earlier one to the default partition');
-SELECT is(jobq._history_add_day((SELECT day40 FROM d) + interval '12 hours'), false, 'the day is not made twice');
+SELECT is(jobq._history_add_span((SELECT day40 FROM d) + interval '12 hours', 1), false, 'the day is not made twice');
 
 SELECT * FROM finish();
 ROLLBACK;

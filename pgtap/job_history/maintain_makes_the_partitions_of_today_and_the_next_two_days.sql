@@ -27,7 +27,7 @@ SELECT is((jobq.maintain() ->> 'fenced'), 'false', 'maintain runs');
 SELECT isnt(pg_catalog.to_regclass(format('jobq.%I', 'job_history_p' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD'))), NULL,
             'and made today''s partition again');
 
-SELECT is(jobq._history_add_day(NULL), false, 'no day for a NULL time');
+SELECT is(jobq._history_add_span(NULL, 1), false, 'no day for a NULL time');
 SELECT is(jobq._history_days_ahead('infinity'), 0, 'nor for infinity');
 
 SELECT * FROM finish();

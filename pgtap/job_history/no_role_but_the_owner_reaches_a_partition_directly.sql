@@ -8,7 +8,7 @@ SELECT plan(7);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('t');
-SELECT ok(jobq._history_add_day(now() + interval '50 days'), 'setup: a day made as jobq.maintain makes it');
+SELECT ok(jobq._history_add_span(now() + interval '50 days', 1), 'setup: a day made as jobq.maintain makes it');
 
 SELECT is((SELECT count(*) FROM jobq._history_partitions()) >= 5, true,
           'setup: history has partitions (the default one, today''s, the next two days'', the one made here)');

@@ -1,7 +1,7 @@
 -- Retention by day: jobq.maintain drops a partition of jobq.job_history once all of its day is
 -- past history_retention, keeps the day that straddles the cut-off whole, and deletes row by row
 -- only from the default partition (rows no day holds). Days in the past are made here with
--- jobq._history_add_day, and finished rows moved into them by their finish time.
+-- jobq._history_add_span, and finished rows moved into them by their finish time.
 BEGIN;
 SELECT plan(11);
 
@@ -12,9 +12,9 @@ UPDATE jobq.settings SET value = '7 days' WHERE name = 'history_retention';
 CREATE TEMP TABLE d AS
 SELECT pg_catalog.date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS today;
 
-SELECT ok(jobq._history_add_day((SELECT today FROM d) - interval '9 days'), 'setup: the day nine days ago is made');
-SELECT ok(jobq._history_add_day((SELECT today FROM d) - interval '8 days'), 'setup: eight days ago');
-SELECT ok(jobq._history_add_day((SELECT today FROM d) - interval '7 days'), 'setup: seven days ago, which holds the cut-off (now - 7 days)');
+SELECT ok(jobq._history_add_span((SELECT today FROM d) - interval '9 days', 1), 'setup: the day nine days ago is made');
+SELECT ok(jobq._history_add_span((SELECT today FROM d) - interval '8 days', 1), 'setup: eight days ago');
+SELECT ok(jobq._history_add_span((SELECT today FROM d) - interval '7 days', 1), 'setup: seven days ago, which holds the cut-off (now - 7 days)');
 
 SELECT lives_ok($$ SELECT jobq.enqueue('t', queue => 'q') FROM generate_series(1, 6) $$, 'setup: six jobs');
 CREATE TEMP TABLE c AS SELECT * FROM jobq.claim_job('w', ARRAY['q'], 6);

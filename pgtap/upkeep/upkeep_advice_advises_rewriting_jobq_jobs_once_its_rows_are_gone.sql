@@ -1,6 +1,9 @@
 -- After a burst of jobs ran and left (here: inserted and deleted in this transaction), jobq.jobs
--- is large for no live row: the advice is a rewrite with the statement to run, and no other
--- table of the schema needs anything (the Go test of `jobq compact` holds a snapshot and sees it wait).
+-- is large for no live row: the advice is a rewrite with the statement to run, and the burst
+-- changes the advice for no other table of the schema (compared with the advice before it, so
+-- that tables other suites filled and emptied on the same database do not count; on a fresh
+-- database every other table needs nothing). The Go test of `jobq compact` holds a snapshot and
+-- sees it wait.
 --
 -- The live rows are the larger of the count and the two estimates (pg_class.reltuples and the
 -- statistics' live tuples), which autovacuum may change at any moment, also between the advice
@@ -12,6 +15,8 @@ SELECT plan(6);
 
 SELECT jobq_test.reset();
 SELECT jobq_test.tasks('pgtap-bulk');
+CREATE TEMP TABLE before_burst AS
+    SELECT table_name, action FROM jobq.upkeep_advice(min_bytes => 1048576, max_rows => 10000, held_after => interval '1 day');
 CREATE TEMP TABLE burst AS
     SELECT jsonb_agg(jsonb_build_object('task', 'pgtap-bulk', 'payload', jsonb_build_object('n', g, 'pad', repeat('x', 200)))) AS specs
     FROM generate_series(1, 10000) g;
@@ -32,8 +37,9 @@ SELECT results_eq(
     $$ SELECT action, statement FROM advice WHERE table_name = 'jobq.jobs' $$,
     $$ VALUES ('rewrite'::text, 'VACUUM (FULL) jobq.jobs'::text) $$,
     'the advice for jobq.jobs is a rewrite, with the statement');
-SELECT is_empty($$ SELECT table_name FROM advice WHERE table_name <> 'jobq.jobs' AND action <> 'none' $$,
-    'no other table of the schema needs anything');
+SELECT is_empty($$ SELECT table_name, action FROM advice WHERE table_name <> 'jobq.jobs' AND action <> 'none'
+                  EXCEPT SELECT table_name, action FROM before_burst $$,
+    'the burst makes no other table of the schema need anything');
 SELECT ok((SELECT count(*) FROM advice) = (SELECT count(*) FROM pg_class WHERE relnamespace = 'jobq'::regnamespace AND relkind = 'r'),
     'one row per table of the schema');
 SELECT is((SELECT action FROM jobq.upkeep_advice(min_bytes => 1048576, held_after => interval '0') WHERE table_name = 'jobq.jobs'), 'rewrite',

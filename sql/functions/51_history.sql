@@ -1,7 +1,8 @@
 -- jobq engine, history by day. jobq.job_history is partitioned by finished_at (migration 00037):
--- one partition a UTC day, made ahead and dropped whole once all of it is past retention, so a
--- finished job writes one index entry into history and retention deletes no row of it; the
--- default partition and the history kept before 00037 are pruned row by row.
+-- one partition a UTC day (a span of days when history_retention is above 14 days), made ahead
+-- and dropped whole once all of it is past retention, so a finished job writes one index entry
+-- into history and retention deletes no row of it; the default partition and the history kept
+-- before 00037 are pruned row by row.
 --
 -- One home for each function of this area: `jobq migrate up` re-applies this file, in one
 -- transaction with every other changed file, whenever its content changes (sql/functions/README.md).
@@ -24,7 +25,7 @@ AS $$
     SELECT c.oid::regclass, c.relname::text,
            CASE WHEN b.m[1] = 'MINVALUE' THEN '-infinity'::timestamptz ELSE pg_catalog.btrim(b.m[1], '''')::timestamptz END,
            CASE WHEN b.m[2] = 'MAXVALUE' THEN 'infinity'::timestamptz ELSE pg_catalog.btrim(b.m[2], '''')::timestamptz END,
-           c.relname ~ '^job_history_p[0-9]{8}$',
+           c.relname ~ '^job_history_p[0-9]{8}(_[0-9]{12})?$',
            b.m IS NULL
     FROM pg_catalog.pg_inherits i
     JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
@@ -33,13 +34,34 @@ AS $$
     WHERE i.inhparent = 'jobq.job_history'::regclass
 $$;
 COMMENT ON FUNCTION jobq._history_partitions() IS
-    'Private. One row per partition of jobq.job_history: its regclass and name, its bounds (lower inclusive, upper exclusive; -infinity and infinity for MINVALUE and MAXVALUE, NULL for the default partition), by_day (a day partition jobq._history_add_day made: job_history_pYYYYMMDD) and is_default. Read from pg_inherits and the partition bounds; locks nothing (a partition being attached is listed once attached, without waiting). Callers: jobq._history_add_day, jobq._history_days_ahead, jobq._prune_history.';
+    'Private. One row per partition of jobq.job_history: its regclass and name, its bounds (lower inclusive, upper exclusive; -infinity and infinity for MINVALUE and MAXVALUE, NULL for the default partition), by_day (a partition jobq._history_add_span made: job_history_pYYYYMMDD, of one day or a span of days, pruned whole) and is_default. Read from pg_inherits and the partition bounds; locks nothing (a partition being attached is listed once attached, without waiting). Callers: jobq._history_add_span, jobq._history_days_ahead, jobq._prune_history.';
 
--- Makes the partition of the UTC day holding p_day, from where the partitions before it end (or
--- after the default partition's last row of that day) to the day's end, with its own indexes.
--- Gives way rather than queue: a lock it cannot take within 100 ms, a day already made by a
--- concurrent caller, or an overlap leaves everything as it was and returns false.
-CREATE OR REPLACE FUNCTION jobq._history_add_day(p_day timestamptz)
+-- The days one partition of history spans: one while history_retention is at most 14 days, else
+-- enough that 14 of them hold the retention. So history has at most about 17 partitions whatever
+-- the retention: a lookup by id probes each of them (about 17 us a partition), and a retention
+-- of a year in days would make every such lookup about 17 times slower (docs/scaling.md).
+CREATE OR REPLACE FUNCTION jobq._history_span_days(p_retention interval)
+RETURNS integer
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN p_retention IS NULL OR p_retention <= interval '14 days' THEN 1
+                ELSE least(366, pg_catalog.ceil(pg_catalog.date_part('epoch', p_retention) / (14 * 86400.0)))::integer
+           END
+$$;
+COMMENT ON FUNCTION jobq._history_span_days(interval) IS
+    'Private. The days a partition of jobq.job_history spans for a history_retention of p_retention: 1 up to 14 days (and for NULL), else the retention in days divided by 14, rounded up (at most 366; 27 for 365 days, 261 for the largest retention, 3650 days). Raises nothing. Inlined. Caller: jobq._history_days_ahead.';
+
+-- The history kept before this function took a span (one day always).
+DROP FUNCTION IF EXISTS jobq._history_add_day(timestamp with time zone);
+
+-- Makes the partition of history holding p_at: its span of p_days UTC days counted from
+-- 2000-01-01, less what partitions reaching into the span already cover, and starting after the
+-- rows of it the default partition already holds; named for the UTC day it starts. Gives way
+-- rather than queue: a lock it cannot take within 100 ms, a partition made by a concurrent
+-- caller, or an overlap leaves everything as it was and returns false.
+CREATE OR REPLACE FUNCTION jobq._history_add_span(p_at timestamptz, p_days integer)
 RETURNS boolean
 LANGUAGE plpgsql
 VOLATILE
@@ -49,29 +71,39 @@ AS $$
 -- VOLATILE for its DDL (EXECUTE), which plpgsql_check does not count as a write:
 -- @plpgsql_check_options: performance_warnings = false
 DECLARE
-    v_day timestamptz;
-    v_name text;
+    v_day date;
+    v_start timestamptz;
+    v_end timestamptz;
     v_from timestamptz;
+    v_to timestamptz;
+    v_name text;
 BEGIN
-    -- Days named by an eight-digit date only (no partition for a clock gone to the year 10000).
-    IF p_day IS NULL OR NOT (p_day >= '2000-01-01 UTC' AND p_day < '9999-12-31 UTC') THEN
+    -- Partitions named by an eight-digit date only (none for a clock gone to the year 10000).
+    IF p_at IS NULL OR NOT (p_at >= '2000-01-01 UTC' AND p_at < '9999-01-01 UTC') OR p_days IS NULL OR p_days NOT BETWEEN 1 AND 366 THEN
         RETURN false;
     END IF;
-    v_day := pg_catalog.date_trunc('day', p_day AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
-    v_name := 'job_history_p' || pg_catalog.to_char(p_day AT TIME ZONE 'UTC', 'YYYYMMDD');
-    IF pg_catalog.to_regclass(format('jobq.%I', v_name)) IS NOT NULL THEN
-        RETURN false;
-    END IF;
+    v_day := (p_at AT TIME ZONE 'UTC')::date;
+    v_start := (v_day - (v_day - date '2000-01-01') % p_days)::timestamp AT TIME ZONE 'UTC';
+    v_end := v_start + pg_catalog.make_interval(days => p_days);
     BEGIN
-        -- Starts after any partition reaching into the day and after the rows of the day that
-        -- the default partition already holds (attaching over them would fail).
-        v_from := greatest(v_day,
-                           (SELECT max(p.upper) FROM jobq._history_partitions() p
-                            WHERE NOT p.is_default AND p.lower < v_day + interval '1 day' AND p.upper > v_day),
-                           (SELECT max(d.finished_at) + interval '1 microsecond' FROM jobq.job_history_default d
-                            WHERE d.finished_at >= v_day AND d.finished_at < v_day + interval '1 day'));
-        IF v_from >= v_day + interval '1 day' THEN
+        -- Nothing to make when a partition holds p_at. Else from after the partitions that end
+        -- by p_at, to the first that starts after it, then after the default partition's rows.
+        IF EXISTS (SELECT 1 FROM jobq._history_partitions() p WHERE NOT p.is_default AND p.lower <= p_at AND p_at < p.upper) THEN
             RETURN false;
+        END IF;
+        SELECT greatest(v_start, max(p.upper) FILTER (WHERE p.upper <= p_at)),
+               least(v_end, min(p.lower) FILTER (WHERE p.lower > p_at))
+        INTO v_from, v_to
+        FROM jobq._history_partitions() p WHERE NOT p.is_default AND p.lower < v_end AND p.upper > v_start;
+        v_from := greatest(v_from, (SELECT max(d.finished_at) + interval '1 microsecond' FROM jobq.job_history_default d
+                                    WHERE d.finished_at >= v_from AND d.finished_at < v_to));
+        IF v_from >= v_to THEN
+            RETURN false;
+        END IF;
+        v_name := 'job_history_p' || pg_catalog.to_char(v_from AT TIME ZONE 'UTC', 'YYYYMMDD');
+        IF pg_catalog.to_regclass(format('jobq.%I', v_name)) IS NOT NULL THEN
+            -- A partition of that day ends where this one starts (after default rows): by time.
+            v_name := v_name || pg_catalog.to_char(v_from AT TIME ZONE 'UTC', '"_"HH24MISSUS');
         END IF;
         EXECUTE format('CREATE TABLE jobq.%I (LIKE jobq.job_history INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', v_name);
         EXECUTE format('CREATE UNIQUE INDEX ON jobq.%I (id)', v_name);
@@ -81,43 +113,47 @@ BEGIN
         EXECUTE format('ALTER TABLE jobq.%I FORCE ROW LEVEL SECURITY', v_name);
         EXECUTE format('CREATE POLICY job_history_owner ON jobq.%I TO %I USING (true) WITH CHECK (true)', v_name, current_user);
         EXECUTE format('ALTER TABLE jobq.job_history ATTACH PARTITION jobq.%I FOR VALUES FROM (%L) TO (%L)',
-                       v_name, v_from, v_day + interval '1 day');
+                       v_name, v_from, v_to);
     EXCEPTION WHEN lock_not_available OR duplicate_table OR invalid_object_definition OR check_violation THEN
-        -- Another caller attaching a day holds the default partition, made this day first, or
-        -- the bounds overlap: nothing changed; the next call tries again.
+        -- Another caller attaching a partition holds the default partition, made this one
+        -- first, or the bounds overlap: nothing changed; the next call tries again.
         RETURN false;
     END;
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION jobq._history_add_day(timestamp with time zone) IS
-    'Private. Makes jobq.job_history_pYYYYMMDD, the partition of jobq.job_history for the UTC day holding p_day: from the day''s start, or the end of a partition reaching into it, or just after the default partition''s last row of that day, to the day''s end; with a unique index on id and a BRIN index on finished_at (and the partial indexes declared on jobq.job_history), and row security forced with one policy, job_history_owner, for the owner alone. Returns whether it made it: false when it exists, nothing of the day is left to cover, p_day is NULL or outside the years 2000 to 9998, or a lock is not taken within 100 ms (lock_timeout), another caller made it first or a bound overlaps; then nothing changed. Runs as its caller, the owner (jobq.maintain is SECURITY DEFINER): the partitions are the owner''s. Callers: jobq._history_days_ahead.';
+COMMENT ON FUNCTION jobq._history_add_span(timestamp with time zone, integer) IS
+    'Private. Makes the partition of jobq.job_history holding p_at: its span of p_days UTC days (counted from 2000-01-01), from the span''s start or the end of a partition reaching into it, or just after the default partition''s last row there, to the span''s end or the start of the next partition; named jobq.job_history_pYYYYMMDD for the UTC day it starts (with _HHMISSUS after when a partition of that day exists); with a unique index on id and a BRIN index on finished_at (and the partial indexes declared on jobq.job_history), and row security forced with one policy, job_history_owner, for the owner alone. Returns whether it made it: false when a partition holds p_at, nothing of the span is left to cover, p_at is NULL or outside the years 2000 to 9998, p_days is NULL or outside 1 to 366, or a lock is not taken within 100 ms (lock_timeout), another caller made it first or a bound overlaps; then nothing changed. Runs as its caller, the owner (jobq.maintain is SECURITY DEFINER): the partitions are the owner''s. Callers: jobq._history_days_ahead.';
 
--- Makes sure today's partition of jobq.job_history and the next two days' exist, so that finished
--- jobs never land in the default partition while jobq.maintain runs. Three catalog probes when
--- they do. One caller at a time makes them (an advisory lock held to its commit; the others go
--- on without waiting): racing callers would make each other's DDL time out, and days be missed.
+-- Makes sure partitions of jobq.job_history hold now and the next two days, so that finished
+-- jobs never land in the default partition while jobq.maintain runs; each spans as many days as
+-- history_retention asks (jobq._history_span_days). One catalog read when they exist. One caller
+-- at a time makes them (an advisory lock held to its commit; the others go on without waiting):
+-- racing callers would make each other's DDL time out, and days be missed.
 CREATE OR REPLACE FUNCTION jobq._history_days_ahead(p_now timestamptz)
 RETURNS integer
 LANGUAGE sql
 VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT count(*) FILTER (WHERE jobq._history_add_day(p_now + pg_catalog.make_interval(days => m.d)))::integer
-    FROM (SELECT d FROM pg_catalog.generate_series(0, 2) d
-          WHERE CASE WHEN pg_catalog.isfinite(p_now)
-                     THEN pg_catalog.to_regclass(format('jobq.%I', 'job_history_p' || pg_catalog.to_char((p_now + pg_catalog.make_interval(days => d)) AT TIME ZONE 'UTC', 'YYYYMMDD'))) IS NULL
-                     ELSE false END) m
+    SELECT count(*) FILTER (WHERE jobq._history_add_span(m.at, jobq._history_span_days(jobq._setting_interval('history_retention'))))::integer
+    FROM (SELECT p_now + pg_catalog.make_interval(days => d) AS at
+          FROM pg_catalog.generate_series(0, 2) d
+          WHERE pg_catalog.isfinite(p_now)
+            AND NOT EXISTS (SELECT 1 FROM jobq._history_partitions() p
+                            WHERE NOT p.is_default AND p.lower <= p_now + pg_catalog.make_interval(days => d)
+                              AND p_now + pg_catalog.make_interval(days => d) < p.upper)
+          ORDER BY d) m
     WHERE pg_catalog.pg_try_advisory_xact_lock(1785790469, 0)
 $$;
 COMMENT ON FUNCTION jobq._history_days_ahead(timestamp with time zone) IS
-    'Private. Makes the partitions of jobq.job_history for the UTC day of p_now and the two after it that are missing (jobq._history_add_day) and returns how many it made; probes the catalog by name first, and makes nothing (returns 0) while another transaction making days holds advisory lock (1785790469, 0) (taken here, held to commit), or when p_now is NULL, infinite or outside the years 2000 to 9998. Caller: jobq._maintain.';
+    'Private. Makes the partitions of jobq.job_history that hold p_now, p_now + 1 day and p_now + 2 days when none does (jobq._history_add_span, each spanning jobq._history_span_days of the setting history_retention: a UTC day up to 14 days of retention) and returns how many it made; reads the partitions'' bounds first, and makes nothing (returns 0) while another transaction making them holds advisory lock (1785790469, 0) (taken here, held to commit), or when p_now is NULL or infinite; none for a time outside the years 2000 to 9998. Caller: jobq._maintain.';
 
--- Retention of history: drops every partition wholly before p_cutoff (a day, or the history kept
+-- Retention of history: drops every partition wholly before p_cutoff (a day or span, or the history kept
 -- before migration 00037), then deletes at most p_batch rows before p_cutoff from the partitions
 -- pruned row by row (the default one and the old history), through their finished_at btree:
--- when none of theirs is past retention, it reads no row. A day straddling the cut-off stays
--- whole until its end passes it.
+-- when none of theirs is past retention, it reads no row. A partition straddling the cut-off
+-- stays whole until its end passes it.
 CREATE OR REPLACE FUNCTION jobq._prune_history(p_cutoff timestamptz, p_batch integer)
 RETURNS TABLE (rows_deleted bigint, days_dropped integer)
 LANGUAGE plpgsql
@@ -167,4 +203,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION jobq._prune_history(timestamp with time zone, integer) IS
-    'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
+    'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day or a span of days, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
