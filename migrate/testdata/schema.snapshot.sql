@@ -8805,7 +8805,8 @@ CREATE TABLE jobq.leases (
     job_ids bigint[] NOT NULL,
     check_at timestamp with time zone NOT NULL,
     CONSTRAINT leases_job_ids_check CHECK ((cardinality(job_ids) >= 1))
-);
+)
+WITH (toast_tuple_target='8160');
 
 ALTER TABLE ONLY jobq.leases FORCE ROW LEVEL SECURITY;
 
