@@ -3637,6 +3637,7 @@ DECLARE
     v_part record;
     v_past boolean;
     v_n bigint;
+    v_span constant interval := pg_catalog.make_interval(days => jobq._history_span_days(jobq._setting_interval('history_retention')));
 BEGIN
     rows_deleted := 0;
     days_dropped := 0;
@@ -3653,10 +3654,16 @@ BEGIN
             NULL;
         END;
     END LOOP;
-    FOR v_part IN SELECT p.part FROM jobq._history_partitions() p WHERE NOT p.by_day ORDER BY p.lower NULLS LAST LOOP
+    FOR v_part IN SELECT p.part, p.by_day FROM jobq._history_partitions() p
+                  WHERE NOT p.by_day OR (p.lower < p_cutoff AND p.upper - p.lower > v_span)
+                  ORDER BY p.lower NULLS LAST LOOP
         EXIT WHEN rows_deleted >= p_batch;
         BEGIN
-            EXECUTE format('SELECT min(h.finished_at) < $1 FROM %s h', v_part.part) INTO v_past USING p_cutoff;
+            -- The default partition and the old history through their finished_at btree; a wide
+            -- span (no btree) by its first row past the cut-off, the oldest rows coming first.
+            EXECUTE format(CASE WHEN v_part.by_day THEN 'SELECT EXISTS (SELECT 1 FROM %s h WHERE h.finished_at < $1)'
+                                ELSE 'SELECT min(h.finished_at) < $1 FROM %s h' END, v_part.part)
+                INTO v_past USING p_cutoff;
             CONTINUE WHEN v_past IS NOT TRUE;
             EXECUTE format('DELETE FROM %s h WHERE h.ctid = ANY (ARRAY(SELECT o.ctid FROM %s o WHERE o.finished_at < $1 LIMIT $2))',
                            v_part.part, v_part.part)
@@ -3675,7 +3682,7 @@ $_$;
 
 ALTER FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) IS 'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day or a span of days, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
+COMMENT ON FUNCTION jobq._prune_history(p_cutoff timestamp with time zone, p_batch integer) IS 'Private. History retention at cut-off p_cutoff: drops every partition of jobq.job_history whose upper bound is at or before p_cutoff (a day or a span of days, or the history kept before migration 00037), skipping one whose lock is not taken within 100 ms (lock_timeout: a reader holds history; the next call drops it), then deletes at most p_batch rows (a partition whose rows it cannot lock within 100 ms waits for the next call) with finished_at before p_cutoff from the partitions pruned row by row (the default partition, the old history, and a partition straddling p_cutoff that spans more days than jobq._history_span_days of the setting history_retention now asks: one made before the retention was shortened), reading none when the oldest of each (its finished_at btree) is not past p_cutoff. Returns the rows deleted and the partitions dropped; nothing when p_cutoff or p_batch is NULL or p_batch below 1. Runs as its caller, the owner (jobq.prune_history and jobq.maintain are SECURITY DEFINER). Callers: jobq.prune_history, jobq._maintain.';
 
 CREATE TABLE jobq.queues (
     name text NOT NULL,
@@ -7218,7 +7225,7 @@ $$;
 
 ALTER FUNCTION jobq.prune_history(batch_size integer) OWNER TO jobq_migrator;
 
-COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Drops the partitions of jobq.job_history (one a UTC day; a span of days, the retention divided by 14 and rounded up, when history_retention is above 14 days) wholly before now() - setting history_retention (default 7 days), then deletes at most batch_size rows before that cut-off from the partitions pruned row by row (the default one and the history kept before migration 00037) and returns how many it deleted (jobq._prune_history): a partition straddling the cut-off stays whole until its end passes it, so a finished job is kept at most one day (one span) beyond the retention. It deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
+COMMENT ON FUNCTION jobq.prune_history(batch_size integer) IS 'Drops the partitions of jobq.job_history (one a UTC day; a span of days, the retention divided by 14 and rounded up, when history_retention is above 14 days) wholly before now() - setting history_retention (default 7 days), then deletes at most batch_size rows before that cut-off from the partitions pruned row by row (the default one and the history kept before migration 00037) and returns how many it deleted (jobq._prune_history): a partition straddling the cut-off stays whole until its end passes it, so a finished job is kept at most one day (one span) beyond the retention, unless it spans more days than the retention now asks (made before it was shortened): its rows before the cut-off are deleted row by row too. It deletes at most batch_size jobq.job_attempts rows with ended_at, and at most batch_size settled jobq.batches rows with settled_at, before the same cut-off too. Call it until it returns less than batch_size. Callers: jobq.maintain, operators, pg_cron. Errors: JOB.INVALID_ARGUMENT (batch_size NULL or below 1), JOB.OUT_OF_RANGE (above 100000).';
 
 CREATE FUNCTION jobq.queue_depth(queues text[] DEFAULT NULL::text[]) RETURNS TABLE(queue text, queued bigint, retry_pending bigint, running bigint, scheduled bigint, blocked bigint, dead_last_hour bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
