@@ -16,9 +16,12 @@ SELECT is(ARRAY[jobq._history_span_days(NULL), jobq._history_span_days(interval 
           'a partition spans one day up to 14 days of retention, then the retention divided by 14 (at most 366 days)');
 
 UPDATE jobq.settings SET value = '365 days' WHERE name = 'history_retention';
--- A year far ahead, clear of the partitions jobq_test.reset left around today.
+-- The start of a span of 27 days (counted from 2000-01-01) some 2,000 days ahead, clear of the
+-- partitions jobq_test.reset left around today: whatever today's date, the moment 13 hours after
+-- it and the two days after that fall in the same span.
 CREATE TEMP TABLE d AS
-SELECT (pg_catalog.date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') + interval '2000 days' AS t0;
+SELECT (date '2000-01-01' + 27 * pg_catalog.ceil(((now() AT TIME ZONE 'UTC')::date + 2000 - date '2000-01-01') / 27.0)::integer)::timestamp
+       AT TIME ZONE 'UTC' AS t0;
 
 SELECT is(jobq._history_days_ahead((SELECT t0 FROM d) + interval '13 hours'), 1,
           'at a retention of a year one partition holds the moment and the next two days');
