@@ -52,18 +52,12 @@ func TestFiftyMaintainsMakeEachDayOfHistoryOnce(t *testing.T) {
 	days := func() []string {
 		t.Helper()
 		var out []string
-		rows, err := b.Admin.Query(b.Ctx, `
-			SELECT p.name || ' ' || (p.lower = d.day)::text || ' ' || (p.upper = d.day + interval '1 day')::text
+		require.NoError(t, b.Admin.QueryRow(b.Ctx, `
+			SELECT coalesce(array_agg(p.name || ' ' || (p.lower = d.day)::text || ' ' || (p.upper = d.day + interval '1 day')::text
+			                          ORDER BY p.lower), '{}')
 			FROM jobq._history_partitions() p
 			CROSS JOIN LATERAL (SELECT date_trunc('day', p.lower AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day) d
-			WHERE p.by_day ORDER BY p.lower`)
-		require.NoError(t, err)
-		for rows.Next() {
-			var s string
-			require.NoError(t, rows.Scan(&s))
-			out = append(out, s)
-		}
-		require.NoError(t, rows.Err())
+			WHERE p.by_day`).Scan(&out))
 		return out
 	}
 	var want []string
