@@ -130,7 +130,12 @@ FROM (SELECT id FROM bench.lf_jobs
       ORDER BY priority, run_at, id
       LIMIT {batch}
       FOR UPDATE SKIP LOCKED) AS p`
-	lifecycleLease = `WITH claimed AS (
+	lifecycleLease = lifecycleClaimed + lifecycleReceipt + `
+SELECT coalesce(array_agg(id ORDER BY id), '{}')::text AS ids,
+       coalesce(array_agg(lease_token ORDER BY id), '{}')::text AS tokens
+FROM claimed`
+	// The lease by id, as jobq._claim's; the WAL bounds (bounds.go) run it on their own table.
+	lifecycleClaimed = `WITH claimed AS (
     UPDATE bench.lf_jobs j
     SET state = 'running',
         attempt = j.attempt + 1,
@@ -143,14 +148,13 @@ FROM (SELECT id FROM bench.lf_jobs
         updated_at = now()
     WHERE j.id = ANY ({picked})
     RETURNING j.*
-), receipt AS (
+)`
+	// The claim's receipt (migration 00036).
+	lifecycleReceipt = `, receipt AS (
     INSERT INTO bench.lf_leases (worker_id, job_ids, check_at)
     SELECT 'floor-' || {client}, array_agg(c.id), min(least(c.lease_expires_at, c.deadline_at))
     FROM claimed c HAVING count(*) > 0
-)
-SELECT coalesce(array_agg(id ORDER BY id), '{}')::text AS ids,
-       coalesce(array_agg(lease_token ORDER BY id), '{}')::text AS tokens
-FROM claimed`
+)`
 	// As jobq.complete_jobs: the rows by key, joined to the sorted pairs by hash.
 	lifecycleComplete = `WITH done AS (
     DELETE FROM bench.lf_jobs j

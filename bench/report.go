@@ -250,6 +250,12 @@ func (r *report) finish() {
 			x.ratio = strings.Join(parts, "; ")
 		}
 	}
+	// The WAL bounds (bounds.go) against the minimal queue the WAL target names.
+	for _, b := range walBounds {
+		if s, ok := pairStats(r.byKey[writesKey(b.name, "total", "wal")], r.byKey[writesKey("floor", "total", "wal")]); ok {
+			r.byKey[writesKey(b.name, "total", "wal")].ratio = "÷ floor " + s.String()
+		}
+	}
 
 	target := func(key, want string, met bool, measured string) {
 		verdict := "missed"

@@ -203,6 +203,31 @@ func TestWritesPerJobTargets(t *testing.T) {
 	}
 }
 
+// A WAL bound is set against the minimal queue, judged by no target, and shown beside jobq's WAL.
+func TestWALBoundsAreRatiosWithoutTarget(t *testing.T) {
+	env := &environment{root: t.TempDir(), runs: 1, quick: true}
+	rep := newReport(env, []string{"throughput"})
+	rep.add(writesKey("jobq-default", "total", "wal"), "writes", "jobq wal", "B/job", 976)
+	rep.add(writesKey("floor", "total", "wal"), "writes", "floor wal", "B/job", 288)
+	rep.add(writesKey("bound-inplace", "total", "wal"), "writes", "in place wal", "B/job", 763)
+	rep.add(writesKey("bound-lean", "total", "wal"), "writes", "lean wal", "B/job", 654)
+	rep.finish()
+	if got := rep.byKey[writesKey("bound-inplace", "total", "wal")].ratio; got != "÷ floor 2.65 (1 run)" {
+		t.Errorf("in-place bound's ratio: %q", got)
+	}
+	if got := rep.byKey[writesKey("bound-lean", "total", "wal")].ratio; got != "÷ floor 2.27 (1 run)" {
+		t.Errorf("lean bound's ratio: %q", got)
+	}
+	if got := rep.byKey[writesKey("jobq-default", "total", "wal")].ratio; !strings.Contains(got, "÷ bound-inplace 1.28 (1 run)") {
+		t.Errorf("jobq's WAL ratios: %q", got)
+	}
+	for _, tg := range rep.targets {
+		if strings.Contains(tg[0], "bound") || strings.Contains(tg[3], "bound") {
+			t.Errorf("a bound is judged: %q", tg)
+		}
+	}
+}
+
 // A missed target links the section of docs/benchmarks.md that profiles it; a met one links
 // nothing. (docs/docs_test.go checks that the links of the committed BENCHMARKS.md resolve.)
 func TestMissedTargetsLinkTheirProfile(t *testing.T) {

@@ -32,16 +32,17 @@ func throughputCounts(env *environment) jobCounts {
 // tpCase is one measurement of the throughput scenario: a system, a configuration, a count.
 type tpCase struct {
 	key      string // row key prefix, e.g. tp/jobq-default
-	system   string // jobq, river, graphile, pgbench (the raw floor), lifecycle (the lifecycle floor)
+	system   string // jobq, river, graphile, pgbench (the raw floor), lifecycle (the lifecycle floor), bound (a WAL bound: writes only)
 	clients  int    // lifecycle: pgbench clients
 	label    string
 	count    int
 	procs    int // jobq: worker processes
 	conc     int // jobq: --concurrency, 0 = its default
 	river    riverProfile
-	profile  string // graphile: default or best
-	rssKey   string // when set, the peak RSS of the worker is recorded under this key
-	firstRun bool   // measured in the first run only, to keep make bench short
+	profile  string   // graphile: default or best
+	rssKey   string   // when set, the peak RSS of the worker is recorded under this key
+	firstRun bool     // measured in the first run only, to keep make bench short
+	bound    walBound // bound: the design measured
 }
 
 // jobqDefaultConcurrency is jobq worker's default --concurrency, named in the report.
@@ -108,6 +109,12 @@ func throughputPlan(env *environment) []tpCase {
 						count: n, firstRun: firstRun || n == c.large})
 				}
 			}
+			// The WAL bounds (bounds.go): writes only, where writes are measured.
+			if n == c.target {
+				for _, b := range walBounds {
+					plan = append(plan, tpCase{key: "tp/" + b.name, system: "bound", label: b.label, count: n, bound: b})
+				}
+			}
 		}
 	}
 	each(c.small, true)
@@ -129,8 +136,8 @@ func throughputPlan(env *environment) []tpCase {
 // throughputEstimate adds up the plan at drain rates seen on a 2-core machine (jobq's at about
 // 12,000 jobs/s, the figure that moves most) plus the fills and set-up of each measurement.
 func throughputEstimate(env *environment) time.Duration {
-	rate := map[string]float64{"jobq": 30000, "river": 20000, "graphile": 40000, "pgboss": 5000, "pgq": 100000, "pgbench": 150000, "lifecycle": 50000}
-	fill := map[string]float64{"jobq": 20000, "river": 50000, "graphile": 40000, "pgboss": 20000, "pgq": 50000, "pgbench": 200000, "lifecycle": 100000} // rows/s
+	rate := map[string]float64{"jobq": 30000, "river": 20000, "graphile": 40000, "pgboss": 5000, "pgq": 100000, "pgbench": 150000, "lifecycle": 50000, "bound": 30000}
+	fill := map[string]float64{"jobq": 20000, "river": 50000, "graphile": 40000, "pgboss": 20000, "pgq": 50000, "pgbench": 200000, "lifecycle": 100000, "bound": 100000} // rows/s
 	var secs float64
 	for _, tc := range throughputPlan(env) {
 		r := rate[tc.system]
@@ -217,6 +224,9 @@ func scenarioThroughput(ctx context.Context, env *environment, rep *report) erro
 				rep.failures = append(rep.failures, "throughput: "+measure+": "+err.Error())
 				continue
 			}
+			if tc.system == "bound" {
+				continue // writes only: its drain, one connection in a Go loop, is no rate to compare
+			}
 			env.progress("  %s jobs/s", fmtNum(rate))
 			rep.add(key, "throughput", measure, "jobs/s", rate)
 			if tc.rssKey != "" && rss > 0 {
@@ -246,6 +256,8 @@ func runThroughputCase(ctx context.Context, env *environment, tc tpCase) (float6
 	case "lifecycle":
 		rate, err := drainLifecycleFloor(ctx, env, tc.count, tc.clients)
 		return rate, 0, err
+	case "bound":
+		return 0, 0, drainWALBound(ctx, env, tc.count, tc.bound)
 	case "pgq":
 		rate, err := drainPgq(ctx, env, tc.count)
 		return rate, 0, err

@@ -229,6 +229,9 @@ func (m *writeMeter) record(rep *report, system, label string) error {
 	// One profile per system (its first configuration measured): the record types do not change
 	// with a peer's process or client count.
 	family := strings.SplitN(system, "-", 2)[0]
+	if family == "bound" {
+		family = system // each bound is a design of its own
+	}
 	if rep.first("wal-profile/" + family) {
 		rep.section("Where the WAL goes: "+label, "From pg_walinspect's pg_get_wal_stats over the fill and the drain at the target count, first run.\n\n"+m.profile())
 	}
