@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The WAL bounds: what a job's WAL would be in designs jobq could adopt that keep every attempt
@@ -40,11 +41,12 @@ const boundBatch = lifecycleBatch
 type walBound struct {
 	name  string // bound-inplace, bound-lean
 	label string
+	lean  bool // the primary key alone, no receipt, picked in id order
 }
 
 var walBounds = []walBound{
-	{"bound-inplace", fmt.Sprintf("WAL bound (no target): jobq's tables with history kept in place, claim %d with lease + token + receipt, completion updating the row to succeeded, one connection", boundBatch)},
-	{"bound-lean", fmt.Sprintf("WAL bound (no target): jobq's row with its primary key alone, claim %d with lease + token, completion updating the row to succeeded, one connection", boundBatch)},
+	{"bound-inplace", fmt.Sprintf("WAL bound (no target): jobq's tables with history kept in place, claim %d with lease + token + receipt, completion updating the row to succeeded, one connection", boundBatch), false},
+	{"bound-lean", fmt.Sprintf("WAL bound (no target): jobq's row with its primary key alone, claim %d with lease + token, completion updating the row to succeeded, one connection", boundBatch), true},
 }
 
 // The bounds' statements. $1 of a pick is the batch, the rest the position: the last row taken.
@@ -89,46 +91,29 @@ func boundLease(receipt bool) string {
 // prepareBoundTables (re)creates bench.wb_jobs (and, for bound-inplace, bench.wb_leases) for
 // bound b in database jobq.
 func prepareBoundTables(ctx context.Context, conn *pgx.Conn, b walBound) error {
-	switch b.name {
-	case "bound-inplace":
+	if !b.lean {
 		for copyOf, table := range map[string]string{"bench.wb_jobs": "jobq.jobs", "bench.wb_leases": "jobq.leases"} {
 			if err := copyTable(ctx, conn, copyOf, table); err != nil {
 				return err
 			}
 		}
-		// The two constraints that keep finished rows out of jobq.jobs.
-		_, err := conn.Exec(ctx, `ALTER TABLE bench.wb_jobs DROP CONSTRAINT wb_jobs_state_check, DROP CONSTRAINT wb_jobs_lease_matches_state`)
-		if err != nil && strings.Contains(err.Error(), "does not exist") {
-			// LIKE names copied constraints after the originals.
-			_, err = conn.Exec(ctx, `ALTER TABLE bench.wb_jobs DROP CONSTRAINT jobs_state_check, DROP CONSTRAINT jobs_lease_matches_state`)
+		// The two constraints that keep finished rows out of jobq.jobs (LIKE keeps their names).
+		if _, err := conn.Exec(ctx, `ALTER TABLE bench.wb_jobs DROP CONSTRAINT jobs_state_check, DROP CONSTRAINT jobs_lease_matches_state`); err != nil {
+			return fmt.Errorf("%s: constraints of live states: %w", b.name, err)
 		}
-		if err != nil {
-			return fmt.Errorf("bound-inplace: constraints of live states: %w", err)
-		}
-	case "bound-lean":
-		for _, q := range []string{
-			"CREATE SCHEMA IF NOT EXISTS bench",
-			"DROP TABLE IF EXISTS bench.wb_jobs, bench.wb_leases",
-			"CREATE TABLE bench.wb_jobs (LIKE jobq.jobs INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY)",
-			"ALTER TABLE bench.wb_jobs ADD PRIMARY KEY (id)",
-		} {
-			if _, err := conn.Exec(ctx, q); err != nil {
-				return fmt.Errorf("bound-lean: %s: %w", q, err)
-			}
-		}
-		var opts string
-		if err := conn.QueryRow(ctx, `SELECT coalesce(array_to_string(reloptions, ', '), '') FROM pg_class WHERE oid = 'jobq.jobs'::regclass`).Scan(&opts); err != nil {
-			return fmt.Errorf("bound-lean: storage parameters: %w", err)
-		}
-		if opts != "" {
-			if _, err := conn.Exec(ctx, "ALTER TABLE bench.wb_jobs SET ("+opts+")"); err != nil {
-				return fmt.Errorf("bound-lean: storage parameters: %w", err)
-			}
-		}
-	default:
-		return fmt.Errorf("unknown WAL bound %q", b.name)
+		return nil
 	}
-	return nil
+	for _, q := range []string{
+		"CREATE SCHEMA IF NOT EXISTS bench",
+		"DROP TABLE IF EXISTS bench.wb_jobs, bench.wb_leases",
+		"CREATE TABLE bench.wb_jobs (LIKE jobq.jobs INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING IDENTITY)",
+		"ALTER TABLE bench.wb_jobs ADD PRIMARY KEY (id)",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %s: %w", b.name, q, err)
+		}
+	}
+	return copyStorage(ctx, conn, "bench.wb_jobs", "jobq.jobs")
 }
 
 // drainWALBound fills bound b's table with n due jobs and drains it, claim by claim, through
@@ -154,30 +139,30 @@ func drainWALBound(ctx context.Context, env *environment, n int, b walBound) err
 		return err
 	}
 	env.meter.draining(ctx)
-	lease := boundLease(b.name == "bound-inplace")
-	// The position after the last row taken: (priority, run_at, id) in the claim index's
-	// order for bound-inplace, the id for bound-lean.
+	lease := boundLease(!b.lean)
+	// The position after the last row taken, from the first in claim order: (priority, run_at,
+	// id) in the claim index's order for bound-inplace, the id for bound-lean.
 	var (
-		prio  int16
-		runAt any = "-infinity"
-		last  int64
+		prio  int16              = math.MinInt16
+		runAt pgtype.Timestamptz = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
+		last  int64              = math.MinInt64
 		done  int
 	)
 	pick := func(tx pgx.Tx) ([]int64, error) {
 		var picked []int64
 		var l *int64
-		if b.name == "bound-lean" {
+		if b.lean {
 			if err := tx.QueryRow(ctx, boundPickLean, boundBatch, last).Scan(&picked, &l); err != nil {
 				return nil, err
 			}
 		} else {
 			var p *int16
-			var r *time.Time
+			var r pgtype.Timestamptz
 			if err := tx.QueryRow(ctx, boundPickInplace, boundBatch, prio, runAt, last).Scan(&picked, &p, &r, &l); err != nil {
 				return nil, err
 			}
-			if p != nil && r != nil {
-				prio, runAt = *p, *r
+			if p != nil && r.Valid {
+				prio, runAt = *p, r
 			}
 		}
 		if l != nil {

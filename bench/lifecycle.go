@@ -55,6 +55,11 @@ func copyTable(ctx context.Context, conn *pgx.Conn, copyOf, table string) error 
 			return fmt.Errorf("copy of %s: %s: %w", table, q, err)
 		}
 	}
+	return copyStorage(ctx, conn, copyOf, table)
+}
+
+// copyStorage gives table copyOf the storage parameters of table (its fillfactor, …).
+func copyStorage(ctx context.Context, conn *pgx.Conn, copyOf, table string) error {
 	var opts string
 	if err := conn.QueryRow(ctx, `SELECT coalesce(array_to_string(c.reloptions, ', '), '') FROM pg_class c WHERE c.oid = $1::regclass`, table).Scan(&opts); err != nil {
 		return fmt.Errorf("storage parameters of %s: %w", table, err)
